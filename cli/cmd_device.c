@@ -1,0 +1,161 @@
+/*
+ * cmd_device.c: `snr device`, running a TA1 program from reset on N chips,
+ * or serving it to a debugger over GDB's remote serial protocol.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/rsp_server.h"
+#include "device/ta1_machine.h"
+#include "lib/snr_config.h"
+#include "lib/snr_elf.h"
+#include "lib/snr_util.h"
+#include "snr_cli.h"
+
+static const char device_usage[] =
+	"usage: snr device PROG.elf [--chips N] [--config M.json] [--gdb tcp:HOST:PORT|unix:PATH]\n"
+	"                  [--halt] [--stats] [--limit N]\n"
+	"\n"
+	"Runs a TA1 program (built with `snr cc`) from reset on every chip of the\n"
+	"pod, passes its writes to stdout and exits with chip 0's exit code.\n"
+	"\n"
+	"options:\n"
+	"  --chips N          chips in the pod (default: the config's, 1)\n"
+	"  --config M.json    machine config (docs/machine-config.md)\n"
+	"  --gdb ENDPOINT     serve GDB's remote serial protocol on tcp:HOST:PORT or\n"
+	"                     unix:PATH; one thread per chip\n"
+	"  --halt             with --gdb: wait halted at the entry point until the\n"
+	"                     debugger continues (default: run, stop when it connects)\n"
+	"  --stats            print instruction counts per chip and class on stderr\n"
+	"  --limit N          stop with an error after N instructions on any chip\n"
+	"  --dump-config      print the machine config in effect as JSON and exit\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"exit status: the program's (chip 0), 1 if it could not be loaded,\n"
+	"2 on bad usage, 3 if a chip faulted or the limit was reached.\n";
+
+static void print_stats(struct ta1_machine *m)
+{
+	fprintf(stderr, "%-5s %14s", "chip", "instructions");
+	for (unsigned k = 0; k < TA1_CLASS_COUNT; k++)
+		fprintf(stderr, " %10s", ta1_class_name((enum ta1_class)k));
+	fprintf(stderr, " %12s\n", "dma-bytes");
+	for (unsigned i = 0; i < ta1_machine_nchips(m); i++) {
+		const struct ta1_chip_stats *s = ta1_chip_stats(ta1_machine_chip(m, i));
+		fprintf(stderr, "%-5u %14llu", i, (unsigned long long)s->instret);
+		for (unsigned k = 0; k < TA1_CLASS_COUNT; k++)
+			fprintf(stderr, " %10llu", (unsigned long long)s->by_class[k]);
+		fprintf(stderr, " %12llu\n", (unsigned long long)s->dma_bytes);
+	}
+}
+
+int snr_cmd_device(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"chips", required_argument, NULL, 'n'}, {"config", required_argument, NULL, 'c'},
+		{"gdb", required_argument, NULL, 'g'},   {"halt", no_argument, NULL, 'H'},
+		{"stats", no_argument, NULL, 's'},       {"limit", required_argument, NULL, 'l'},
+		{"dump-config", no_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *config_path = NULL, *gdb = NULL;
+	uint64_t chips = 0, limit = 0;
+	int halt = 0, stats = 0, dump = 0, opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (!snr_parse_u64(optarg, &chips, false) || chips < 1 || chips > TA1_MAX_CHIPS) {
+				snr_err("device: --chips must be 1..%d, not '%s'", TA1_MAX_CHIPS, optarg);
+				return 2;
+			}
+			break;
+		case 'c': config_path = optarg; break;
+		case 'g': gdb = optarg; break;
+		case 'H': halt = 1; break;
+		case 's': stats = 1; break;
+		case 'd': dump = 1; break;
+		case 'l':
+			if (!snr_parse_u64(optarg, &limit, true) || limit == 0) {
+				snr_err("device: --limit needs a positive instruction count, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'h': fputs(device_usage, stdout); return 0;
+		default: fputs(device_usage, stderr); return 2;
+		}
+	}
+	struct snr_config cfg;
+	char err[512];
+	snr_config_default(&cfg);
+	if (config_path && snr_config_load(&cfg, config_path, err, sizeof(err))) {
+		snr_err("device: %s", err);
+		return 1;
+	}
+	if (chips)
+		cfg.chips = chips;
+	if (dump) {
+		char *js = snr_config_to_json(&cfg);
+		puts(js);
+		free(js);
+		return 0;
+	}
+	if (optind != argc - 1) {
+		snr_err("device: %s", optind >= argc ? "no program given" : "more than one program given");
+		fputs(device_usage, stderr);
+		return 2;
+	}
+	if (halt && !gdb) {
+		snr_err("device: --halt needs --gdb (there is no one to continue the program)");
+		return 2;
+	}
+	struct snr_elf *elf = snr_elf_open(argv[optind], err, sizeof(err));
+	if (!elf) {
+		snr_err("device: %s", err);
+		return 1;
+	}
+	struct ta1_machine *m = ta1_machine_new(&cfg, err, sizeof(err));
+	if (!m || ta1_machine_load(m, elf, err, sizeof(err))) {
+		snr_err("device: %s", err);
+		ta1_machine_free(m);
+		snr_elf_free(elf);
+		return 1;
+	}
+	ta1_machine_set_stats(m, stats);
+	int status;
+	if (gdb) {
+		status = rsp_serve_machine(m, elf, gdb, halt);
+	} else {
+		unsigned which = 0;
+		enum ta1_stop s = ta1_machine_run(m, limit, &which);
+		struct ta1_chip *c = ta1_machine_chip(m, which);
+		switch (s) {
+		case TA1_STOP_EXIT:
+			status = ta1_chip_exit_code(ta1_machine_chip(m, 0));
+			break;
+		case TA1_STOP_FAULT:
+			snr_err("device: %s", ta1_chip_fault(c));
+			status = 3;
+			break;
+		case TA1_STOP_EBREAK:
+			snr_err("device: chip %u: ebreak at pc 0x%llx with no debugger attached", which,
+				(unsigned long long)ta1_chip_get_reg(c, TA1_REG_PC));
+			status = 3;
+			break;
+		case TA1_STOP_BUDGET:
+		case TA1_STOP_BREAKPOINT:
+		default:
+			snr_err("device: chip %u reached --limit %llu instructions at pc 0x%llx", which,
+				(unsigned long long)limit, (unsigned long long)ta1_chip_get_reg(c, TA1_REG_PC));
+			status = 3;
+			break;
+		}
+	}
+	if (stats)
+		print_stats(m);
+	ta1_machine_free(m);
+	snr_elf_free(elf);
+	return status;
+}

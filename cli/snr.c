@@ -1,0 +1,80 @@
+/*
+ * snr.c: the snr command. One binary with git-style subcommands over the
+ * shared library; this file only dispatches and prints the overview.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "snr_cli.h"
+
+#ifndef SNR_VERSION
+#define SNR_VERSION "unknown"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"cc", snr_cmd_cc, "build a TA1 program with the RISC-V cross compiler"},
+	{"device", snr_cmd_device, "run a TA1 program on the device (optionally serving GDB's protocol)"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: snr COMMAND [ARGS...]\n"
+		"\n"
+		"snr records accelerator programs through a step debugger and replays\n"
+		"them in a simulator (Snap & Replay). TA1 is its reference accelerator.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"`snr COMMAND --help` describes one command. `snr --version` prints the version.\n");
+}
+
+int snr_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		if (argc > 2 && strcmp(cmd, "help") == 0) {
+			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (!strcmp(argv[2], commands[i].name)) {
+					char *av[] = {argv[2], "--help", NULL};
+					return commands[i].run(2, av);
+				}
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("snr %s\n", SNR_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "snr: unknown command '%s'\n\n", cmd);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,16 @@
+/*
+ * snr_cli.h: the subcommands of the snr binary. Each takes argc/argv with
+ * argv[0] = the subcommand name and returns the process exit status:
+ * 0 success, 1 failure of the work, 2 bad usage (or the program's own exit
+ * code, for `snr device`).
+ */
+#ifndef SNR_CLI_H
+#define SNR_CLI_H
+
+int snr_cmd_cc(int argc, char **argv);
+int snr_cmd_device(int argc, char **argv);
+
+/* True if argv has -h or --help before any "--". */
+int snr_wants_help(int argc, char **argv);
+
+#endif

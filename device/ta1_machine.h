@@ -1,0 +1,104 @@
+/*
+ * ta1_machine.h: the TA1 device, a pod of N chips that runs whole programs.
+ *
+ * Each chip has its own scalar core, core memory, VMEM, MXU weight buffer,
+ * DMA sync flags and HBM. The device is functional: a DMA completes when it
+ * is issued (its sync flag counts the completion at once), vector and MXU
+ * operations complete immediately, and the cycle counter equals the
+ * instructions retired. Chips run round-robin in fixed quanta, so a run is
+ * deterministic. The same objects serve the GDB remote protocol
+ * (device/rsp_server.c): registers, memory by address in any space,
+ * breakpoints, single steps.
+ */
+#ifndef SNR_TA1_MACHINE_H
+#define SNR_TA1_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_config.h"
+#include "lib/snr_elf.h"
+
+struct ta1_machine;
+struct ta1_chip;
+
+enum ta1_chip_state {
+	TA1_CHIP_RUNNING,
+	TA1_CHIP_EXITED,
+	TA1_CHIP_FAULTED,
+};
+
+enum ta1_stop {
+	TA1_STOP_BUDGET,     /* ran the instructions asked for */
+	TA1_STOP_BREAKPOINT, /* at a breakpoint address, before executing it */
+	TA1_STOP_EXIT,       /* the program called exit */
+	TA1_STOP_FAULT,      /* see ta1_chip_fault() */
+	TA1_STOP_EBREAK,     /* executed ebreak (pc left at the ebreak) */
+};
+
+struct ta1_chip_stats {
+	uint64_t instret;
+	uint64_t by_class[TA1_CLASS_COUNT];
+	uint64_t dma_bytes;
+};
+
+/* Creates a machine of cfg->chips chips with the config's memory sizes. */
+struct ta1_machine *ta1_machine_new(const struct snr_config *cfg, char *err, size_t errlen);
+void ta1_machine_free(struct ta1_machine *m);
+
+/* Loads the program into every chip: segments in core memory or HBM, pc at
+ * the entry point, sp and the rest of the registers zero. Returns -1 with a
+ * message naming the segment on failure. The ELF stays owned by the caller and
+ * must outlive the machine. */
+int ta1_machine_load(struct ta1_machine *m, const struct snr_elf *elf, char *err, size_t errlen);
+
+unsigned ta1_machine_nchips(const struct ta1_machine *m);
+struct ta1_chip *ta1_machine_chip(struct ta1_machine *m, unsigned i);
+const struct snr_config *ta1_machine_config(const struct ta1_machine *m);
+/* Counting per instruction class costs a little; off unless asked for. */
+void ta1_machine_set_stats(struct ta1_machine *m, bool on);
+/* Output of the write system call goes to these host fds (default 1 and 2). */
+void ta1_machine_set_output(struct ta1_machine *m, int out_fd, int err_fd);
+
+/* Runs all chips round-robin until every chip has exited, one faults, or a
+ * chip stops at a breakpoint or ebreak; `limit` caps the instructions of any
+ * one chip (0 = none; reaching it returns TA1_STOP_BUDGET). *which is the chip
+ * that stopped. */
+enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *which);
+
+/* Runs one chip for at most n instructions (stops early at a breakpoint,
+ * exit, fault or ebreak). A breakpoint at the current pc is stepped over. */
+enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n);
+/* Executes exactly one instruction, ignoring breakpoints. */
+enum ta1_stop ta1_chip_step(struct ta1_chip *c);
+
+enum ta1_chip_state ta1_chip_state(const struct ta1_chip *c);
+int ta1_chip_exit_code(const struct ta1_chip *c);
+/* Why the chip faulted, with pc and disassembly; "" if it did not. */
+const char *ta1_chip_fault(const struct ta1_chip *c);
+unsigned ta1_chip_id(const struct ta1_chip *c);
+const struct ta1_chip_stats *ta1_chip_stats(const struct ta1_chip *c);
+
+/* Registers by enum ta1_reg_id (x0..x31, pc, flags, cycle, instret, chip id,
+ * chip count). Writing chip id, chip count or x0 is refused (-1). */
+uint64_t ta1_chip_get_reg(const struct ta1_chip *c, unsigned reg);
+int ta1_chip_set_reg(struct ta1_chip *c, unsigned reg, uint64_t value);
+
+/* Debugger access to memory by address in any space the chip can name
+ * (core, VMEM, MXU weights, local or global HBM). Returns the bytes done:
+ * a short count stops at the first address that is in no memory. */
+size_t ta1_chip_read_mem(struct ta1_chip *c, uint64_t addr, void *buf, size_t len);
+size_t ta1_chip_write_mem(struct ta1_chip *c, uint64_t addr, const void *buf, size_t len);
+
+/* Software breakpoints (per chip; the RSP server sets them on every chip).
+ * Returns 0, or -1 if the table is full (64 per chip). */
+int ta1_chip_set_breakpoint(struct ta1_chip *c, uint64_t addr);
+int ta1_chip_clear_breakpoint(struct ta1_chip *c, uint64_t addr);
+bool ta1_chip_has_breakpoint(const struct ta1_chip *c, uint64_t addr);
+
+/* The query context (register values, sizes) for the operand-access query. */
+void ta1_chip_query_ctx(const struct ta1_chip *c, struct ta1_query_ctx *ctx);
+
+#endif

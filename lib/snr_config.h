@@ -1,0 +1,61 @@
+/*
+ * snr_config.h: the TA1 machine configuration, one description shared by the
+ * device (functional runs) and the simulator (timing). docs/machine-config.md
+ * lists every key with its default; snr_config_fields below is that list.
+ */
+#ifndef SNR_CONFIG_H
+#define SNR_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct snr_config {
+	uint64_t clock_hz;
+	uint64_t chips;
+	uint64_t core_memory_bytes;
+	uint64_t vmem_bytes;
+	uint64_t vmem_page_bytes;
+	uint64_t hbm_bytes;
+	/* DMA engine */
+	uint64_t dma_base_latency_cycles;
+	uint64_t dma_hbm_bytes_per_cycle;
+	uint64_t dma_ici_bytes_per_cycle;
+	uint64_t dma_vmem_bytes_per_cycle;
+	uint64_t dma_core_bytes_per_cycle;
+	/* vector unit */
+	uint64_t vector_f32_per_cycle;
+	uint64_t vector_latency_cycles;
+	/* matrix unit */
+	uint64_t mxu_fill_cycles;
+	uint64_t mxu_rows_per_cycle;
+	uint64_t mxu_weight_load_cycles;
+	/* scalar core latencies */
+	uint64_t scalar_alu_cycles;
+	uint64_t scalar_mul_cycles;
+	uint64_t scalar_div_cycles;
+	uint64_t scalar_load_cycles;
+	uint64_t scalar_store_cycles;
+	uint64_t scalar_branch_taken_cycles;
+};
+
+struct snr_config_field {
+	const char *key;  /* dotted JSON path, e.g. "dma.base_latency_cycles" */
+	size_t offset;
+	uint64_t min, max;
+	const char *doc;
+};
+
+extern const struct snr_config_field snr_config_fields[];
+extern const size_t snr_config_nfields;
+
+void snr_config_default(struct snr_config *cfg);
+
+/* Loads a JSON config over the defaults. Unknown keys, wrong types and values
+ * out of range are errors; the message names the file, line and key.
+ * Returns 0, or -1 with errbuf filled. */
+int snr_config_load(struct snr_config *cfg, const char *path, char *errbuf, size_t errlen);
+
+/* Writes the config as JSON (all keys), for --dump-config and trace headers. */
+char *snr_config_to_json(const struct snr_config *cfg);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * snr_util.h: small helpers every subcommand shares: error reporting with
+ * the program's name, checked allocation, number parsing that rejects junk.
+ */
+#ifndef SNR_UTIL_H
+#define SNR_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define SNR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define SNR_PRINTF(a, b)
+#endif
+
+/* "snr: " + message + newline on stderr. */
+void snr_err(const char *fmt, ...) SNR_PRINTF(1, 2);
+void snr_warn(const char *fmt, ...) SNR_PRINTF(1, 2);
+
+/* Aborts with a message on allocation failure: the only thing an out-of-memory
+ * process can do that tells the user why. */
+void *snr_xmalloc(size_t n);
+void *snr_xcalloc(size_t n, size_t size);
+void *snr_xrealloc(void *p, size_t n);
+char *snr_xstrdup(const char *s);
+
+/* Parses an unsigned integer (decimal, 0x hex, optional K/M/G binary suffix
+ * when allow_suffix). Returns false on any junk, sign, or overflow. */
+bool snr_parse_u64(const char *s, uint64_t *out, bool allow_suffix);
+
+/* Fills a message buffer; used by functions that return an error to the
+ * caller instead of printing it. */
+void snr_fmt(char *buf, size_t len, const char *fmt, ...) SNR_PRINTF(3, 4);
+
+#endif
