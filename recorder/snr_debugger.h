@@ -1,0 +1,96 @@
+/*
+ * snr_debugger.h: the debugger-backend plugin ABI (version 1).
+ *
+ * The recorder drives a program through a step debugger with nothing more
+ * than this table: open (connect, launch or attach), breakpoints, continue,
+ * single-step, read registers, read memory, detach. Backends in the tree: the
+ * GDB remote serial protocol client (recorder/dbg_rsp.c; works against
+ * `snr device --gdb`, gdbserver and QEMU's -g stub) and ptrace
+ * (recorder/dbg_ptrace.c). A vendor backend fills in the same table, sets
+ * abi_version to SNR_DBG_ABI_VERSION, and exports it (see docs/plugins.md).
+ *
+ * Registers are described by the backend (name and size, as the target
+ * reports them, e.g. from GDB's target.xml); the recorder matches them to the
+ * ISA plugin's registers by name. Values are little-endian byte strings.
+ * Every function returns 0 on success or -1 with a message available from
+ * error(); a message says what failed and where (packet, address, errno).
+ */
+#ifndef SNR_DEBUGGER_H
+#define SNR_DEBUGGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNR_DBG_ABI_VERSION 1
+
+struct snr_dbg; /* a backend's connection, opaque */
+
+struct snr_dbg_reg {
+	char name[32];   /* lower case, as GDB names it: "x1"/"ra", "rax", "pc", "rip" */
+	uint32_t size;   /* bytes */
+	uint32_t offset; /* byte offset of this register in read_regs()'s buffer */
+};
+
+enum snr_dbg_stop_kind {
+	SNR_DBG_STOP_TRAP,     /* breakpoint or completed step (SIGTRAP) */
+	SNR_DBG_STOP_SIGNAL,   /* stopped by another signal (signo in code): a fault */
+	SNR_DBG_STOP_EXITED,   /* the program exited (status in code) */
+	SNR_DBG_STOP_KILLED,   /* terminated by a signal (signo in code) */
+	SNR_DBG_STOP_TIMEOUT,  /* cont() reached its timeout; the target was interrupted */
+};
+
+struct snr_dbg_stop {
+	enum snr_dbg_stop_kind kind;
+	int code;
+	int thread;  /* the thread (chip) that stopped, 0-based, or -1 if unknown */
+	uint64_t pc; /* valid for TRAP and SIGNAL */
+};
+
+struct snr_dbg_ops {
+	uint32_t abi_version; /* SNR_DBG_ABI_VERSION */
+	const char *name;     /* "rsp", "ptrace", ... */
+
+	/* target: "tcp:HOST:PORT", "unix:PATH", "pid:N", or NULL with argv to
+	 * launch a command (argv[0] searched in PATH) stopped at its first
+	 * instruction. On failure returns NULL and fills err. */
+	struct snr_dbg *(*open)(const char *target, char *const argv[], char *err, size_t errlen);
+	/* Detaches (the program goes on) if still attached, then frees. */
+	void (*close)(struct snr_dbg *d);
+	const char *(*error)(struct snr_dbg *d);
+
+	/* The target's architecture as GDB names it ("riscv:rv64",
+	 * "i386:x86-64", "aarch64"), or NULL if the target did not say. */
+	const char *(*arch)(struct snr_dbg *d);
+	/* Threads (chips on TA1): count, and which one later calls act on. */
+	int (*nthreads)(struct snr_dbg *d);
+	int (*select_thread)(struct snr_dbg *d, int thread);
+	/* PID of the debugged process, or 0 if it has none (a device). */
+	int (*pid)(struct snr_dbg *d);
+
+	/* The register file: *n entries, valid until close. */
+	const struct snr_dbg_reg *(*registers)(struct snr_dbg *d, size_t *n);
+	/* All registers of the selected thread into buf (sized by the last
+	 * register's offset + size). May answer from values that came with the
+	 * last stop reply, at no round trip. */
+	int (*read_regs)(struct snr_dbg *d, uint8_t *buf);
+	/* len bytes at addr. Fails (does not return partial data) if any byte
+	 * cannot be read, naming the address. */
+	int (*read_mem)(struct snr_dbg *d, uint64_t addr, void *buf, size_t len);
+
+	int (*set_breakpoint)(struct snr_dbg *d, uint64_t addr);
+	int (*clear_breakpoint)(struct snr_dbg *d, uint64_t addr);
+	/* Resumes all threads until a stop; timeout_ms > 0 interrupts the target
+	 * after that long and reports SNR_DBG_STOP_TIMEOUT. */
+	int (*cont)(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop);
+	/* Executes one instruction of the selected thread. */
+	int (*step)(struct snr_dbg *d, struct snr_dbg_stop *stop);
+	/* Lets the program go on without the debugger. */
+	int (*detach)(struct snr_dbg *d);
+	/* Ends the program. */
+	int (*kill)(struct snr_dbg *d);
+};
+
+extern const struct snr_dbg_ops snr_dbg_rsp;
+extern const struct snr_dbg_ops snr_dbg_ptrace;
+
+#endif
