@@ -1,0 +1,141 @@
+/*
+ * snr_trace.h: the trace file (.snrt), written as a stream by the recorder
+ * and read by replay, analysis and `snr trace`. docs/trace-format.md
+ * specifies every byte; in short:
+ *
+ *   file header   "SNRTRACE", u32 version, u32 crc
+ *   chunk*        28-byte header (magic, type, codec, seq, sizes, crcs) + payload
+ *     META        JSON: isa, register table, machine config, target, breakpoint, N
+ *     SYMBOLS     the program's symbols, so traces symbolize without the ELF
+ *     STEPS       a batch of per-instruction records (pc, code bytes first seen,
+ *                 first-use registers and memory captured before the step)
+ *     DIGEST      end state: every register, and a hash per 4 KiB block of the
+ *                 memory written in the window
+ *     END         JSON: instructions recorded, why recording stopped, totals
+ *
+ * Every chunk carries a CRC-32C of its header and of its payload; STEPS
+ * payloads are zstd-compressed. A recorder killed part-way leaves whole
+ * chunks followed by at most one partial one: readers report the trace as
+ * truncated after the last whole STEPS chunk and read everything before it.
+ */
+#ifndef SNR_TRACE_H
+#define SNR_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNR_TRACE_VERSION 1
+#define SNR_TRACE_MAGIC "SNRTRACE"
+#define SNR_TRACE_DIGEST_BLOCK 4096
+
+enum snr_chunk_type {
+	SNR_CHUNK_META = 1,
+	SNR_CHUNK_SYMBOLS = 2,
+	SNR_CHUNK_STEPS = 3,
+	SNR_CHUNK_DIGEST = 4,
+	SNR_CHUNK_END = 5,
+};
+
+struct snr_trace_reg {
+	char name[32];
+	uint16_t size;
+};
+
+struct snr_trace_regval {
+	uint16_t reg;
+	const uint8_t *val; /* reg's size bytes */
+};
+
+struct snr_trace_mem {
+	uint8_t space;
+	uint16_t chip;
+	uint64_t addr;
+	uint64_t len;
+	const uint8_t *data;
+};
+
+/* One recorded instruction and what was captured just before it ran. */
+struct snr_trace_step {
+	uint64_t index;
+	uint64_t pc;
+	uint8_t code_len; /* 0 if the code bytes were given at an earlier step */
+	uint8_t code[16];
+	unsigned nregs;
+	const struct snr_trace_regval *regs;
+	unsigned nmem;
+	const struct snr_trace_mem *mem;
+	/* Effects the simulator cannot compute (a host system call's results):
+	 * register values and memory as they were right after the step, which a
+	 * replayer applies instead of executing the instruction's side effects. */
+	unsigned npost_regs;
+	const struct snr_trace_regval *post_regs;
+	unsigned npost_mem;
+	const struct snr_trace_mem *post_mem;
+};
+
+/* ---- writing --------------------------------------------------------------- */
+
+struct snr_trace_writer;
+
+/* Creates path and writes the file header and the META chunk (meta_json is
+ * a JSON object text; it must contain "registers": [{name,size},...]). */
+struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_json, char *err, size_t errlen);
+int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
+			    const char *const *name);
+/* Appends one step; flushed as a STEPS chunk every few thousand steps. */
+int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *s);
+/* Ends STEPS and writes the DIGEST: final values of every register (regs[i]
+ * for register i, NULL if unknown) and the written memory's block hashes. */
+int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,
+			   const struct snr_trace_mem *mem);
+/* Writes END (a JSON object text) and closes. Returns 0 if every write
+ * succeeded. The writer is freed in any case. */
+int snr_trace_finish(struct snr_trace_writer *w, const char *end_json);
+/* Frees a writer without an END (the trace reads as truncated). */
+void snr_trace_abandon(struct snr_trace_writer *w);
+const char *snr_trace_writer_error(struct snr_trace_writer *w);
+uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w);
+
+/* ---- reading --------------------------------------------------------------- */
+
+struct snr_trace;
+
+/* Opens a trace and reads its META (and SYMBOLS). NULL with err naming the
+ * file, chunk and offset on failure. */
+struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen);
+void snr_trace_close(struct snr_trace *t);
+
+/* The META chunk's JSON text, and the register table from it. */
+const char *snr_trace_meta_json(const struct snr_trace *t);
+size_t snr_trace_nregs(const struct snr_trace *t);
+const struct snr_trace_reg *snr_trace_regs(const struct snr_trace *t);
+
+/* Symbols carried by the trace (sorted by address). */
+size_t snr_trace_nsymbols(const struct snr_trace *t);
+void snr_trace_symbol(const struct snr_trace *t, size_t i, uint64_t *addr, uint64_t *size, const char **name);
+/* "func+0x1c" or "0x..." into buf. */
+const char *snr_trace_symbolize(const struct snr_trace *t, uint64_t addr, char *buf, size_t len);
+
+/* Next step: 1 = *s filled (valid until the next call), 0 = no more steps,
+ * -1 = error (snr_trace_error says what and where). Reaching the end of a
+ * truncated file is not an error: it returns 0 and snr_trace_truncated()
+ * becomes true. */
+int snr_trace_next(struct snr_trace *t, struct snr_trace_step *s);
+/* Rewinds to the first step. */
+int snr_trace_rewind(struct snr_trace *t);
+const char *snr_trace_error(const struct snr_trace *t);
+
+/* After the steps: the END and DIGEST chunks, if the file has them. */
+bool snr_trace_truncated(const struct snr_trace *t);
+const char *snr_trace_end_json(const struct snr_trace *t); /* NULL if none */
+/* Final register values (NULL entries for unknown) and the digest's memory
+ * blocks; false if the trace has no DIGEST. */
+bool snr_trace_digest(const struct snr_trace *t, const uint8_t *const **regs, size_t *nblocks,
+		      const struct snr_trace_mem **blocks, const uint64_t **hashes);
+
+/* Hash used by DIGEST blocks (64-bit FNV-1a over the bytes). */
+uint64_t snr_trace_hash(const void *data, size_t len);
+uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * test_trace.c: the .snrt writer and reader.
+ *  - a trace round-trips: every step's pc, code, registers, memory and post
+ *    effects, the symbols, the digest and END come back as written;
+ *  - every single-byte corruption of the file is reported at open, naming
+ *    a chunk and offset (or the file header), never read as valid data;
+ *  - every truncation reads as truncated with exactly the steps of the whole
+ *    chunks before the cut, or fails cleanly if META itself is cut.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/snr_trace.h"
+#include "tests/check.h"
+
+#define NSTEPS 9000 /* spans three STEPS chunks */
+
+static const char meta[] = "{\"isa\": \"test\", \"registers\": [{\"name\": \"a\", \"size\": 8}, "
+			   "{\"name\": \"pc\", \"size\": 8}, {\"name\": \"v\", \"size\": 16}]}";
+
+static void step_for(uint64_t i, struct snr_trace_step *s, struct snr_trace_regval *rv, struct snr_trace_mem *mv,
+		     uint8_t *regbuf, uint8_t *membuf)
+{
+	memset(s, 0, sizeof(*s));
+	s->index = i;
+	s->pc = 0x10000 + 4 * i + (i % 97 == 0 ? 0x400 : 0);
+	if (i % 5 == 0) {
+		s->code_len = 4;
+		for (int k = 0; k < 4; k++)
+			s->code[k] = (uint8_t)(i * 7 + (uint64_t)k);
+	}
+	if (i % 3 == 0) {
+		for (int k = 0; k < 8; k++)
+			regbuf[k] = (uint8_t)(i >> (k % 3));
+		for (int k = 0; k < 16; k++)
+			regbuf[8 + k] = (uint8_t)(i + (uint64_t)k);
+		rv[0] = (struct snr_trace_regval){0, regbuf};
+		rv[1] = (struct snr_trace_regval){2, regbuf + 8};
+		s->nregs = 2;
+		s->regs = rv;
+	}
+	if (i % 4 == 0) {
+		uint64_t len = 1 + i % 40;
+		for (uint64_t k = 0; k < len; k++)
+			membuf[k] = (uint8_t)(i ^ k);
+		mv[0] = (struct snr_trace_mem){(uint8_t)(i % 3), (uint16_t)(i % 2), 0x20000000 + i * 8, len, membuf};
+		s->nmem = 1;
+		s->mem = mv;
+	}
+	if (i % 11 == 0) {
+		s->npost_regs = 1;
+		s->post_regs = rv + 2;
+		rv[2] = (struct snr_trace_regval){1, regbuf};
+	}
+}
+
+static int write_trace(const char *path)
+{
+	char err[256];
+	struct snr_trace_writer *w = snr_trace_create(path, meta, err, sizeof(err));
+	CHECK(w != NULL, "create: %s", err);
+	if (!w)
+		return -1;
+	uint64_t addr[2] = {0x10000, 0x10400};
+	uint64_t size[2] = {0x400, 0x100};
+	const char *name[2] = {"main", "helper"};
+	CHECK(snr_trace_write_symbols(w, 2, addr, size, name) == 0, "symbols");
+	for (uint64_t i = 0; i < NSTEPS; i++) {
+		struct snr_trace_step s;
+		struct snr_trace_regval rv[3];
+		struct snr_trace_mem mv[1];
+		uint8_t regbuf[24], membuf[64];
+		step_for(i, &s, rv, mv, regbuf, membuf);
+		if (snr_trace_add_step(w, &s)) {
+			CHECK(0, "add_step %llu", (unsigned long long)i);
+			return -1;
+		}
+	}
+	uint8_t a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, pc[8] = {9};
+	const uint8_t *regs[3] = {a, pc, NULL};
+	uint8_t mem[10000];
+	for (int i = 0; i < 10000; i++)
+		mem[i] = (uint8_t)(i * 31);
+	struct snr_trace_mem m = {1, 0, 0x20000f00, sizeof(mem), mem};
+	CHECK(snr_trace_write_digest(w, regs, 1, &m) == 0, "digest");
+	return snr_trace_finish(w, "{\"instructions\": 9000, \"reason\": \"count\"}");
+}
+
+static uint64_t count_steps(struct snr_trace *t, int *rc)
+{
+	struct snr_trace_step s;
+	uint64_t n = 0;
+	while ((*rc = snr_trace_next(t, &s)) == 1)
+		n++;
+	return n;
+}
+
+static void test_round_trip(const char *path)
+{
+	char err[256];
+	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
+	CHECK(t != NULL, "open: %s", err);
+	if (!t)
+		return;
+	CHECK(!snr_trace_truncated(t), "complete trace reads as truncated");
+	CHECK(snr_trace_nregs(t) == 3 && snr_trace_regs(t)[2].size == 16, "register table");
+	char sym[64];
+	CHECK(!strcmp(snr_trace_symbolize(t, 0x10008, sym, sizeof(sym)), "main+0x8"), "symbolize: %s", sym);
+	CHECK(!strcmp(snr_trace_symbolize(t, 0x10400, sym, sizeof(sym)), "helper"), "symbolize: %s", sym);
+	for (uint64_t i = 0; i < NSTEPS; i++) {
+		struct snr_trace_step got, want;
+		struct snr_trace_regval rv[3];
+		struct snr_trace_mem mv[1];
+		uint8_t regbuf[24], membuf[64];
+		int rc = snr_trace_next(t, &got);
+		CHECK(rc == 1, "step %llu: rc %d: %s", (unsigned long long)i, rc, snr_trace_error(t));
+		if (rc != 1)
+			break;
+		step_for(i, &want, rv, mv, regbuf, membuf);
+		CHECK(got.index == i && got.pc == want.pc && got.code_len == want.code_len &&
+			      !memcmp(got.code, want.code, want.code_len),
+		      "step %llu: pc/code differ", (unsigned long long)i);
+		CHECK(got.nregs == want.nregs && got.nmem == want.nmem && got.npost_regs == want.npost_regs,
+		      "step %llu: counts differ", (unsigned long long)i);
+		if (got.nregs == want.nregs)
+			for (unsigned k = 0; k < got.nregs; k++)
+				CHECK(got.regs[k].reg == want.regs[k].reg &&
+					      !memcmp(got.regs[k].val, want.regs[k].val, got.regs[k].reg == 2 ? 16 : 8),
+				      "step %llu: register %u differs", (unsigned long long)i, k);
+		if (got.nmem == 1 && want.nmem == 1)
+			CHECK(got.mem[0].addr == want.mem[0].addr && got.mem[0].len == want.mem[0].len &&
+				      got.mem[0].space == want.mem[0].space && got.mem[0].chip == want.mem[0].chip &&
+				      !memcmp(got.mem[0].data, want.mem[0].data, want.mem[0].len),
+			      "step %llu: memory differs", (unsigned long long)i);
+	}
+	struct snr_trace_step s;
+	CHECK(snr_trace_next(t, &s) == 0, "steps beyond the last");
+	const uint8_t *const *regs;
+	size_t nb;
+	const struct snr_trace_mem *blocks;
+	const uint64_t *hashes;
+	CHECK(snr_trace_digest(t, &regs, &nb, &blocks, &hashes), "no digest");
+	CHECK(regs[0] && regs[0][7] == 8 && regs[1] && !regs[2], "digest registers");
+	/* 10000 bytes from 0x20000f00: blocks [f00,1000) [1000,2000) [2000,3000) [3000,3610) */
+	CHECK(nb == 4 && blocks[0].addr == 0x20000f00 && blocks[0].len == 0x100 && blocks[3].len == 0x610,
+	      "digest blocks: %zu", nb);
+	CHECK(snr_trace_end_json(t) && strstr(snr_trace_end_json(t), "\"count\""), "END");
+	snr_trace_rewind(t);
+	int rc;
+	CHECK(count_steps(t, &rc) == NSTEPS && rc == 0, "rewind");
+	snr_trace_close(t);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(*len);
+	if (fread(b, 1, *len, f) != *len)
+		abort();
+	fclose(f);
+	return b;
+}
+
+static void spit(const char *path, const uint8_t *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, len, f);
+	fclose(f);
+}
+
+static void test_corruption(const char *path, const char *tmp)
+{
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	unsigned reported = 0;
+	for (size_t off = 0; off < len; off++) {
+		b[off] ^= 0x5a;
+		spit(tmp, b, len);
+		b[off] ^= 0x5a;
+		char err[512];
+		struct snr_trace *t = snr_trace_open(tmp, err, sizeof(err));
+		if (t) {
+			CHECK(0, "byte %zu corrupted: the trace still opens", off);
+			snr_trace_close(t);
+			continue;
+		}
+		int named = strstr(err, "chunk") || strstr(err, "header");
+		CHECK(named, "byte %zu: error names no place: %s", off, err);
+		reported += named;
+		if (check_failures > 10)
+			break;
+	}
+	fprintf(stderr, "corruption: %u of %zu single-byte corruptions reported with a place\n", reported, len);
+	free(b);
+}
+
+static void test_truncation(const char *path, const char *tmp)
+{
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	uint64_t last = 0;
+	for (size_t cut = 0; cut < len; cut += (cut < 200 ? 1 : 37)) {
+		spit(tmp, b, cut);
+		char err[512];
+		struct snr_trace *t = snr_trace_open(tmp, err, sizeof(err));
+		if (!t)
+			continue; /* cut inside the header or META: refused cleanly */
+		CHECK(snr_trace_truncated(t), "cut at %zu: not reported as truncated", cut);
+		int rc;
+		uint64_t n = count_steps(t, &rc);
+		CHECK(rc == 0, "cut at %zu: error while reading steps: %s", cut, snr_trace_error(t));
+		CHECK(n % 4096 == 0 || n == NSTEPS, "cut at %zu: %llu steps, not whole chunks", cut,
+		      (unsigned long long)n);
+		CHECK(n >= last, "cut at %zu: fewer steps (%llu) than a shorter cut", cut, (unsigned long long)n);
+		last = n;
+		snr_trace_close(t);
+	}
+	CHECK(last == NSTEPS, "the longest cut should have every step, got %llu", (unsigned long long)last);
+	free(b);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/snr-test-trace-XXXXXX";
+	if (!mkdtemp(dir))
+		return 1;
+	char path[256], tmp[256];
+	snprintf(path, sizeof(path), "%s/t.snrt", dir);
+	snprintf(tmp, sizeof(tmp), "%s/bad.snrt", dir);
+	CHECK(write_trace(path) == 0, "write");
+	test_round_trip(path);
+	test_corruption(path, tmp);
+	test_truncation(path, tmp);
+	unlink(path);
+	unlink(tmp);
+	rmdir(dir);
+	return check_report("test_trace");
+}
