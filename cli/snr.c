@@ -20,6 +20,8 @@ struct command {
 static const struct command commands[] = {
 	{"cc", snr_cmd_cc, "build a TA1 program with the RISC-V cross compiler"},
 	{"device", snr_cmd_device, "run a TA1 program on the device (optionally serving GDB's protocol)"},
+	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
+	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,156 @@
+/*
+ * cmd_record.c: `snr record`, the "Snap": stop a program at a breakpoint
+ * through its debugger and record the next N instructions (recorder/record.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/snr_util.h"
+#include "recorder/record.h"
+#include "snr_cli.h"
+
+static const char record_usage[] =
+	"usage: snr record (--target tcp:HOST:PORT|unix:PATH | --pid PID | -- CMD ARGS...)\n"
+	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
+	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64]\n"
+	"                  [--timeout SECONDS] [--config M.json] [--kill]\n"
+	"\n"
+	"Stops the program at the breakpoint and records the next N instructions:\n"
+	"the pc sequence, the code executed, and every register and memory byte an\n"
+	"instruction reads before the window wrote it (Snap & Replay, Algorithm 1).\n"
+	"\n"
+	"targets:\n"
+	"  --target tcp:HOST:PORT|unix:PATH   a GDB remote stub: `snr device --gdb`,\n"
+	"                                     gdbserver, qemu -g\n"
+	"  --pid PID                          attach to a local process with ptrace\n"
+	"  -- CMD ARGS...                     launch a local command under ptrace\n"
+	"\n"
+	"options:\n"
+	"  --breakpoint SPEC  where the window starts: a symbol, an address, either +OFFSET\n"
+	"  --count N          instructions to record (K, M suffixes allowed)\n"
+	"  -o, --output FILE  the trace (.snrt)\n"
+	"  --elf PROG         symbols from this ELF (default: the process's executable and\n"
+	"                     its mapped objects, with their load bias)\n"
+	"  --skip K           record from the (K+1)-th hit of the breakpoint (default 0)\n"
+	"  --chip C           thread (TA1 chip) to record (default 0)\n"
+	"  --isa NAME         instruction set (default auto: from the target's architecture)\n"
+	"  --timeout SECONDS  give up if the breakpoint is not hit in time (default 60)\n"
+	"  --config M.json    TA1 machine config stored in the trace\n"
+	"  --kill             end the program after recording (default: detach, it goes on)\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"A progress line is drawn when stderr is a terminal; a summary ends the run.\n"
+	"Exit status: 0 recorded, 1 failed (a partial trace is kept and reads as\n"
+	"truncated), 2 bad usage.\n";
+
+int snr_cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"target", required_argument, NULL, 't'}, {"pid", required_argument, NULL, 'p'},
+		{"elf", required_argument, NULL, 'e'},    {"breakpoint", required_argument, NULL, 'b'},
+		{"skip", required_argument, NULL, 'k'},   {"count", required_argument, NULL, 'n'},
+		{"chip", required_argument, NULL, 'c'},   {"isa", required_argument, NULL, 'i'},
+		{"output", required_argument, NULL, 'o'}, {"timeout", required_argument, NULL, 'T'},
+		{"config", required_argument, NULL, 'C'}, {"kill", no_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	struct snr_record_opts o = {.isa = "auto", .timeout_s = 60};
+	const char *pid = NULL;
+	uint64_t v;
+	char pidtarget[64];
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': o.target = optarg; break;
+		case 'p': pid = optarg; break;
+		case 'e': o.elf_path = optarg; break;
+		case 'b': o.breakpoint = optarg; break;
+		case 'i': o.isa = optarg; break;
+		case 'o': o.out_path = optarg; break;
+		case 'C': o.config_path = optarg; break;
+		case 'K': o.kill_after = true; break;
+		case 'k':
+			if (!snr_parse_u64(optarg, &o.skip, true)) {
+				snr_err("record: --skip needs a count, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (!snr_parse_u64(optarg, &o.count, true) || o.count == 0) {
+				snr_err("record: --count needs a positive instruction count, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+			if (!snr_parse_u64(optarg, &v, false) || v > 65535) {
+				snr_err("record: --chip needs a chip number, not '%s'", optarg);
+				return 2;
+			}
+			o.chip = (int)v;
+			break;
+		case 'T':
+			if (!snr_parse_u64(optarg, &v, false) || v == 0 || v > 86400) {
+				snr_err("record: --timeout needs seconds (1..86400), not '%s'", optarg);
+				return 2;
+			}
+			o.timeout_s = (int)v;
+			break;
+		case 'h': fputs(record_usage, stdout); return 0;
+		default: fputs(record_usage, stderr); return 2;
+		}
+	}
+	int ntargets = !!o.target + !!pid + (optind < argc);
+	if (ntargets != 1) {
+		snr_err("record: give exactly one of --target, --pid or -- CMD");
+		fputs(record_usage, stderr);
+		return 2;
+	}
+	if (!o.breakpoint || !o.count || !o.out_path) {
+		snr_err("record: --breakpoint, --count and -o are required");
+		return 2;
+	}
+	if (o.target) {
+		if (strncmp(o.target, "tcp:", 4) && strncmp(o.target, "unix:", 5)) {
+			snr_err("record: --target must be tcp:HOST:PORT or unix:PATH, not '%s'", o.target);
+			return 2;
+		}
+		o.dbg = &snr_dbg_rsp;
+	} else if (pid) {
+		if (!snr_parse_u64(pid, &v, false) || v == 0 || v > 0x7fffffff) {
+			snr_err("record: --pid needs a process id, not '%s'", pid);
+			return 2;
+		}
+		snprintf(pidtarget, sizeof(pidtarget), "pid:%llu", (unsigned long long)v);
+		o.target = pidtarget;
+		o.dbg = &snr_dbg_ptrace;
+	} else {
+		o.argv = argv + optind;
+		o.dbg = &snr_dbg_ptrace;
+	}
+	o.progress = isatty(2);
+	struct snr_record_summary s;
+	char err[1024];
+	int rc = snr_record(&o, &s, err, sizeof(err));
+	if (rc) {
+		snr_err("record: %s", err);
+		if (s.instructions)
+			snr_err("record: %s holds the first %llu instructions (truncated)", o.out_path,
+				(unsigned long long)s.instructions);
+		return 1;
+	}
+	fprintf(stderr,
+		"recorded %llu instructions in %.2f s (%.0f/s), ended by %s%s\n"
+		"captured %llu registers and %llu bytes of memory; the window wrote %llu bytes\n"
+		"trace %s: %llu bytes (%.2f bytes per instruction)\n",
+		(unsigned long long)s.instructions, s.seconds, s.seconds > 0 ? (double)s.instructions / s.seconds : 0.0,
+		!strcmp(s.end_reason, "count") ? "reaching --count" : s.end_reason,
+		!strcmp(s.end_reason, "exited") ? " (the program ended inside the window)" : "",
+		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
+		(unsigned long long)s.bytes_written, o.out_path, (unsigned long long)s.trace_bytes,
+		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0);
+	return 0;
+}

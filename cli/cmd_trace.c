@@ -1,0 +1,324 @@
+/*
+ * cmd_trace.c: `snr trace info|dump|verify`, reading .snrt files.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+#include "recorder/snr_isa.h"
+#include "snr_cli.h"
+
+static const char trace_usage[] =
+	"usage: snr trace info T.snrt [--json]\n"
+	"       snr trace dump T.snrt [--json] [--limit N]\n"
+	"       snr trace verify T.snrt\n"
+	"\n"
+	"info    what the trace holds: ISA, target, breakpoint, instructions, how\n"
+	"        recording ended, what was captured, size\n"
+	"dump    one line per instruction: index, pc, symbol+offset, disassembly, and\n"
+	"        the registers and memory captured just before it (--json: one JSON\n"
+	"        object per line)\n"
+	"verify  reads every chunk and step; exit 0 if the trace is complete and\n"
+	"        intact, 3 if it is truncated (readable up to the instruction named),\n"
+	"        1 if it is corrupt (the message names the chunk and offset)\n";
+
+struct counts {
+	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post;
+};
+
+static int scan(struct snr_trace *t, struct counts *c)
+{
+	struct snr_trace_step s;
+	int rc;
+	memset(c, 0, sizeof(*c));
+	const struct snr_trace_reg *regs = snr_trace_regs(t);
+	while ((rc = snr_trace_next(t, &s)) == 1) {
+		c->steps++;
+		c->regs += s.nregs;
+		for (unsigned i = 0; i < s.nregs; i++)
+			c->reg_bytes += regs[s.regs[i].reg].size;
+		c->mem_ranges += s.nmem;
+		for (unsigned i = 0; i < s.nmem; i++)
+			c->mem_bytes += s.mem[i].len;
+		c->code_bytes += s.code_len;
+		c->post += s.npost_regs + s.npost_mem;
+	}
+	return rc;
+}
+
+static const char *meta_str(json_t *meta, const char *key)
+{
+	const char *s = json_string_value(json_object_get(meta, key));
+	return s ? s : "-";
+}
+
+static int cmd_info(struct snr_trace *t, const char *path, int as_json)
+{
+	struct counts c;
+	if (scan(t, &c) < 0) {
+		snr_err("trace: %s", snr_trace_error(t));
+		return 1;
+	}
+	struct stat st;
+	stat(path, &st);
+	json_t *meta = json_loads(snr_trace_meta_json(t), 0, NULL);
+	json_t *end = snr_trace_end_json(t) ? json_loads(snr_trace_end_json(t), 0, NULL) : NULL;
+	const uint8_t *const *dregs;
+	size_t nblocks = 0;
+	const struct snr_trace_mem *blocks;
+	const uint64_t *hashes;
+	bool digest = snr_trace_digest(t, &dregs, &nblocks, &blocks, &hashes);
+	if (as_json) {
+		json_t *o = json_object();
+		json_object_set(o, "meta", meta);
+		json_object_set_new(o, "instructions", json_integer((json_int_t)c.steps));
+		json_object_set_new(o, "truncated", json_boolean(snr_trace_truncated(t)));
+		if (end)
+			json_object_set(o, "end", end);
+		json_object_set_new(o, "registers_captured", json_integer((json_int_t)c.regs));
+		json_object_set_new(o, "memory_ranges_captured", json_integer((json_int_t)c.mem_ranges));
+		json_object_set_new(o, "memory_bytes_captured", json_integer((json_int_t)c.mem_bytes));
+		json_object_set_new(o, "code_bytes", json_integer((json_int_t)c.code_bytes));
+		json_object_set_new(o, "digest_blocks", json_integer((json_int_t)nblocks));
+		json_object_set_new(o, "has_digest", json_boolean(digest));
+		json_object_set_new(o, "symbols", json_integer((json_int_t)snr_trace_nsymbols(t)));
+		json_object_set_new(o, "file_bytes", json_integer((json_int_t)st.st_size));
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("trace        %s (%lld bytes)\n", path, (long long)st.st_size);
+#define META_STR(k) meta_str(meta, k)
+		printf("isa          %s\n", META_STR("isa"));
+		printf("debugger     %s, target %s\n", META_STR("debugger"), META_STR("target"));
+		printf("breakpoint   %s (0x%llx), hit %lld\n", META_STR("breakpoint"),
+		       (unsigned long long)json_integer_value(json_object_get(meta, "breakpoint_address")),
+		       (long long)json_integer_value(json_object_get(meta, "skip")) + 1);
+		printf("chip         %lld of %lld\n", (long long)json_integer_value(json_object_get(meta, "chip")),
+		       (long long)json_integer_value(json_object_get(meta, "chips")));
+		printf("instructions %llu of %lld requested\n", (unsigned long long)c.steps,
+		       (long long)json_integer_value(json_object_get(meta, "count")));
+		if (snr_trace_truncated(t))
+			printf("state        TRUNCATED: the recorder stopped before finishing\n");
+		else
+			printf("ended by     %s\n", json_string_value(json_object_get(end, "reason")));
+		printf("captured     %llu registers (%llu bytes), %llu memory ranges (%llu bytes)\n",
+		       (unsigned long long)c.regs, (unsigned long long)c.reg_bytes, (unsigned long long)c.mem_ranges,
+		       (unsigned long long)c.mem_bytes);
+		printf("code         %llu bytes\n", (unsigned long long)c.code_bytes);
+		printf("end state    %s\n", digest ? "digest present" : "no digest");
+		if (digest)
+			printf("             %zu memory blocks of written memory hashed\n", nblocks);
+		printf("symbols      %zu\n", snr_trace_nsymbols(t));
+		printf("recorded     %s by %s\n", META_STR("created"), META_STR("recorder"));
+#undef META_STR
+	}
+	json_decref(meta);
+	json_decref(end);
+	return 0;
+}
+
+static void hex(FILE *f, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+/* little-endian register bytes as one hex number */
+static void hex_le(FILE *f, const uint8_t *p, size_t n)
+{
+	fputs("0x", f);
+	for (size_t i = n; i-- > 0;)
+		fprintf(f, "%02x", p[i]);
+}
+
+static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
+{
+	json_t *meta = json_loads(snr_trace_meta_json(t), 0, NULL);
+	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
+	const struct snr_isa_ops *isa = isa_name ? snr_isa_find(isa_name) : NULL;
+	json_t *cfg = json_object_get(meta, "config");
+	char *cfg_s = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
+	char err[256];
+	void *self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
+	free(cfg_s);
+	json_decref(meta);
+	const struct snr_trace_reg *regs = snr_trace_regs(t);
+	/* code bytes are stored once per pc: keep them for disassembly */
+	struct code { uint64_t pc; uint8_t len; uint8_t b[16]; } *codes = NULL;
+	size_t ncodes = 0, cap = 0;
+	struct snr_trace_step s;
+	int rc;
+	uint64_t n = 0;
+	while ((rc = snr_trace_next(t, &s)) == 1 && (!limit || n < limit)) {
+		n++;
+		const struct code *cd = NULL;
+		if (s.code_len) {
+			if (ncodes == cap) {
+				cap = cap ? cap * 2 : 1024;
+				codes = snr_xrealloc(codes, cap * sizeof(*codes));
+			}
+			codes[ncodes].pc = s.pc;
+			codes[ncodes].len = s.code_len;
+			memcpy(codes[ncodes].b, s.code, s.code_len);
+			cd = &codes[ncodes++];
+		} else {
+			for (size_t i = ncodes; i-- > 0;)
+				if (codes[i].pc == s.pc) {
+					cd = &codes[i];
+					break;
+				}
+		}
+		char dis[128] = "?", sym[160];
+		if (cd && self)
+			isa->disasm(self, cd->b, cd->len, s.pc, dis, sizeof(dis));
+		snr_trace_symbolize(t, s.pc, sym, sizeof(sym));
+		if (as_json) {
+			printf("{\"index\":%llu,\"pc\":%llu,\"symbol\":\"%s\",\"disasm\":\"%s\"", (unsigned long long)s.index,
+			       (unsigned long long)s.pc, sym, dis);
+			if (s.code_len) {
+				printf(",\"code\":\"");
+				hex(stdout, s.code, s.code_len);
+				printf("\"");
+			}
+			printf(",\"registers\":{");
+			for (unsigned i = 0; i < s.nregs; i++) {
+				printf("%s\"%s\":\"", i ? "," : "", regs[s.regs[i].reg].name);
+				hex_le(stdout, s.regs[i].val, regs[s.regs[i].reg].size);
+				printf("\"");
+			}
+			printf("},\"memory\":[");
+			for (unsigned i = 0; i < s.nmem; i++) {
+				printf("%s{\"space\":%u,\"chip\":%u,\"addr\":%llu,\"len\":%llu,\"data\":\"", i ? "," : "",
+				       s.mem[i].space, s.mem[i].chip, (unsigned long long)s.mem[i].addr,
+				       (unsigned long long)s.mem[i].len);
+				hex(stdout, s.mem[i].data, s.mem[i].len);
+				printf("\"}");
+			}
+			printf("]");
+			if (s.npost_regs) {
+				printf(",\"post_registers\":{");
+				for (unsigned i = 0; i < s.npost_regs; i++) {
+					printf("%s\"%s\":\"", i ? "," : "", regs[s.post_regs[i].reg].name);
+					hex_le(stdout, s.post_regs[i].val, regs[s.post_regs[i].reg].size);
+					printf("\"");
+				}
+				printf("}");
+			}
+			printf("}\n");
+		} else {
+			printf("%8llu  %#10llx  %-24s %-36s", (unsigned long long)s.index, (unsigned long long)s.pc, sym,
+			       dis);
+			for (unsigned i = 0; i < s.nregs; i++) {
+				printf(" %s=", regs[s.regs[i].reg].name);
+				hex_le(stdout, s.regs[i].val, regs[s.regs[i].reg].size);
+			}
+			for (unsigned i = 0; i < s.nmem; i++) {
+				printf(" mem[%#llx+%llu]", (unsigned long long)s.mem[i].addr, (unsigned long long)s.mem[i].len);
+				if (s.mem[i].len <= 16) {
+					putchar('=');
+					hex(stdout, s.mem[i].data, s.mem[i].len);
+				}
+			}
+			for (unsigned i = 0; i < s.npost_regs; i++) {
+				printf(" after:%s=", regs[s.post_regs[i].reg].name);
+				hex_le(stdout, s.post_regs[i].val, regs[s.post_regs[i].reg].size);
+			}
+			putchar('\n');
+		}
+	}
+	free(codes);
+	if (self)
+		isa->destroy(self);
+	if (rc < 0) {
+		snr_err("trace: %s", snr_trace_error(t));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_verify(struct snr_trace *t, const char *path)
+{
+	struct counts c;
+	if (scan(t, &c) < 0) {
+		snr_err("trace: %s", snr_trace_error(t));
+		return 1;
+	}
+	if (snr_trace_truncated(t)) {
+		printf("%s: truncated at instruction %llu: the recorder stopped before writing its end; "
+		       "instructions 0..%llu are intact and replayable\n",
+		       path, (unsigned long long)c.steps, c.steps ? (unsigned long long)c.steps - 1 : 0ull);
+		return 3;
+	}
+	const uint8_t *const *dregs;
+	size_t nb;
+	const struct snr_trace_mem *blocks;
+	const uint64_t *hashes;
+	json_t *end = json_loads(snr_trace_end_json(t), 0, NULL);
+	json_int_t want = json_integer_value(json_object_get(end, "instructions"));
+	const char *reason = json_string_value(json_object_get(end, "reason"));
+	int rc = 0;
+	if ((uint64_t)want != c.steps) {
+		snr_err("trace: %s: END says %lld instructions, the steps hold %llu", path, (long long)want,
+			(unsigned long long)c.steps);
+		rc = 1;
+	} else if (reason && !strcmp(reason, "count") && !snr_trace_digest(t, &dregs, &nb, &blocks, &hashes)) {
+		snr_err("trace: %s: complete but without the end-state digest", path);
+		rc = 1;
+	} else {
+		printf("%s: ok: %llu instructions, ended by %s, every chunk intact\n", path, (unsigned long long)c.steps,
+		       reason ? reason : "?");
+	}
+	json_decref(end);
+	return rc;
+}
+
+int snr_cmd_trace(int argc, char **argv)
+{
+	if (snr_wants_help(argc, argv)) {
+		fputs(trace_usage, stdout);
+		return 0;
+	}
+	if (argc < 3) {
+		fputs(trace_usage, stderr);
+		return 2;
+	}
+	const char *sub = argv[1], *path = NULL;
+	int as_json = 0;
+	uint64_t limit = 0;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			as_json = 1;
+		} else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+			if (!snr_parse_u64(argv[++i], &limit, true)) {
+				snr_err("trace: --limit needs a count");
+				return 2;
+			}
+		} else if (argv[i][0] == '-' || path) {
+			snr_err("trace: unexpected argument '%s'", argv[i]);
+			return 2;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path || (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "verify"))) {
+		fputs(trace_usage, stderr);
+		return 2;
+	}
+	char err[600];
+	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
+	if (!t) {
+		snr_err("trace: %s", err);
+		return 1;
+	}
+	int rc = !strcmp(sub, "info") ? cmd_info(t, path, as_json)
+		 : !strcmp(sub, "dump") ? cmd_dump(t, as_json, limit)
+					: cmd_verify(t, path);
+	snr_trace_close(t);
+	return rc;
+}

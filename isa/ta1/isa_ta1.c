@@ -1,0 +1,192 @@
+/*
+ * isa_ta1.c: TA1 behind the ISA plugin ABI (recorder/snr_isa.h), a thin
+ * adapter over ta1_decode and ta1_access_query.
+ *
+ * Register numbering is enum ta1_reg_id: x0..x31 (GDB's ABI names, "x1"
+ * etc. as alternates), pc, the sixteen DMA sync flags, cycle, instret,
+ * chipid, nchips (the device's GDB feature "org.snr.ta1"). HBM regions are
+ * reported by their global address (ta_hbm_of(chip, offset)), so that a
+ * chip's local and global names of the same byte are one address to the
+ * recorder.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_config.h"
+#include "lib/snr_util.h"
+#include "recorder/snr_isa.h"
+
+struct ta1_plugin {
+	struct snr_config cfg;
+	struct snr_isa_reg regs[TA1_REG_COUNT];
+	char names[TA1_REG_COUNT][16];
+	char alt[32][8];
+};
+
+static const char *const abi_names[32] = {
+	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1", "a0",
+	"a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5",
+	"s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+
+static void *ta1_create(const char *config_json, char *err, size_t errlen)
+{
+	struct ta1_plugin *p = snr_xcalloc(1, sizeof(*p));
+	snr_config_default(&p->cfg);
+	if (config_json) {
+		json_error_t je;
+		json_t *j = json_loads(config_json, 0, &je);
+		if (!j) {
+			snr_fmt(err, errlen, "ta1: machine config is not JSON: %s", je.text);
+			free(p);
+			return NULL;
+		}
+		for (size_t i = 0; i < snr_config_nfields; i++) {
+			const struct snr_config_field *f = &snr_config_fields[i];
+			char key[128];
+			snprintf(key, sizeof(key), "%s", f->key);
+			json_t *v = j;
+			for (char *part = strtok(key, "."); part && v; part = strtok(NULL, "."))
+				v = json_object_get(v, part);
+			if (json_is_integer(v))
+				*(uint64_t *)((char *)&p->cfg + f->offset) = (uint64_t)json_integer_value(v);
+		}
+		json_decref(j);
+	}
+	for (unsigned r = 0; r < TA1_REG_COUNT; r++) {
+		struct snr_isa_reg *g = &p->regs[r];
+		g->size = 8;
+		if (r < 32) {
+			/* GDB's riscv feature names x8 "fp" (and accepts "s0"). */
+			g->name = abi_names[r];
+			snprintf(p->alt[r], sizeof(p->alt[r]), "x%u", r);
+			g->alt_name = r == 8 ? "s0" : p->alt[r];
+		} else if (r == TA1_REG_PC) {
+			g->name = "pc";
+			g->pc = true;
+		} else if (r < TA1_REG_FLAG0 + TA1_NUM_FLAGS) {
+			snprintf(p->names[r], sizeof(p->names[r]), "flag%u", r - TA1_REG_FLAG0);
+			g->name = p->names[r];
+			g->optional = true;
+		} else {
+			g->optional = true; /* plain RV64 targets (qemu) lack these */
+			g->name = r == TA1_REG_CYCLE ? "cycle" : r == TA1_REG_INSTRET ? "instret"
+							 : r == TA1_REG_CHIPID ? "chipid"
+										: "nchips";
+		}
+	}
+	return p;
+}
+
+static void ta1_destroy(void *self) { free(self); }
+
+static const struct snr_isa_reg *ta1_registers(void *self, size_t *n)
+{
+	struct ta1_plugin *p = self;
+	*n = TA1_REG_COUNT;
+	return p->regs;
+}
+
+static enum snr_insn_class class_of(enum ta1_class c)
+{
+	switch (c) {
+	case TA1_CLASS_LOAD: return SNR_CLASS_LOAD;
+	case TA1_CLASS_STORE: return SNR_CLASS_STORE;
+	case TA1_CLASS_BRANCH:
+	case TA1_CLASS_JUMP: return SNR_CLASS_BRANCH;
+	case TA1_CLASS_SYSTEM: return SNR_CLASS_SYSTEM;
+	case TA1_CLASS_DMA_ISSUE: return SNR_CLASS_DMA_ISSUE;
+	case TA1_CLASS_DMA_WAIT: return SNR_CLASS_DMA_WAIT;
+	case TA1_CLASS_VECTOR: return SNR_CLASS_VECTOR;
+	case TA1_CLASS_MATRIX: return SNR_CLASS_MATRIX;
+	default: return SNR_CLASS_SCALAR;
+	}
+}
+
+static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc, const struct snr_isa_regs *regs,
+		      struct snr_insn_access *out)
+{
+	struct ta1_plugin *p = self;
+	memset(out, 0, sizeof(*out));
+	out->length = 4;
+	if (avail < 4 || (pc & 3)) {
+		out->fault = avail < 4 ? "ta1: fewer than 4 code bytes" : "ta1: pc not 4-byte aligned";
+		return -1;
+	}
+	uint32_t w = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
+	struct ta1_insn in;
+	if (!ta1_decode(w, &in)) {
+		out->fault = "ta1: illegal instruction";
+		return -1;
+	}
+	uint64_t x[32];
+	for (unsigned r = 0; r < 32; r++) {
+		x[r] = 0;
+		if (r && regs->val[r])
+			memcpy(&x[r], regs->val[r], 8);
+	}
+	struct ta1_query_ctx q = {
+		.x = x,
+		.chip = regs->chip,
+		.nchips = regs->nchips ? regs->nchips : 1,
+		.core_size = p->cfg.core_memory_bytes,
+		.vmem_size = p->cfg.vmem_bytes,
+		.hbm_size = p->cfg.hbm_bytes,
+	};
+	struct ta1_access a;
+	ta1_access_query(&in, &q, &a);
+	out->cls = class_of(ta1_insn_table[in.op].cls);
+	out->regs_read[0] = a.regs_read;
+	out->regs_written[0] = a.regs_written;
+	out->fault = a.fault;
+	for (unsigned i = 0; i < a.nregions && out->nmem < SNR_ISA_MAX_MEM; i++) {
+		const struct ta1_region *r = &a.region[i];
+		if (!r->rows)
+			continue;
+		struct snr_mem_region *m = &out->mem[out->nmem++];
+		m->write = r->write;
+		m->space = r->space;
+		m->chip = r->chip;
+		m->addr = r->addr;
+		m->row_bytes = r->row_bytes;
+		m->rows = r->rows;
+		m->stride = r->stride;
+		if (r->space == TA1_SPACE_HBM) {
+			unsigned owner;
+			uint64_t off;
+			if (ta1_classify(&q, r->addr, 1, &owner, &off) == TA1_SPACE_HBM)
+				m->addr = TA1_HBM_GLOBAL_BASE + ((uint64_t)owner << TA1_HBM_GLOBAL_SHIFT) + off;
+		}
+	}
+	return 0;
+}
+
+static unsigned ta1_disasm_plugin(void *self, const uint8_t *code, size_t avail, uint64_t pc, char *buf,
+				  size_t len)
+{
+	(void)self;
+	if (avail < 4) {
+		snprintf(buf, len, "(no code)");
+		return 0;
+	}
+	uint32_t w = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
+	struct ta1_insn in;
+	bool ok = ta1_decode(w, &in);
+	ta1_disasm(&in, pc, buf, len);
+	return ok ? 4 : 0;
+}
+
+const struct snr_isa_ops snr_isa_ta1 = {
+	.abi_version = SNR_ISA_ABI_VERSION,
+	.name = "ta1",
+	.gdb_arch = "riscv:rv64",
+	.max_insn_bytes = 4,
+	.create = ta1_create,
+	.destroy = ta1_destroy,
+	.registers = ta1_registers,
+	.access = ta1_access,
+	.disasm = ta1_disasm_plugin,
+};

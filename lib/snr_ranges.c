@@ -1,0 +1,117 @@
+/*
+ * snr_ranges.c: see snr_ranges.h.
+ */
+#include "snr_ranges.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "snr_util.h"
+
+static struct snr_range_list *list_for(struct snr_ranges *s, uint32_t key, int create)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->lists[i].key == key)
+			return &s->lists[i];
+	if (!create)
+		return NULL;
+	s->lists = snr_xrealloc(s->lists, (s->n + 1) * sizeof(*s->lists));
+	struct snr_range_list *l = &s->lists[s->n++];
+	memset(l, 0, sizeof(*l));
+	l->key = key;
+	return l;
+}
+
+const struct snr_range_list *snr_ranges_get(const struct snr_ranges *s, uint32_t key)
+{
+	return list_for((struct snr_ranges *)s, key, 0);
+}
+
+void snr_ranges_free(struct snr_ranges *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->lists[i].r);
+	free(s->lists);
+	s->lists = NULL;
+	s->n = 0;
+}
+
+/* First range whose hi >= lo (ranges touching lo merge with it). */
+static size_t lower(const struct snr_range_list *l, uint64_t lo)
+{
+	size_t a = 0, b = l->n;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (l->r[m].hi < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+void snr_ranges_add(struct snr_ranges *s, uint32_t key, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return;
+	struct snr_range_list *l = list_for(s, key, 1);
+	size_t i = lower(l, lo), j = i;
+	while (j < l->n && l->r[j].lo <= hi) {
+		if (l->r[j].lo < lo)
+			lo = l->r[j].lo;
+		if (l->r[j].hi > hi)
+			hi = l->r[j].hi;
+		j++;
+	}
+	if (j == i) { /* insert */
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 16;
+			l->r = snr_xrealloc(l->r, l->cap * sizeof(*l->r));
+		}
+		memmove(&l->r[i + 1], &l->r[i], (l->n - i) * sizeof(*l->r));
+		l->n++;
+	} else if (j > i + 1) { /* merged several */
+		memmove(&l->r[i + 1], &l->r[j], (l->n - j) * sizeof(*l->r));
+		l->n -= j - i - 1;
+	}
+	l->r[i].lo = lo;
+	l->r[i].hi = hi;
+}
+
+void snr_ranges_missing(const struct snr_ranges *s, uint32_t key, uint64_t lo, uint64_t hi, struct snr_range **out,
+			size_t *nout, size_t *cap)
+{
+	if (hi <= lo)
+		return;
+	const struct snr_range_list *l = snr_ranges_get(s, key);
+	size_t i = l ? lower(l, lo + 1) : 0;
+	uint64_t at = lo;
+	for (; l && i < l->n && l->r[i].lo < hi && at < hi; i++) {
+		if (l->r[i].hi <= at)
+			continue;
+		if (l->r[i].lo > at) {
+			if (*nout == *cap) {
+				*cap = *cap ? *cap * 2 : 8;
+				*out = snr_xrealloc(*out, *cap * sizeof(**out));
+			}
+			(*out)[(*nout)++] = (struct snr_range){at, l->r[i].lo};
+		}
+		at = l->r[i].hi;
+	}
+	if (at < hi) {
+		if (*nout == *cap) {
+			*cap = *cap ? *cap * 2 : 8;
+			*out = snr_xrealloc(*out, *cap * sizeof(**out));
+		}
+		(*out)[(*nout)++] = (struct snr_range){at, hi};
+	}
+}
+
+uint64_t snr_ranges_bytes(const struct snr_ranges *s)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->lists[i].n; k++)
+			n += s->lists[i].r[k].hi - s->lists[i].r[k].lo;
+	return n;
+}

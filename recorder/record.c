@@ -1,0 +1,869 @@
+/*
+ * record.c: Algorithm 1 of Snap & Replay.
+ *
+ *   R <- {}, M <- {}
+ *   for N steps:
+ *     ask the ISA plugin for the instruction's inputs and outputs
+ *     save every input register not in R and every input byte not in M
+ *     add the outputs to R and M
+ *     single-step
+ *
+ * R and M here hold everything already known inside the window: what the
+ * window wrote and what was captured, so no byte or register is captured
+ * twice and none that the window produced is captured at all. Memory is
+ * tracked per byte range (lib/snr_ranges.c), which covers a wide read of
+ * memory that an earlier instruction only partly wrote: just the unwritten
+ * parts are read from the target.
+ *
+ * Costs per step: one step round trip plus one register read (free when the
+ * stop reply expedites every register), and memory reads only for first-use
+ * inputs. Code bytes are read once per pc.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/snr_config.h"
+#include "lib/snr_elf.h"
+#include "lib/snr_ranges.h"
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+
+#ifndef SNR_VERSION
+#define SNR_VERSION "unknown"
+#endif
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int snr_parse_breakpoint(const char *spec, char *sym, size_t symlen, uint64_t *value)
+{
+	if (!spec || !*spec)
+		return -1;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	uint64_t off = 0;
+	char *plus = strrchr(buf, '+');
+	if (plus) {
+		*plus = 0;
+		if (!snr_parse_u64(plus + 1, &off, false))
+			return -1;
+	}
+	if (!buf[0])
+		return -1;
+	uint64_t a;
+	if ((buf[0] >= '0' && buf[0] <= '9') && snr_parse_u64(buf, &a, false)) {
+		sym[0] = 0;
+		*value = a + off;
+		return 0;
+	}
+	snprintf(sym, symlen, "%s", buf);
+	*value = off;
+	return 0;
+}
+
+/* ---- symbols: --elf, or the process's executable and mapped objects ------ */
+
+struct loaded_obj {
+	struct snr_elf *elf;
+	uint64_t bias;
+};
+
+/* Load bias of the object mapped from `path` in pid's address space. */
+static int object_bias(int pid, const char *path, const struct snr_elf *elf, uint64_t *bias)
+{
+	char maps[64], line[PATH_MAX + 128];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	FILE *f = fopen(maps, "r");
+	if (!f)
+		return -1;
+	uint64_t first_vaddr = UINT64_MAX;
+	for (size_t i = 0; i < elf->nsegments; i++)
+		if (elf->segments[i].vaddr < first_vaddr)
+			first_vaddr = elf->segments[i].vaddr;
+	int rc = -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perms[8], file[PATH_MAX];
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &lo, &hi, perms, &off, file) < 4)
+			continue;
+		if (strcmp(file, path) || off != 0)
+			continue;
+		*bias = lo - (first_vaddr & ~0xfffull);
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+static int load_symbols(const struct snr_record_opts *o, int pid, struct loaded_obj **objs, size_t *nobjs,
+			char *err, size_t errlen)
+{
+	*objs = NULL;
+	*nobjs = 0;
+	if (o->elf_path) {
+		struct snr_elf *e = snr_elf_open(o->elf_path, err, errlen);
+		if (!e)
+			return -1;
+		*objs = snr_xcalloc(1, sizeof(**objs));
+		(*objs)[0].elf = e;
+		*nobjs = 1;
+		if (pid > 0) { /* a PIE given with --elf: find where it is mapped */
+			char exe[PATH_MAX], link[64];
+			snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+			ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+			if (n > 0) {
+				exe[n] = 0;
+				uint64_t b;
+				if (object_bias(pid, exe, e, &b) == 0)
+					(*objs)[0].bias = b;
+			}
+		}
+		return 0;
+	}
+	if (pid <= 0)
+		return 0;
+	/* The executable first, then every other object mapped at offset 0. */
+	char maps[64], line[PATH_MAX + 128];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	FILE *f = fopen(maps, "r");
+	if (!f) {
+		snr_fmt(err, errlen, "%s: %s", maps, strerror(errno));
+		return -1;
+	}
+	char exe[PATH_MAX] = "", link[64];
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	if (n > 0)
+		exe[n] = 0;
+	char (*paths)[PATH_MAX] = NULL;
+	size_t npaths = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perms[8], file[PATH_MAX];
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &lo, &hi, perms, &off, file) < 5)
+			continue;
+		if (file[0] != '/' || off != 0)
+			continue;
+		int seen = 0;
+		for (size_t i = 0; i < npaths; i++)
+			seen |= !strcmp(paths[i], file);
+		if (seen)
+			continue;
+		paths = snr_xrealloc(paths, (npaths + 1) * sizeof(*paths));
+		snprintf(paths[npaths++], PATH_MAX, "%s", file);
+	}
+	fclose(f);
+	/* executable first */
+	for (size_t i = 0; i < npaths; i++)
+		if (!strcmp(paths[i], exe) && i) {
+			char tmp[PATH_MAX];
+			memcpy(tmp, paths[0], PATH_MAX);
+			memcpy(paths[0], paths[i], PATH_MAX);
+			memcpy(paths[i], tmp, PATH_MAX);
+		}
+	*objs = snr_xcalloc(npaths ? npaths : 1, sizeof(**objs));
+	for (size_t i = 0; i < npaths; i++) {
+		char e2[256];
+		struct snr_elf *e = snr_elf_open(paths[i], e2, sizeof(e2));
+		if (!e)
+			continue;
+		uint64_t b = 0;
+		if (object_bias(pid, paths[i], e, &b)) {
+			snr_elf_free(e);
+			continue;
+		}
+		(*objs)[*nobjs].elf = e;
+		(*objs)[*nobjs].bias = b;
+		(*nobjs)++;
+	}
+	free(paths);
+	return 0;
+}
+
+static void free_symbols(struct loaded_obj *objs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snr_elf_free(objs[i].elf);
+	free(objs);
+}
+
+/* ---- the code cache -------------------------------------------------------- */
+
+struct code_entry {
+	uint64_t pc;
+	uint8_t len; /* bytes valid */
+	uint8_t used;
+	uint8_t bytes[16];
+};
+
+struct code_cache {
+	struct code_entry *e;
+	size_t cap, n;
+};
+
+static struct code_entry *code_slot(struct code_cache *c, uint64_t pc)
+{
+	if (c->n * 2 >= c->cap) {
+		size_t old = c->cap;
+		struct code_entry *oe = c->e;
+		c->cap = c->cap ? c->cap * 2 : 4096;
+		c->e = snr_xcalloc(c->cap, sizeof(*c->e));
+		c->n = 0;
+		for (size_t i = 0; i < old; i++)
+			if (oe[i].used) {
+				*code_slot(c, oe[i].pc) = oe[i];
+				c->n++;
+			}
+		free(oe);
+	}
+	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (c->cap - 1);
+	while (c->e[h].used && c->e[h].pc != pc)
+		h = (h + 1) & (c->cap - 1);
+	return &c->e[h];
+}
+
+/* Reads up to max bytes of code at pc, fewer where memory ends. */
+static int read_code(const struct snr_dbg_ops *dbg, struct snr_dbg *d, uint64_t pc, unsigned max, uint8_t *out)
+{
+	if (dbg->read_mem(d, pc, out, max) == 0)
+		return (int)max;
+	/* Variable-length ISAs: the maximum may run into an unmapped page. */
+	unsigned n = 0;
+	while (n < max && dbg->read_mem(d, pc + n, out + n, 1) == 0)
+		n++;
+	return n ? (int)n : -1;
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+static void progress(uint64_t done, uint64_t total, double t0, bool final)
+{
+	double el = now_s() - t0, rate = el > 0 ? (double)done / el : 0;
+	double eta = rate > 0 ? (double)(total - done) / rate : 0;
+	int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : 0;
+	char bar[64];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = 0;
+	fprintf(stderr, "\r[%s] %llu/%llu instructions, %.0f/s, ETA %.0fs   %s", bar, (unsigned long long)done,
+		(unsigned long long)total, rate, eta, final ? "\n" : "");
+	fflush(stderr);
+}
+
+/* ---- the recorder ------------------------------------------------------------ */
+
+struct rec {
+	const struct snr_record_opts *o;
+	const struct snr_dbg_ops *dbg;
+	struct snr_dbg *d;
+	const struct snr_isa_ops *isa;
+	void *isa_self;
+	const struct snr_isa_reg *iregs;
+	size_t niregs;
+	const struct snr_dbg_reg *dregs;
+	size_t ndregs;
+	long *map; /* ISA register -> debugger register index, -1 if absent */
+	uint8_t *regbuf;
+	size_t regbuf_len;
+	const uint8_t **regval; /* per ISA register, pointer into regbuf or NULL */
+	int pc_reg;
+	unsigned nchips;
+};
+
+static int read_registers(struct rec *r, char *err, size_t errlen)
+{
+	if (r->dbg->read_regs(r->d, r->regbuf)) {
+		snr_fmt(err, errlen, "reading registers: %s", r->dbg->error(r->d));
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t reg_u64(const struct rec *r, size_t i)
+{
+	uint64_t v = 0;
+	if (r->regval[i])
+		memcpy(&v, r->regval[i], r->iregs[i].size < 8 ? r->iregs[i].size : 8);
+	return v;
+}
+
+static int map_registers(struct rec *r, char *err, size_t errlen)
+{
+	r->iregs = r->isa->registers(r->isa_self, &r->niregs);
+	r->dregs = r->dbg->registers(r->d, &r->ndregs);
+	if (!r->dregs || !r->ndregs) {
+		snr_fmt(err, errlen, "the debugger reports no registers");
+		return -1;
+	}
+	const struct snr_dbg_reg *last = &r->dregs[r->ndregs - 1];
+	r->regbuf_len = last->offset + last->size;
+	for (size_t i = 0; i < r->ndregs; i++)
+		if (r->dregs[i].offset + r->dregs[i].size > r->regbuf_len)
+			r->regbuf_len = r->dregs[i].offset + r->dregs[i].size;
+	r->regbuf = snr_xcalloc(1, r->regbuf_len);
+	r->map = snr_xcalloc(r->niregs, sizeof(*r->map));
+	r->regval = snr_xcalloc(r->niregs, sizeof(*r->regval));
+	r->pc_reg = -1;
+	char missing[512] = "";
+	for (size_t i = 0; i < r->niregs; i++) {
+		const struct snr_isa_reg *ir = &r->iregs[i];
+		r->map[i] = -1;
+		for (size_t k = 0; k < r->ndregs && r->map[i] < 0; k++)
+			if (!strcmp(r->dregs[k].name, ir->name) || (ir->alt_name && !strcmp(r->dregs[k].name, ir->alt_name)))
+				r->map[i] = (long)k;
+		if (ir->pc)
+			r->pc_reg = (int)i;
+		if (r->map[i] < 0) {
+			if (!ir->optional && strlen(missing) + strlen(ir->name) + 3 < sizeof(missing))
+				snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+					 missing[0] ? ", " : "", ir->name);
+			continue;
+		}
+		const struct snr_dbg_reg *dr = &r->dregs[r->map[i]];
+		if (dr->size < ir->size) {
+			snr_fmt(err, errlen, "register %s is %u bytes at the debugger, %u in the %s ISA", ir->name,
+				dr->size, ir->size, r->isa->name);
+			return -1;
+		}
+		r->regval[i] = r->regbuf + dr->offset;
+	}
+	if (missing[0]) {
+		snr_fmt(err, errlen, "the debugger lacks registers the %s ISA needs: %s", r->isa->name, missing);
+		return -1;
+	}
+	if (r->pc_reg < 0) {
+		snr_fmt(err, errlen, "the %s ISA names no program counter", r->isa->name);
+		return -1;
+	}
+	return 0;
+}
+
+static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json)
+{
+	const struct snr_record_opts *o = r->o;
+	json_t *m = json_object();
+	json_object_set_new(m, "format", json_string("snr trace"));
+	json_object_set_new(m, "isa", json_string(r->isa->name));
+	json_object_set_new(m, "recorder", json_string("snr " SNR_VERSION));
+	json_object_set_new(m, "debugger", json_string(r->dbg->name));
+	if (o->target)
+		json_object_set_new(m, "target", json_string(o->target));
+	if (o->argv && o->argv[0]) {
+		json_t *a = json_array();
+		for (char *const *p = o->argv; *p; p++)
+			json_array_append_new(a, json_string(*p));
+		json_object_set_new(m, "command", a);
+	}
+	if (o->elf_path)
+		json_object_set_new(m, "elf", json_string(o->elf_path));
+	json_object_set_new(m, "breakpoint", json_string(o->breakpoint));
+	json_object_set_new(m, "breakpoint_address", json_integer((json_int_t)bp_addr));
+	json_object_set_new(m, "skip", json_integer((json_int_t)o->skip));
+	json_object_set_new(m, "count", json_integer((json_int_t)o->count));
+	json_object_set_new(m, "chip", json_integer(o->chip));
+	json_object_set_new(m, "chips", json_integer(r->nchips));
+	json_object_set_new(m, "pid", json_integer(r->dbg->pid(r->d)));
+	time_t now = time(NULL);
+	char ts[64];
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_object_set_new(m, "created", json_string(ts));
+	if (config_json) {
+		json_t *c = json_loads(config_json, 0, NULL);
+		if (c)
+			json_object_set_new(m, "config", c);
+	}
+	json_t *regs = json_array();
+	for (size_t i = 0; i < r->niregs; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "name", json_string(r->iregs[i].name));
+		json_object_set_new(e, "size", json_integer(r->iregs[i].size));
+		if (r->iregs[i].pc)
+			json_object_set_new(e, "pc", json_true());
+		if (r->map[i] < 0)
+			json_object_set_new(e, "unavailable", json_true());
+		json_array_append_new(regs, e);
+	}
+	json_object_set_new(m, "registers", regs);
+	char *s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(m);
+	return s;
+}
+
+static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *objs, size_t nobjs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nobjs; i++)
+		n += objs[i].elf->nsymbols;
+	uint64_t *addr = snr_xcalloc(n ? n : 1, sizeof(*addr)), *size = snr_xcalloc(n ? n : 1, sizeof(*size));
+	const char **name = snr_xcalloc(n ? n : 1, sizeof(*name));
+	size_t k = 0;
+	for (size_t i = 0; i < nobjs; i++)
+		for (size_t j = 0; j < objs[i].elf->nsymbols; j++) {
+			const struct snr_elf_symbol *s = &objs[i].elf->symbols[j];
+			addr[k] = s->addr + objs[i].bias;
+			size[k] = s->size;
+			name[k] = s->name;
+			k++;
+		}
+	/* sort by address (objects may interleave) */
+	for (size_t i = 1; i < k; i++) {
+		uint64_t a = addr[i], sz = size[i];
+		const char *nm = name[i];
+		size_t j = i;
+		if (addr[j - 1] <= a)
+			continue;
+		/* binary insertion */
+		size_t lo = 0, hi = i;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (addr[mid] <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(&addr[lo + 1], &addr[lo], (i - lo) * sizeof(*addr));
+		memmove(&size[lo + 1], &size[lo], (i - lo) * sizeof(*size));
+		memmove(&name[lo + 1], &name[lo], (i - lo) * sizeof(*name));
+		addr[lo] = a;
+		size[lo] = sz;
+		name[lo] = nm;
+		(void)j;
+	}
+	int rc = snr_trace_write_symbols(w, k, addr, size, name);
+	free(addr);
+	free(size);
+	free(name);
+	return rc;
+}
+
+static const char *stop_text(const struct snr_dbg_stop *s, char *buf, size_t len)
+{
+	switch (s->kind) {
+	case SNR_DBG_STOP_TRAP: snprintf(buf, len, "stopped at 0x%llx", (unsigned long long)s->pc); break;
+	case SNR_DBG_STOP_SIGNAL: snprintf(buf, len, "signal %d at 0x%llx", s->code, (unsigned long long)s->pc); break;
+	case SNR_DBG_STOP_EXITED: snprintf(buf, len, "exited with status %d", s->code); break;
+	case SNR_DBG_STOP_KILLED: snprintf(buf, len, "killed by signal %d", s->code); break;
+	case SNR_DBG_STOP_TIMEOUT: snprintf(buf, len, "timed out"); break;
+	}
+	return buf;
+}
+
+int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)
+{
+	struct rec r = {.o = o, .dbg = o->dbg};
+	struct loaded_obj *objs = NULL;
+	size_t nobjs = 0;
+	struct snr_trace_writer *w = NULL;
+	struct snr_ranges known = {0}, written = {0};
+	struct code_cache cc = {0};
+	struct snr_range *miss = NULL;
+	size_t miss_cap = 0;
+	uint32_t *miss_key = NULL;
+	size_t miss_key_cap = 0;
+	uint8_t *membuf = NULL;
+	size_t membuf_cap = 0;
+	char *meta = NULL, *config_json = NULL;
+	bool *reg_known = NULL;
+	uint8_t *capbuf = NULL;
+	struct snr_trace_regval *rv = NULL, *prv = NULL;
+	struct snr_trace_mem *mv = NULL;
+	size_t mv_cap = 0;
+	int rc = -1;
+	char msg[512];
+	double t0 = now_s();
+
+	memset(sum, 0, sizeof(*sum));
+	sum->end_reason = "error";
+	if (o->dbg->abi_version != SNR_DBG_ABI_VERSION) {
+		snr_fmt(err, errlen, "debugger backend %s has ABI version %u, snr needs %d", o->dbg->name,
+			o->dbg->abi_version, SNR_DBG_ABI_VERSION);
+		return -1;
+	}
+	r.d = o->dbg->open(o->target, o->argv, err, errlen);
+	if (!r.d)
+		return -1;
+
+	/* ISA */
+	const char *arch = o->dbg->arch(r.d);
+	if (!o->isa || !strcmp(o->isa, "auto")) {
+		r.isa = arch ? snr_isa_for_gdb_arch(arch) : NULL;
+		if (!r.isa) {
+			snr_fmt(err, errlen, "cannot tell the ISA: the target reports architecture %s; name it with --isa",
+				arch ? arch : "(none)");
+			goto out;
+		}
+	} else {
+		r.isa = snr_isa_find(o->isa);
+		if (!r.isa) {
+			snr_fmt(err, errlen, "unknown ISA '%s' (ta1, x86-64, aarch64)", o->isa);
+			goto out;
+		}
+	}
+	if (r.isa->abi_version != SNR_ISA_ABI_VERSION) {
+		snr_fmt(err, errlen, "ISA plugin %s has ABI version %u, snr needs %d", r.isa->name, r.isa->abi_version,
+			SNR_ISA_ABI_VERSION);
+		goto out;
+	}
+	if (!strcmp(r.isa->name, "ta1")) {
+		struct snr_config cfg;
+		snr_config_default(&cfg);
+		if (o->config_path && snr_config_load(&cfg, o->config_path, msg, sizeof(msg))) {
+			snr_fmt(err, errlen, "%s", msg);
+			goto out;
+		}
+		config_json = snr_config_to_json(&cfg);
+	}
+	r.isa_self = r.isa->create(config_json, err, errlen);
+	if (!r.isa_self)
+		goto out;
+	int nth = o->dbg->nthreads(r.d);
+	r.nchips = nth > 0 ? (unsigned)nth : 1;
+	if (o->chip < 0 || (unsigned)o->chip >= r.nchips) {
+		snr_fmt(err, errlen, "--chip %d: the target has %u thread%s", o->chip, r.nchips, r.nchips == 1 ? "" : "s");
+		goto out;
+	}
+	if (map_registers(&r, err, errlen))
+		goto out;
+
+	/* Breakpoint */
+	char sym[256];
+	uint64_t bp;
+	if (snr_parse_breakpoint(o->breakpoint, sym, sizeof(sym), &bp)) {
+		snr_fmt(err, errlen, "--breakpoint '%s': expected SYMBOL, 0xADDRESS, SYMBOL+OFFSET or 0xADDRESS+OFFSET",
+			o->breakpoint ? o->breakpoint : "");
+		goto out;
+	}
+	if (load_symbols(o, o->dbg->pid(r.d), &objs, &nobjs, err, errlen))
+		goto out;
+	if (sym[0]) {
+		const struct snr_elf_symbol *s = NULL;
+		size_t which = 0;
+		for (size_t i = 0; i < nobjs && !s; i++)
+			if ((s = snr_elf_find(objs[i].elf, sym)))
+				which = i;
+		if (!s) {
+			snr_fmt(err, errlen, "--breakpoint %s: no symbol '%s' in %s", o->breakpoint, sym,
+				nobjs ? objs[0].elf->path : "(no symbols: give --elf PROG)");
+			goto out;
+		}
+		bp += s->addr + objs[which].bias;
+	}
+	if (o->dbg->select_thread(r.d, o->chip) || o->dbg->set_breakpoint(r.d, bp)) {
+		snr_fmt(err, errlen, "setting a breakpoint at 0x%llx: %s", (unsigned long long)bp, o->dbg->error(r.d));
+		goto out;
+	}
+	struct snr_dbg_stop st;
+	for (uint64_t hit = 0; hit <= o->skip; hit++) {
+		for (;;) {
+			if (o->dbg->cont(r.d, o->timeout_s > 0 ? o->timeout_s * 1000 : 0, &st)) {
+				snr_fmt(err, errlen, "continuing to the breakpoint: %s", o->dbg->error(r.d));
+				goto out;
+			}
+			if (st.kind == SNR_DBG_STOP_TIMEOUT) {
+				snr_fmt(err, errlen,
+					"breakpoint %s (0x%llx) not hit within %d s%s; the program was left stopped there",
+					o->breakpoint, (unsigned long long)bp, o->timeout_s,
+					hit ? " after an earlier hit" : "");
+				goto out;
+			}
+			if (st.kind != SNR_DBG_STOP_TRAP) {
+				snr_fmt(err, errlen, "the program %s before reaching breakpoint %s (hit %llu of %llu)",
+					stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)hit,
+					(unsigned long long)o->skip + 1);
+				goto out;
+			}
+			/* Another chip may stop at the same breakpoint first. */
+			if (st.thread < 0 || st.thread == o->chip)
+				break;
+		}
+	}
+	if (o->dbg->clear_breakpoint(r.d, bp) || o->dbg->select_thread(r.d, o->chip)) {
+		snr_fmt(err, errlen, "clearing the breakpoint: %s", o->dbg->error(r.d));
+		goto out;
+	}
+
+	meta = meta_json(&r, bp, config_json);
+	w = snr_trace_create(o->out_path, meta, err, errlen);
+	if (!w)
+		goto out;
+	if (nobjs && write_trace_symbols(w, objs, nobjs)) {
+		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+		goto out;
+	}
+
+	reg_known = snr_xcalloc(r.niregs, sizeof(*reg_known));
+	rv = snr_xcalloc(r.niregs, sizeof(*rv));
+	prv = snr_xcalloc(r.niregs, sizeof(*prv));
+	capbuf = snr_xcalloc(r.niregs, 256); /* captured register bytes of this step */
+	double last_draw = 0;
+	sum->end_reason = "count";
+	uint64_t i;
+	for (i = 0; i < o->count; i++) {
+		if (read_registers(&r, err, errlen))
+			goto out;
+		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
+		struct snr_trace_step step = {.index = i, .pc = pc};
+		struct code_entry *ce = code_slot(&cc, pc);
+		if (!ce->used) {
+			int n = read_code(r.dbg, r.d, pc, r.isa->max_insn_bytes, ce->bytes);
+			if (n < 0) {
+				snr_fmt(err, errlen, "instruction %llu: cannot read code at 0x%llx: %s",
+					(unsigned long long)i, (unsigned long long)pc, r.dbg->error(r.d));
+				goto out;
+			}
+			ce->used = 1;
+			ce->pc = pc;
+			ce->len = (uint8_t)n;
+			cc.n++;
+		}
+		struct snr_isa_regs iv = {.val = r.regval, .chip = (unsigned)o->chip, .nchips = r.nchips};
+		struct snr_insn_access acc;
+		r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
+		if (!acc.length || acc.length > ce->len)
+			acc.length = ce->len;
+		if (ce->len && !(ce->used & 2)) { /* code goes into the trace once per pc */
+			step.code_len = (uint8_t)acc.length;
+			memcpy(step.code, ce->bytes, acc.length);
+			ce->used |= 2;
+		}
+		/* inputs: registers */
+		unsigned nrv = 0;
+		for (size_t k = 0; k < r.niregs; k++) {
+			if ((int)k == r.pc_reg || reg_known[k] || !snr_regset_has(acc.regs_read, (unsigned)k))
+				continue;
+			reg_known[k] = true;
+			if (!r.regval[k])
+				continue; /* optional register the debugger lacks: nothing to save */
+			memcpy(capbuf + k * 256, r.regval[k], r.iregs[k].size);
+			rv[nrv].reg = (uint16_t)k;
+			rv[nrv].val = capbuf + k * 256;
+			nrv++;
+			sum->regs_captured++;
+		}
+		step.nregs = nrv;
+		step.regs = rv;
+		/* inputs: memory not known yet */
+		size_t nmiss = 0;
+		size_t need = 0;
+		for (unsigned m = 0; m < acc.nmem; m++) {
+			const struct snr_mem_region *g = &acc.mem[m];
+			if (g->write)
+				continue;
+			uint32_t key = snr_ranges_key(g->space, g->chip);
+			for (uint64_t row = 0; row < g->rows; row++) {
+				uint64_t a = g->addr + (uint64_t)((int64_t)row * g->stride);
+				size_t before = nmiss;
+				snr_ranges_missing(&known, key, a, a + g->row_bytes, &miss, &nmiss, &miss_cap);
+				if (nmiss > miss_key_cap) {
+					miss_key_cap = miss_cap;
+					miss_key = snr_xrealloc(miss_key, miss_key_cap * sizeof(*miss_key));
+				}
+				for (size_t q = before; q < nmiss; q++)
+					miss_key[q] = key;
+				/* a later row may overlap this one: mark now */
+				for (size_t q = before; q < nmiss; q++)
+					snr_ranges_add(&known, key, miss[q].lo, miss[q].hi);
+			}
+		}
+		for (size_t q = 0; q < nmiss; q++)
+			need += miss[q].hi - miss[q].lo;
+		if (need > membuf_cap) {
+			membuf_cap = need;
+			membuf = snr_xrealloc(membuf, membuf_cap);
+		}
+		if (nmiss > mv_cap) {
+			mv_cap = nmiss;
+			mv = snr_xrealloc(mv, mv_cap * sizeof(*mv));
+		}
+		size_t at = 0;
+		for (size_t q = 0; q < nmiss; q++) {
+			uint64_t len = miss[q].hi - miss[q].lo;
+			if (r.dbg->read_mem(r.d, miss[q].lo, membuf + at, len)) {
+				snr_fmt(err, errlen, "instruction %llu at 0x%llx: reading its input at 0x%llx (%llu bytes): %s",
+					(unsigned long long)i, (unsigned long long)pc, (unsigned long long)miss[q].lo,
+					(unsigned long long)len, r.dbg->error(r.d));
+				goto out;
+			}
+			mv[q] = (struct snr_trace_mem){(uint8_t)(miss_key[q] >> 16), (uint16_t)(miss_key[q] & 0xffff),
+						       miss[q].lo, len, membuf + at};
+			at += len;
+			sum->bytes_captured += len;
+		}
+		step.nmem = (unsigned)nmiss;
+		step.mem = mv;
+		/* outputs */
+		for (size_t k = 0; k < r.niregs; k++)
+			if (snr_regset_has(acc.regs_written, (unsigned)k))
+				reg_known[k] = true;
+		for (unsigned m = 0; m < acc.nmem; m++) {
+			const struct snr_mem_region *g = &acc.mem[m];
+			if (!g->write)
+				continue;
+			uint32_t key = snr_ranges_key(g->space, g->chip);
+			for (uint64_t row = 0; row < g->rows; row++) {
+				uint64_t a = g->addr + (uint64_t)((int64_t)row * g->stride);
+				snr_ranges_add(&known, key, a, a + g->row_bytes);
+				snr_ranges_add(&written, key, a, a + g->row_bytes);
+			}
+		}
+		/* step */
+		if (r.dbg->step(r.d, &st)) {
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: single-step failed: %s", (unsigned long long)i,
+				(unsigned long long)pc, r.dbg->error(r.d));
+			goto out;
+		}
+		/* Host system calls: the simulator cannot redo them, so their
+		 * register results are recorded as post-step values. */
+		if (acc.cls == SNR_CLASS_SYSTEM && strcmp(r.isa->name, "ta1") && st.kind == SNR_DBG_STOP_TRAP) {
+			if (read_registers(&r, err, errlen))
+				goto out;
+			unsigned np = 0;
+			for (size_t k = 0; k < r.niregs; k++)
+				if (snr_regset_has(acc.regs_written, (unsigned)k) && r.regval[k] && (int)k != r.pc_reg) {
+					memcpy(capbuf + k * 256, r.regval[k], r.iregs[k].size);
+					prv[np].reg = (uint16_t)k;
+					prv[np].val = capbuf + k * 256;
+					np++;
+				}
+			step.npost_regs = np;
+			step.post_regs = prv;
+		}
+		if (snr_trace_add_step(w, &step)) {
+			snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+			goto out;
+		}
+		sum->instructions = i + 1;
+		if (st.kind == SNR_DBG_STOP_EXITED || st.kind == SNR_DBG_STOP_KILLED) {
+			sum->end_reason = st.kind == SNR_DBG_STOP_EXITED ? "exited" : "killed";
+			sum->exit_code = st.code;
+			break;
+		}
+		if (st.kind == SNR_DBG_STOP_SIGNAL) {
+			sum->end_reason = "fault";
+			sum->exit_code = st.code;
+			break;
+		}
+		if (o->progress && (i & 255) == 0 && now_s() - last_draw > 0.2) {
+			progress(i + 1, o->count, t0, false);
+			last_draw = now_s();
+		}
+	}
+	if (o->progress)
+		progress(sum->instructions, o->count, t0, true);
+
+	/* digest: final registers and the written memory, if the target is still there */
+	if (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault")) {
+		if (read_registers(&r, err, errlen))
+			goto out;
+		size_t nregions = 0;
+		for (size_t l = 0; l < written.n; l++)
+			nregions += written.lists[l].n;
+		struct snr_trace_mem *dm = snr_xcalloc(nregions ? nregions : 1, sizeof(*dm));
+		uint8_t **bufs = snr_xcalloc(nregions ? nregions : 1, sizeof(*bufs));
+		size_t k = 0;
+		int bad = 0;
+		for (size_t l = 0; l < written.n && !bad; l++) {
+			const struct snr_range_list *lst = &written.lists[l];
+			for (size_t q = 0; q < lst->n && !bad; q++) {
+				uint64_t len = lst->r[q].hi - lst->r[q].lo;
+				bufs[k] = snr_xmalloc(len);
+				if (r.dbg->read_mem(r.d, lst->r[q].lo, bufs[k], len)) {
+					snr_fmt(err, errlen, "reading the end state at 0x%llx: %s",
+						(unsigned long long)lst->r[q].lo, r.dbg->error(r.d));
+					bad = 1;
+				}
+				dm[k] = (struct snr_trace_mem){(uint8_t)(lst->key >> 16), (uint16_t)(lst->key & 0xffff),
+							       lst->r[q].lo, len, bufs[k]};
+				k++;
+			}
+		}
+		const uint8_t **final = snr_xcalloc(r.niregs, sizeof(*final));
+		for (size_t q = 0; q < r.niregs; q++)
+			final[q] = r.regval[q];
+		int drc = bad ? -1 : snr_trace_write_digest(w, final, k, dm);
+		for (size_t q = 0; q < k; q++)
+			free(bufs[q]);
+		free(bufs);
+		free(dm);
+		free(final);
+		if (drc) {
+			if (!bad)
+				snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+			goto out;
+		}
+	}
+	sum->bytes_written = snr_ranges_bytes(&written);
+	sum->seconds = now_s() - t0;
+	{
+		json_t *e = json_object();
+		json_object_set_new(e, "instructions", json_integer((json_int_t)sum->instructions));
+		json_object_set_new(e, "reason", json_string(sum->end_reason));
+		if (strcmp(sum->end_reason, "count"))
+			json_object_set_new(e, "code", json_integer(sum->exit_code));
+		json_object_set_new(e, "registers_captured", json_integer((json_int_t)sum->regs_captured));
+		json_object_set_new(e, "bytes_captured", json_integer((json_int_t)sum->bytes_captured));
+		json_object_set_new(e, "bytes_written", json_integer((json_int_t)sum->bytes_written));
+		json_object_set_new(e, "seconds", json_real(sum->seconds));
+		char *ej = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(e);
+		int frc = snr_trace_finish(w, ej);
+		w = NULL;
+		free(ej);
+		if (frc) {
+			snr_fmt(err, errlen, "writing %s failed", o->out_path);
+			goto out;
+		}
+		struct stat sb;
+		if (stat(o->out_path, &sb) == 0)
+			sum->trace_bytes = (uint64_t)sb.st_size;
+	}
+	if (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault")) {
+		if (o->kill_after)
+			r.dbg->kill(r.d);
+		else
+			r.dbg->detach(r.d);
+	}
+	rc = 0;
+out:
+	free(capbuf);
+	if (w)
+		snr_trace_abandon(w);
+	if (r.d)
+		r.dbg->close(r.d);
+	if (r.isa && r.isa_self)
+		r.isa->destroy(r.isa_self);
+	free_symbols(objs, nobjs);
+	snr_ranges_free(&known);
+	snr_ranges_free(&written);
+	free(cc.e);
+	free(miss);
+	free(miss_key);
+	free(membuf);
+	free(meta);
+	free(config_json);
+	free(reg_known);
+	free(rv);
+	free(prv);
+	free(mv);
+	free(r.regbuf);
+	free(r.map);
+	free(r.regval);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * record.h: the recorder (Snap & Replay's Algorithm 1) over the debugger and
+ * ISA plugin ABIs.
+ */
+#ifndef SNR_RECORD_H
+#define SNR_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recorder/snr_debugger.h"
+#include "recorder/snr_isa.h"
+
+struct snr_record_opts {
+	const struct snr_dbg_ops *dbg;
+	const char *target;     /* "tcp:...", "unix:...", "pid:N", or NULL to launch argv */
+	char *const *argv;
+	const char *elf_path;   /* symbols; NULL: /proc/PID/exe and its mapped objects */
+	const char *isa;        /* "auto" or a plugin name */
+	const char *breakpoint; /* SYM, 0xADDR, SYM+OFF or 0xADDR+OFF */
+	uint64_t skip;          /* record the (skip+1)-th hit */
+	uint64_t count;         /* N */
+	int chip;               /* thread to record */
+	int timeout_s;          /* for the breakpoint to be hit */
+	const char *config_path; /* TA1 machine config to store in the trace */
+	const char *out_path;
+	bool progress;          /* draw a progress line on stderr */
+	bool kill_after;        /* kill the program after recording (default: detach) */
+};
+
+struct snr_record_summary {
+	uint64_t instructions;
+	uint64_t regs_captured;
+	uint64_t bytes_captured;
+	uint64_t bytes_written; /* memory written inside the window */
+	uint64_t trace_bytes;
+	double seconds;
+	const char *end_reason; /* "count", "exited", "fault", "killed" */
+	int exit_code;
+};
+
+/* Runs the whole recording. Returns 0, or -1 with err filled (a trace
+ * written so far is kept, marked truncated). */
+int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen);
+
+/* Parses "SYM", "SYM+OFF", "0xADDR", "0xADDR+OFF" into a symbol name (or
+ * NULL) and an offset/address. */
+int snr_parse_breakpoint(const char *spec, char *sym, size_t symlen, uint64_t *value);
+
+#endif
