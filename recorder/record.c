@@ -729,9 +729,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				(unsigned long long)pc, r.dbg->error(r.d));
 			goto out;
 		}
-		/* Host system calls: the simulator cannot redo them, so their
-		 * register results are recorded as post-step values. */
-		if (acc.cls == SNR_CLASS_SYSTEM && strcmp(r.isa->name, "ta1") && st.kind == SNR_DBG_STOP_TRAP) {
+		/* System calls and counters: a simulator cannot recompute their
+		 * results, so their register outputs are recorded after the step. */
+		if (acc.record_outputs && st.kind == SNR_DBG_STOP_TRAP) {
 			if (read_registers(&r, err, errlen))
 				goto out;
 			unsigned np = 0;

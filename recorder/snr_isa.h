@@ -64,6 +64,10 @@ struct snr_insn_access {
 	unsigned nmem;
 	struct snr_mem_region mem[SNR_ISA_MAX_MEM];
 	const char *fault; /* the instruction will fault (reason), or NULL */
+	/* The register outputs cannot be recomputed by a simulator (a system
+	 * call's results, a cycle counter): the recorder saves their values
+	 * after the step and the replayer applies them. */
+	bool record_outputs;
 };
 
 /* Register values the plugin may read: regs[i] points at register i's

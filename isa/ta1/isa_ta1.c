@@ -142,6 +142,8 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 	out->regs_read[0] = a.regs_read;
 	out->regs_written[0] = a.regs_written;
 	out->fault = a.fault;
+	/* cycle, time and instret differ between the device and any replay */
+	out->record_outputs = ta1_insn_table[in.op].cls == TA1_CLASS_CSR;
 	for (unsigned i = 0; i < a.nregions && out->nmem < SNR_ISA_MAX_MEM; i++) {
 		const struct ta1_region *r = &a.region[i];
 		if (!r->rows)

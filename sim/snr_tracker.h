@@ -1,0 +1,135 @@
+/*
+ * snr_tracker.h: the performance tracker's callback layer (version 1).
+ *
+ * A simulator's components report what happens, as it happens, through the
+ * callbacks a tracker registered: instruction issue and retire, stalls with
+ * their cause and the instruction responsible, each DMA's life (issue, start
+ * of transfer, completion, the WAIT that consumed it), memory and register
+ * reads and writes, and busy intervals per unit. Callbacks left NULL are
+ * never called, and simulators test for them once per event kind when the
+ * tracker is attached (snr_tracker_mask), so an unregistered event costs
+ * nothing measurable (bench/tracker_overhead measures it).
+ *
+ * Cycles are the simulated core clock. `index` is the instruction's position
+ * in the replayed window (0-based).
+ */
+#ifndef SNR_TRACKER_H
+#define SNR_TRACKER_H
+
+#include <stdint.h>
+
+#define SNR_TRACKER_ABI_VERSION 1
+
+enum snr_unit {
+	SNR_UNIT_SCALAR,
+	SNR_UNIT_VECTOR,
+	SNR_UNIT_MXU,
+	SNR_UNIT_DMA, /* DMA engine; per-link detail is in the DMA events */
+	SNR_UNIT_COUNT,
+};
+
+enum snr_stall_cause {
+	SNR_STALL_DMA_BASE,      /* WAIT while the DMA was still in its base latency */
+	SNR_STALL_DMA_TRANSFER,  /* WAIT while the DMA was transferring */
+	SNR_STALL_VMEM_HAZARD,   /* operand in VMEM still being written by an op in flight */
+	SNR_STALL_UNIT_BUSY,     /* the vector unit or MXU was busy with an earlier op */
+	SNR_STALL_REGISTER,      /* a source register not ready (scalar latency) */
+	SNR_STALL_BRANCH,        /* taken branch refill */
+	SNR_STALL_COUNT,
+};
+
+struct snr_ev_insn {
+	uint64_t index, pc;
+	uint64_t issue, retire; /* cycles */
+	uint8_t unit;           /* enum snr_unit that executes it */
+	uint8_t cls;            /* enum snr_insn_class */
+};
+
+struct snr_ev_stall {
+	uint64_t index;       /* the stalled instruction */
+	uint64_t cycles;      /* how long */
+	uint64_t start;       /* cycle the stall began */
+	uint8_t cause;        /* enum snr_stall_cause */
+	int64_t responsible;  /* index of the instruction responsible (for a DMA WAIT,
+				 its DMA ISSUE), -1 if none in the window */
+	uint64_t dma_id;      /* for DMA stalls: the DMA, else 0 */
+};
+
+enum snr_dma_phase {
+	SNR_DMA_ISSUED,
+	SNR_DMA_STARTED,   /* base latency over: transfer starts (may queue behind its link) */
+	SNR_DMA_COMPLETED,
+	SNR_DMA_WAITED,    /* consumed by a WAIT */
+};
+
+struct snr_ev_dma {
+	uint64_t id;            /* 1-based, in issue order; DMAs issued before the window get ids too */
+	uint8_t phase;          /* enum snr_dma_phase */
+	int64_t issue_index;    /* instruction index of the ISSUE, -1 if before the window */
+	int64_t wait_index;     /* for WAITED: the WAIT's index */
+	uint64_t cycle;         /* when this phase happened */
+	uint64_t bytes;
+	uint16_t src_space, dst_space, src_chip, dst_chip; /* the link is (src, dst) */
+	uint64_t src_addr, dst_addr;
+	uint16_t flag;
+	uint64_t base_cycles;     /* configured base latency */
+	uint64_t transfer_cycles; /* for COMPLETED: time from start to completion, queueing included */
+};
+
+struct snr_ev_mem {
+	uint64_t index;
+	uint64_t cycle;
+	uint8_t write;
+	uint8_t space;
+	uint16_t chip;
+	uint64_t addr, bytes;
+};
+
+struct snr_ev_reg {
+	uint64_t index;
+	uint16_t reg;
+	uint8_t write;
+};
+
+struct snr_ev_busy {
+	uint8_t unit;
+	uint64_t start, end; /* [start, end) cycles */
+	uint64_t index;      /* the instruction that kept it busy */
+};
+
+struct snr_tracker {
+	uint32_t abi_version; /* SNR_TRACKER_ABI_VERSION */
+	void *user;
+	void (*on_issue)(void *user, const struct snr_ev_insn *e);
+	void (*on_retire)(void *user, const struct snr_ev_insn *e);
+	void (*on_stall)(void *user, const struct snr_ev_stall *e);
+	void (*on_dma)(void *user, const struct snr_ev_dma *e);
+	void (*on_mem)(void *user, const struct snr_ev_mem *e);
+	void (*on_reg)(void *user, const struct snr_ev_reg *e);
+	void (*on_busy)(void *user, const struct snr_ev_busy *e);
+};
+
+enum {
+	SNR_TRACK_ISSUE = 1 << 0,
+	SNR_TRACK_RETIRE = 1 << 1,
+	SNR_TRACK_STALL = 1 << 2,
+	SNR_TRACK_DMA = 1 << 3,
+	SNR_TRACK_MEM = 1 << 4,
+	SNR_TRACK_REG = 1 << 5,
+	SNR_TRACK_BUSY = 1 << 6,
+};
+
+/* Which callbacks are registered, as SNR_TRACK_* bits. */
+static inline unsigned snr_tracker_mask(const struct snr_tracker *t)
+{
+	if (!t)
+		return 0;
+	return (t->on_issue ? SNR_TRACK_ISSUE : 0) | (t->on_retire ? SNR_TRACK_RETIRE : 0) |
+	       (t->on_stall ? SNR_TRACK_STALL : 0) | (t->on_dma ? SNR_TRACK_DMA : 0) |
+	       (t->on_mem ? SNR_TRACK_MEM : 0) | (t->on_reg ? SNR_TRACK_REG : 0) | (t->on_busy ? SNR_TRACK_BUSY : 0);
+}
+
+const char *snr_stall_cause_name(enum snr_stall_cause c);
+const char *snr_unit_name(enum snr_unit u);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * ta1_timing.h: TA1's timing model (docs/ta1-timing.md), shared by the GRM
+ * (replay of a recorded window) and `snr device --timing` (a whole program
+ * from reset), so that the two can be compared on the same window.
+ *
+ * The model is fed instructions in program order, each with the operand
+ * access the ISA query computed from the registers before it executed, and
+ * reports every event to the tracker.
+ */
+#ifndef SNR_TA1_TIMING_H
+#define SNR_TA1_TIMING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_config.h"
+#include "sim/snr_tracker.h"
+
+struct ta1_timing;
+
+/* tracker may be NULL. chip is the executing chip (for link names). */
+struct ta1_timing *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker, unsigned chip);
+void ta1_timing_free(struct ta1_timing *t);
+
+/* A DMA issued before the window that completes `completions_pending`
+ * times on flag f; modelled as having been issued at cycle 0 with `bytes`
+ * on the given link (0 bytes if unknown: it completes after the base latency). */
+void ta1_timing_pre_window_dma(struct ta1_timing *t, unsigned flag, uint64_t bytes, uint8_t src_space,
+			       uint8_t dst_space);
+
+/* Accounts for one instruction. x holds the registers before it executed;
+ * next_pc the pc after it (to tell taken branches). */
+void ta1_timing_insn(struct ta1_timing *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
+		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc);
+
+/* The cycle at which the next instruction could issue (what the cycle CSR
+ * reads under the model). */
+uint64_t ta1_timing_now(const struct ta1_timing *t);
+
+/* Runs every operation in flight to completion; returns the last cycle. */
+uint64_t ta1_timing_drain(struct ta1_timing *t);
+
+struct ta1_timing_totals {
+	uint64_t cycles, instructions;
+	uint64_t stall_cycles[SNR_STALL_COUNT];
+	uint64_t dma_count, dma_bytes;
+	uint64_t busy_cycles[SNR_UNIT_COUNT];
+};
+void ta1_timing_totals(const struct ta1_timing *t, struct ta1_timing_totals *out);
+
+#endif
