@@ -126,8 +126,8 @@ int main(void)
 			if (i && (u[i - 1] > u[i] || w[i - 1] > w[i]))
 				bad++;
 		}
-		printf("round %d: min %lld max %lld median %lld sum(i*a[i]) %lld\n", round, (long long)a1[0],
-		       (long long)a1[N - 1], (long long)a1[N / 2], 0LL);
+		printf("round %d: min %lld max %lld median %lld\n", round, (long long)a1[0], (long long)a1[N - 1],
+		       (long long)a1[N / 2]);
 		long long s = 0;
 		for (int i = 0; i < N; i++)
 			s += (long long)i * (a1[i] >> 20);
