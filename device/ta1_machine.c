@@ -653,10 +653,6 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
 			goto out;
 		}
 		struct dinsn d = cache[off >> 2];
-		if (__builtin_expect(d.op == CO_UNDECODED, 0)) {
-			decode_into(c, off);
-			d = cache[off >> 2];
-		}
 		if (single && d.op == CO_BREAK) { /* stepping ignores breakpoints */
 			uint32_t w;
 			struct ta1_insn in;
@@ -773,6 +769,9 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
 			if (stop != TA1_STOP_BUDGET)
 				goto out;
 			break;
+		case CO_UNDECODED: /* first execution of this word: decode, then run it */
+			decode_into(c, off);
+			continue;
 		case CO_BREAK:
 			stop = TA1_STOP_BREAKPOINT;
 			goto out;
