@@ -38,7 +38,7 @@
 #define HBM_SZ (1u << 20)
 #define HBM_WIN (64u << 10)
 #define NCHIPS 2
-#define CASES_PER_OP 80
+#define CASES_PER_OP 60
 
 enum { W_CORE, W_VMEM, W_MXUW, W_HBM0, W_HBM1, W_COUNT };
 static const uint64_t win_size[W_COUNT] = {CORE_SZ, VMEM_SZ, TA1_MXUW_SIZE, HBM_WIN, HBM_WIN};
