@@ -30,7 +30,10 @@ static inline uint64_t h_rand(void)
 }
 
 /* Uniform in [0, n) (n > 0). */
-static inline uint64_t h_below(uint64_t n) { return h_rand() % n; }
+static inline uint64_t h_below(uint64_t n)
+{
+	return h_rand() % n;
+}
 
 static inline void h_fill(void *p, size_t len)
 {

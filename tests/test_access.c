@@ -78,11 +78,16 @@ static void snap_copy(struct snap *d, const struct snap *s)
 static uint64_t win_addr(unsigned w)
 {
 	switch (w) {
-	case W_CORE: return TA1_CORE_BASE;
-	case W_VMEM: return TA1_VMEM_BASE;
-	case W_MXUW: return TA1_MXUW_BASE;
-	case W_HBM0: return TA1_HBM_GLOBAL_BASE;
-	default: return TA1_HBM_GLOBAL_BASE + (1ull << TA1_HBM_GLOBAL_SHIFT);
+	case W_CORE:
+		return TA1_CORE_BASE;
+	case W_VMEM:
+		return TA1_VMEM_BASE;
+	case W_MXUW:
+		return TA1_MXUW_BASE;
+	case W_HBM0:
+		return TA1_HBM_GLOBAL_BASE;
+	default:
+		return TA1_HBM_GLOBAL_BASE + (1ull << TA1_HBM_GLOBAL_SHIFT);
 	}
 }
 
@@ -160,15 +165,16 @@ static void region_masks(const struct ta1_access *a, const struct ta1_query_ctx 
 			uint64_t addr = r->addr + (uint64_t)((int64_t)row * r->stride), off;
 			unsigned owner;
 			enum ta1_space sp = ta1_classify(q, addr, r->row_bytes, &owner, &off);
-			int w = sp == TA1_SPACE_CORE ? W_CORE
+			int w = sp == TA1_SPACE_CORE   ? W_CORE
 				: sp == TA1_SPACE_VMEM ? W_VMEM
 				: sp == TA1_SPACE_MXUW ? W_MXUW
-				: sp == TA1_SPACE_HBM ? (owner == 0 ? W_HBM0 : W_HBM1)
-						      : -1;
-			CHECK(w >= 0, "region %u row %llu at 0x%llx is in no memory", i, (unsigned long long)row,
-			      (unsigned long long)addr);
+				: sp == TA1_SPACE_HBM  ? (owner == 0 ? W_HBM0 : W_HBM1)
+						       : -1;
+			CHECK(w >= 0, "region %u row %llu at 0x%llx is in no memory", i,
+			      (unsigned long long)row, (unsigned long long)addr);
 			CHECK(sp == r->space && (sp != TA1_SPACE_HBM || owner == r->chip),
-			      "region %u row %llu: space/chip differ from the region's", i, (unsigned long long)row);
+			      "region %u row %llu: space/chip differ from the region's", i,
+			      (unsigned long long)row);
 			if (w < 0 || off >= win_size[w])
 				continue;
 			uint64_t end = off + r->row_bytes < win_size[w] ? off + r->row_bytes : win_size[w];
@@ -189,8 +195,10 @@ static void check_writes(const struct snap *pre, const struct snap *post, const 
 			continue;
 		if (snap_reg(pre, r) != snap_reg(post, r)) {
 			CHECK(!faulted, "%s [%s]: register %u changed on a fault", cur_desc, run, r);
-			CHECK(a->regs_written >> r & 1, "%s [%s]: register %u changed (0x%llx -> 0x%llx) but is not in regs_written",
-			      cur_desc, run, r, (unsigned long long)snap_reg(pre, r), (unsigned long long)snap_reg(post, r));
+			CHECK(a->regs_written >> r & 1,
+			      "%s [%s]: register %u changed (0x%llx -> 0x%llx) but is not in regs_written",
+			      cur_desc, run, r, (unsigned long long)snap_reg(pre, r),
+			      (unsigned long long)snap_reg(post, r));
 		}
 	}
 	CHECK(post->pc == pre->pc || !faulted, "%s [%s]: pc moved on a fault", cur_desc, run);
@@ -199,8 +207,9 @@ static void check_writes(const struct snap *pre, const struct snap *post, const 
 			continue;
 		for (uint64_t i = 0; i < win_size[w]; i++)
 			if (pre->mem[w][i] != post->mem[w][i] && (faulted || !wmask[w][i])) {
-				CHECK(0, "%s [%s]: %s byte 0x%llx changed outside every written region%s", cur_desc, run,
-				      win_name[w], (unsigned long long)i, faulted ? " (on a fault)" : "");
+				CHECK(0, "%s [%s]: %s byte 0x%llx changed outside every written region%s",
+				      cur_desc, run, win_name[w], (unsigned long long)i,
+				      faulted ? " (on a fault)" : "");
 				break;
 			}
 	}
@@ -216,20 +225,44 @@ static uint64_t addr_of(enum kind k, uint64_t len, unsigned align)
 {
 	uint64_t base, size;
 	switch (k) {
-	case K_CORE: base = TA1_CORE_BASE; size = CORE_SZ; break;
-	case K_VMEM: base = TA1_VMEM_BASE; size = VMEM_SZ; break;
-	case K_HBM: base = TA1_HBM_BASE; size = HBM_WIN; break;
-	case K_G0: base = TA1_HBM_GLOBAL_BASE; size = HBM_WIN; break;
-	case K_G1: base = TA1_HBM_GLOBAL_BASE + (1ull << TA1_HBM_GLOBAL_SHIFT); size = HBM_WIN; break;
-	case K_MXUW: base = TA1_MXUW_BASE; size = TA1_MXUW_SIZE; break;
+	case K_CORE:
+		base = TA1_CORE_BASE;
+		size = CORE_SZ;
+		break;
+	case K_VMEM:
+		base = TA1_VMEM_BASE;
+		size = VMEM_SZ;
+		break;
+	case K_HBM:
+		base = TA1_HBM_BASE;
+		size = HBM_WIN;
+		break;
+	case K_G0:
+		base = TA1_HBM_GLOBAL_BASE;
+		size = HBM_WIN;
+		break;
+	case K_G1:
+		base = TA1_HBM_GLOBAL_BASE + (1ull << TA1_HBM_GLOBAL_SHIFT);
+		size = HBM_WIN;
+		break;
+	case K_MXUW:
+		base = TA1_MXUW_BASE;
+		size = TA1_MXUW_SIZE;
+		break;
 	default:
 		switch (h_below(6)) {
-		case 0: return TA1_CORE_BASE + CORE_SZ - len / 2;
-		case 1: return TA1_VMEM_BASE + VMEM_SZ - (len / 2 & ~3ull);
-		case 2: return TA1_HBM_BASE + HBM_SZ - len / 2;
-		case 3: return TA1_HBM_GLOBAL_BASE + (5ull << TA1_HBM_GLOBAL_SHIFT);
-		case 4: return h_below(TA1_CORE_BASE);
-		default: return h_rand() | (1ull << 63);
+		case 0:
+			return TA1_CORE_BASE + CORE_SZ - len / 2;
+		case 1:
+			return TA1_VMEM_BASE + VMEM_SZ - (len / 2 & ~3ull);
+		case 2:
+			return TA1_HBM_BASE + HBM_SZ - len / 2;
+		case 3:
+			return TA1_HBM_GLOBAL_BASE + (5ull << TA1_HBM_GLOBAL_SHIFT);
+		case 4:
+			return h_below(TA1_CORE_BASE);
+		default:
+			return h_rand() | (1ull << 63);
 		}
 	}
 	if (len > size)
@@ -293,27 +326,54 @@ static struct ta1_insn gen(enum ta1_op op, struct snap *s)
 	in.rs3 = (uint8_t)used[2];
 	in.rd = (uint8_t)used[3];
 	switch (ii->format) {
-	case TA1_FMT_I: case TA1_FMT_S: in.imm = (int64_t)h_below(4096) - 2048; break;
-	case TA1_FMT_SH6: in.imm = (int64_t)h_below(64); break;
-	case TA1_FMT_SH5: in.imm = (int64_t)h_below(32); break;
-	case TA1_FMT_B: in.imm = ((int64_t)h_below(4096) - 2048) * 2; break;
-	case TA1_FMT_U: in.imm = (int64_t)(int32_t)(uint32_t)(h_rand() & 0xfffff000u); break;
-	case TA1_FMT_J: in.imm = ((int64_t)h_below(1 << 20) - (1 << 19)) * 2; break;
-	case TA1_FMT_CSR: case TA1_FMT_CSRI: {
+	case TA1_FMT_I:
+	case TA1_FMT_S:
+		in.imm = (int64_t)h_below(4096) - 2048;
+		break;
+	case TA1_FMT_SH6:
+		in.imm = (int64_t)h_below(64);
+		break;
+	case TA1_FMT_SH5:
+		in.imm = (int64_t)h_below(32);
+		break;
+	case TA1_FMT_B:
+		in.imm = ((int64_t)h_below(4096) - 2048) * 2;
+		break;
+	case TA1_FMT_U:
+		in.imm = (int64_t)(int32_t)(uint32_t)(h_rand() & 0xfffff000u);
+		break;
+	case TA1_FMT_J:
+		in.imm = ((int64_t)h_below(1 << 20) - (1 << 19)) * 2;
+		break;
+	case TA1_FMT_CSR:
+	case TA1_FMT_CSRI: {
 		static const unsigned csrs[] = {TA1_CSR_CYCLE, TA1_CSR_TIME, TA1_CSR_INSTRET};
 		in.imm = h_below(8) ? csrs[h_below(3)] : (int64_t)h_below(4096);
 		if (h_below(4))
 			in.rs1 = 0;
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	uint64_t *x = s->x;
-#define SET(r, v) do { if (r) x[r] = (v); } while (0)
+#define SET(r, v)                                                                                            \
+	do {                                                                                                 \
+		if (r)                                                                                       \
+			x[r] = (v);                                                                          \
+	} while (0)
 	switch (op) {
-	case TA1_OP_LB: case TA1_OP_LH: case TA1_OP_LW: case TA1_OP_LD:
-	case TA1_OP_LBU: case TA1_OP_LHU: case TA1_OP_LWU:
-	case TA1_OP_SB: case TA1_OP_SH: case TA1_OP_SW: case TA1_OP_SD: {
+	case TA1_OP_LB:
+	case TA1_OP_LH:
+	case TA1_OP_LW:
+	case TA1_OP_LD:
+	case TA1_OP_LBU:
+	case TA1_OP_LHU:
+	case TA1_OP_LWU:
+	case TA1_OP_SB:
+	case TA1_OP_SH:
+	case TA1_OP_SW:
+	case TA1_OP_SD: {
 		enum kind k = h_below(10) ? K_CORE : (enum kind)(1 + h_below(6));
 		SET(in.rs1, addr_of(k, ii->mem_size, h_below(4) ? ii->mem_size : 1) - (uint64_t)in.imm);
 		break;
@@ -350,7 +410,10 @@ static struct ta1_insn gen(enum ta1_op op, struct snap *s)
 		SET(in.rs2, h_below(s->flags[f % TA1_NUM_FLAGS] + 2));
 		break;
 	}
-	case TA1_OP_TA_VADD: case TA1_OP_TA_VMUL: case TA1_OP_TA_VMAX: case TA1_OP_TA_VSCALE:
+	case TA1_OP_TA_VADD:
+	case TA1_OP_TA_VMUL:
+	case TA1_OP_TA_VMAX:
+	case TA1_OP_TA_VSCALE:
 	case TA1_OP_TA_VEXP: {
 		uint64_t nel = h_below(10) ? h_below(2048) : 0;
 		SET(in.rd, nel);
@@ -370,11 +433,13 @@ static struct ta1_insn gen(enum ta1_op op, struct snap *s)
 	case TA1_OP_TA_MXU_LOAD:
 		SET(in.rs1, vec_addr(TA1_MXUW_SIZE));
 		break;
-	case TA1_OP_TA_MXU_MM: case TA1_OP_TA_MXU_MMA: {
+	case TA1_OP_TA_MXU_MM:
+	case TA1_OP_TA_MXU_MMA: {
 		uint64_t rows = h_below(24);
 		SET(in.rd, rows);
 		SET(in.rs1, vec_addr(rows * TA1_MXU_DIM * 4));
-		SET(in.rs2, h_below(8) ? vec_addr(rows * TA1_MXU_DIM * 4) : x[in.rs1]); /* sometimes dst == lhs */
+		SET(in.rs2,
+		    h_below(8) ? vec_addr(rows * TA1_MXU_DIM * 4) : x[in.rs1]); /* sometimes dst == lhs */
 		break;
 	}
 	default:
@@ -387,7 +452,10 @@ static struct ta1_insn gen(enum ta1_op op, struct snap *s)
 }
 
 /* Where the instruction goes: an aligned slot in core memory. */
-static uint64_t gen_pc(void) { return TA1_CORE_BASE + (h_below(CORE_SZ / 4 - 1) * 4); }
+static uint64_t gen_pc(void)
+{
+	return TA1_CORE_BASE + (h_below(CORE_SZ / 4 - 1) * 4);
+}
 
 static uint64_t counter_read(const struct ta1_access *a)
 {
@@ -396,8 +464,8 @@ static uint64_t counter_read(const struct ta1_access *a)
 
 static int same_access(const struct ta1_access *a, const struct ta1_access *b)
 {
-	if (a->regs_read != b->regs_read || a->regs_written != b->regs_written || a->nregions != b->nregions ||
-	    (a->fault == NULL) != (b->fault == NULL))
+	if (a->regs_read != b->regs_read || a->regs_written != b->regs_written ||
+	    a->nregions != b->nregions || (a->fault == NULL) != (b->fault == NULL))
 		return 0;
 	for (unsigned i = 0; i < a->nregions; i++)
 		if (memcmp(&a->region[i], &b->region[i], sizeof(a->region[i])))
@@ -443,7 +511,8 @@ static void one_case(enum ta1_op op, struct snap *S, struct snap *A, struct snap
 	 * where every DMA has completed, reports a deadlock). */
 	int deadlock = op == TA1_OP_TA_WAIT && !a.fault && S->flags[S->x[in.rs1]] < S->x[in.rs2];
 	CHECK(faulted == (a.fault != NULL || deadlock), "%s: query says %s, device %s%s", cur_desc,
-	      a.fault ? a.fault : "no fault", faulted ? "faulted: " : "did not fault", faulted ? ta1_chip_fault(c) : "");
+	      a.fault ? a.fault : "no fault", faulted ? "faulted: " : "did not fault",
+	      faulted ? ta1_chip_fault(c) : "");
 	CHECK(op == TA1_OP_EBREAK ? st == TA1_STOP_EBREAK : (st == TA1_STOP_BUDGET || faulted),
 	      "%s: unexpected stop %d", cur_desc, (int)st);
 	faults_seen += faulted;
@@ -485,22 +554,29 @@ static void one_case(enum ta1_op op, struct snap *S, struct snap *A, struct snap
 	st = ta1_chip_step(c);
 	int faulted2 = st == TA1_STOP_FAULT;
 	capture(m, S2->chip, B);
-	CHECK(faulted2 == faulted, "%s: faulted %d with the original state, %d with unread state randomised (%s)",
-	      cur_desc, faulted, faulted2, ta1_chip_fault(c));
+	CHECK(faulted2 == faulted,
+	      "%s: faulted %d with the original state, %d with unread state randomised (%s)", cur_desc,
+	      faulted, faulted2, ta1_chip_fault(c));
 	check_writes(S2, B, &a, wmask, faulted2, "B");
 	if (faulted || faulted2)
 		return;
 	for (unsigned r = 1; r < TA1_REG_FLAG0 + TA1_NUM_FLAGS; r++)
 		if ((a.regs_written >> r & 1) && snap_reg(A, r) != snap_reg(B, r))
-			CHECK(0, "%s: written register %u is 0x%llx, but 0x%llx with unread state randomised: the read set "
-				 "is incomplete",
-			      cur_desc, r, (unsigned long long)snap_reg(A, r), (unsigned long long)snap_reg(B, r));
+			CHECK(0,
+			      "%s: written register %u is 0x%llx, but 0x%llx with unread state randomised: "
+			      "the read set "
+			      "is incomplete",
+			      cur_desc, r, (unsigned long long)snap_reg(A, r),
+			      (unsigned long long)snap_reg(B, r));
 	for (unsigned w = 0; w < W_COUNT; w++)
 		for (uint64_t i = 0; (mask_used[1] >> w & 1) && i < win_size[w]; i++)
 			if (wmask[w][i] && A->mem[w][i] != B->mem[w][i]) {
-				CHECK(0, "%s: written %s byte 0x%llx is %02x, but %02x with unread state randomised: the "
-					 "read set is incomplete",
-				      cur_desc, win_name[w], (unsigned long long)i, A->mem[w][i], B->mem[w][i]);
+				CHECK(0,
+				      "%s: written %s byte 0x%llx is %02x, but %02x with unread state "
+				      "randomised: the "
+				      "read set is incomplete",
+				      cur_desc, win_name[w], (unsigned long long)i, A->mem[w][i],
+				      B->mem[w][i]);
 				break;
 			}
 }
@@ -547,11 +623,11 @@ static void expect_region(const struct ta1_access *a, unsigned i, int write, enu
 	if (i >= a->nregions)
 		return;
 	const struct ta1_region *r = &a->region[i];
-	CHECK(r->write == write && r->space == sp && r->chip == chip && r->addr == addr && r->row_bytes == row_bytes &&
-		      r->rows == rows && r->stride == stride,
-	      "%s: region %u is {write %u space %u chip %u addr 0x%llx row_bytes %llu rows %llu stride %lld}", what, i,
-	      r->write, r->space, r->chip, (unsigned long long)r->addr, (unsigned long long)r->row_bytes,
-	      (unsigned long long)r->rows, (long long)r->stride);
+	CHECK(r->write == write && r->space == sp && r->chip == chip && r->addr == addr &&
+		  r->row_bytes == row_bytes && r->rows == rows && r->stride == stride,
+	      "%s: region %u is {write %u space %u chip %u addr 0x%llx row_bytes %llu rows %llu stride %lld}",
+	      what, i, r->write, r->space, r->chip, (unsigned long long)r->addr,
+	      (unsigned long long)r->row_bytes, (unsigned long long)r->rows, (long long)r->stride);
 }
 
 static void test_shapes(void)
@@ -560,7 +636,8 @@ static void test_shapes(void)
 	struct ta1_query_ctx q = {x, 0, 2, CORE_SZ, VMEM_SZ, HBM_SZ};
 	struct ta1_access a;
 	struct ta1_insn d2 = h_insn(TA1_OP_TA_DMA2D, 13, 10, 11, 12, 0);
-	const uint64_t common = (1ull << 10) | (1ull << 11) | (1ull << 12) | (1ull << 13) | (1ull << TA1_REG_PC);
+	const uint64_t common =
+	    (1ull << 10) | (1ull << 11) | (1ull << 12) | (1ull << 13) | (1ull << TA1_REG_PC);
 
 	/* HBM of chip 1 (global) -> VMEM, 5 rows of 48 bytes, src stride +64, dst stride -96 */
 	x[10] = TA1_VMEM_BASE + 0x1000;
@@ -568,21 +645,22 @@ static void test_shapes(void)
 	x[12] = ta1_dma2d_shape(48, 5, 3);
 	x[13] = ta1_dma2d_strides(-96, 64);
 	ta1_access_query(&d2, &q, &a);
-	CHECK(!a.fault && a.nregions == 2, "dma2d: fault %s, %u regions", a.fault ? a.fault : "-", a.nregions);
+	CHECK(!a.fault && a.nregions == 2, "dma2d: fault %s, %u regions", a.fault ? a.fault : "-",
+	      a.nregions);
 	expect_region(&a, 0, 0, TA1_SPACE_HBM, 1, x[11], 48, 5, 64, "dma2d src");
 	expect_region(&a, 1, 1, TA1_SPACE_VMEM, 0, x[10], 48, 5, -96, "dma2d dst");
 	CHECK(a.regs_read == (common | 1ull << (TA1_REG_FLAG0 + 3)), "dma2d regs_read 0x%llx",
 	      (unsigned long long)a.regs_read);
-	CHECK(a.regs_written == (1ull << TA1_REG_PC | 1ull << (TA1_REG_FLAG0 + 3)), "dma2d regs_written 0x%llx",
-	      (unsigned long long)a.regs_written);
+	CHECK(a.regs_written == (1ull << TA1_REG_PC | 1ull << (TA1_REG_FLAG0 + 3)),
+	      "dma2d regs_written 0x%llx", (unsigned long long)a.regs_written);
 
 	/* local HBM with a negative source stride; the extent 0x100 - 3*0x80 .. lies below HBM: fault */
 	x[11] = TA1_HBM_BASE + 0x100;
 	x[12] = ta1_dma2d_shape(16, 4, 0);
 	x[13] = ta1_dma2d_strides(16, -0x80);
 	ta1_access_query(&d2, &q, &a);
-	CHECK(a.fault && a.fault_region == 1, "dma2d running below HBM: fault %s region %u", a.fault ? a.fault : "-",
-	      a.fault_region);
+	CHECK(a.fault && a.fault_region == 1, "dma2d running below HBM: fault %s region %u",
+	      a.fault ? a.fault : "-", a.fault_region);
 	/* the same but in range: 4 rows, first at +0x180, stride -0x80 */
 	x[11] = TA1_HBM_BASE + 0x180;
 	ta1_access_query(&d2, &q, &a);
@@ -592,13 +670,15 @@ static void test_shapes(void)
 	/* zero rows: no regions, the flag is still counted */
 	x[12] = ta1_dma2d_shape(16, 0, 9);
 	ta1_access_query(&d2, &q, &a);
-	CHECK(!a.fault && a.nregions == 0 && (a.regs_written >> (TA1_REG_FLAG0 + 9) & 1), "dma2d with zero rows");
+	CHECK(!a.fault && a.nregions == 0 && (a.regs_written >> (TA1_REG_FLAG0 + 9) & 1),
+	      "dma2d with zero rows");
 	/* chip 1 executing: its local HBM is chip 1's */
 	q.chip = 1;
 	x[12] = ta1_dma2d_shape(16, 2, 0);
 	x[11] = TA1_HBM_BASE + 0x80;
 	ta1_access_query(&d2, &q, &a);
-	expect_region(&a, 0, 0, TA1_SPACE_HBM, 1, TA1_HBM_BASE + 0x80, 16, 2, -0x80, "dma2d local HBM of chip 1");
+	expect_region(&a, 0, 0, TA1_SPACE_HBM, 1, TA1_HBM_BASE + 0x80, 16, 2, -0x80,
+		      "dma2d local HBM of chip 1");
 	q.chip = 0;
 
 	/* 1-D DMA: rows 1, stride 0 */
@@ -635,9 +715,12 @@ static void test_shapes(void)
 	struct ta1_insn wt = h_insn(TA1_OP_TA_WAIT, 0, 10, 11, 0, 0);
 	x[10] = 5;
 	ta1_access_query(&wt, &q, &a);
-	CHECK(a.nregions == 0 && a.regs_read == (1ull << 10 | 1ull << 11 | 1ull << TA1_REG_PC | 1ull << (TA1_REG_FLAG0 + 5)) &&
-		      a.regs_written == (1ull << TA1_REG_PC | 1ull << (TA1_REG_FLAG0 + 5)),
-	      "wait: read 0x%llx written 0x%llx", (unsigned long long)a.regs_read, (unsigned long long)a.regs_written);
+	CHECK(a.nregions == 0 &&
+		  a.regs_read ==
+		      (1ull << 10 | 1ull << 11 | 1ull << TA1_REG_PC | 1ull << (TA1_REG_FLAG0 + 5)) &&
+		  a.regs_written == (1ull << TA1_REG_PC | 1ull << (TA1_REG_FLAG0 + 5)),
+	      "wait: read 0x%llx written 0x%llx", (unsigned long long)a.regs_read,
+	      (unsigned long long)a.regs_written);
 }
 
 int main(void)

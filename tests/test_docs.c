@@ -41,7 +41,8 @@ static int line_with(const char *text, const char *prefix, const char *needle)
 		if (strncmp(l, prefix, strlen(prefix)))
 			continue;
 		char line[1024];
-		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1), l);
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1),
+			 l);
 		if (strstr(line, needle))
 			return 1;
 	}
@@ -59,7 +60,8 @@ static void test_isa_doc(void)
 		snprintf(span, sizeof(span), "`%s`", ii->mnemonic);
 		CHECK(strstr(doc, span) != NULL, "docs/ta1-isa.md does not mention %s", span);
 		if (!strncmp(ii->mnemonic, "ta.", 3))
-			CHECK(line_with(doc, "### ", span), "docs/ta1-isa.md has no section heading for %s", span);
+			CHECK(line_with(doc, "### ", span), "docs/ta1-isa.md has no section heading for %s",
+			      span);
 	}
 	free(doc);
 }
@@ -76,12 +78,14 @@ static void test_config_doc(void)
 		uint64_t v = *(const uint64_t *)((const char *)&def + f->offset);
 		char row[160], range[96];
 		snprintf(row, sizeof(row), "| `%s` | %llu", f->key, (unsigned long long)v);
-		snprintf(range, sizeof(range), "| %llu .. %llu |", (unsigned long long)f->min, (unsigned long long)f->max);
+		snprintf(range, sizeof(range), "| %llu .. %llu |", (unsigned long long)f->min,
+			 (unsigned long long)f->max);
 		char key[96];
 		snprintf(key, sizeof(key), "| `%s` |", f->key);
 		CHECK(line_with(doc, "| ", key), "docs/machine-config.md has no row for %s", f->key);
-		CHECK(line_with(doc, row, range), "docs/machine-config.md: the row of %s does not say default %llu, range %s",
-		      f->key, (unsigned long long)v, range);
+		CHECK(line_with(doc, row, range),
+		      "docs/machine-config.md: the row of %s does not say default %llu, range %s", f->key,
+		      (unsigned long long)v, range);
 	}
 	free(doc);
 }
