@@ -237,6 +237,7 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 			return 0;
 		}
 		if (end == RSP_END_DETACHED) {
+			rsp_session_reset(s); /* no breakpoint outlives its debugger */
 			*free_run = true; /* the program goes on, as after a detach from a process */
 			return 1;
 		}
@@ -251,6 +252,7 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 	}
 	/* The connection dropped. */
 	rsp_session_interrupt(s);
+	rsp_session_reset(s);
 	*free_run = !halt;
 	return 1;
 }
