@@ -25,7 +25,9 @@ static const char device_usage[] =
 	"  --chips N          chips in the pod (default: the config's, 1)\n"
 	"  --config M.json    machine config (docs/machine-config.md)\n"
 	"  --gdb ENDPOINT     serve GDB's remote serial protocol on tcp:HOST:PORT or\n"
-	"                     unix:PATH; one thread per chip\n"
+	"                     unix:PATH (port 0: any free one, printed on stderr);\n"
+	"                     one thread per chip; when a debugger drops, the next\n"
+	"                     one is accepted\n"
 	"  --halt             with --gdb: wait halted at the entry point until the\n"
 	"                     debugger continues (default: run, stop when it connects)\n"
 	"  --stats            print instruction counts per chip and class on stderr\n"
@@ -34,7 +36,8 @@ static const char device_usage[] =
 	"  -h, --help         this text\n"
 	"\n"
 	"exit status: the program's (chip 0), 1 if it could not be loaded,\n"
-	"2 on bad usage, 3 if a chip faulted or the limit was reached.\n";
+	"2 on bad usage, 3 if a chip faulted, the limit was reached or the debugger\n"
+	"killed the program.\n";
 
 static void print_stats(struct ta1_machine *m)
 {

@@ -1,5 +1,7 @@
 /*
- * rsp_server.h: GDB's remote serial protocol in front of a TA1 machine.
+ * rsp_server.h: GDB's remote serial protocol in front of a TA1 machine, on
+ * a socket. The packet layer is device/rsp_packet.h, the conversation on
+ * byte buffers device/rsp_session.h.
  */
 #ifndef SNR_RSP_SERVER_H
 #define SNR_RSP_SERVER_H
@@ -9,9 +11,12 @@
 #include "device/ta1_machine.h"
 #include "lib/snr_elf.h"
 
-/* Serves the machine on endpoint (tcp:HOST:PORT or unix:PATH) until the
- * debugger kills or detaches and the program ends. Returns the exit status
- * for `snr device` (the program's exit code, 1 on a setup error). */
+/* Serves the machine on endpoint (tcp:HOST:PORT or unix:PATH), one debugger
+ * at a time, until the program ends with no debugger attached or a debugger
+ * kills it (rsp_server.c tells the whole life cycle; rsp_session.h the
+ * protocol). halt: every chip waits at the entry for the first debugger.
+ * Returns the exit status for `snr device`: chip 0's exit code, 3 after a
+ * fault, an ebreak with no debugger or a kill, 1 on a setup error. */
 int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const char *endpoint, bool halt);
 
 #endif

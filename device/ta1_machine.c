@@ -389,6 +389,9 @@ static enum ta1_stop scalar_fault(struct ta1_chip *c, uint64_t pc, uint64_t addr
 	if (sp == TA1_SPACE_NONE)
 		return fault(c, pc, "scalar %s of %u bytes at 0x%llx outside every memory",
 			     store ? "store" : "load", size, (unsigned long long)addr);
+	if (sp == TA1_SPACE_MXUW)
+		return fault(c, pc, "scalar %s of %u bytes at 0x%llx in %s (only ta.mxu.load writes it)",
+			     store ? "store" : "load", size, (unsigned long long)addr, space_name(sp));
 	return fault(c, pc, "scalar %s of %u bytes at 0x%llx in %s (only DMA moves data to and from %s)",
 		     store ? "store" : "load", size, (unsigned long long)addr, space_name(sp), space_name(sp));
 }
@@ -444,12 +447,22 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 	ta1_chip_query_ctx(c, &q);
 	ta1_access_query(&in, &q, &a);
 	if (a.fault) {
-		for (unsigned i = 0; i < a.nregions; i++) {
-			const struct ta1_region *r = &a.region[i];
-			if (r->space == TA1_SPACE_NONE && r->rows)
-				return fault(c, pc, "%s: %s operand at 0x%llx (%llu bytes%s)", a.fault,
-					     r->write ? "destination" : "source", (unsigned long long)r->addr,
-					     (unsigned long long)r->row_bytes, r->rows > 1 ? " per row" : "");
+		if (a.fault_region) {
+			const struct ta1_region *r = &a.region[a.fault_region - 1];
+			char where[64] = "";
+			if (r->space != TA1_SPACE_NONE)
+				snprintf(where, sizeof(where), ", in %s", space_name((enum ta1_space)r->space));
+			return fault(c, pc, "%s: %s operand at 0x%llx (%llu bytes%s%s)", a.fault,
+				     r->write ? "destination" : "source", (unsigned long long)r->addr,
+				     (unsigned long long)r->row_bytes, r->rows > 1 ? " per row" : "", where);
+		}
+		if (in.op == TA1_OP_TA_DMA || in.op == TA1_OP_TA_DMA2D || in.op == TA1_OP_TA_WAIT) {
+			uint64_t flag = in.op == TA1_OP_TA_DMA ? c->x[in.rd]
+					: in.op == TA1_OP_TA_DMA2D ? c->x[in.rs3] >> 48
+								   : c->x[in.rs1];
+			if (flag >= TA1_NUM_FLAGS)
+				return fault(c, pc, "DMA sync flag %llu out of range (TA1 has %u flags)",
+					     (unsigned long long)flag, TA1_NUM_FLAGS);
 		}
 		return fault(c, pc, "%s", a.fault);
 	}
@@ -653,10 +666,6 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
 			goto out;
 		}
 		struct dinsn d = cache[off >> 2];
-		if (__builtin_expect(d.op == CO_UNDECODED, 0)) {
-			decode_into(c, off);
-			d = cache[off >> 2];
-		}
 		if (single && d.op == CO_BREAK) { /* stepping ignores breakpoints */
 			uint32_t w;
 			struct ta1_insn in;
@@ -773,6 +782,9 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
 			if (stop != TA1_STOP_BUDGET)
 				goto out;
 			break;
+		case CO_UNDECODED: /* first execution of this word: decode, then run it */
+			decode_into(c, off);
+			continue;
 		case CO_BREAK:
 			stop = TA1_STOP_BREAKPOINT;
 			goto out;

@@ -1,5 +1,6 @@
 /*
- * crt0.S: TA1 program entry. Sets sp and gp, clears .bss, calls
+ * crt0.S: TA1 program entry. Sets sp, gp and tp (thread-local storage,
+ * where picolibc keeps errno), clears .tbss and .bss, calls
  * main(0, NULL) and exits with its result through ecall 93, so the same ELF
  * starts under the device and under qemu-riscv64.
  */
@@ -12,6 +13,7 @@ _start:
 	la gp, __global_pointer$
 	.option pop
 	la sp, __stack_top
+	la tp, __tls_base
 	la t0, __bss_start
 	la t1, __bss_end
 1:	bgeu t0, t1, 2f

@@ -337,9 +337,11 @@ static void add_region(const struct ta1_query_ctx *ctx, struct ta1_access *a, in
 	r->space = (uint8_t)sp;
 	r->chip = (uint16_t)owner;
 	if (sp == TA1_SPACE_NONE || !(allowed_spaces & (1u << sp))) {
-		if (!a->fault)
+		if (!a->fault) {
 			a->fault = sp == TA1_SPACE_NONE ? "address outside every memory"
 						      : "operand in a memory this instruction cannot reach";
+			a->fault_region = a->nregions;
+		}
 	}
 }
 
@@ -454,6 +456,7 @@ void ta1_access_query(const struct ta1_insn *in, const struct ta1_query_ctx *ctx
 		}
 		if (flag >= TA1_NUM_FLAGS) {
 			a->fault = "DMA sync flag out of range";
+			a->fault_region = 0;
 		} else {
 			a->regs_read |= REG(TA1_REG_FLAG0 + flag);
 			a->regs_written |= REG(TA1_REG_FLAG0 + flag);
@@ -472,6 +475,7 @@ void ta1_access_query(const struct ta1_insn *in, const struct ta1_query_ctx *ctx
 		}
 		if (flag >= TA1_NUM_FLAGS) {
 			a->fault = "DMA sync flag out of range";
+			a->fault_region = 0;
 		} else {
 			a->regs_read |= REG(TA1_REG_FLAG0 + flag);
 			a->regs_written |= REG(TA1_REG_FLAG0 + flag);
@@ -481,6 +485,7 @@ void ta1_access_query(const struct ta1_insn *in, const struct ta1_query_ctx *ctx
 	case TA1_OP_TA_WAIT:
 		if (x[in->rs1] >= TA1_NUM_FLAGS) {
 			a->fault = "DMA sync flag out of range";
+			a->fault_region = 0;
 		} else {
 			a->regs_read |= REG(TA1_REG_FLAG0 + x[in->rs1]);
 			a->regs_written |= REG(TA1_REG_FLAG0 + x[in->rs1]);
@@ -547,8 +552,10 @@ void ta1_access_query(const struct ta1_insn *in, const struct ta1_query_ctx *ctx
 	}
 	if (!a->fault && (ii->cls == TA1_CLASS_VECTOR || ii->cls == TA1_CLASS_MATRIX))
 		for (unsigned i = 0; i < a->nregions; i++)
-			if (a->region[i].addr & 3)
+			if (!a->fault && (a->region[i].addr & 3)) {
 				a->fault = "vector or matrix operand not 4-byte aligned";
+				a->fault_region = i + 1;
+			}
 	/* x0 is hard-wired: never an input worth recording, never an output. */
 	a->regs_read &= ~1ull;
 	a->regs_written &= ~1ull;

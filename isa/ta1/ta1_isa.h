@@ -209,6 +209,7 @@ struct ta1_access {
 	unsigned nregions;
 	struct ta1_region region[TA1_MAX_REGIONS];
 	const char *fault;     /* non-NULL: the instruction faults with this reason */
+	unsigned fault_region; /* with fault: 1 + index of the region at fault, 0 if none is */
 };
 
 /* Register values the query needs: x registers, and the executing chip. */

@@ -20,7 +20,7 @@ float ta1_expf(float xf)
 	if (x < -104.0)
 		return 0.0f;
 	/* x = k*ln2 + r, |r| <= ln2/2; exp(r) by a degree-11 Taylor polynomial,
-	 * whose truncation error (< 2e-16 relative) is far below float's ULP. */
+	 * whose truncation error (< 1e-14 relative: (ln2/2)^12/12!) is far below float's ULP. */
 	const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
 	double kd = nearbyint(x * 1.44269504088896338700);
 	double r = (x - kd * ln2_hi) - kd * ln2_lo;

@@ -1,0 +1,691 @@
+/*
+ * test_xta.c: every Xta instruction, executed on a real ta1_machine, against
+ * a plain C reference on random data.
+ *
+ *  - ta.vadd, ta.vmul, ta.vscale: bitwise equal to host IEEE f32 arithmetic
+ *    (the project builds with -ffp-contract=off, so no FMA), NaN/inf/-0 included;
+ *  - ta.vmax: bitwise equal to the documented rule (a NaN operand gives that
+ *    NaN, a first; +0 beats -0);
+ *  - ta.vsumrows: bitwise equal to f32 summation in ascending column order;
+ *  - ta.vexp: within TA1_EXP_ULP_BOUND of exp computed in double, over a large
+ *    random set and the edges (denormal results, overflow, underflow, NaN, inf,
+ *    zeros); the maximum seen is printed;
+ *  - ta.mxu.load + ta.mxu.mm / ta.mxu.mma: bitwise equal to the fixed-order f32
+ *    reference, and within the documented error bound of a double reference
+ *    (the largest ratio seen is printed);
+ *  - ta.dma, ta.dma2d: 1-D and 2-D, positive and negative strides, between
+ *    core memory, VMEM and HBM, and into another chip's HBM; guard bytes
+ *    around every destination stay untouched;
+ *  - ta.wait: flag counts and consumption; ta.chipid, ta.nchips;
+ *  - faults, whose messages must say what and where.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/ta1/ta1_xta.h"
+#include "tests/check.h"
+#include "tests/ta1_harness.h"
+
+/* The bounds docs/ta1-isa.md promises. */
+#define TA1_EXP_ULP_BOUND 1.0
+#define TA1_MXU_ERR_BOUND 129.0 /* |err| <= 129 * 2^-24 * (sum_k |l_k w_kj| (+ |d_j| for mma)) */
+
+#define VM TA1_VMEM_BASE
+
+static struct ta1_machine *m1;
+static struct ta1_chip *c0;
+
+/* An f32 drawn to hit the interesting cases often. */
+static float rand_f32(void)
+{
+	static const uint32_t special[] = {
+	    0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fa00001, 0x7f800001,
+	    0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000,
+	};
+	switch (h_below(8)) {
+	case 0:
+		return h_f32(special[h_below(sizeof(special) / sizeof(special[0]))]);
+	case 1:
+		return h_f32((uint32_t)h_rand()); /* any bit pattern */
+	default:
+		return (float)((double)(int64_t)(h_rand() >> 11) / (double)(1ull << 52) * 8.0 - 4.0) *
+		       (h_below(4) ? 1.0f : 1e-30f);
+	}
+}
+
+static void put_f32(uint64_t addr, const float *v, uint64_t n)
+{
+	CHECK(ta1_chip_write_mem(c0, addr, v, n * 4) == n * 4, "cannot write 0x%llx",
+	      (unsigned long long)addr);
+}
+
+static void get_f32(uint64_t addr, float *v, uint64_t n)
+{
+	CHECK(ta1_chip_read_mem(c0, addr, v, n * 4) == n * 4, "cannot read 0x%llx", (unsigned long long)addr);
+}
+
+static float ref_max(float a, float b)
+{
+	if (isnan(a))
+		return a;
+	if (isnan(b))
+		return b;
+	if (a == 0.0f && b == 0.0f)
+		return signbit(a) ? b : a;
+	return a > b ? a : b;
+}
+
+static void test_elementwise(void)
+{
+	enum { NMAX = 4096 };
+	static float a[NMAX], b[NMAX], got[NMAX], want[NMAX];
+	const enum ta1_op ops[] = {TA1_OP_TA_VADD, TA1_OP_TA_VMUL, TA1_OP_TA_VMAX, TA1_OP_TA_VSCALE};
+	unsigned bad = 0;
+	for (unsigned k = 0; k < 200; k++) {
+		enum ta1_op op = ops[k % 4];
+		uint64_t n = 1 + h_below(NMAX);
+		for (uint64_t i = 0; i < n; i++) {
+			a[i] = rand_f32();
+			b[i] = rand_f32();
+		}
+		float s = rand_f32();
+		int alias = h_below(4) == 0; /* dst == a */
+		uint64_t pa = VM + 4 * h_below(1024), pb = VM + 0x10000 + 4 * h_below(1024);
+		uint64_t pd = alias ? pa : VM + 0x20000 + 4 * h_below(1024);
+		put_f32(pa, a, n);
+		put_f32(pb, b, n);
+		for (uint64_t i = 0; i < n; i++) {
+			switch (op) {
+			case TA1_OP_TA_VADD:
+				want[i] = a[i] + b[i];
+				break;
+			case TA1_OP_TA_VMUL:
+				want[i] = a[i] * b[i];
+				break;
+			case TA1_OP_TA_VMAX:
+				want[i] = ref_max(a[i], b[i]);
+				break;
+			default:
+				want[i] = a[i] * s;
+				break;
+			}
+		}
+		uint64_t third = op == TA1_OP_TA_VSCALE ? h_bits(s) : pb;
+		enum ta1_stop st = h_xta(c0, op, pd, pa, third, n);
+		CHECK(st == TA1_STOP_BUDGET, "%s n=%llu stopped: %s", ta1_insn_table[op].mnemonic,
+		      (unsigned long long)n, ta1_chip_fault(c0));
+		get_f32(pd, got, n);
+		for (uint64_t i = 0; i < n && bad < 10; i++)
+			if (h_bits(got[i]) != h_bits(want[i])) {
+				bad++;
+				CHECK(0, "%s[%llu]: a=%08x b=%08x s=%08x: got %08x, want %08x",
+				      ta1_insn_table[op].mnemonic, (unsigned long long)i, h_bits(a[i]),
+				      h_bits(b[i]), h_bits(s), h_bits(got[i]), h_bits(want[i]));
+			}
+	}
+	/* The max rule, case by case. */
+	static const struct {
+		uint32_t a, b, want;
+	} mx[] = {
+	    {0x80000000, 0x00000000, 0x00000000}, /* max(-0, +0) = +0 */
+	    {0x00000000, 0x80000000, 0x00000000}, {0x80000000, 0x80000000, 0x80000000},
+	    {0x7fc00001, 0x3f800000, 0x7fc00001}, /* NaN in a propagates */
+	    {0x3f800000, 0xffc00002, 0xffc00002}, /* NaN in b propagates */
+	    {0x7fc00003, 0x7fc00004, 0x7fc00003}, /* two NaNs: a's */
+	    {0xff800000, 0x7f800000, 0x7f800000}, /* -inf, +inf */
+	    {0xff800000, 0xbf800000, 0xbf800000}, {0x00000001, 0x80000001, 0x00000001}, /* denormals */
+	};
+	for (size_t i = 0; i < sizeof(mx) / sizeof(mx[0]); i++) {
+		float fa = h_f32(mx[i].a), fb = h_f32(mx[i].b), r;
+		put_f32(VM, &fa, 1);
+		put_f32(VM + 4, &fb, 1);
+		h_xta(c0, TA1_OP_TA_VMAX, VM + 8, VM, VM + 4, 1);
+		get_f32(VM + 8, &r, 1);
+		CHECK(h_bits(r) == mx[i].want, "vmax(%08x, %08x) = %08x, want %08x", mx[i].a, mx[i].b,
+		      h_bits(r), mx[i].want);
+	}
+	/* n = 0 touches nothing, even with operands in no memory. */
+	CHECK(h_xta(c0, TA1_OP_TA_VADD, 1, 2, 3, 0) == TA1_STOP_BUDGET, "vadd n=0 faulted: %s",
+	      ta1_chip_fault(c0));
+}
+
+static void test_vsumrows(void)
+{
+	enum { MAXE = 1 << 16 };
+	static float a[MAXE], got[4096];
+	for (unsigned k = 0; k < 100; k++) {
+		uint64_t rows = 1 + h_below(256), cols = h_below(MAXE / rows + 1);
+		if (k % 10 == 0)
+			cols = 0;
+		for (uint64_t i = 0; i < rows * cols; i++)
+			a[i] =
+			    h_below(16) ? (float)((double)(int64_t)h_rand() / 9.2e18) * 1000.0f : rand_f32();
+		uint64_t pa = VM + 0x100000, pd = VM + 0x10 * h_below(64);
+		if (cols)
+			put_f32(pa, a, rows * cols);
+		memset(got, 0xa5, sizeof(got));
+		put_f32(pd, got, rows + 1);
+		CHECK(h_xta(c0, TA1_OP_TA_VSUMROWS, pd, pa, rows, cols) == TA1_STOP_BUDGET,
+		      "vsumrows faulted: %s", ta1_chip_fault(c0));
+		get_f32(pd, got, rows + 1);
+		for (uint64_t r = 0; r < rows; r++) {
+			float acc = 0.0f;
+			for (uint64_t cix = 0; cix < cols; cix++)
+				acc += a[r * cols + cix];
+			if (h_bits(got[r]) != h_bits(acc)) {
+				CHECK(0, "vsumrows %llux%llu row %llu: got %08x, want %08x",
+				      (unsigned long long)rows, (unsigned long long)cols,
+				      (unsigned long long)r, h_bits(got[r]), h_bits(acc));
+				break;
+			}
+		}
+		CHECK(h_bits(got[rows]) == 0xa5a5a5a5u, "vsumrows wrote past its %llu rows",
+		      (unsigned long long)rows);
+	}
+}
+
+/* exp error in float ULPs of the double reference. */
+static double exp_ulps(float x, float got)
+{
+	double ref = exp((double)x);
+	if (isnan(x))
+		return isnan(got) ? 0.0 : INFINITY;
+	float rounded = (float)ref; /* the correctly rounded result, but for ties */
+	if (isinf(rounded) || isinf(got))
+		return h_bits(got) == h_bits(rounded) ? 0.0 : INFINITY;
+	if (ref == 0.0)
+		return got == 0.0f ? 0.0 : INFINITY;
+	int e;
+	frexp(ref, &e); /* ref = f * 2^e, 0.5 <= f < 1 */
+	int ulp_exp = (e - 1 < -126 ? -126 : e - 1) - 23;
+	return fabs((double)got - ref) / ldexp(1.0, ulp_exp);
+}
+
+static void test_vexp(void)
+{
+	enum { N = 1 << 18 };
+	static float in[N], out[N];
+	double worst = 0.0;
+	float worst_x = 0.0f;
+	uint64_t total = 0;
+	for (unsigned batch = 0; batch < 24; batch++) {
+		for (uint64_t i = 0; i < N; i++) {
+			double u = (double)(h_rand() >> 11) / (double)(1ull << 53);
+			switch (batch % 4) {
+			case 0:
+				in[i] = (float)(u * 210.0 - 110.0);
+				break; /* the whole range */
+			case 1:
+				in[i] = (float)(-87.4 - u * 17.0);
+				break; /* denormal results, underflow */
+			case 2:
+				in[i] = (float)(u * 2.0 - 1.0) * ldexpf(1.0f, -(int)h_below(40));
+				break; /* near 0 */
+			default:
+				in[i] = h_f32((uint32_t)h_rand());
+				break; /* any bit pattern */
+			}
+		}
+		static const float edge[] = {
+		    0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 88.72283f, 88.72284f, 88.7228394f, 88.73f,
+		    89.0f, -87.33654f, -87.336548f, -103.2789f, -103.972f, -103.9721f, -104.0f, -104.1f,
+		    -150.0f, 1e-45f, -1e-45f, 1.0f, -1.0f, 0.5f,
+		    /* the only two of all 2^32 inputs whose result is not (float)exp((double)x):
+		     * results within 1e-16 relative of a rounding tie */
+		    0x1.060e1ep+6f, -0x1.03d5bep+0f};
+		memcpy(in, edge, sizeof(edge));
+		put_f32(VM, in, N);
+		CHECK(h_xta(c0, TA1_OP_TA_VEXP, VM + N * 4, VM, 0, N) == TA1_STOP_BUDGET, "vexp faulted: %s",
+		      ta1_chip_fault(c0));
+		get_f32(VM + N * 4, out, N);
+		for (uint64_t i = 0; i < N; i++) {
+			double u = exp_ulps(in[i], out[i]);
+			if (!(u <= worst)) {
+				worst = u;
+				worst_x = in[i];
+			}
+			CHECK(h_bits(out[i]) == h_bits(ta1_expf(in[i])), "vexp differs from ta1_expf at %08x",
+			      h_bits(in[i]));
+		}
+		total += N;
+	}
+	/* the specials exactly */
+	CHECK(ta1_expf(0.0f) == 1.0f && ta1_expf(-0.0f) == 1.0f, "exp(+-0) != 1");
+	CHECK(isinf(ta1_expf(INFINITY)) && ta1_expf(INFINITY) > 0, "exp(inf) != inf");
+	CHECK(h_bits(ta1_expf(-INFINITY)) == 0, "exp(-inf) != +0");
+	CHECK(isnan(ta1_expf(NAN)), "exp(NaN) is not NaN");
+	CHECK(isinf(ta1_expf(89.0f)), "exp(89) does not overflow");
+	CHECK(ta1_expf(-90.0f) > 0.0f && ta1_expf(-90.0f) < 1.2e-38f, "exp(-90) is not a denormal");
+	printf("vexp: max error %.9f ULP (at x = %a) over %llu inputs; bound %.1f\n", worst, (double)worst_x,
+	       (unsigned long long)total, TA1_EXP_ULP_BOUND);
+	CHECK(worst <= TA1_EXP_ULP_BOUND, "vexp error %.4f ULP at x = %a exceeds %.1f", worst,
+	      (double)worst_x, TA1_EXP_ULP_BOUND);
+}
+
+static void test_mxu(void)
+{
+	enum { D = TA1_MXU_DIM, RMAX = 64 };
+	static float w[D * D], lhs[RMAX * D], dst[RMAX * D], got[RMAX * D], ref32[RMAX * D];
+	double worst = 0.0;
+	for (unsigned k = 0; k < 24; k++) {
+		int acc = k & 1, overlap = k % 6 == 5;
+		uint64_t rows = 1 + h_below(RMAX);
+		double wscale = ldexp(1.0, (int)h_below(20) - 10);
+		for (unsigned i = 0; i < D * D; i++)
+			w[i] =
+			    (float)(((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0) * wscale);
+		for (uint64_t i = 0; i < rows * D; i++) {
+			lhs[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+			dst[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+		}
+		uint64_t pw = VM + 0x200000, pl = VM + 0x300000,
+			 pd = overlap ? pl : VM + 0x400000 + 4 * h_below(256);
+		put_f32(pw, w, D * D);
+		CHECK(h_xta(c0, TA1_OP_TA_MXU_LOAD, pw, 0, 0, 0) == TA1_STOP_BUDGET, "mxu.load faulted: %s",
+		      ta1_chip_fault(c0));
+		/* the weights land in the MXU weight buffer, visible to debuggers */
+		static float wb[D * D];
+		get_f32(TA1_MXUW_BASE, wb, D * D);
+		CHECK(!memcmp(wb, w, sizeof(w)), "MXU weight buffer differs from the loaded weights");
+		if (overlap)
+			memcpy(dst, lhs, rows * D * 4);
+		put_f32(pl, lhs, rows * D);
+		if (!overlap)
+			put_f32(pd, dst, rows * D);
+		enum ta1_op op = acc ? TA1_OP_TA_MXU_MMA : TA1_OP_TA_MXU_MM;
+		CHECK(h_xta(c0, op, pd, pl, 0, rows) == TA1_STOP_BUDGET, "%s faulted: %s",
+		      ta1_insn_table[op].mnemonic, ta1_chip_fault(c0));
+		get_f32(pd, got, rows * D);
+		for (uint64_t r = 0; r < rows; r++)
+			for (unsigned j = 0; j < D; j++) {
+				float s32 = 0.0f;
+				double s64 = 0.0, mag = 0.0;
+				for (unsigned kk = 0; kk < D; kk++) {
+					float p = lhs[r * D + kk] * w[kk * D + j];
+					s32 += p;
+					s64 += (double)lhs[r * D + kk] * (double)w[kk * D + j];
+					mag += fabs((double)lhs[r * D + kk] * (double)w[kk * D + j]);
+				}
+				if (acc) {
+					s32 = dst[r * D + j] + s32;
+					s64 += dst[r * D + j];
+					mag += fabs(dst[r * D + j]);
+				}
+				ref32[r * D + j] = s32;
+				double err = fabs((double)got[r * D + j] - s64);
+				double ratio =
+				    mag > 0 ? err / (ldexp(1.0, -24) * mag) : (err > 0 ? INFINITY : 0);
+				if (ratio > worst)
+					worst = ratio;
+			}
+		for (uint64_t i = 0; i < rows * D; i++)
+			if (h_bits(got[i]) != h_bits(ref32[i])) {
+				CHECK(0, "%s rows=%llu: element %llu = %08x, fixed-order f32 reference %08x",
+				      ta1_insn_table[op].mnemonic, (unsigned long long)rows,
+				      (unsigned long long)i, h_bits(got[i]), h_bits(ref32[i]));
+				break;
+			}
+	}
+	printf("mxu: max |err| = %.2f * 2^-24 * sum|l*w| (bound %.0f)\n", worst, TA1_MXU_ERR_BOUND);
+	CHECK(worst <= TA1_MXU_ERR_BOUND, "MXU error %.2f exceeds the bound %.0f", worst, TA1_MXU_ERR_BOUND);
+}
+
+/* ---- DMA ----------------------------------------------------------------- */
+
+#define GUARD 64
+
+struct window {
+	struct ta1_chip *chip; /* the chip whose view `addr` is in */
+	uint64_t addr;
+};
+
+/* Reference: copies rows as the semantics say, into a shadow of dst. */
+static void check_dma(struct ta1_machine *m, unsigned exec_chip, uint64_t dst, uint64_t src,
+		      uint64_t row_bytes, uint64_t rows, int64_t dst_stride, int64_t src_stride, int two_d,
+		      const char *what)
+{
+	struct ta1_chip *c = ta1_machine_chip(m, exec_chip);
+	/* extents */
+	int64_t dspan = (int64_t)(rows - 1) * dst_stride, sspan = (int64_t)(rows - 1) * src_stride;
+	uint64_t dlo = dst + (uint64_t)(dspan < 0 ? dspan : 0),
+		 dhi = dst + (uint64_t)(dspan > 0 ? dspan : 0) + row_bytes;
+	uint64_t slo = src + (uint64_t)(sspan < 0 ? sspan : 0),
+		 shi = src + (uint64_t)(sspan > 0 ? sspan : 0) + row_bytes;
+	uint64_t dlen = dhi - dlo + 2 * GUARD, slen = shi - slo;
+	uint8_t *sbuf = malloc(slen), *dbuf = malloc(dlen), *want = malloc(dlen);
+	h_fill(sbuf, slen);
+	h_fill(dbuf, dlen);
+	CHECK(ta1_chip_write_mem(c, dlo - GUARD, dbuf, dlen) == dlen, "%s: cannot fill dst", what);
+	CHECK(ta1_chip_write_mem(c, slo, sbuf, slen) == slen, "%s: cannot fill src", what);
+	memcpy(want, dbuf, dlen);
+	for (uint64_t r = 0; r < rows; r++)
+		memcpy(want + GUARD + (dst - dlo) + (uint64_t)((int64_t)r * dst_stride),
+		       sbuf + (src - slo) + (uint64_t)((int64_t)r * src_stride), row_bytes);
+	uint64_t flag = h_below(TA1_NUM_FLAGS);
+	uint64_t before = ta1_chip_get_reg(c, TA1_REG_FLAG0 + (unsigned)flag);
+	enum ta1_stop st;
+	if (two_d)
+		st = h_xta(c, TA1_OP_TA_DMA2D, dst, src, ta1_dma2d_shape(row_bytes, rows, flag),
+			   ta1_dma2d_strides(dst_stride, src_stride));
+	else
+		st = h_xta(c, TA1_OP_TA_DMA, dst, src, row_bytes, flag);
+	CHECK(st == TA1_STOP_BUDGET, "%s: stopped: %s", what, ta1_chip_fault(c));
+	CHECK(ta1_chip_get_reg(c, TA1_REG_FLAG0 + (unsigned)flag) == before + 1, "%s: flag %llu not counted",
+	      what, (unsigned long long)flag);
+	CHECK(ta1_chip_read_mem(c, dlo - GUARD, dbuf, dlen) == dlen, "%s: cannot read dst", what);
+	for (uint64_t i = 0; i < dlen; i++)
+		if (dbuf[i] != want[i]) {
+			CHECK(0, "%s: byte at 0x%llx is %02x, want %02x (%s)", what,
+			      (unsigned long long)(dlo - GUARD + i), dbuf[i], want[i],
+			      i < GUARD || i >= dlen - GUARD ? "guard" : "copied");
+			break;
+		}
+	free(sbuf);
+	free(dbuf);
+	free(want);
+}
+
+static void test_dma(void)
+{
+	struct ta1_machine *m = h_machine(2, 1 << 20, 4 << 20, 16 << 20);
+	const uint64_t bases[] = {TA1_CORE_BASE + 0x10000, TA1_VMEM_BASE + 0x1000, TA1_HBM_BASE + 0x1000,
+				  TA1_HBM_GLOBAL_BASE + 0x2000, TA1_HBM_GLOBAL_BASE + (1ull << 40) + 0x1000};
+	const char *names[] = {"core", "VMEM", "HBM", "HBM(chip 0, global)", "HBM(chip 1)"};
+	char what[160];
+	for (unsigned k = 0; k < 300; k++) {
+		unsigned si = (unsigned)h_below(5), di = (unsigned)h_below(5);
+		int two_d = k & 1;
+		uint64_t rows = two_d ? 1 + h_below(40) : 1, row_bytes = 1 + h_below(two_d ? 600 : 20000);
+		int64_t ss = 0, ds = 0;
+		if (two_d) {
+			ss = (int64_t)row_bytes + (int64_t)h_below(300);
+			ds = (int64_t)row_bytes + (int64_t)h_below(300);
+			if (h_below(2))
+				ss = -ss;
+			if (h_below(2))
+				ds = -ds;
+		}
+		/* place src and dst far apart in their memories: offset 0x40000 for dst */
+		uint64_t src = bases[si] + 0x20000 + h_below(64), dst = bases[di] + 0x60000 + h_below(64);
+		snprintf(what, sizeof(what), "%s %s -> %s, %llu x %llu bytes, strides dst %lld src %lld",
+			 two_d ? "ta.dma2d" : "ta.dma", names[si], names[di], (unsigned long long)rows,
+			 (unsigned long long)row_bytes, (long long)ds, (long long)ss);
+		check_dma(m, 0, dst, src, row_bytes, rows, ds, ss, two_d, what);
+	}
+	/* chip 1 writes chip 0's HBM; chip 0 reads it back locally */
+	{
+		struct ta1_chip *c1 = ta1_machine_chip(m, 1), *c = ta1_machine_chip(m, 0);
+		uint8_t buf[256], back[256];
+		uint64_t f0 = ta1_chip_get_reg(c, TA1_REG_FLAG0 + 2),
+			 f1 = ta1_chip_get_reg(c1, TA1_REG_FLAG0 + 2);
+		h_fill(buf, sizeof(buf));
+		ta1_chip_write_mem(c1, TA1_VMEM_BASE + 0x100, buf, sizeof(buf));
+		CHECK(h_xta(c1, TA1_OP_TA_DMA, TA1_HBM_GLOBAL_BASE + 0x5000, TA1_VMEM_BASE + 0x100, 256, 2) ==
+			  TA1_STOP_BUDGET,
+		      "chip 1 -> chip 0 HBM: %s", ta1_chip_fault(c1));
+		ta1_chip_read_mem(c, TA1_HBM_BASE + 0x5000, back, sizeof(back));
+		CHECK(!memcmp(buf, back, sizeof(buf)),
+		      "chip 1's DMA into chip 0's HBM is not visible to chip 0");
+		CHECK(ta1_chip_get_reg(c1, TA1_REG_FLAG0 + 2) == f1 + 1 &&
+			  ta1_chip_get_reg(c, TA1_REG_FLAG0 + 2) == f0,
+		      "the issuing chip's flag counts the completion");
+	}
+	/* overlapping 2-D rows (stride < row bytes): rows are copied in order */
+	check_dma(m, 0, TA1_VMEM_BASE + 0x8000, TA1_HBM_BASE + 0x8000, 100, 10, 60, -30, 1,
+		  "ta.dma2d overlapping dst rows");
+	/* a DMA into core memory over code is seen by the next fetch */
+	{
+		struct ta1_chip *c = ta1_machine_chip(m, 0);
+		struct ta1_insn add = h_insn(TA1_OP_ADDI, 5, 0, 0, 0, 42);
+		uint32_t w = ta1_encode(&add);
+		ta1_chip_write_mem(c, TA1_VMEM_BASE + 0x40, &w, 4);
+		struct ta1_insn nop = h_insn(TA1_OP_ADDI, 0, 0, 0, 0, 0);
+		h_exec_at(c, H_PC + 0x100, &nop); /* decode (and cache) the slot */
+		CHECK(h_xta(c, TA1_OP_TA_DMA, H_PC + 0x100, TA1_VMEM_BASE + 0x40, 4, 0) == TA1_STOP_BUDGET,
+		      "%s", ta1_chip_fault(c));
+		ta1_chip_set_reg(c, TA1_REG_PC, H_PC + 0x100);
+		ta1_chip_step(c);
+		CHECK(ta1_chip_get_reg(c, 5) == 42, "code written by DMA was not re-decoded");
+	}
+	/* zero bytes / zero rows: no copy, the flag still counts */
+	{
+		struct ta1_chip *c = ta1_machine_chip(m, 0);
+		uint64_t f = ta1_chip_get_reg(c, TA1_REG_FLAG0 + 7);
+		CHECK(h_xta(c, TA1_OP_TA_DMA, 0, 0, 0, 7) == TA1_STOP_BUDGET, "empty DMA faulted: %s",
+		      ta1_chip_fault(c));
+		CHECK(h_xta(c, TA1_OP_TA_DMA2D, 0, 0, ta1_dma2d_shape(16, 0, 7), 0) == TA1_STOP_BUDGET,
+		      "empty 2-D DMA faulted: %s", ta1_chip_fault(c));
+		CHECK(ta1_chip_get_reg(c, TA1_REG_FLAG0 + 7) == f + 2,
+		      "empty DMAs must still signal their flag");
+	}
+	ta1_machine_free(m);
+}
+
+static void test_wait_and_ids(void)
+{
+	struct ta1_machine *m = h_machine(3, 1 << 20, 1 << 20, 1 << 20);
+	struct ta1_chip *c = ta1_machine_chip(m, 0);
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++) {
+		unsigned k = 1 + (unsigned)h_below(5);
+		for (unsigned i = 0; i < k; i++)
+			h_xta(c, TA1_OP_TA_DMA, TA1_VMEM_BASE + 64, TA1_HBM_BASE, 64, f);
+		CHECK(ta1_chip_get_reg(c, TA1_REG_FLAG0 + f) == k, "flag %u = %llu after %u DMAs", f,
+		      (unsigned long long)ta1_chip_get_reg(c, TA1_REG_FLAG0 + f), k);
+		unsigned j = (unsigned)h_below(k + 1);
+		CHECK(h_xta(c, TA1_OP_TA_WAIT, f, j, 0, 0) == TA1_STOP_BUDGET, "wait %u of %u faulted: %s", j,
+		      k, ta1_chip_fault(c));
+		CHECK(ta1_chip_get_reg(c, TA1_REG_FLAG0 + f) == k - j, "wait did not consume %u of flag %u",
+		      j, f);
+		CHECK(h_xta(c, TA1_OP_TA_WAIT, f, k - j, 0, 0) == TA1_STOP_BUDGET,
+		      "wait for the rest faulted: %s", ta1_chip_fault(c));
+		CHECK(ta1_chip_get_reg(c, TA1_REG_FLAG0 + f) == 0, "flag %u not drained", f);
+		CHECK(ta1_chip_get_reg(c, TA1_REG_PC) == H_PC + 4, "wait did not advance the pc");
+	}
+	CHECK(h_xta(c, TA1_OP_TA_WAIT, 4, 0, 0, 0) == TA1_STOP_BUDGET, "wait for 0 on an empty flag faulted");
+	for (unsigned i = 0; i < 3; i++) {
+		struct ta1_chip *ci = ta1_machine_chip(m, i);
+		struct ta1_insn id = h_insn(TA1_OP_TA_CHIPID, 7, 0, 0, 0, 0),
+				nc = h_insn(TA1_OP_TA_NCHIPS, 8, 0, 0, 0, 0);
+		ta1_chip_set_reg(ci, 7, 999);
+		ta1_chip_set_reg(ci, 8, 999);
+		h_exec(ci, &id);
+		h_exec(ci, &nc);
+		CHECK(ta1_chip_get_reg(ci, 7) == i, "ta.chipid on chip %u gave %llu", i,
+		      (unsigned long long)ta1_chip_get_reg(ci, 7));
+		CHECK(ta1_chip_get_reg(ci, 8) == 3, "ta.nchips gave %llu",
+		      (unsigned long long)ta1_chip_get_reg(ci, 8));
+		struct ta1_insn z = h_insn(TA1_OP_TA_CHIPID, 0, 0, 0, 0, 0);
+		CHECK(h_exec(ci, &z) == TA1_STOP_BUDGET && ta1_chip_get_reg(ci, 0) == 0, "ta.chipid x0");
+	}
+	ta1_machine_free(m);
+}
+
+/* ---- faults ---------------------------------------------------------------- */
+
+/* Runs one instruction on a fresh 1-chip machine and checks it faults with a
+ * message containing every string in `want` (NULL-terminated). */
+static void expect_fault(const struct ta1_insn *in, const uint64_t *regs, const uint64_t *flags,
+			 const char *const *want, const char *what)
+{
+	struct ta1_machine *m = h_machine(1, 1 << 20, 1 << 20, 1 << 20);
+	struct ta1_chip *c = ta1_machine_chip(m, 0);
+	for (unsigned r = 1; r < 32; r++)
+		ta1_chip_set_reg(c, r, regs[r]);
+	if (flags)
+		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+			ta1_chip_set_reg(c, TA1_REG_FLAG0 + f, flags[f]);
+	enum ta1_stop st = h_exec(c, in);
+	const char *msg = ta1_chip_fault(c);
+	CHECK(st == TA1_STOP_FAULT && ta1_chip_state(c) == TA1_CHIP_FAULTED, "%s: did not fault", what);
+	CHECK(ta1_chip_get_reg(c, TA1_REG_PC) == H_PC, "%s: pc moved on a fault", what);
+	for (const char *const *w = want; *w; w++)
+		CHECK(strstr(msg, *w) != NULL, "%s: fault message \"%s\" lacks \"%s\"", what, msg, *w);
+	ta1_machine_free(m);
+}
+
+static void test_faults(void)
+{
+	uint64_t r[32] = {0};
+	char pcs[32];
+	snprintf(pcs, sizeof(pcs), "pc 0x%llx", (unsigned long long)H_PC);
+	/* scalar loads and stores outside core memory */
+	{
+		r[10] = TA1_VMEM_BASE + 0x40;
+		struct ta1_insn in = h_insn(TA1_OP_LW, 5, 10, 0, 0, 8);
+		const char *w[] = {"scalar load", "4 bytes", "0x20000048", "VMEM", pcs, "lw t0, 8(a0)", NULL};
+		expect_fault(&in, r, NULL, w, "lw from VMEM");
+	}
+	{
+		r[10] = TA1_HBM_BASE;
+		struct ta1_insn in = h_insn(TA1_OP_SD, 0, 10, 11, 0, 0);
+		const char *w[] = {"scalar store", "8 bytes", "0x40000000", "HBM", pcs, NULL};
+		expect_fault(&in, r, NULL, w, "sd to HBM");
+	}
+	{
+		r[10] = TA1_HBM_GLOBAL_BASE + 16;
+		struct ta1_insn in = h_insn(TA1_OP_LBU, 5, 10, 0, 0, 0);
+		const char *w[] = {"scalar load", "0x1000000000010", "HBM", NULL};
+		expect_fault(&in, r, NULL, w, "lbu from global HBM");
+	}
+	{
+		r[10] = TA1_MXUW_BASE;
+		struct ta1_insn in = h_insn(TA1_OP_SB, 0, 10, 11, 0, 0);
+		const char *w[] = {"scalar store", "0x30000000", "MXU weight buffer", NULL};
+		expect_fault(&in, r, NULL, w, "sb to MXU weights");
+	}
+	{
+		r[10] = 0x8;
+		struct ta1_insn in = h_insn(TA1_OP_LD, 5, 10, 0, 0, 0);
+		const char *w[] = {"scalar load", "0x8", "outside every memory", NULL};
+		expect_fault(&in, r, NULL, w, "ld from nowhere");
+	}
+	struct ta1_insn x4 = h_insn(TA1_OP_TA_VADD, 13, 10, 11, 12, 0);
+	/* vector operands outside VMEM */
+	{
+		r[10] = TA1_VMEM_BASE;
+		r[11] = TA1_CORE_BASE + 0x100;
+		r[12] = TA1_VMEM_BASE + 0x1000;
+		r[13] = 16;
+		const char *w[] = {"source", "0x10100", "core memory", "ta.vadd", pcs, NULL};
+		expect_fault(&x4, r, NULL, w, "vadd source in core memory");
+	}
+	{
+		r[10] = TA1_HBM_BASE + 0x40;
+		r[11] = TA1_VMEM_BASE;
+		r[12] = TA1_VMEM_BASE;
+		r[13] = 16;
+		const char *w[] = {"destination", "0x40000040", "HBM", NULL};
+		expect_fault(&x4, r, NULL, w, "vadd destination in HBM");
+	}
+	{
+		r[10] = TA1_VMEM_BASE;
+		r[11] = TA1_VMEM_BASE;
+		r[12] = TA1_VMEM_BASE + (1 << 20) - 32;
+		r[13] = 16;
+		const char *w[] = {"outside every memory", "source", "0x200fffe0", "64 bytes", NULL};
+		expect_fault(&x4, r, NULL, w, "vadd source running off the end of VMEM");
+	}
+	{
+		struct ta1_insn in = h_insn(TA1_OP_TA_MXU_MM, 13, 10, 11, 0, 0);
+		r[10] = TA1_VMEM_BASE;
+		r[11] = TA1_MXUW_BASE;
+		r[13] = 1;
+		const char *w[] = {"source", "0x30000000", "MXU weight buffer", "ta.mxu.mm", NULL};
+		expect_fault(&in, r, NULL, w, "mxu.mm lhs in the weight buffer");
+	}
+	{
+		struct ta1_insn in = h_insn(TA1_OP_TA_MXU_LOAD, 0, 10, 0, 0, 0);
+		r[10] = TA1_VMEM_BASE + (1 << 20) - 0x8000;
+		const char *w[] = {"outside every memory", "0x200f8000", "65536 bytes", NULL};
+		expect_fault(&in, r, NULL, w, "mxu.load past VMEM");
+	}
+	/* misaligned vector operands */
+	{
+		r[10] = TA1_VMEM_BASE;
+		r[11] = TA1_VMEM_BASE + 2;
+		r[12] = TA1_VMEM_BASE + 0x100;
+		r[13] = 4;
+		const char *w[] = {"not 4-byte aligned", "0x20000002", "source", NULL};
+		expect_fault(&x4, r, NULL, w, "vadd misaligned source");
+	}
+	{
+		struct ta1_insn in = h_insn(TA1_OP_TA_VSUMROWS, 13, 10, 11, 12, 0);
+		r[10] = TA1_VMEM_BASE + 1;
+		r[11] = TA1_VMEM_BASE;
+		r[12] = 2;
+		r[13] = 2;
+		const char *w[] = {"not 4-byte aligned", "0x20000001", "destination", NULL};
+		expect_fault(&in, r, NULL, w, "vsumrows misaligned destination");
+	}
+	/* DMA into the MXU weight buffer, or out of every memory */
+	{
+		struct ta1_insn in = h_insn(TA1_OP_TA_DMA, 13, 10, 11, 12, 0);
+		r[10] = TA1_MXUW_BASE;
+		r[11] = TA1_VMEM_BASE;
+		r[12] = 64;
+		r[13] = 0;
+		const char *w[] = {"destination", "0x30000000", "MXU weight buffer", NULL};
+		expect_fault(&in, r, NULL, w, "DMA into the MXU weight buffer");
+		r[10] = TA1_VMEM_BASE;
+		r[11] = TA1_HBM_GLOBAL_BASE + (5ull << 40);
+		r[12] = 64;
+		const char *w2[] = {"outside every memory", "source", "0x1050000000000", NULL};
+		expect_fault(&in, r, NULL, w2, "DMA from a chip that does not exist");
+	}
+	{
+		struct ta1_insn in = h_insn(TA1_OP_TA_DMA2D, 13, 10, 11, 12, 0);
+		r[10] = TA1_VMEM_BASE + 0x100;
+		r[11] = TA1_HBM_BASE + 0x100;
+		r[12] = ta1_dma2d_shape(64, 4, 1);
+		r[13] = ta1_dma2d_strides(-128, 64); /* rows at dst 0x100, 0x80, 0, -0x80: below VMEM */
+		const char *w[] = {"outside every memory", "destination", "0x20000100", "per row", NULL};
+		expect_fault(&in, r, NULL, w, "2-D DMA with a negative stride leaving VMEM");
+	}
+	/* sync flags out of range */
+	{
+		struct ta1_insn in = h_insn(TA1_OP_TA_DMA, 13, 10, 11, 12, 0);
+		r[10] = TA1_VMEM_BASE;
+		r[11] = TA1_HBM_BASE;
+		r[12] = 64;
+		r[13] = 16;
+		const char *w[] = {"flag 16", "out of range", "ta.dma", NULL};
+		expect_fault(&in, r, NULL, w, "DMA flag 16");
+		struct ta1_insn in2 = h_insn(TA1_OP_TA_DMA2D, 13, 10, 11, 12, 0);
+		r[12] = ta1_dma2d_shape(8, 2, 300);
+		r[13] = 0;
+		const char *w2[] = {"flag 300", "out of range", NULL};
+		expect_fault(&in2, r, NULL, w2, "2-D DMA flag 300");
+		struct ta1_insn in3 = h_insn(TA1_OP_TA_WAIT, 0, 10, 11, 0, 0);
+		r[10] = 99;
+		r[11] = 0;
+		const char *w3[] = {"flag 99", "out of range", "ta.wait", NULL};
+		expect_fault(&in3, r, NULL, w3, "wait flag 99");
+	}
+	/* waiting for completions that never come */
+	{
+		uint64_t flags[TA1_NUM_FLAGS] = {0};
+		flags[3] = 1;
+		struct ta1_insn in = h_insn(TA1_OP_TA_WAIT, 0, 10, 11, 0, 0);
+		r[10] = 3;
+		r[11] = 2;
+		const char *w[] = {"ta.wait", "2 completions", "flag 3", "only 1", NULL};
+		expect_fault(&in, r, flags, w, "wait for 2 with 1 signalled");
+	}
+}
+
+int main(void)
+{
+	m1 = h_machine(1, 1 << 20, 0, 16 << 20);
+	c0 = ta1_machine_chip(m1, 0);
+	test_elementwise();
+	test_vsumrows();
+	test_vexp();
+	test_mxu();
+	ta1_machine_free(m1);
+	test_dma();
+	test_wait_and_ids();
+	test_faults();
+	return check_report("test_xta");
+}
