@@ -1,37 +1,47 @@
 /*
  * isa_registry.c: the ISA plugins built into snr, found by name or by the
- * architecture name a GDB stub reports. Plugins not linked into this build
- * (weak references) are skipped.
+ * architecture string a debugger reports. Adding an ISA
+ * is one entry in registry() below.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "recorder/snr_isa.h"
 
-extern const struct snr_isa_ops snr_isa_x86_64 __attribute__((weak));
-extern const struct snr_isa_ops snr_isa_aarch64 __attribute__((weak));
-
-static const struct snr_isa_ops *const plugins[] = {&snr_isa_ta1, &snr_isa_x86_64, &snr_isa_aarch64};
+/* GDB names x86-64 "i386:x86-64" and aarch64 "aarch64"; a target may also
+ * report a variant ("i386:x86-64:intel", "aarch64:ilp32"), matched by prefix
+ * up to a colon. */
+static const struct snr_isa_ops *const *registry(size_t *n)
+{
+	static const struct snr_isa_ops *const all[] = {&snr_isa_ta1, &snr_isa_x86_64, &snr_isa_aarch64};
+	*n = sizeof all / sizeof all[0];
+	return all;
+}
 
 const struct snr_isa_ops *snr_isa_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++)
-		if (plugins[i] && !strcmp(plugins[i]->name, name))
-			return plugins[i];
+	size_t n;
+	const struct snr_isa_ops *const *all = registry(&n);
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (all[i] && all[i]->abi_version == SNR_ISA_ABI_VERSION && !strcmp(all[i]->name, name))
+			return all[i];
 	return NULL;
 }
 
-const struct snr_isa_ops *snr_isa_for_gdb_arch(const char *arch)
+const struct snr_isa_ops *snr_isa_for_gdb_arch(const char *gdb_arch)
 {
-	for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++)
-		if (plugins[i] && !strcmp(plugins[i]->gdb_arch, arch))
-			return plugins[i];
-	/* GDB stubs also say "riscv" or "i386:x86-64:intel" */
-	if (!strncmp(arch, "riscv", 5))
-		return &snr_isa_ta1;
-	if (!strncmp(arch, "i386:x86-64", 11))
-		return snr_isa_find("x86-64");
-	if (!strncmp(arch, "aarch64", 7))
-		return snr_isa_find("aarch64");
+	size_t n;
+	const struct snr_isa_ops *const *all = registry(&n);
+	if (!gdb_arch)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i] || all[i]->abi_version != SNR_ISA_ABI_VERSION)
+			continue;
+		size_t len = strlen(all[i]->gdb_arch);
+		if (!strncmp(all[i]->gdb_arch, gdb_arch, len) && (gdb_arch[len] == '\0' || gdb_arch[len] == ':'))
+			return all[i];
+	}
 	return NULL;
 }

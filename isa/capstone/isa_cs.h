@@ -1,0 +1,79 @@
+/*
+ * isa_cs.h: what the capstone-based ISA plugins (x86-64, aarch64) share.
+ *
+ * Capstone's detail mode names the registers an instruction reads and writes
+ * in its own numbering, with sub-registers (eax, w0, s0) as registers of their
+ * own. Each plugin maps those to its GDB-named register file once, at create
+ * time, by name, and then corrects capstone where the answer is known to be
+ * incomplete (implicit memory, conditional and partial writes). Two rules keep
+ * Algorithm 1 exact where the answer cannot be precise:
+ *  - a write that may leave part of a register (or region) as it was is also
+ *    a read of it, so the recorder saves the bytes the write does not define;
+ *  - an effect the plugin does not model is reported in access->fault rather
+ *    than guessed.
+ */
+#ifndef SNR_ISA_CS_H
+#define SNR_ISA_CS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "recorder/snr_isa.h"
+
+static inline void cs_acc_read(struct snr_insn_access *a, int r)
+{
+	if (r >= 0)
+		snr_regset_add(a->regs_read, (unsigned)r);
+}
+
+static inline void cs_acc_write(struct snr_insn_access *a, int r)
+{
+	if (r >= 0)
+		snr_regset_add(a->regs_written, (unsigned)r);
+}
+
+/* A write that may leave some bytes unchanged: a read too. */
+static inline void cs_acc_write_partial(struct snr_insn_access *a, int r)
+{
+	cs_acc_read(a, r);
+	cs_acc_write(a, r);
+}
+
+/* Records the first fault only: the first reason is the one to fix first. */
+static inline void cs_acc_fault(struct snr_insn_access *a, const char *why)
+{
+	if (!a->fault)
+		a->fault = why;
+}
+
+static inline void cs_acc_region(struct snr_insn_access *a, int write, uint64_t addr, uint64_t bytes)
+{
+	if (bytes == 0)
+		return;
+	if (a->nmem == SNR_ISA_MAX_MEM) {
+		cs_acc_fault(a, "more memory regions than the ISA ABI carries");
+		return;
+	}
+	struct snr_mem_region *m = &a->mem[a->nmem++];
+	memset(m, 0, sizeof *m);
+	m->write = (uint8_t)(write != 0);
+	m->addr = addr;
+	m->row_bytes = bytes;
+	m->rows = 1;
+	m->stride = (int64_t)bytes;
+}
+
+/* Register r's value (up to 8 little-endian bytes); false if unknown. */
+static inline int cs_reg_value(const struct snr_isa_regs *regs, const struct snr_isa_reg *file, int r,
+			       uint64_t *out)
+{
+	*out = 0;
+	if (r < 0 || !regs || !regs->val || !regs->val[r])
+		return 0;
+	unsigned n = file[r].size < 8 ? file[r].size : 8;
+	for (unsigned i = 0; i < n; i++)
+		*out |= (uint64_t)regs->val[r][i] << (8 * i);
+	return 1;
+}
+
+#endif
