@@ -122,6 +122,8 @@ static int load_object(struct snr_config *cfg, json_t *obj, const char *prefix, 
 	return 0;
 }
 
+static int load_root(struct snr_config *cfg, json_t *root, const char *path, char *err, size_t errlen);
+
 int snr_config_load(struct snr_config *cfg, const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
@@ -130,6 +132,22 @@ int snr_config_load(struct snr_config *cfg, const char *path, char *err, size_t 
 		snr_fmt(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 		return -1;
 	}
+	return load_root(cfg, root, path, err, errlen);
+}
+
+int snr_config_parse(struct snr_config *cfg, const char *json, const char *source, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		snr_fmt(err, errlen, "%s:%d:%d: %s", source, je.line, je.column, je.text);
+		return -1;
+	}
+	return load_root(cfg, root, source, err, errlen);
+}
+
+static int load_root(struct snr_config *cfg, json_t *root, const char *path, char *err, size_t errlen)
+{
 	if (!json_is_object(root)) {
 		snr_fmt(err, errlen, "%s: the machine config must be a JSON object", path);
 		json_decref(root);

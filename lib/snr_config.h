@@ -55,6 +55,9 @@ void snr_config_default(struct snr_config *cfg);
  * Returns 0, or -1 with errbuf filled. */
 int snr_config_load(struct snr_config *cfg, const char *path, char *errbuf, size_t errlen);
 
+/* The same from JSON text; source names it in messages (e.g. "trace META"). */
+int snr_config_parse(struct snr_config *cfg, const char *json, const char *source, char *err, size_t errlen);
+
 /* Writes the config as JSON (all keys), for --dump-config and trace headers. */
 char *snr_config_to_json(const struct snr_config *cfg);
 

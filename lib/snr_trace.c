@@ -11,6 +11,8 @@
  */
 #include "snr_trace.h"
 
+#include "snr_chunkfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -25,54 +27,8 @@
 
 #include "snr_util.h"
 
-#define CHUNK_MAGIC 0x4b4e4843u /* "CHNK" */
-#define CHUNK_HDR 28
-#define FILE_HDR 16
-#define CODEC_RAW 0
-#define CODEC_ZSTD 1
 #define STEPS_PER_CHUNK 4096
 #define STEPS_BYTES_PER_CHUNK (4u << 20)
-#define MAX_RAW_CHUNK (512u << 20)
-
-/* ---- checksums and encodings -------------------------------------------- */
-
-static uint32_t crc_table[8][256];
-static int crc_ready;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-		crc_table[0][i] = c;
-	}
-	for (uint32_t i = 0; i < 256; i++)
-		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
-	crc_ready = 1;
-}
-
-uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len)
-{
-	if (!crc_ready)
-		crc_init();
-	const uint8_t *p = data;
-	crc = ~crc;
-	while (len >= 8) {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		v ^= crc;
-		crc = crc_table[7][v & 0xff] ^ crc_table[6][(v >> 8) & 0xff] ^ crc_table[5][(v >> 16) & 0xff] ^
-		      crc_table[4][(v >> 24) & 0xff] ^ crc_table[3][(v >> 32) & 0xff] ^
-		      crc_table[2][(v >> 40) & 0xff] ^ crc_table[1][(v >> 48) & 0xff] ^ crc_table[0][v >> 56];
-		p += 8;
-		len -= 8;
-	}
-	while (len--)
-		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
-	return ~crc;
-}
 
 uint64_t snr_trace_hash(const void *data, size_t len)
 {
@@ -83,12 +39,6 @@ uint64_t snr_trace_hash(const void *data, size_t len)
 	return h;
 }
 
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static uint64_t get_le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
@@ -97,160 +47,27 @@ static uint64_t get_le(const uint8_t *p, int n)
 	return v;
 }
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void buf_need(struct buf *b, size_t n)
+static void put_le(uint8_t *p, uint64_t v, int n)
 {
-	if (b->len + n <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap * 2 : 4096;
-	while (cap < b->len + n)
-		cap *= 2;
-	b->p = snr_xrealloc(b->p, cap);
-	b->cap = cap;
-}
-
-static void buf_put(struct buf *b, const void *d, size_t n)
-{
-	buf_need(b, n);
-	memcpy(b->p + b->len, d, n);
-	b->len += n;
-}
-
-static void buf_u8(struct buf *b, uint8_t v) { buf_put(b, &v, 1); }
-
-static void buf_varint(struct buf *b, uint64_t v)
-{
-	uint8_t tmp[10];
-	int n = 0;
-	do {
-		tmp[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	buf_put(b, tmp, (size_t)n);
-}
-
-static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
-
-/* A bounds-checked cursor over a payload. */
-struct cur {
-	const uint8_t *p, *end;
-	int bad;
-};
-
-static uint64_t cur_varint(struct cur *c)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (c->p >= c->end) {
-			c->bad = 1;
-			return 0;
-		}
-		uint8_t b = *c->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static uint8_t cur_u8(struct cur *c)
-{
-	if (c->p >= c->end) {
-		c->bad = 1;
-		return 0;
-	}
-	return *c->p++;
-}
-
-static const uint8_t *cur_bytes(struct cur *c, uint64_t n)
-{
-	if ((uint64_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		return NULL;
-	}
-	const uint8_t *r = c->p;
-	c->p += n;
-	return r;
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* ---- writer ------------------------------------------------------------------ */
 
 struct snr_trace_writer {
-	int fd;
-	char *path;
-	uint32_t seq;
-	uint64_t bytes;
-	int failed;
-	char err[256];
+	struct snr_chunk_writer cw;
 	size_t nregs;
 	uint16_t *reg_size;
-	struct buf steps;
+	struct snr_buf steps;
 	uint64_t steps_first, steps_count, next_index;
 	uint64_t prev_next_pc;
-	struct buf zbuf;
 };
-
-static int w_write(struct snr_trace_writer *w, const void *d, size_t n)
-{
-	const uint8_t *p = d;
-	while (n) {
-		ssize_t r = write(w->fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (!w->failed)
-				snr_fmt(w->err, sizeof(w->err), "%s: write failed: %s", w->path,
-					r < 0 ? strerror(errno) : "no space");
-			w->failed = 1;
-			return -1;
-		}
-		p += r;
-		n -= (size_t)r;
-		w->bytes += (uint64_t)r;
-	}
-	return 0;
-}
 
 static int w_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const uint8_t *payload, size_t len,
 		   bool compress)
 {
-	if (w->failed)
-		return -1;
-	const uint8_t *stored = payload;
-	size_t stored_len = len;
-	uint16_t codec = CODEC_RAW;
-	if (compress && len > 64) {
-		size_t bound = ZSTD_compressBound(len);
-		w->zbuf.len = 0;
-		buf_need(&w->zbuf, bound);
-		size_t z = ZSTD_compress(w->zbuf.p, bound, payload, len, 3);
-		if (!ZSTD_isError(z) && z < len) {
-			stored = w->zbuf.p;
-			stored_len = z;
-			codec = CODEC_ZSTD;
-		}
-	}
-	uint8_t h[CHUNK_HDR];
-	put_le(h, CHUNK_MAGIC, 4);
-	put_le(h + 4, type, 2);
-	put_le(h + 6, codec, 2);
-	put_le(h + 8, w->seq++, 4);
-	put_le(h + 12, stored_len, 4);
-	put_le(h + 16, len, 4);
-	put_le(h + 20, snr_crc32c(0, stored, stored_len), 4);
-	put_le(h + 24, snr_crc32c(0, h, 24), 4);
-	if (w_write(w, h, sizeof(h)) || w_write(w, stored, stored_len))
-		return -1;
-	return 0;
+	return snr_chunkw_put(&w->cw, type, payload, len, compress);
 }
 
 struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_json, char *err, size_t errlen)
@@ -263,27 +80,19 @@ struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_jso
 		json_decref(meta);
 		return NULL;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
+	struct snr_trace_writer *w = snr_xcalloc(1, sizeof(*w));
+	if (snr_chunkw_create(&w->cw, path, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, err, errlen)) {
 		json_decref(meta);
+		free(w);
 		return NULL;
 	}
-	struct snr_trace_writer *w = snr_xcalloc(1, sizeof(*w));
-	w->fd = fd;
-	w->path = snr_xstrdup(path);
 	w->nregs = json_array_size(regs);
 	w->reg_size = snr_xcalloc(w->nregs, sizeof(*w->reg_size));
 	for (size_t i = 0; i < w->nregs; i++)
 		w->reg_size[i] = (uint16_t)json_integer_value(json_object_get(json_array_get(regs, i), "size"));
 	json_decref(meta);
-	uint8_t fh[FILE_HDR];
-	memcpy(fh, SNR_TRACE_MAGIC, 8);
-	put_le(fh + 8, SNR_TRACE_VERSION, 4);
-	put_le(fh + 12, snr_crc32c(0, fh, 12), 4);
-	if (w_write(w, fh, sizeof(fh)) ||
-	    w_chunk(w, SNR_CHUNK_META, (const uint8_t *)meta_json, strlen(meta_json), false)) {
-		snr_fmt(err, errlen, "%s", w->err);
+	if (w_chunk(w, SNR_CHUNK_META, (const uint8_t *)meta_json, strlen(meta_json), false)) {
+		snr_fmt(err, errlen, "%s", w->cw.err);
 		snr_trace_abandon(w);
 		return NULL;
 	}
@@ -293,15 +102,15 @@ struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_jso
 int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
 			    const char *const *name)
 {
-	struct buf b = {0};
-	buf_varint(&b, n);
+	struct snr_buf b = {0};
+	snr_buf_varint(&b, n);
 	uint64_t prev = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t nl = strlen(name[i]);
-		buf_varint(&b, zigzag((int64_t)(addr[i] - prev)));
-		buf_varint(&b, size[i]);
-		buf_varint(&b, nl);
-		buf_put(&b, name[i], nl);
+		snr_buf_varint(&b, snr_zigzag((int64_t)(addr[i] - prev)));
+		snr_buf_varint(&b, size[i]);
+		snr_buf_varint(&b, nl);
+		snr_buf_put(&b, name[i], nl);
 		prev = addr[i];
 	}
 	int rc = w_chunk(w, SNR_CHUNK_SYMBOLS, b.p, b.len, true);
@@ -313,10 +122,10 @@ static int flush_steps(struct snr_trace_writer *w)
 {
 	if (!w->steps_count)
 		return 0;
-	struct buf b = {0};
-	buf_varint(&b, w->steps_first);
-	buf_varint(&b, w->steps_count);
-	buf_put(&b, w->steps.p, w->steps.len);
+	struct snr_buf b = {0};
+	snr_buf_varint(&b, w->steps_first);
+	snr_buf_varint(&b, w->steps_count);
+	snr_buf_put(&b, w->steps.p, w->steps.len);
 	int rc = w_chunk(w, SNR_CHUNK_STEPS, b.p, b.len, true);
 	free(b.p);
 	w->steps.len = 0;
@@ -327,50 +136,50 @@ static int flush_steps(struct snr_trace_writer *w)
 
 static int put_regs(struct snr_trace_writer *w, unsigned n, const struct snr_trace_regval *regs)
 {
-	buf_varint(&w->steps, n);
+	snr_buf_varint(&w->steps, n);
 	for (unsigned i = 0; i < n; i++) {
 		uint16_t r = regs[i].reg;
 		if (r >= w->nregs) {
-			snr_fmt(w->err, sizeof(w->err), "internal error: register %u out of range", r);
-			w->failed = 1;
+			snr_fmt(w->cw.err, sizeof(w->cw.err), "internal error: register %u out of range", r);
+			w->cw.failed = 1;
 			return -1;
 		}
-		buf_varint(&w->steps, r);
-		buf_put(&w->steps, regs[i].val, w->reg_size[r]);
+		snr_buf_varint(&w->steps, r);
+		snr_buf_put(&w->steps, regs[i].val, w->reg_size[r]);
 	}
 	return 0;
 }
 
-static void put_mems(struct buf *b, unsigned n, const struct snr_trace_mem *mem)
+static void put_mems(struct snr_buf *b, unsigned n, const struct snr_trace_mem *mem)
 {
-	buf_varint(b, n);
+	snr_buf_varint(b, n);
 	for (unsigned i = 0; i < n; i++) {
-		buf_u8(b, mem[i].space);
-		buf_varint(b, mem[i].chip);
-		buf_varint(b, mem[i].addr);
-		buf_varint(b, mem[i].len);
-		buf_put(b, mem[i].data, mem[i].len);
+		snr_buf_u8(b, mem[i].space);
+		snr_buf_varint(b, mem[i].chip);
+		snr_buf_varint(b, mem[i].addr);
+		snr_buf_varint(b, mem[i].len);
+		snr_buf_put(b, mem[i].data, mem[i].len);
 	}
 }
 
 int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *s)
 {
-	if (w->failed)
+	if (w->cw.failed)
 		return -1;
 	if (s->index != w->next_index) {
-		snr_fmt(w->err, sizeof(w->err), "internal error: step %llu added after %llu",
+		snr_fmt(w->cw.err, sizeof(w->cw.err), "internal error: step %llu added after %llu",
 			(unsigned long long)s->index, (unsigned long long)w->next_index);
-		w->failed = 1;
+		w->cw.failed = 1;
 		return -1;
 	}
-	struct buf *b = &w->steps;
+	struct snr_buf *b = &w->steps;
 	uint8_t flags = (s->code_len ? 1 : 0) | (s->nregs ? 2 : 0) | (s->nmem ? 4 : 0) |
 			(s->npost_regs ? 8 : 0) | (s->npost_mem ? 16 : 0);
-	buf_u8(b, flags);
-	buf_varint(b, zigzag((int64_t)(s->pc - w->prev_next_pc)));
+	snr_buf_u8(b, flags);
+	snr_buf_varint(b, snr_zigzag((int64_t)(s->pc - w->prev_next_pc)));
 	if (s->code_len) {
-		buf_u8(b, s->code_len);
-		buf_put(b, s->code, s->code_len);
+		snr_buf_u8(b, s->code_len);
+		snr_buf_put(b, s->code, s->code_len);
 	}
 	if ((s->nregs && put_regs(w, s->nregs, s->regs)) || (s->npost_regs && put_regs(w, s->npost_regs, s->post_regs)))
 		return -1;
@@ -394,40 +203,40 @@ int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *reg
 {
 	if (flush_steps(w))
 		return -1;
-	struct buf b = {0};
+	struct snr_buf b = {0};
 	size_t known = 0;
 	for (size_t i = 0; i < w->nregs; i++)
 		known += regs[i] != NULL;
-	buf_varint(&b, known);
+	snr_buf_varint(&b, known);
 	for (size_t i = 0; i < w->nregs; i++)
 		if (regs[i]) {
-			buf_varint(&b, i);
-			buf_put(&b, regs[i], w->reg_size[i]);
+			snr_buf_varint(&b, i);
+			snr_buf_put(&b, regs[i], w->reg_size[i]);
 		}
 	/* Split every region at SNR_TRACE_DIGEST_BLOCK-aligned addresses. */
 	size_t nblocks = 0;
-	struct buf blocks = {0};
+	struct snr_buf blocks = {0};
 	for (size_t i = 0; i < nmem; i++) {
 		uint64_t a = mem[i].addr, end = mem[i].addr + mem[i].len;
 		while (a < end) {
 			uint64_t next = (a / SNR_TRACE_DIGEST_BLOCK + 1) * SNR_TRACE_DIGEST_BLOCK;
 			if (next > end || next < a)
 				next = end;
-			buf_u8(&blocks, mem[i].space);
-			buf_varint(&blocks, mem[i].chip);
-			buf_varint(&blocks, a);
-			buf_varint(&blocks, next - a);
+			snr_buf_u8(&blocks, mem[i].space);
+			snr_buf_varint(&blocks, mem[i].chip);
+			snr_buf_varint(&blocks, a);
+			snr_buf_varint(&blocks, next - a);
 			uint64_t h = snr_trace_hash(mem[i].data + (a - mem[i].addr), next - a);
 			uint8_t hb[8];
 			put_le(hb, h, 8);
-			buf_put(&blocks, hb, 8);
+			snr_buf_put(&blocks, hb, 8);
 			nblocks++;
 			a = next;
 		}
 	}
-	buf_varint(&b, nblocks);
+	snr_buf_varint(&b, nblocks);
 	if (blocks.len)
-		buf_put(&b, blocks.p, blocks.len);
+		snr_buf_put(&b, blocks.p, blocks.len);
 	free(blocks.p);
 	int rc = w_chunk(w, SNR_CHUNK_DIGEST, b.p, b.len, true);
 	free(b.p);
@@ -437,9 +246,7 @@ int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *reg
 static void writer_free(struct snr_trace_writer *w)
 {
 	free(w->steps.p);
-	free(w->zbuf.p);
 	free(w->reg_size);
-	free(w->path);
 	free(w);
 }
 
@@ -448,12 +255,10 @@ int snr_trace_finish(struct snr_trace_writer *w, const char *end_json)
 	int rc = flush_steps(w);
 	if (!rc)
 		rc = w_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json), false);
-	if (close(w->fd) < 0 && !rc) {
-		snr_fmt(w->err, sizeof(w->err), "%s: close failed: %s", w->path, strerror(errno));
+	if (snr_chunkw_close(&w->cw))
 		rc = -1;
-	}
 	if (rc)
-		snr_err("%s", w->err);
+		snr_err("%s", w->cw.err);
 	writer_free(w);
 	return rc;
 }
@@ -463,22 +268,14 @@ void snr_trace_abandon(struct snr_trace_writer *w)
 	if (!w)
 		return;
 	flush_steps(w);
-	close(w->fd);
+	snr_chunkw_close(&w->cw);
 	writer_free(w);
 }
 
-const char *snr_trace_writer_error(struct snr_trace_writer *w) { return w->err; }
-uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w) { return w->bytes + w->steps.len; }
+const char *snr_trace_writer_error(struct snr_trace_writer *w) { return w->cw.err; }
+uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w) { return w->cw.bytes + w->steps.len; }
 
 /* ---- reader ------------------------------------------------------------------ */
-
-struct chunk {
-	uint16_t type, codec;
-	uint64_t offset; /* of the header */
-	uint32_t seq;
-	const uint8_t *stored;
-	uint32_t stored_len, raw_len;
-};
 
 struct trace_symbol {
 	uint64_t addr, size;
@@ -486,11 +283,7 @@ struct trace_symbol {
 };
 
 struct snr_trace {
-	char *path;
-	uint8_t *map;
-	size_t size;
-	struct chunk *chunks;
-	size_t nchunks;
+	struct snr_chunk_file f;
 	char *meta;
 	char *end;
 	size_t nregs;
@@ -498,12 +291,9 @@ struct snr_trace {
 	struct trace_symbol *syms;
 	size_t nsyms;
 	bool truncated;
-	char err[512];
 	/* step iteration */
 	size_t cur_chunk;
-	uint8_t *raw;
-	size_t raw_cap;
-	struct cur c;
+	struct snr_cursor c;
 	uint64_t remaining, index, next_pc;
 	uint64_t chunk_first;
 	struct snr_trace_regval *rv;
@@ -522,53 +312,18 @@ struct snr_trace {
 	size_t ndblocks;
 };
 
-static int terr(struct snr_trace *t, const struct chunk *c, const char *fmt, ...) SNR_PRINTF(3, 4);
+#define terr(t, c, ...) snr_chunkf_fail(&(t)->f, (c), __VA_ARGS__)
 
-static int terr(struct snr_trace *t, const struct chunk *c, const char *fmt, ...)
+static long load_payload(struct snr_trace *t, const struct snr_chunk *c)
 {
-	char what[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (c)
-		snprintf(t->err, sizeof(t->err), "%s: chunk %u (offset %llu): %s", t->path, c->seq,
-			 (unsigned long long)c->offset, what);
-	else
-		snprintf(t->err, sizeof(t->err), "%s: %s", t->path, what);
-	return -1;
+	return snr_chunkf_payload(&t->f, c);
 }
 
-/* Decompresses chunk c into t->raw; returns its length or -1. */
-static long load_payload(struct snr_trace *t, const struct chunk *c)
-{
-	if (c->raw_len > MAX_RAW_CHUNK)
-		return terr(t, c, "payload of %u bytes is larger than any writer makes", c->raw_len);
-	if (t->raw_cap < (size_t)c->raw_len + 1) {
-		t->raw_cap = (size_t)c->raw_len + 1;
-		free(t->raw);
-		t->raw = snr_xmalloc(t->raw_cap);
-	}
-	if (c->codec == CODEC_RAW) {
-		if (c->stored_len != c->raw_len)
-			return terr(t, c, "raw payload sizes disagree (%u stored, %u raw)", c->stored_len, c->raw_len);
-		memcpy(t->raw, c->stored, c->raw_len);
-	} else {
-		size_t r = ZSTD_decompress(t->raw, c->raw_len, c->stored, c->stored_len);
-		if (ZSTD_isError(r))
-			return terr(t, c, "zstd: %s", ZSTD_getErrorName(r));
-		if (r != c->raw_len)
-			return terr(t, c, "decompressed to %zu bytes, header says %u", r, c->raw_len);
-	}
-	t->raw[c->raw_len] = 0;
-	return (long)c->raw_len;
-}
-
-static int parse_meta(struct snr_trace *t, const struct chunk *c)
+static int parse_meta(struct snr_trace *t, const struct snr_chunk *c)
 {
 	if (load_payload(t, c) < 0)
 		return -1;
-	t->meta = snr_xstrdup((const char *)t->raw);
+	t->meta = snr_xstrdup((const char *)t->f.raw);
 	json_error_t je;
 	json_t *m = json_loads(t->meta, 0, &je);
 	if (!m)
@@ -595,20 +350,20 @@ static int parse_meta(struct snr_trace *t, const struct chunk *c)
 	return 0;
 }
 
-static int parse_symbols(struct snr_trace *t, const struct chunk *c)
+static int parse_symbols(struct snr_trace *t, const struct snr_chunk *c)
 {
 	long n = load_payload(t, c);
 	if (n < 0)
 		return -1;
-	struct cur cu = {t->raw, t->raw + n, 0};
-	uint64_t count = cur_varint(&cu), prev = 0;
+	struct snr_cursor cu = {t->f.raw, t->f.raw + n, 0};
+	uint64_t count = snr_cur_varint(&cu), prev = 0;
 	if (count > (uint64_t)n)
 		return terr(t, c, "symbol count %llu exceeds the payload", (unsigned long long)count);
 	t->syms = snr_xcalloc(count ? count : 1, sizeof(*t->syms));
 	for (uint64_t i = 0; i < count && !cu.bad; i++) {
-		uint64_t addr = prev + (uint64_t)unzigzag(cur_varint(&cu));
-		uint64_t size = cur_varint(&cu), nl = cur_varint(&cu);
-		const uint8_t *name = nl < 4096 ? cur_bytes(&cu, nl) : (cu.bad = 1, NULL);
+		uint64_t addr = prev + (uint64_t)snr_unzigzag(snr_cur_varint(&cu));
+		uint64_t size = snr_cur_varint(&cu), nl = snr_cur_varint(&cu);
+		const uint8_t *name = nl < 4096 ? snr_cur_bytes(&cu, nl) : (cu.bad = 1, NULL);
 		if (cu.bad)
 			break;
 		struct trace_symbol *s = &t->syms[t->nsyms++];
@@ -624,30 +379,30 @@ static int parse_symbols(struct snr_trace *t, const struct chunk *c)
 	return 0;
 }
 
-static int parse_digest(struct snr_trace *t, const struct chunk *c)
+static int parse_digest(struct snr_trace *t, const struct snr_chunk *c)
 {
 	long n = load_payload(t, c);
 	if (n < 0)
 		return -1;
 	uint8_t *raw = snr_xmalloc((size_t)n + 1);
-	memcpy(raw, t->raw, (size_t)n);
-	struct cur cu = {raw, raw + n, 0};
+	memcpy(raw, t->f.raw, (size_t)n);
+	struct snr_cursor cu = {raw, raw + n, 0};
 	t->dregs = snr_xcalloc(t->nregs, sizeof(*t->dregs));
-	uint64_t known = cur_varint(&cu);
+	uint64_t known = snr_cur_varint(&cu);
 	for (uint64_t i = 0; i < known && !cu.bad; i++) {
-		uint64_t r = cur_varint(&cu);
+		uint64_t r = snr_cur_varint(&cu);
 		if (r >= t->nregs) {
 			free(raw);
 			return terr(t, c, "digest names register %llu of %zu", (unsigned long long)r, t->nregs);
 		}
-		const uint8_t *v = cur_bytes(&cu, t->regs[r].size);
+		const uint8_t *v = snr_cur_bytes(&cu, t->regs[r].size);
 		if (v) {
 			free(t->dregs[r]);
 			t->dregs[r] = snr_xmalloc(t->regs[r].size);
 			memcpy(t->dregs[r], v, t->regs[r].size);
 		}
 	}
-	uint64_t nb = cur_varint(&cu);
+	uint64_t nb = snr_cur_varint(&cu);
 	if (nb > (uint64_t)n) {
 		free(raw);
 		return terr(t, c, "digest block count %llu exceeds the payload", (unsigned long long)nb);
@@ -656,11 +411,11 @@ static int parse_digest(struct snr_trace *t, const struct chunk *c)
 	t->dhashes = snr_xcalloc(nb ? nb : 1, sizeof(*t->dhashes));
 	for (uint64_t i = 0; i < nb && !cu.bad; i++) {
 		struct snr_trace_mem *b = &t->dblocks[i];
-		b->space = cur_u8(&cu);
-		b->chip = (uint16_t)cur_varint(&cu);
-		b->addr = cur_varint(&cu);
-		b->len = cur_varint(&cu);
-		const uint8_t *h = cur_bytes(&cu, 8);
+		b->space = snr_cur_u8(&cu);
+		b->chip = (uint16_t)snr_cur_varint(&cu);
+		b->addr = snr_cur_varint(&cu);
+		b->len = snr_cur_varint(&cu);
+		const uint8_t *h = snr_cur_bytes(&cu, 8);
 		if (h)
 			t->dhashes[i] = get_le(h, 8);
 		if (b->len == 0 || b->len > SNR_TRACE_DIGEST_BLOCK)
@@ -677,98 +432,26 @@ static int parse_digest(struct snr_trace *t, const struct chunk *c)
 struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 {
 	struct snr_trace *t = snr_xcalloc(1, sizeof(*t));
-	t->path = snr_xstrdup(path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		snr_trace_close(t);
+	if (snr_chunkf_open(&t->f, path, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION,
+			    SNR_CHUNK_END, err, errlen)) {
+		free(t);
 		return NULL;
 	}
-	t->size = (size_t)st.st_size;
-	if (t->size >= FILE_HDR) {
-		t->map = mmap(NULL, t->size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (t->map == MAP_FAILED)
-			t->map = NULL;
-	}
-	close(fd);
-	if (!t->map || memcmp(t->map, SNR_TRACE_MAGIC, 8)) {
-		snr_fmt(err, errlen, "%s: not an snr trace (no SNRTRACE header)", path);
-		snr_trace_close(t);
-		return NULL;
-	}
-	if (snr_crc32c(0, t->map, 12) != get_le(t->map + 12, 4)) {
-		snr_fmt(err, errlen, "%s: file header (offset 0) is corrupt: checksum mismatch", path);
-		snr_trace_close(t);
-		return NULL;
-	}
-	uint32_t version = (uint32_t)get_le(t->map + 8, 4);
-	if (version != SNR_TRACE_VERSION) {
-		snr_fmt(err, errlen, "%s: trace format version %u; this snr reads version %d", path, version,
-			SNR_TRACE_VERSION);
-		snr_trace_close(t);
-		return NULL;
-	}
-	size_t cap = 0;
-	uint64_t off = FILE_HDR;
+	t->truncated = t->f.truncated;
 	int rc = 0;
-	while (off < t->size) {
-		struct chunk c = {0};
-		c.offset = off;
-		c.seq = (uint32_t)t->nchunks;
-		if (t->size - off < CHUNK_HDR) {
-			t->truncated = true;
-			break;
-		}
-		const uint8_t *h = t->map + off;
-		if (get_le(h, 4) != CHUNK_MAGIC || snr_crc32c(0, h, 24) != get_le(h + 24, 4)) {
-			rc = terr(t, &c, "chunk header is corrupt (bad magic or checksum)");
-			break;
-		}
-		c.type = (uint16_t)get_le(h + 4, 2);
-		c.codec = (uint16_t)get_le(h + 6, 2);
-		if (get_le(h + 8, 4) != c.seq) {
-			rc = terr(t, &c, "chunk sequence number %u, expected %u", (unsigned)get_le(h + 8, 4), c.seq);
-			break;
-		}
-		c.stored_len = (uint32_t)get_le(h + 12, 4);
-		c.raw_len = (uint32_t)get_le(h + 16, 4);
-		if (t->size - off - CHUNK_HDR < c.stored_len) {
-			t->truncated = true;
-			break;
-		}
-		c.stored = h + CHUNK_HDR;
-		if (snr_crc32c(0, c.stored, c.stored_len) != get_le(h + 20, 4)) {
-			rc = terr(t, &c, "payload is corrupt: checksum mismatch");
-			break;
-		}
-		if (c.codec > CODEC_ZSTD || c.type < SNR_CHUNK_META || c.type > SNR_CHUNK_END) {
-			rc = terr(t, &c, "unknown chunk type %u or codec %u", c.type, c.codec);
-			break;
-		}
-		if ((c.seq == 0) != (c.type == SNR_CHUNK_META)) {
-			rc = terr(t, &c, c.seq == 0 ? "the first chunk is not META" : "a second META chunk");
-			break;
-		}
-		if (t->nchunks == cap) {
-			cap = cap ? cap * 2 : 64;
-			t->chunks = snr_xrealloc(t->chunks, cap * sizeof(*t->chunks));
-		}
-		t->chunks[t->nchunks++] = c;
-		off += CHUNK_HDR + c.stored_len;
-		if (c.type == SNR_CHUNK_END && off != t->size) {
-			c.offset = off;
-			c.seq++;
-			rc = terr(t, &c, "data after the END chunk");
-			break;
-		}
+	for (size_t i = 0; !rc && i < t->f.nchunks; i++) {
+		const struct snr_chunk *c = &t->f.chunks[i];
+		if ((c->seq == 0) != (c->type == SNR_CHUNK_META))
+			rc = terr(t, c, c->seq == 0 ? "the first chunk is not META" : "a second META chunk");
+		else if (c->type == SNR_CHUNK_END && i + 1 < t->f.nchunks)
+			rc = terr(t, &t->f.chunks[i + 1], "data after the END chunk");
 	}
-	if (!rc && t->nchunks == 0)
+	if (!rc && t->f.truncated && t->f.nchunks && t->f.chunks[t->f.nchunks - 1].type == SNR_CHUNK_END)
+		rc = terr(t, NULL, "data after the END chunk");
+	if (!rc && t->f.nchunks == 0)
 		rc = terr(t, NULL, "no META chunk: the trace is empty");
-	for (size_t i = 0; !rc && i < t->nchunks; i++) {
-		const struct chunk *c = &t->chunks[i];
+	for (size_t i = 0; !rc && i < t->f.nchunks; i++) {
+		const struct snr_chunk *c = &t->f.chunks[i];
 		switch (c->type) {
 		case SNR_CHUNK_META: rc = parse_meta(t, c); break;
 		case SNR_CHUNK_SYMBOLS: rc = t->syms ? terr(t, c, "a second SYMBOLS chunk") : parse_symbols(t, c); break;
@@ -778,7 +461,7 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 				rc = -1;
 				break;
 			}
-			t->end = snr_xstrdup((const char *)t->raw);
+			t->end = snr_xstrdup((const char *)t->f.raw);
 			break;
 		case SNR_CHUNK_STEPS:
 			if (t->has_digest)
@@ -789,7 +472,7 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 	if (!rc && !t->end)
 		t->truncated = true;
 	if (rc) {
-		snr_fmt(err, errlen, "%s", t->err);
+		snr_fmt(err, errlen, "%s", t->f.err);
 		snr_trace_close(t);
 		return NULL;
 	}
@@ -801,8 +484,7 @@ void snr_trace_close(struct snr_trace *t)
 {
 	if (!t)
 		return;
-	if (t->map)
-		munmap(t->map, t->size);
+	snr_chunkf_close(&t->f);
 	for (size_t i = 0; i < t->nsyms; i++)
 		free(t->syms[i].name);
 	if (t->dregs)
@@ -812,16 +494,13 @@ void snr_trace_close(struct snr_trace *t)
 	free(t->dblocks);
 	free(t->dhashes);
 	free(t->syms);
-	free(t->chunks);
 	free(t->meta);
 	free(t->end);
 	free(t->regs);
-	free(t->raw);
 	free(t->rv);
 	free(t->mv);
 	free(t->prv);
 	free(t->pmv);
-	free(t->path);
 	free(t);
 }
 
@@ -829,7 +508,7 @@ const char *snr_trace_meta_json(const struct snr_trace *t) { return t->meta; }
 size_t snr_trace_nregs(const struct snr_trace *t) { return t->nregs; }
 const struct snr_trace_reg *snr_trace_regs(const struct snr_trace *t) { return t->regs; }
 size_t snr_trace_nsymbols(const struct snr_trace *t) { return t->nsyms; }
-const char *snr_trace_error(const struct snr_trace *t) { return t->err; }
+const char *snr_trace_error(const struct snr_trace *t) { return t->f.err; }
 bool snr_trace_truncated(const struct snr_trace *t) { return t->truncated; }
 const char *snr_trace_end_json(const struct snr_trace *t) { return t->end; }
 
@@ -879,8 +558,8 @@ int snr_trace_rewind(struct snr_trace *t)
 static const struct snr_trace_regval *get_regs(struct snr_trace *t, struct snr_trace_regval **arr, size_t *cap,
 					       unsigned *count)
 {
-	struct cur *cu = &t->c;
-	uint64_t n = cu->bad ? 0 : cur_varint(cu);
+	struct snr_cursor *cu = &t->c;
+	uint64_t n = cu->bad ? 0 : snr_cur_varint(cu);
 	if (n > t->nregs || n == 0)
 		cu->bad = 1;
 	if (cu->bad)
@@ -890,13 +569,13 @@ static const struct snr_trace_regval *get_regs(struct snr_trace *t, struct snr_t
 		*arr = snr_xrealloc(*arr, n * sizeof(**arr));
 	}
 	for (uint64_t i = 0; i < n && !cu->bad; i++) {
-		uint64_t r = cur_varint(cu);
+		uint64_t r = snr_cur_varint(cu);
 		if (r >= t->nregs) {
 			cu->bad = 1;
 			break;
 		}
 		(*arr)[i].reg = (uint16_t)r;
-		(*arr)[i].val = cur_bytes(cu, t->regs[r].size);
+		(*arr)[i].val = snr_cur_bytes(cu, t->regs[r].size);
 	}
 	*count = (unsigned)n;
 	return *arr;
@@ -905,8 +584,8 @@ static const struct snr_trace_regval *get_regs(struct snr_trace *t, struct snr_t
 static const struct snr_trace_mem *get_mems(struct snr_trace *t, struct snr_trace_mem **arr, size_t *cap,
 					    unsigned *count)
 {
-	struct cur *cu = &t->c;
-	uint64_t n = cu->bad ? 0 : cur_varint(cu);
+	struct snr_cursor *cu = &t->c;
+	uint64_t n = cu->bad ? 0 : snr_cur_varint(cu);
 	if (n > (uint64_t)(cu->end - cu->p) || n == 0)
 		cu->bad = 1;
 	if (cu->bad)
@@ -917,11 +596,11 @@ static const struct snr_trace_mem *get_mems(struct snr_trace *t, struct snr_trac
 	}
 	for (uint64_t i = 0; i < n && !cu->bad; i++) {
 		struct snr_trace_mem *m = &(*arr)[i];
-		m->space = cur_u8(cu);
-		m->chip = (uint16_t)cur_varint(cu);
-		m->addr = cur_varint(cu);
-		m->len = cur_varint(cu);
-		m->data = cur_bytes(cu, m->len);
+		m->space = snr_cur_u8(cu);
+		m->chip = (uint16_t)snr_cur_varint(cu);
+		m->addr = snr_cur_varint(cu);
+		m->len = snr_cur_varint(cu);
+		m->data = snr_cur_bytes(cu, m->len);
 	}
 	*count = (unsigned)n;
 	return *arr;
@@ -930,16 +609,16 @@ static const struct snr_trace_mem *get_mems(struct snr_trace *t, struct snr_trac
 int snr_trace_next(struct snr_trace *t, struct snr_trace_step *s)
 {
 	while (t->remaining == 0) {
-		while (t->cur_chunk < t->nchunks && t->chunks[t->cur_chunk].type != SNR_CHUNK_STEPS)
+		while (t->cur_chunk < t->f.nchunks && t->f.chunks[t->cur_chunk].type != SNR_CHUNK_STEPS)
 			t->cur_chunk++;
-		if (t->cur_chunk >= t->nchunks)
+		if (t->cur_chunk >= t->f.nchunks)
 			return 0;
-		const struct chunk *c = &t->chunks[t->cur_chunk++];
+		const struct snr_chunk *c = &t->f.chunks[t->cur_chunk++];
 		long n = load_payload(t, c);
 		if (n < 0)
 			return -1;
-		t->c = (struct cur){t->raw, t->raw + n, 0};
-		uint64_t first = cur_varint(&t->c), count = cur_varint(&t->c);
+		t->c = (struct snr_cursor){t->f.raw, t->f.raw + n, 0};
+		uint64_t first = snr_cur_varint(&t->c), count = snr_cur_varint(&t->c);
 		if (t->c.bad || first != t->index || count == 0 || count > (uint64_t)n)
 			return terr(t, c, "STEPS chunk starts at instruction %llu with %llu steps; expected start %llu",
 				    (unsigned long long)first, (unsigned long long)count,
@@ -947,19 +626,19 @@ int snr_trace_next(struct snr_trace *t, struct snr_trace_step *s)
 		t->remaining = count;
 		t->chunk_first = first;
 	}
-	const struct chunk *c = &t->chunks[t->cur_chunk - 1];
-	struct cur *cu = &t->c;
+	const struct snr_chunk *c = &t->f.chunks[t->cur_chunk - 1];
+	struct snr_cursor *cu = &t->c;
 	memset(s, 0, sizeof(*s));
-	uint8_t flags = cur_u8(cu);
+	uint8_t flags = snr_cur_u8(cu);
 	s->index = t->index;
-	s->pc = t->next_pc + (uint64_t)unzigzag(cur_varint(cu));
+	s->pc = t->next_pc + (uint64_t)snr_unzigzag(snr_cur_varint(cu));
 	if (flags & ~31u)
 		cu->bad = 1;
 	if (flags & 1) {
-		s->code_len = cur_u8(cu);
+		s->code_len = snr_cur_u8(cu);
 		if (s->code_len == 0 || s->code_len > sizeof(s->code))
 			cu->bad = 1;
-		const uint8_t *code = cu->bad ? NULL : cur_bytes(cu, s->code_len);
+		const uint8_t *code = cu->bad ? NULL : snr_cur_bytes(cu, s->code_len);
 		if (code)
 			memcpy(s->code, code, s->code_len);
 	}

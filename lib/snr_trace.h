@@ -136,6 +136,5 @@ bool snr_trace_digest(const struct snr_trace *t, const uint8_t *const **regs, si
 
 /* Hash used by DIGEST blocks (64-bit FNV-1a over the bytes). */
 uint64_t snr_trace_hash(const void *data, size_t len);
-uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len);
 
 #endif

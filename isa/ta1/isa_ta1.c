@@ -9,7 +9,6 @@
  * chip's local and global names of the same byte are one address to the
  * recorder.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,25 +35,9 @@ static void *ta1_create(const char *config_json, char *err, size_t errlen)
 {
 	struct ta1_plugin *p = snr_xcalloc(1, sizeof(*p));
 	snr_config_default(&p->cfg);
-	if (config_json) {
-		json_error_t je;
-		json_t *j = json_loads(config_json, 0, &je);
-		if (!j) {
-			snr_fmt(err, errlen, "ta1: machine config is not JSON: %s", je.text);
-			free(p);
-			return NULL;
-		}
-		for (size_t i = 0; i < snr_config_nfields; i++) {
-			const struct snr_config_field *f = &snr_config_fields[i];
-			char key[128];
-			snprintf(key, sizeof(key), "%s", f->key);
-			json_t *v = j;
-			for (char *part = strtok(key, "."); part && v; part = strtok(NULL, "."))
-				v = json_object_get(v, part);
-			if (json_is_integer(v))
-				*(uint64_t *)((char *)&p->cfg + f->offset) = (uint64_t)json_integer_value(v);
-		}
-		json_decref(j);
+	if (config_json && snr_config_parse(&p->cfg, config_json, "the machine config", err, errlen)) {
+		free(p);
+		return NULL;
 	}
 	for (unsigned r = 0; r < TA1_REG_COUNT; r++) {
 		struct snr_isa_reg *g = &p->regs[r];
@@ -152,16 +135,10 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		m->write = r->write;
 		m->space = r->space;
 		m->chip = r->chip;
-		m->addr = r->addr;
+		m->addr = ta1_region_canonical(&q, r);
 		m->row_bytes = r->row_bytes;
 		m->rows = r->rows;
 		m->stride = r->stride;
-		if (r->space == TA1_SPACE_HBM) {
-			unsigned owner;
-			uint64_t off;
-			if (ta1_classify(&q, r->addr, 1, &owner, &off) == TA1_SPACE_HBM)
-				m->addr = TA1_HBM_GLOBAL_BASE + ((uint64_t)owner << TA1_HBM_GLOBAL_SHIFT) + off;
-		}
 	}
 	return 0;
 }

@@ -560,3 +560,12 @@ void ta1_access_query(const struct ta1_insn *in, const struct ta1_query_ctx *ctx
 	a->regs_read &= ~1ull;
 	a->regs_written &= ~1ull;
 }
+
+uint64_t ta1_region_canonical(const struct ta1_query_ctx *ctx, const struct ta1_region *r)
+{
+	unsigned owner;
+	uint64_t off;
+	if (r->space == TA1_SPACE_HBM && ta1_classify(ctx, r->addr, 1, &owner, &off) == TA1_SPACE_HBM)
+		return TA1_HBM_GLOBAL_BASE + ((uint64_t)owner << TA1_HBM_GLOBAL_SHIFT) + off;
+	return r->addr;
+}

@@ -238,4 +238,9 @@ void ta1_access_query(const struct ta1_insn *insn, const struct ta1_query_ctx *c
 enum ta1_space ta1_classify(const struct ta1_query_ctx *ctx, uint64_t addr, uint64_t len,
 			    unsigned *owner_chip, uint64_t *offset);
 
+/* The one address the recorder and replayer use for a region's first byte:
+ * HBM by its global address (ta_hbm_of(owner, offset)), so that a chip's
+ * local and global names of the same byte coincide; other spaces as given. */
+uint64_t ta1_region_canonical(const struct ta1_query_ctx *ctx, const struct ta1_region *r);
+
 #endif

@@ -1,0 +1,95 @@
+/*
+ * snr_chunkfile.h: the container shared by snr's binary files (traces
+ * .snrt, metrics .snrm): a 16-byte file header (8-byte magic, u32 version,
+ * CRC-32C) and a sequence of chunks, each a 28-byte header
+ *
+ *   u32 "CHNK" | u16 type | u16 codec (0 raw, 1 zstd) | u32 seq |
+ *   u32 stored length | u32 raw length | u32 CRC-32C of the stored payload |
+ *   u32 CRC-32C of the 24 header bytes before it
+ *
+ * followed by the payload. All little-endian. Written as a stream; a file
+ * cut short ends in at most one partial chunk, which the reader reports as
+ * truncation, not corruption. docs/trace-format.md has the details.
+ */
+#ifndef SNR_CHUNKFILE_H
+#define SNR_CHUNKFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snr_util.h"
+
+struct snr_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+void snr_buf_need(struct snr_buf *b, size_t n);
+void snr_buf_put(struct snr_buf *b, const void *d, size_t n);
+void snr_buf_u8(struct snr_buf *b, uint8_t v);
+void snr_buf_varint(struct snr_buf *b, uint64_t v);
+static inline uint64_t snr_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t snr_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* A bounds-checked reading cursor: after any overrun `bad` is set and reads
+ * return zeros / NULL. */
+struct snr_cursor {
+	const uint8_t *p, *end;
+	int bad;
+};
+uint64_t snr_cur_varint(struct snr_cursor *c);
+uint8_t snr_cur_u8(struct snr_cursor *c);
+const uint8_t *snr_cur_bytes(struct snr_cursor *c, uint64_t n);
+
+uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len);
+
+struct snr_chunk_writer {
+	int fd;
+	char *path;
+	uint32_t seq;
+	uint64_t bytes;
+	int failed;
+	char err[300];
+	struct snr_buf zbuf;
+};
+
+int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,
+		      char *err, size_t errlen);
+int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payload, size_t len, bool compress);
+/* Closes the file; returns -1 if any write failed (w->err says which). */
+int snr_chunkw_close(struct snr_chunk_writer *w);
+
+struct snr_chunk {
+	uint16_t type, codec;
+	uint32_t seq;
+	uint64_t offset; /* of the chunk header in the file */
+	const uint8_t *stored;
+	uint32_t stored_len, raw_len;
+};
+
+struct snr_chunk_file {
+	char *path;
+	uint8_t *map;
+	size_t size;
+	uint32_t version;
+	struct snr_chunk *chunks;
+	size_t nchunks;
+	bool truncated; /* ended in a partial chunk (or right after the header) */
+	uint8_t *raw;   /* the last payload loaded */
+	size_t raw_cap;
+	char err[600];
+};
+
+/* Maps path, checks the magic, the version (min..max) and every chunk's
+ * CRCs and sequence numbers, accepting types 1..max_type. `what` names the
+ * kind of file in messages ("snr trace"). */
+int snr_chunkf_open(struct snr_chunk_file *f, const char *path, const char magic[8], const char *what,
+		    uint32_t min_version, uint32_t max_version, unsigned max_type, char *err, size_t errlen);
+void snr_chunkf_close(struct snr_chunk_file *f);
+/* Decompresses a chunk into f->raw (NUL-terminated); its length, or -1. */
+long snr_chunkf_payload(struct snr_chunk_file *f, const struct snr_chunk *c);
+/* Sets f->err to "PATH: chunk N (offset X): message"; returns -1. */
+int snr_chunkf_fail(struct snr_chunk_file *f, const struct snr_chunk *c, const char *fmt, ...) SNR_PRINTF(3, 4);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * grm_ta1.c: the TA1 golden reference model behind the simulator ABI.
+ *
+ * Semantics are the device's (a ta1_machine with the replayed chip and its
+ * peers, so global HBM addresses resolve exactly as on the device); timing is
+ * sim/ta1_timing.c; the operand-access query, computed before each step,
+ * feeds both the timing model and the poison check. Bytes and registers are
+ * valid once the trace loaded them or the window wrote them; an instruction
+ * that reads anything else fails with the instruction, the address and the
+ * size named, because a complete recording never lets that happen.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device/ta1_machine.h"
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_config.h"
+#include "lib/snr_ranges.h"
+#include "lib/snr_util.h"
+#include "sim/snr_sim.h"
+#include "sim/ta1_timing.h"
+
+struct snr_sim {
+	struct snr_config cfg;
+	struct ta1_machine *m;
+	struct ta1_chip *c;
+	unsigned chip;
+	struct ta1_timing *timing;
+	const struct snr_tracker *tracker;
+	struct snr_ranges valid;
+	bool reg_valid[TA1_REG_COUNT];
+	int null_fd;
+	bool flags_seeded;
+	char err[600];
+};
+
+static const char *grm_error(struct snr_sim *s) { return s->err; }
+
+static struct snr_sim *grm_create(const char *config_json, unsigned chip, unsigned nchips, char *err, size_t errlen)
+{
+	struct snr_sim *s = snr_xcalloc(1, sizeof(*s));
+	s->null_fd = -1;
+	snr_config_default(&s->cfg);
+	if (config_json && snr_config_parse(&s->cfg, config_json, "the trace's machine config", err, errlen))
+		goto fail;
+	if (nchips == 0 || chip >= nchips || nchips > TA1_MAX_CHIPS) {
+		snr_fmt(err, errlen, "ta1: chip %u of %u chips", chip, nchips);
+		goto fail;
+	}
+	s->cfg.chips = nchips;
+	s->chip = chip;
+	s->m = ta1_machine_new(&s->cfg, err, errlen);
+	if (!s->m)
+		goto fail;
+	s->c = ta1_machine_chip(s->m, chip);
+	/* The replayed program's writes go nowhere but must succeed as on the device. */
+	s->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ta1_machine_set_output(s->m, s->null_fd, s->null_fd);
+	s->timing = ta1_timing_new(&s->cfg, NULL, chip);
+	s->reg_valid[0] = s->reg_valid[TA1_REG_PC] = true;
+	s->reg_valid[TA1_REG_CHIPID] = s->reg_valid[TA1_REG_NCHIPS] = true;
+	s->reg_valid[TA1_REG_CYCLE] = s->reg_valid[TA1_REG_INSTRET] = true;
+	return s;
+fail:
+	free(s);
+	return NULL;
+}
+
+static void grm_destroy(struct snr_sim *s)
+{
+	if (!s)
+		return;
+	ta1_timing_free(s->timing);
+	ta1_machine_free(s->m);
+	snr_ranges_free(&s->valid);
+	if (s->null_fd >= 0)
+		close(s->null_fd);
+	free(s);
+}
+
+static int grm_attach_tracker(struct snr_sim *s, const struct snr_tracker *t)
+{
+	s->tracker = t;
+	ta1_timing_free(s->timing);
+	s->timing = ta1_timing_new(&s->cfg, t, s->chip);
+	return 0;
+}
+
+static int grm_set_reg(struct snr_sim *s, unsigned reg, const uint8_t *val, unsigned size)
+{
+	uint64_t v = 0;
+	if (reg >= TA1_REG_COUNT || size != 8) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: no register %u of %u bytes", reg, size);
+		return -1;
+	}
+	memcpy(&v, val, 8);
+	if (reg == TA1_REG_CHIPID || reg == TA1_REG_NCHIPS) {
+		if (v != ta1_chip_get_reg(s->c, reg)) {
+			snr_fmt(s->err, sizeof(s->err), "ta1: the trace says %s = %llu, the simulator has %llu",
+				reg == TA1_REG_CHIPID ? "chipid" : "nchips", (unsigned long long)v,
+				(unsigned long long)ta1_chip_get_reg(s->c, reg));
+			return -1;
+		}
+		return 0;
+	}
+	if (reg == TA1_REG_CYCLE || reg == TA1_REG_INSTRET)
+		return 0; /* counters are the model's own */
+	if (ta1_chip_set_reg(s->c, reg, v)) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: register %u cannot be set", reg);
+		return -1;
+	}
+	s->reg_valid[reg] = true;
+	return 0;
+}
+
+static int grm_get_reg(struct snr_sim *s, unsigned reg, uint8_t *val, unsigned size)
+{
+	if (reg >= TA1_REG_COUNT || size != 8) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: no register %u of %u bytes", reg, size);
+		return -1;
+	}
+	if (!s->reg_valid[reg] || reg == TA1_REG_CYCLE || reg == TA1_REG_INSTRET) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: register %u has no value comparable with the device", reg);
+		return -1;
+	}
+	uint64_t v = ta1_chip_get_reg(s->c, reg);
+	memcpy(val, &v, 8);
+	return 0;
+}
+
+static int grm_load_mem(struct snr_sim *s, uint8_t space, uint16_t chip, uint64_t addr, const void *data,
+			uint64_t len)
+{
+	if (ta1_chip_write_mem(s->c, addr, data, len) != len) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: cannot load %llu bytes at 0x%llx: not inside one memory",
+			(unsigned long long)len, (unsigned long long)addr);
+		return -1;
+	}
+	snr_ranges_add(&s->valid, snr_ranges_key(space, chip), addr, addr + len);
+	return 0;
+}
+
+static int grm_read_mem(struct snr_sim *s, uint8_t space, uint16_t chip, uint64_t addr, void *data, uint64_t len)
+{
+	(void)space;
+	(void)chip;
+	if (ta1_chip_read_mem(s->c, addr, data, len) != len) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: cannot read %llu bytes at 0x%llx", (unsigned long long)len,
+			(unsigned long long)addr);
+		return -1;
+	}
+	return 0;
+}
+
+static int grm_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, unsigned len)
+{
+	if (ta1_chip_write_mem(s->c, pc, code, len) != len) {
+		snr_fmt(s->err, sizeof(s->err), "ta1: code at 0x%llx is outside core memory", (unsigned long long)pc);
+		return -1;
+	}
+	snr_ranges_add(&s->valid, snr_ranges_key(TA1_SPACE_CORE, s->chip), pc, pc + len);
+	return 0;
+}
+
+static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct ta1_insn *in,
+		    const struct ta1_query_ctx *q, const struct ta1_access *a)
+{
+	char dis[96];
+	ta1_disasm(in, pc, dis, sizeof(dis));
+	for (unsigned r = 1; r < TA1_REG_COUNT; r++)
+		if (((a->regs_read >> r) & 1) && !s->reg_valid[r]) {
+			snr_fmt(s->err, sizeof(s->err),
+				"instruction %llu (pc 0x%llx: %s) reads register %u, which the trace neither captured "
+				"nor saw written: the recording is incomplete",
+				(unsigned long long)index, (unsigned long long)pc, dis, r);
+			return -1;
+		}
+	struct snr_range *miss = NULL;
+	size_t nmiss = 0, cap = 0;
+	for (unsigned i = 0; i < a->nregions; i++) {
+		const struct ta1_region *g = &a->region[i];
+		if (g->write || !g->rows)
+			continue;
+		uint64_t base = ta1_region_canonical(q, g);
+		for (uint64_t row = 0; row < g->rows && !nmiss; row++) {
+			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
+			snr_ranges_missing(&s->valid, snr_ranges_key(g->space, g->chip), lo, lo + g->row_bytes, &miss,
+					   &nmiss, &cap);
+		}
+		if (nmiss) {
+			snr_fmt(s->err, sizeof(s->err),
+				"instruction %llu (pc 0x%llx: %s) reads %llu bytes at 0x%llx that the trace did not "
+				"capture (poisoned): the recording is incomplete",
+				(unsigned long long)index, (unsigned long long)pc, dis,
+				(unsigned long long)(miss[0].hi - miss[0].lo), (unsigned long long)miss[0].lo);
+			free(miss);
+			return -1;
+		}
+	}
+	free(miss);
+	return 0;
+}
+
+static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
+{
+	struct ta1_chip *c = s->c;
+	uint64_t x[32];
+	for (unsigned r = 0; r < 32; r++)
+		x[r] = ta1_chip_get_reg(c, r);
+	uint64_t pc = ta1_chip_get_reg(c, TA1_REG_PC);
+	uint32_t w = 0;
+	struct ta1_insn in;
+	memset(out, 0, sizeof(*out));
+	out->pc = pc;
+	if (ta1_chip_read_mem(c, pc, &w, 4) != 4 || !ta1_decode(w, &in)) {
+		snr_fmt(s->err, sizeof(s->err), "instruction %llu: no valid instruction at pc 0x%llx (0x%08x)",
+			(unsigned long long)index, (unsigned long long)pc, w);
+		return -1;
+	}
+	struct ta1_query_ctx q;
+	struct ta1_access a;
+	ta1_chip_query_ctx(c, &q);
+	q.x = x;
+	ta1_access_query(&in, &q, &a);
+	if (poisoned(s, index, pc, &in, &q, &a))
+		return -1;
+	/* Flags captured at the window's start are completions of DMAs issued
+	 * before it; the timing model learns of them once. */
+	if (!s->flags_seeded) {
+		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+			for (uint64_t k = ta1_chip_get_reg(c, TA1_REG_FLAG0 + f); k > 0; k--)
+				ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+		s->flags_seeded = true;
+	}
+	ta1_chip_set_cycle(c, ta1_timing_now(s->timing));
+	enum ta1_stop st = ta1_chip_step(c);
+	if (st == TA1_STOP_FAULT) {
+		snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
+			ta1_chip_fault(c));
+		return -1;
+	}
+	if (st == TA1_STOP_EBREAK) {
+		snr_fmt(s->err, sizeof(s->err), "instruction %llu at pc 0x%llx is an ebreak", (unsigned long long)index,
+			(unsigned long long)pc);
+		return -1;
+	}
+	out->next_pc = ta1_chip_get_reg(c, TA1_REG_PC);
+	if (st == TA1_STOP_EXIT) {
+		out->exited = true;
+		out->exit_code = ta1_chip_exit_code(c);
+		out->next_pc = pc + 4;
+	}
+	ta1_timing_insn(s->timing, index, pc, &in, &a, x, out->next_pc);
+	for (unsigned r = 1; r < TA1_REG_COUNT; r++)
+		if ((a.regs_written >> r) & 1)
+			s->reg_valid[r] = true;
+	for (unsigned i = 0; i < a.nregions; i++) {
+		const struct ta1_region *g = &a.region[i];
+		if (!g->write || !g->rows)
+			continue;
+		uint64_t base = ta1_region_canonical(&q, g);
+		for (uint64_t row = 0; row < g->rows; row++) {
+			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
+			snr_ranges_add(&s->valid, snr_ranges_key(g->space, g->chip), lo, lo + g->row_bytes);
+		}
+	}
+	return 0;
+}
+
+static uint64_t grm_finish(struct snr_sim *s) { return ta1_timing_drain(s->timing); }
+
+const struct snr_sim_ops snr_sim_ta1 = {
+	.abi_version = SNR_SIM_ABI_VERSION,
+	.name = "ta1",
+	.isa = "ta1",
+	.create = grm_create,
+	.destroy = grm_destroy,
+	.error = grm_error,
+	.attach_tracker = grm_attach_tracker,
+	.set_reg = grm_set_reg,
+	.get_reg = grm_get_reg,
+	.load_mem = grm_load_mem,
+	.read_mem = grm_read_mem,
+	.load_code = grm_load_code,
+	.step = grm_step,
+	.finish = grm_finish,
+};
