@@ -12,6 +12,7 @@
 #include "snr_trace.h"
 
 #include "snr_chunkfile.h"
+#include "snr_symtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,16 +104,7 @@ int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t
 			    const char *const *name)
 {
 	struct snr_buf b = {0};
-	snr_buf_varint(&b, n);
-	uint64_t prev = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t nl = strlen(name[i]);
-		snr_buf_varint(&b, snr_zigzag((int64_t)(addr[i] - prev)));
-		snr_buf_varint(&b, size[i]);
-		snr_buf_varint(&b, nl);
-		snr_buf_put(&b, name[i], nl);
-		prev = addr[i];
-	}
+	snr_symtab_encode(&b, n, addr, size, name);
 	int rc = w_chunk(w, SNR_CHUNK_SYMBOLS, b.p, b.len, true);
 	free(b.p);
 	return rc;
@@ -277,19 +269,14 @@ uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w) { return w->c
 
 /* ---- reader ------------------------------------------------------------------ */
 
-struct trace_symbol {
-	uint64_t addr, size;
-	char *name;
-};
-
 struct snr_trace {
 	struct snr_chunk_file f;
 	char *meta;
 	char *end;
 	size_t nregs;
 	struct snr_trace_reg *regs;
-	struct trace_symbol *syms;
-	size_t nsyms;
+	struct snr_symtab syms;
+	bool has_syms;
 	bool truncated;
 	/* step iteration */
 	size_t cur_chunk;
@@ -355,26 +342,8 @@ static int parse_symbols(struct snr_trace *t, const struct snr_chunk *c)
 	long n = load_payload(t, c);
 	if (n < 0)
 		return -1;
-	struct snr_cursor cu = {t->f.raw, t->f.raw + n, 0};
-	uint64_t count = snr_cur_varint(&cu), prev = 0;
-	if (count > (uint64_t)n)
-		return terr(t, c, "symbol count %llu exceeds the payload", (unsigned long long)count);
-	t->syms = snr_xcalloc(count ? count : 1, sizeof(*t->syms));
-	for (uint64_t i = 0; i < count && !cu.bad; i++) {
-		uint64_t addr = prev + (uint64_t)snr_unzigzag(snr_cur_varint(&cu));
-		uint64_t size = snr_cur_varint(&cu), nl = snr_cur_varint(&cu);
-		const uint8_t *name = nl < 4096 ? snr_cur_bytes(&cu, nl) : (cu.bad = 1, NULL);
-		if (cu.bad)
-			break;
-		struct trace_symbol *s = &t->syms[t->nsyms++];
-		s->addr = addr;
-		s->size = size;
-		s->name = snr_xmalloc(nl + 1);
-		memcpy(s->name, name, nl);
-		s->name[nl] = 0;
-		prev = addr;
-	}
-	if (cu.bad)
+	t->has_syms = true;
+	if (snr_symtab_decode(&t->syms, t->f.raw, (size_t)n))
 		return terr(t, c, "symbol table is malformed");
 	return 0;
 }
@@ -454,7 +423,7 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 		const struct snr_chunk *c = &t->f.chunks[i];
 		switch (c->type) {
 		case SNR_CHUNK_META: rc = parse_meta(t, c); break;
-		case SNR_CHUNK_SYMBOLS: rc = t->syms ? terr(t, c, "a second SYMBOLS chunk") : parse_symbols(t, c); break;
+		case SNR_CHUNK_SYMBOLS: rc = t->has_syms ? terr(t, c, "a second SYMBOLS chunk") : parse_symbols(t, c); break;
 		case SNR_CHUNK_DIGEST: rc = t->has_digest ? terr(t, c, "a second DIGEST chunk") : parse_digest(t, c); break;
 		case SNR_CHUNK_END:
 			if (load_payload(t, c) < 0) {
@@ -485,15 +454,13 @@ void snr_trace_close(struct snr_trace *t)
 	if (!t)
 		return;
 	snr_chunkf_close(&t->f);
-	for (size_t i = 0; i < t->nsyms; i++)
-		free(t->syms[i].name);
+	snr_symtab_free(&t->syms);
 	if (t->dregs)
 		for (size_t i = 0; i < t->nregs; i++)
 			free(t->dregs[i]);
 	free(t->dregs);
 	free(t->dblocks);
 	free(t->dhashes);
-	free(t->syms);
 	free(t->meta);
 	free(t->end);
 	free(t->regs);
@@ -507,42 +474,21 @@ void snr_trace_close(struct snr_trace *t)
 const char *snr_trace_meta_json(const struct snr_trace *t) { return t->meta; }
 size_t snr_trace_nregs(const struct snr_trace *t) { return t->nregs; }
 const struct snr_trace_reg *snr_trace_regs(const struct snr_trace *t) { return t->regs; }
-size_t snr_trace_nsymbols(const struct snr_trace *t) { return t->nsyms; }
+size_t snr_trace_nsymbols(const struct snr_trace *t) { return t->syms.n; }
 const char *snr_trace_error(const struct snr_trace *t) { return t->f.err; }
 bool snr_trace_truncated(const struct snr_trace *t) { return t->truncated; }
 const char *snr_trace_end_json(const struct snr_trace *t) { return t->end; }
 
 void snr_trace_symbol(const struct snr_trace *t, size_t i, uint64_t *addr, uint64_t *size, const char **name)
 {
-	*addr = t->syms[i].addr;
-	*size = t->syms[i].size;
-	*name = t->syms[i].name;
+	*addr = t->syms.addr[i];
+	*size = t->syms.size[i];
+	*name = t->syms.name[i];
 }
 
 const char *snr_trace_symbolize(const struct snr_trace *t, uint64_t addr, char *buf, size_t len)
 {
-	/* Symbols are written sorted by address: the last one at or below addr
-	 * that covers it (or is sizeless). */
-	size_t lo = 0, hi = t->nsyms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0) {
-		const struct trace_symbol *s = &t->syms[lo - 1];
-		if (!s->size || addr < s->addr + s->size) {
-			if (addr == s->addr)
-				snprintf(buf, len, "%s", s->name);
-			else
-				snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
-			return buf;
-		}
-	}
-	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
-	return buf;
+	return snr_symtab_symbolize(&t->syms, addr, buf, len);
 }
 
 int snr_trace_rewind(struct snr_trace *t)

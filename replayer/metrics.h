@@ -1,0 +1,47 @@
+/*
+ * metrics.h: the metrics file (.snrm) that `snr replay -o` writes and the
+ * analyzer reads: the tracker's events as a compact binary stream plus a
+ * JSON summary, in the chunk container of lib/snr_chunkfile.h.
+ * docs/metrics-format.md specifies it.
+ *
+ * Writing: the writer *is* a tracker (snr_metrics_tracker): attach it to a
+ * simulator and every event lands in the file. Reading: events are delivered
+ * to a tracker's callbacks, so an analysis consumes a live replay and a
+ * stored one through the same code.
+ */
+#ifndef SNR_METRICS_H
+#define SNR_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/snr_tracker.h"
+
+#define SNR_METRICS_MAGIC "SNRMETRC"
+#define SNR_METRICS_VERSION 1
+
+struct snr_metrics_writer;
+
+/* meta_json: an object (trace, isa, simulator, config, chip, ...). */
+struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen);
+/* Copies the trace's symbols so the metrics file symbolizes on its own. */
+int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
+			      const char *const *name);
+/* The tracker that writes events into w (valid while w lives). */
+const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w);
+/* Writes the summary (a JSON object) and closes; 0 if every write succeeded. */
+int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen);
+void snr_metrics_abandon(struct snr_metrics_writer *w);
+
+struct snr_metrics;
+
+struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen);
+void snr_metrics_close(struct snr_metrics *m);
+const char *snr_metrics_meta_json(const struct snr_metrics *m);
+const char *snr_metrics_summary_json(const struct snr_metrics *m); /* NULL if the file has none */
+const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, char *buf, size_t len);
+/* Delivers every event, in file order, to t's callbacks. 0, or -1 with
+ * the error naming chunk and offset in err. */
+int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char *err, size_t errlen);
+
+#endif
