@@ -1060,6 +1060,12 @@ static int handshake(struct snr_dbg *d)
 		}
 	}
 	d->has_xml = has_xml;
+	/* gdbserver answers qXfer:features from the current thread's
+	 * process and asserts if it has none yet: pick any thread first, as
+	 * GDB does (and say we understand i386 XML, or it serves a tdesc
+	 * without XML) */
+	if (expect_ok(d, d->multiprocess ? "Hgp0.0" : "Hg0") < 0)
+		return -1;
 	if (has_xml) {
 		int next = 0;
 		if (parse_features(d, "target.xml", 0, &next) < 0)
