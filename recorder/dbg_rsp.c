@@ -15,7 +15,9 @@
  * byte for byte onto the front of the buffer, since both follow regnum
  * order), plus one 'p' per register beyond 'g' (QEMU's RISC-V CSRs, for
  * example). Unavailable registers ('x' bytes, or a 'p' that errs) read as
- * zeros; a register whose 'p' errs once is not asked for again.
+ * zeros; a register whose 'p' errs once is not asked for again. Each 'p' is
+ * a round trip (QEMU 7.2's RISC-V: 39 beyond 'g', ~300 read_regs/s instead
+ * of ~3000), so SNR_RSP_REGS=g trims the register list to what 'g' carries.
  *
  * Every wait is a poll() with a deadline (SNR_RSP_TIMEOUT_MS, default 5000),
  * so a silent, truncated or garbled peer gives an error naming the packet,
@@ -84,12 +86,16 @@ struct snr_dbg {
 	char (*threads)[64];
 	int nthreads, cur_thread;
 	char hc_thread[64]; /* what the last Hc named */
-	int pid;
+	int pid, stub_pid; /* pid() reports pid; the stub's own number is stub_pid */
 
 	struct rsp_bp bps[RSP_MAX_BREAKPOINTS];
 	int nbps;
 
 	bool attached; /* the program is alive and ours */
+	/* A timeout or a lost connection leaves the byte stream out of step
+	 * with the stub: every later request fails at once, saying why. */
+	bool broken;
+	char broken_why[256];
 };
 
 static int fail(struct snr_dbg *d, const char *fmt, ...) SNR_PRINTF(2, 3);
@@ -140,6 +146,13 @@ static bool parse_hex(const char **s, uint64_t *v)
 
 /* ---- transport ---------------------------------------------------------- */
 
+static void mark_broken(struct snr_dbg *d)
+{
+	if (!d->broken)
+		snprintf(d->broken_why, sizeof(d->broken_why), "%.200s", d->err);
+	d->broken = true;
+}
+
 static int send_all(struct snr_dbg *d, const void *buf, size_t len, const char *what)
 {
 	const uint8_t *p = buf;
@@ -149,13 +162,18 @@ static int send_all(struct snr_dbg *d, const void *buf, size_t len, const char *
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			struct pollfd pfd = {.fd = d->fd, .events = POLLOUT};
-			if (poll(&pfd, 1, d->timeout_ms) <= 0)
-				return fail(d, "rsp: sending %s: peer not accepting data for %d ms", what,
-					    d->timeout_ms);
+			if (poll(&pfd, 1, d->timeout_ms) <= 0) {
+				fail(d, "rsp: sending %s: peer not accepting data for %d ms", what, d->timeout_ms);
+				mark_broken(d);
+				return -1;
+			}
 			continue;
 		}
-		if (w <= 0)
-			return fail(d, "rsp: sending %s: %s", what, w < 0 ? strerror(errno) : "connection closed");
+		if (w <= 0) {
+			fail(d, "rsp: sending %s: %s", what, w < 0 ? strerror(errno) : "connection closed");
+			mark_broken(d);
+			return -1;
+		}
 		p += w;
 		len -= (size_t)w;
 	}
@@ -172,6 +190,7 @@ static int get_byte(struct snr_dbg *d, int64_t deadline, const char *what)
 		int64_t left = deadline - now_ms();
 		if (left <= 0) {
 			fail(d, "rsp: %s: no reply within %d ms", what, d->timeout_ms);
+			mark_broken(d);
 			return -2;
 		}
 		struct pollfd pfd = {.fd = d->fd, .events = POLLIN};
@@ -180,6 +199,7 @@ static int get_byte(struct snr_dbg *d, int64_t deadline, const char *what)
 			continue;
 		if (r < 0) {
 			fail(d, "rsp: %s: poll: %s", what, strerror(errno));
+			mark_broken(d);
 			return -1;
 		}
 		if (r == 0)
@@ -189,6 +209,7 @@ static int get_byte(struct snr_dbg *d, int64_t deadline, const char *what)
 			continue;
 		if (n <= 0) {
 			fail(d, "rsp: %s: %s", what, n < 0 ? strerror(errno) : "connection closed by the stub");
+			mark_broken(d);
 			return -1;
 		}
 		d->rpos = 0;
@@ -211,6 +232,9 @@ static void pkt_put(struct snr_dbg *d, char c)
  * unless no-ack mode is on (retransmitting on '-', three times). */
 static int send_packet(struct snr_dbg *d, const char *payload, const char *what)
 {
+	if (d->broken)
+		return fail(d, "rsp: %s: not sent: the connection is unusable after an earlier failure (%s)", what,
+			    d->broken_why);
 	size_t n = strlen(payload);
 	char *frame = snr_xmalloc(2 * n + 5);
 	size_t k = 0;
@@ -278,15 +302,19 @@ static int recv_packet_until(struct snr_dbg *d, int64_t deadline, const char *wh
 		for (;;) {
 			c = get_byte(d, deadline, what);
 			if (c < 0) {
-				if (c == -2)
+				if (c == -2) {
 					fail(d, "rsp: %s: truncated reply (no '#' within %d ms, %zu bytes so far)",
 					     what, d->timeout_ms, d->pktlen);
+					d->broken = false;
+					mark_broken(d);
+				}
 				return c;
 			}
 			if (c == '#')
 				break;
 			if (c == '$') { /* a new packet began: the old one was truncated */
 				fail(d, "rsp: %s: truncated reply ('$' inside a packet)", what);
+				mark_broken(d);
 				return -1;
 			}
 			sum += (uint8_t)c;
@@ -319,6 +347,7 @@ static int recv_packet_until(struct snr_dbg *d, int64_t deadline, const char *wh
 		if (!ok) {
 			if (d->noack) {
 				fail(d, "rsp: %s: reply with a bad checksum (%c%c, computed %02x)", what, h1, h2, sum);
+				mark_broken(d);
 				return -1;
 			}
 			if (send_all(d, "-", 1, what) < 0)
@@ -832,14 +861,18 @@ static int thread_index(const struct snr_dbg *d, const char *id)
 	return -1;
 }
 
-/* pid from a multiprocess id "pPID.TID". */
+/* pid from a multiprocess id "pPID.TID". QEMU numbers its "processes"
+ * from 1 (one per CPU cluster) rather than by host pid, so pid() reports
+ * 1 as none; D;PID still needs it. */
 static void note_pid(struct snr_dbg *d, const char *id)
 {
-	if (id[0] == 'p' && d->pid == 0) {
+	if (id[0] == 'p' && d->stub_pid == 0) {
 		const char *s = id + 1;
 		uint64_t v;
-		if (parse_hex(&s, &v) && (*s == '.' || !*s) && v > 0 && v < (1u << 30))
-			d->pid = (int)v;
+		if (parse_hex(&s, &v) && (*s == '.' || !*s) && v > 0 && v < (1u << 30)) {
+			d->stub_pid = (int)v;
+			d->pid = v > 1 ? (int)v : 0;
+		}
 	}
 }
 
@@ -986,15 +1019,20 @@ static int wait_stop(struct snr_dbg *d, const char *what, int timeout_ms, struct
 	for (;;) {
 		int r = recv_packet_until(d, deadline, what);
 		if (r == -2 && timeout_ms > 0 && !interrupted) {
+			d->broken = false; /* this timeout was asked for */
 			if (send_all(d, "\x03", 1, "interrupt (0x03)") < 0)
 				return -1;
 			interrupted = true;
 			deadline = now_ms() + d->timeout_ms;
 			continue;
 		}
-		if (r == -2 && interrupted)
-			return fail(d, "rsp: %s: the target did not stop within %d ms of an interrupt (0x03)", what,
-				    d->timeout_ms);
+		if (r == -2 && interrupted) {
+			fail(d, "rsp: %s: the target did not stop within %d ms of an interrupt (0x03); "
+				"QEMU's user-mode stub ignores interrupts", what, d->timeout_ms);
+			d->broken = false;
+			mark_broken(d);
+			return -1;
+		}
 		if (r < 0)
 			return -1;
 		if (d->pkt[0] == 'O' && d->pktlen > 1 && strcmp(d->pkt, "OK"))
@@ -1084,6 +1122,24 @@ static int handshake(struct snr_dbg *d)
 		return -1;
 	if (stop.kind == SNR_DBG_STOP_EXITED || stop.kind == SNR_DBG_STOP_KILLED)
 		return fail(d, "rsp: ?: the program has already ended");
+	const char *only = getenv("SNR_RSP_REGS");
+	if (only && !strcmp(only, "g")) {
+		/* keep only what 'g' carries (a prefix in regnum order): one
+		 * round trip per read_regs instead of one per extra register */
+		if (d->gbytes == 0 && fetch_g(d) < 0)
+			return -1;
+		size_t n = 0;
+		while (n < d->nregs && d->rinfo[n].in_g)
+			n++;
+		if (n == 0)
+			return fail(d, "rsp: SNR_RSP_REGS=g: the 'g' reply carries no whole register");
+		d->nregs = n;
+		d->regbytes = d->regs[n - 1].offset + d->regs[n - 1].size;
+		if (d->pc_index >= (int)n)
+			d->pc_index = -1;
+	} else if (only && *only && strcmp(only, "all")) {
+		return fail(d, "rsp: SNR_RSP_REGS=%s: expected \"all\" or \"g\"", only);
+	}
 	d->attached = true;
 	return 0;
 }
@@ -1131,9 +1187,11 @@ static int rsp_detach(struct snr_dbg *d)
 {
 	if (!d->attached)
 		return fail(d, "rsp: detach: not attached (the program ended or was detached)");
+	if (d->broken)
+		return fail(d, "rsp: detach: the connection is unusable after an earlier failure (%s)", d->broken_why);
 	char cmd[32] = "D";
-	if (d->multiprocess && d->pid > 0)
-		snprintf(cmd, sizeof(cmd), "D;%x", d->pid);
+	if (d->multiprocess && d->stub_pid > 0)
+		snprintf(cmd, sizeof(cmd), "D;%x", d->stub_pid);
 	/* Removing our breakpoints first: stubs remove their own on D, but
 	 * a stub that does not would leave traps in a program without a
 	 * debugger. */

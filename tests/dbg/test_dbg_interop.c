@@ -11,7 +11,14 @@
  * backend steps through on the same binary. Then detaches and checks that
  * the program prints its result and exits 42.
  *
- * usage: test_dbg_interop X86_PROG RV_PROG_ELF (either may be "" to skip);
+ *
+ * Interrupts: against gdbserver running x86_prog's endless loop, cont with
+ * a 300 ms timeout sends 0x03 and reports TIMEOUT, and stepping goes on.
+ * QEMU 7.2's user-mode stub does not read the socket while the guest runs,
+ * so against rv_spin.elf the client must report, within its reply timeout,
+ * that the interrupt went unanswered, and fail later requests at once.
+ *
+ * usage: test_dbg_interop X86_PROG RV_PROG_ELF RV_SPIN_ELF ("" to skip);
  * exits 77 (skipped) when neither qemu-riscv64 nor gdbserver is installed.
  */
 #include "tests/check.h"
@@ -154,6 +161,8 @@ static void test_qemu(const char *elf)
 	if (d) {
 		uint64_t pcs[NSTEPS];
 		CHECK(snr_dbg_rsp.nthreads(d) == 1, "qemu: %d threads", snr_dbg_rsp.nthreads(d));
+		CHECK(snr_dbg_rsp.pid(d) == 0, "qemu: pid %d, expected 0 (QEMU's process ids are not host pids)",
+		      snr_dbg_rsp.pid(d));
 		if (drive("qemu", &snr_dbg_rsp, d, elf, &rv, pcs) == 0)
 			CHECK(snr_dbg_rsp.detach(d) == 0, "qemu: detach: %s", snr_dbg_rsp.error(d));
 		snr_dbg_rsp.close(d);
@@ -220,6 +229,78 @@ static void test_gdbserver(const char *prog, const uint64_t *ptrace_pcs)
 	unlink(out);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_gdbserver_interrupt(const char *prog)
+{
+	int port = dbgt_free_port();
+	char hostport[32], target[64], err[512];
+	snprintf(hostport, sizeof(hostport), "127.0.0.1:%d", port);
+	snprintf(target, sizeof(target), "tcp:%s", hostport);
+	char *argv[] = {"gdbserver", "--once", hostport, (char *)prog, "loop", NULL};
+	pid_t server = dbgt_spawn(argv, NULL);
+	struct snr_dbg *d = dbgt_connect(&snr_dbg_rsp, target, 5000, err, sizeof(err));
+	CHECK(d != NULL, "gdbserver interrupt: open %s: %s", target, err);
+	if (d) {
+		uint64_t fn, size, main_addr, main_size;
+		struct snr_dbg_stop st;
+		CHECK(dbgt_nm("nm", prog, "checksum", &fn, &size) == 0 && dbgt_nm("nm", prog, "main", &main_addr, &main_size) == 0,
+		      "nm checksum/main");
+		CHECK(snr_dbg_rsp.set_breakpoint(d, fn) == 0, "gdbserver interrupt: Z0: %s", snr_dbg_rsp.error(d));
+		double t0 = now_s();
+		int r = snr_dbg_rsp.cont(d, 300, &st);
+		double dt = now_s() - t0;
+		CHECK(r == 0 && st.kind == SNR_DBG_STOP_TIMEOUT, "gdbserver interrupt: cont: rc %d kind %d: %s", r, st.kind,
+		      snr_dbg_rsp.error(d));
+		CHECK(dt >= 0.29 && dt < 3.0, "gdbserver interrupt: cont(300 ms) took %.2f s", dt);
+		CHECK(st.pc >= main_addr && st.pc < main_addr + main_size, "gdbserver interrupt: stopped at 0x%llx, not in main",
+		      (unsigned long long)st.pc);
+		CHECK(snr_dbg_rsp.step(d, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP, "gdbserver interrupt: step after: %s",
+		      snr_dbg_rsp.error(d));
+		CHECK(snr_dbg_rsp.kill(d) == 0, "gdbserver interrupt: kill: %s", snr_dbg_rsp.error(d));
+		snr_dbg_rsp.close(d);
+	}
+	CHECK(dbgt_wait(server, 5000) >= 0, "gdbserver did not exit after k");
+}
+
+static void test_qemu_interrupt(const char *elf)
+{
+	char port[16], target[64], err[512];
+	snprintf(port, sizeof(port), "%d", dbgt_free_port());
+	snprintf(target, sizeof(target), "tcp:127.0.0.1:%s", port);
+	char *argv[] = {"qemu-riscv64", "-g", port, (char *)elf, NULL};
+	pid_t qemu = dbgt_spawn(argv, NULL);
+	setenv("SNR_RSP_TIMEOUT_MS", "1000", 1);
+	struct snr_dbg *d = dbgt_connect(&snr_dbg_rsp, target, 5000, err, sizeof(err));
+	unsetenv("SNR_RSP_TIMEOUT_MS");
+	CHECK(d != NULL, "qemu interrupt: open %s: %s", target, err);
+	if (d) {
+		struct snr_dbg_stop st;
+		double t0 = now_s();
+		int r = snr_dbg_rsp.cont(d, 300, &st);
+		double dt = now_s() - t0;
+		if (r == 0) /* a QEMU that honours 0x03 */
+			CHECK(st.kind == SNR_DBG_STOP_TIMEOUT, "qemu interrupt: kind %d", st.kind);
+		else
+			CHECK(strstr(snr_dbg_rsp.error(d), "0x03") != NULL, "qemu interrupt: %s", snr_dbg_rsp.error(d));
+		CHECK(dt < 3.0, "qemu interrupt: cont(300 ms) took %.2f s", dt);
+		if (r < 0) {
+			t0 = now_s();
+			CHECK(snr_dbg_rsp.step(d, &st) < 0 && strstr(snr_dbg_rsp.error(d), "unusable"),
+			      "qemu interrupt: step after a lost interrupt: %s", snr_dbg_rsp.error(d));
+			CHECK(now_s() - t0 < 0.1, "qemu interrupt: failing step took %.2f s", now_s() - t0);
+		}
+		snr_dbg_rsp.close(d);
+	}
+	kill(qemu, SIGKILL);
+	waitpid(qemu, NULL, 0);
+}
+
 /* The ptrace backend's PCs on the same binary and breakpoint. */
 static int ptrace_sequence(const char *prog, uint64_t *pcs)
 {
@@ -244,6 +325,7 @@ static int ptrace_sequence(const char *prog, uint64_t *pcs)
 int main(int argc, char **argv)
 {
 	const char *x86_prog = argc > 1 ? argv[1] : "", *rv_elf = argc > 2 ? argv[2] : "";
+	const char *rv_spin = argc > 3 ? argv[3] : "";
 	bool have_qemu = *rv_elf && in_path("qemu-riscv64") && in_path("riscv64-unknown-elf-nm");
 	bool have_gdbserver = *x86_prog && in_path("gdbserver");
 	if (!have_qemu && !have_gdbserver) {
@@ -251,14 +333,17 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (have_qemu)
+	if (have_qemu) {
 		test_qemu(rv_elf);
-	else
+		if (*rv_spin)
+			test_qemu_interrupt(rv_spin);
+	} else
 		fprintf(stderr, "qemu part skipped\n");
 	if (have_gdbserver) {
 		uint64_t pcs[NSTEPS];
 		int have_ptrace = ptrace_sequence(x86_prog, pcs) == 0;
 		test_gdbserver(x86_prog, have_ptrace ? pcs : NULL);
+		test_gdbserver_interrupt(x86_prog);
 	} else {
 		fprintf(stderr, "gdbserver part skipped\n");
 	}

@@ -9,10 +9,12 @@
  *   close      the stub closes at once
  *   noack      no-ack mode, then a bad checksum
  *   session    a stub without target.xml in ack mode: the built-in RISC-V
- *              table from the 'g' length, run-length-encoded 'g', an escaped
- *              thread id in the stop reply, 'm' chunked by PacketSize, then
- *              an E reply, a malformed stop reply, a silent stub, a closed
- *              connection.
+ *              table from the 'g' length, run-length-encoded 'g' with 'x'
+ *              (unavailable) bytes, an escaped thread id in the stop reply,
+ *              Z0 unsupported so Z1, a stop reply expediting every register
+ *              (read_regs must not send 'g'), 'm' chunked by PacketSize, then
+ *              an E reply, a malformed stop reply, a hang-up, and requests
+ *              after it failing at once.
  */
 #include <errno.h>
 #include <sys/un.h>
@@ -95,7 +97,7 @@ static void rle_zeros(const char *hex, char *out)
 static void stub_session(void)
 {
 	char pkt[1024], buf[2048];
-	int steps = 0;
+	int steps = 0, g_refused = 0;
 	for (;;) {
 		next_packet(pkt, sizeof(pkt), 1);
 		if (!strncmp(pkt, "qSupported", 10)) {
@@ -109,12 +111,15 @@ static void stub_session(void)
 		} else if (!strcmp(pkt, "?")) {
 			/* thread:2 with the '2' escaped as '}' 0x12 */
 			reply("T05thread:}\x12;");
+		} else if (!strcmp(pkt, "g") && g_refused) {
+			reply("E01");
 		} else if (!strcmp(pkt, "g")) {
 			char hex[33 * 16 + 1];
 			memset(hex, '0', 33 * 16);
 			hex[33 * 16] = 0;
 			memcpy(hex + 10 * 16, "3412", 4);         /* a0 = 0x1234 */
 			memcpy(hex + 32 * 16, "0000010000000000", 16); /* pc = 0x10000 */
+			memset(hex + 31 * 16, 'x', 16);                /* t6 unavailable */
 			rle_zeros(hex, buf);
 			reply(buf);
 		} else if (pkt[0] == 'm') {
@@ -127,12 +132,24 @@ static void stub_session(void)
 			for (unsigned i = 0; i < n; i++)
 				snprintf(buf + 2 * i, 3, "%02x", (unsigned)((a + i) & 0xff));
 			reply(buf);
+		} else if (!strncmp(pkt, "Z1,", 3) || !strncmp(pkt, "z1,", 3)) {
+			reply("OK"); /* only hardware breakpoints */
+		} else if (pkt[0] == 's' && steps == 0) {
+			/* every register expedited (regnum 0x0a = a0, 0x20 = pc);
+			 * from now on 'g' fails, so read_regs must not send one */
+			size_t o = (size_t)snprintf(buf, sizeof(buf), "T05");
+			for (int r = 0; r < 33; r++)
+				o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%x:%016llx;", r,
+						      r == 10 ? 0x7856000000000000ull : r == 32 ? 0x0400010000000000ull : 0ull);
+			snprintf(buf + o, sizeof(buf) - o, "thread:2;");
+			reply(buf);
+			steps++;
+			g_refused = 1;
 		} else if (pkt[0] == 's') {
-			if (steps++ == 0)
+			if (steps++ == 1)
 				reply("Tzz");
-			/* the second step gets no reply at all */
-		} else if (pkt[0] == 'c') {
-			_exit(0); /* hang up */
+			else
+				_exit(0); /* hang up */
 		} else {
 			reply("");
 		}
@@ -242,6 +259,11 @@ static void test_session(const char *path)
 	CHECK(dbgt_reg(regs, n, rbuf, "a0") == 0x1234 && dbgt_reg(regs, n, rbuf, "pc") == 0x10000,
 	      "session: a0 0x%llx pc 0x%llx from the run-length-encoded 'g'",
 	      (unsigned long long)dbgt_reg(regs, n, rbuf, "a0"), (unsigned long long)dbgt_reg(regs, n, rbuf, "pc"));
+	CHECK(dbgt_reg(regs, n, rbuf, "t6") == 0, "session: unavailable t6 reads 0x%llx, not 0",
+	      (unsigned long long)dbgt_reg(regs, n, rbuf, "t6"));
+	CHECK(ops->set_breakpoint(d, 0x10008) == 0, "session: set_breakpoint (Z0 unsupported, Z1 works): %s",
+	      ops->error(d));
+	CHECK(ops->clear_breakpoint(d, 0x10008) == 0, "session: clear_breakpoint: %s", ops->error(d));
 
 	uint8_t mem[600];
 	CHECK(ops->read_mem(d, 0x20000, mem, sizeof(mem)) == 0, "session: read_mem 600 bytes: %s", ops->error(d));
@@ -253,13 +275,19 @@ static void test_session(const char *path)
 	      "session: read_mem of a bad address: \"%s\"", ops->error(d));
 
 	struct snr_dbg_stop st;
+	CHECK(ops->step(d, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP && st.pc == 0x10004 && st.thread == 1,
+	      "session: step: kind %d pc 0x%llx thread %d: %s", st.kind, (unsigned long long)st.pc, st.thread,
+	      ops->error(d));
+	CHECK(ops->read_regs(d, rbuf) == 0 && dbgt_reg(regs, n, rbuf, "a0") == 0x5678,
+	      "session: read_regs after a stop that expedited every register sent 'g' or got a0 0x%llx: %s",
+	      (unsigned long long)dbgt_reg(regs, n, rbuf, "a0"), ops->error(d));
 	double t0 = now_s();
 	CHECK(ops->step(d, &st) < 0 && strstr(ops->error(d), "malformed stop reply"),
 	      "session: step with reply Tzz: \"%s\"", ops->error(d));
-	CHECK(ops->step(d, &st) < 0 && strstr(ops->error(d), "no reply") && strstr(ops->error(d), "rsp: s:"),
-	      "session: step with no reply: \"%s\"", ops->error(d));
-	CHECK(ops->cont(d, 0, &st) < 0 && strstr(ops->error(d), "closed"), "session: cont, stub hangs up: \"%s\"",
-	      ops->error(d));
+	CHECK(ops->step(d, &st) < 0 && strstr(ops->error(d), "rsp: s:") && strstr(ops->error(d), "closed"),
+	      "session: step, stub hangs up: \"%s\"", ops->error(d));
+	CHECK(ops->cont(d, 0, &st) < 0 && strstr(ops->error(d), "unusable") && strstr(ops->error(d), "closed"),
+	      "session: cont after the hang-up: \"%s\"", ops->error(d));
 	CHECK(ops->read_mem(d, 0x20000, mem, 4) < 0, "session: read_mem after hang-up succeeded");
 	ops->close(d); /* tries to detach over a dead connection: must return */
 	CHECK(now_s() - t0 < 4.0, "session: error paths took %.2f s", now_s() - t0);
