@@ -228,7 +228,7 @@ static void arch_init_regs(struct snr_dbg *d)
 
 static int arch_fetch_gprs(struct snr_dbg *d)
 {
-	struct user_pt_regs u;
+	struct user_regs_struct u; /* glibc: regs[31], sp, pc, pstate */
 	struct iovec iov = {.iov_base = &u, .iov_len = sizeof(u)};
 	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
 		return fail(d, "ptrace: PTRACE_GETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));
@@ -249,7 +249,7 @@ static int arch_fetch_ext(struct snr_dbg *d)
 
 static int arch_set_pc(struct snr_dbg *d, uint64_t pc)
 {
-	struct user_pt_regs u;
+	struct user_regs_struct u; /* glibc: regs[31], sp, pc, pstate */
 	struct iovec iov = {.iov_base = &u, .iov_len = sizeof(u)};
 	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
 		return fail(d, "ptrace: PTRACE_GETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));

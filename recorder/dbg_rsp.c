@@ -21,7 +21,11 @@
  *
  * Every wait is a poll() with a deadline (SNR_RSP_TIMEOUT_MS, default 5000),
  * so a silent, truncated or garbled peer gives an error naming the packet,
- * never a hang. cont() with a timeout interrupts the target with 0x03.
+ * never a hang. cont() with a timeout interrupts the target with 0x03 and
+ * reports TIMEOUT; so does a step still running after the reply timeout (an
+ * instruction blocked in a system call); cont() without one waits as long as
+ * the program runs. After a timeout nobody asked for or a hang-up the byte
+ * stream is out of step, and later requests fail at once saying why.
  * Stop-reply signal numbers are GDB's (SIGTRAP 5, SIGSEGV 11, SIGBUS 10).
  */
 #include <ctype.h>
@@ -194,7 +198,7 @@ static int get_byte(struct snr_dbg *d, int64_t deadline, const char *what)
 			return -2;
 		}
 		struct pollfd pfd = {.fd = d->fd, .events = POLLIN};
-		int r = poll(&pfd, 1, (int)left);
+		int r = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -261,10 +265,14 @@ static int send_packet(struct snr_dbg *d, const char *payload, const char *what)
 		}
 		int64_t deadline = now_ms() + d->timeout_ms;
 		int c;
-		/* Skip anything before the ack (a stub may send '$' first only
-		 * after acking, so stray bytes are noise). */
-		while ((c = get_byte(d, deadline, what)) >= 0 && c != '+' && c != '-')
+		/* Skip noise before the ack; a reply that comes without one
+		 * counts as the ack (left in the buffer for recv_packet). */
+		while ((c = get_byte(d, deadline, what)) >= 0 && c != '+' && c != '-' && c != '$')
 			;
+		if (c == '$') {
+			d->rpos--;
+			c = '+';
+		}
 		if (c < 0) {
 			fail(d, "rsp: %s: no acknowledgement (%s)", what, c == -2 ? "timeout" : "connection lost");
 			goto cleanup;
@@ -320,6 +328,7 @@ static int recv_packet_until(struct snr_dbg *d, int64_t deadline, const char *wh
 			sum += (uint8_t)c;
 			if (d->pktlen > RSP_MAX_PACKET) {
 				fail(d, "rsp: %s: reply longer than %u bytes", what, RSP_MAX_PACKET);
+				mark_broken(d);
 				return -1;
 			}
 			if (c == '*' && !esc) {
@@ -1011,11 +1020,13 @@ static int parse_stop(struct snr_dbg *d, const char *what, struct snr_dbg_stop *
 }
 
 /* Waits for a stop reply, skipping console output ('O' packets). With
- * timeout_ms > 0, interrupts the target when it runs out. */
+ * timeout_ms > 0, interrupts the target when it runs out and reports
+ * TIMEOUT; with 0, waits as long as the program runs (a dropped connection
+ * still ends the wait). */
 static int wait_stop(struct snr_dbg *d, const char *what, int timeout_ms, struct snr_dbg_stop *stop)
 {
 	bool interrupted = false;
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : d->timeout_ms);
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : INT64_MAX;
 	for (;;) {
 		int r = recv_packet_until(d, deadline, what);
 		if (r == -2 && timeout_ms > 0 && !interrupted) {
@@ -1380,7 +1391,9 @@ static int rsp_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 	}
 	if (send_packet(d, cmd, cmd) < 0)
 		return -1;
-	return wait_stop(d, cmd, 0, stop);
+	/* a step that blocks (a system call waiting for input) is
+	 * interrupted like a cont and reported as TIMEOUT */
+	return wait_stop(d, cmd, d->timeout_ms, stop);
 }
 
 static int rsp_kill(struct snr_dbg *d)
