@@ -129,16 +129,26 @@ static void test_attach(const char *prog)
 {
 	char *argv[] = {(char *)prog, "loop", NULL}, target[32], err[512];
 	pid_t child = dbgt_spawn(argv, NULL);
-	usleep(50000);
+	uint64_t main_addr = 0, main_size = 0, rip = 0;
+	CHECK(dbgt_nm("nm", prog, "main", &main_addr, &main_size) == 0, "nm main");
 	snprintf(target, sizeof(target), "pid:%d", (int)child);
-	struct snr_dbg *d = ops->open(target, NULL, err, sizeof(err));
-	CHECK(d != NULL, "attach %s: %s", target, err);
+	struct snr_dbg *d = NULL;
+	/* until the child has reached its loop (a loaded machine may take a
+	 * while to exec it): attach, look, detach, retry */
+	for (int tries = 0; tries < 100; tries++) {
+		usleep(20000);
+		d = ops->open(target, NULL, err, sizeof(err));
+		if (!d)
+			break;
+		rip = reg(d, "rip");
+		if (rip >= main_addr && rip < main_addr + main_size)
+			break;
+		CHECK(ops->detach(d) == 0, "detach while waiting for the loop: %s", ops->error(d));
+		ops->close(d);
+		d = NULL;
+	}
+	CHECK(d != NULL, "attach %s: %s (last pc 0x%llx, main's loop never seen)", target, err, (unsigned long long)rip);
 	if (d) {
-		uint64_t main_addr, main_size;
-		CHECK(dbgt_nm("nm", prog, "main", &main_addr, &main_size) == 0, "nm main");
-		uint64_t rip = reg(d, "rip");
-		CHECK(rip >= main_addr && rip < main_addr + main_size, "attached at 0x%llx, not in main's loop",
-		      (unsigned long long)rip);
 		struct snr_dbg_stop st;
 		for (int i = 0; i < 100; i++)
 			CHECK(ops->step(d, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP, "step %d after attach: %s", i,
