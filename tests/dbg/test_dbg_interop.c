@@ -9,7 +9,8 @@
  * the same value the program prints. Steps 1000 instructions, every PC
  * inside checksum(); on x86 the sequence must equal the one the ptrace
  * backend steps through on the same binary. Then detaches and checks that
- * the program prints its result and exits 42.
+ * the program prints its result and exits 42; under qemu, also runs a
+ * second copy to the end and expects the W stop reply with code 42.
  *
  *
  * Interrupts: against gdbserver running x86_prog's endless loop, cont with
@@ -168,6 +169,21 @@ static void test_qemu(const char *elf)
 		snr_dbg_rsp.close(d);
 	}
 	check_output("qemu", out, dbgt_wait(qemu, 10000));
+
+	/* run to the end under the stub: the W stop reply */
+	snprintf(portstr, sizeof(portstr), "%d", dbgt_free_port());
+	snprintf(target, sizeof(target), "tcp:127.0.0.1:%s", portstr);
+	qemu = dbgt_spawn(argv, out);
+	d = dbgt_connect(&snr_dbg_rsp, target, 5000, err, sizeof(err));
+	CHECK(d != NULL, "qemu: open %s: %s", target, err);
+	if (d) {
+		struct snr_dbg_stop st;
+		CHECK(snr_dbg_rsp.cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_EXITED && st.code == 42,
+		      "qemu: run to the end: kind %d code %d: %s", st.kind, st.code, snr_dbg_rsp.error(d));
+		CHECK(snr_dbg_rsp.detach(d) < 0, "qemu: detach after the exit did not fail");
+		snr_dbg_rsp.close(d);
+	}
+	check_output("qemu (run to the end)", out, dbgt_wait(qemu, 10000));
 	unlink(out);
 }
 

@@ -11,6 +11,8 @@
  *  - attach to a spinning child (pid:N), read registers, step, detach: the
  *    child keeps running.
  *  - a breakpoint never hit: cont with a timeout reports TIMEOUT.
+ *  - exits and signals are stops: run to the end gives EXITED 42; a null
+ *    store gives SIGNAL SIGSEGV in main, then KILLED SIGSEGV.
  *  - launching a missing command fails with a message naming it.
  */
 #include "tests/check.h"
@@ -186,6 +188,40 @@ static void test_timeout(const char *prog)
 	ops->close(d);
 }
 
+static void test_exit_and_signal(const char *prog)
+{
+	char err[512], *argv[] = {(char *)prog, NULL}, *segv[] = {(char *)prog, "segv", NULL};
+	char out[] = "/tmp/snr-dbg-ptrace-XXXXXX";
+	int fd = mkstemp(out), saved = dup(1);
+	dup2(fd, 1);
+	struct snr_dbg *d = ops->open(NULL, argv, err, sizeof(err));
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	unlink(out);
+	struct snr_dbg_stop st;
+	CHECK(d != NULL, "launch: %s", err);
+	if (d) {
+		CHECK(ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_EXITED && st.code == 42,
+		      "run to the end: kind %d code %d: %s", st.kind, st.code, ops->error(d));
+		CHECK(ops->step(d, &st) < 0, "step after the exit did not fail");
+		ops->close(d);
+	}
+	d = ops->open(NULL, segv, err, sizeof(err));
+	CHECK(d != NULL, "launch segv: %s", err);
+	if (d) {
+		uint64_t main_addr, main_size;
+		dbgt_nm("nm", prog, "main", &main_addr, &main_size);
+		CHECK(ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_SIGNAL && st.code == SIGSEGV &&
+			      st.pc >= main_addr && st.pc < main_addr + main_size,
+		      "null store: kind %d code %d pc 0x%llx: %s", st.kind, st.code, (unsigned long long)st.pc,
+		      ops->error(d));
+		CHECK(ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_KILLED && st.code == SIGSEGV,
+		      "after the fault: kind %d code %d: %s", st.kind, st.code, ops->error(d));
+		ops->close(d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -214,5 +250,6 @@ int main(int argc, char **argv)
 	test_detach_restores(prog);
 	test_attach(prog);
 	test_timeout(prog);
+	test_exit_and_signal(prog);
 	return check_report("test_dbg_ptrace");
 }

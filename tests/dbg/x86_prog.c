@@ -5,7 +5,8 @@
  * instructions with no calls, so stepped PC sequences are deterministic),
  * prints "result N" and exits 42. With the argument "loop" it spins forever
  * (for attach tests) and never calls checksum(); with "wait" it first
- * reads one byte from stdin (so a debugger can attach before checksum()).
+ * reads one byte from stdin (so a debugger can attach before checksum());
+ * with "segv" it stores through a null pointer.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "loop"))
 		for (;;)
 			spins++;
+	if (argc > 1 && !strcmp(argv[1], "segv"))
+		*(volatile int *)(uintptr_t)spins = 1; /* address 0 */
 	char go;
 	if (argc > 1 && !strcmp(argv[1], "wait") && read(0, &go, 1) != 1)
 		return 3;
