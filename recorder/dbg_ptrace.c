@@ -1,0 +1,768 @@
+/*
+ * dbg_ptrace.c: the debugger backend for programs on this host, through
+ * Linux ptrace. open(NULL, argv) launches the command (fork, PTRACE_TRACEME,
+ * execvp) and stops at its first instruction after exec; open("pid:N")
+ * attaches with PTRACE_SEIZE + PTRACE_INTERRUPT.
+ *
+ * Single-threaded: the backend traces the thread it launched or attached to
+ * (the thread group leader) and nothing else; nthreads() is 1. Other threads
+ * of an attached program keep running.
+ *
+ * Registers (x86-64, named as GDB's target.xml names them): the
+ * user_regs_struct GPRs (rax..r15, rip, eflags, cs ss ds es fs gs as 4 bytes,
+ * fs_base, gs_base), then xmm0..xmm15 and mxcsr from PTRACE_GETFPREGS, then
+ * ymm0h..ymm15h from PTRACE_GETREGSET NT_X86_XSTATE when the CPU has AVX
+ * (zeros where the state is in its init form). On aarch64: x0..x30, sp, pc,
+ * cpsr from NT_PRSTATUS. Memory: process_vm_readv, /proc/PID/mem when that
+ * fails (pages the process cannot read itself, such as execute-only text).
+ *
+ * Breakpoints are software traps (int3 / brk #0) written through
+ * /proc/PID/mem; the original bytes are kept, shown by read_mem, stepped
+ * over on cont and restored on detach. A step waits without a timeout (an
+ * instruction that blocks in a system call blocks step); cont with a timeout
+ * stops the program with SIGSTOP (launched) or PTRACE_INTERRUPT (attached).
+ * A signal that stopped the program is passed to it on the next resume, as
+ * GDB does by default.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/snr_util.h"
+#include "recorder/snr_debugger.h"
+
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#define SNR_HAVE_PTRACE 1
+#endif
+
+#ifdef SNR_HAVE_PTRACE
+#include <elf.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#define PT_MAX_BREAKPOINTS 1024
+
+#if defined(__x86_64__)
+static const uint8_t bp_insn[] = {0xcc};
+#define BP_PC_ADVANCE 1 /* int3 traps with the pc after it */
+#define ARCH_NAME "i386:x86-64"
+#else
+static const uint8_t bp_insn[] = {0x00, 0x00, 0x20, 0xd4}; /* brk #0 */
+#define BP_PC_ADVANCE 0 /* brk traps with the pc on it */
+#define ARCH_NAME "aarch64"
+#endif
+#define BP_LEN sizeof(bp_insn)
+
+struct pt_bp {
+	uint64_t addr;
+	uint8_t saved[BP_LEN];
+};
+
+struct snr_dbg {
+	pid_t pid;
+	bool launched; /* our child (PTRACE_TRACEME) rather than seized */
+	bool attached; /* alive and traced */
+	int memfd;     /* /proc/PID/mem, opened lazily */
+	int pending_sig;
+	char err[512];
+
+	struct snr_dbg_reg *regs;
+	size_t nregs, regbytes, ngpr; /* the first ngpr entries are GPRs */
+	uint8_t *cache;
+	bool gpr_valid, ext_valid;
+	bool have_ymm;
+
+	struct pt_bp bps[PT_MAX_BREAKPOINTS];
+	int nbps;
+};
+
+static int fail(struct snr_dbg *d, const char *fmt, ...) SNR_PRINTF(2, 3);
+static int fail(struct snr_dbg *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof(d->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void add_reg(struct snr_dbg *d, const char *name, uint32_t size)
+{
+	d->regs = snr_xrealloc(d->regs, (d->nregs + 1) * sizeof(*d->regs));
+	struct snr_dbg_reg *r = &d->regs[d->nregs++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->size = size;
+	r->offset = (uint32_t)d->regbytes;
+	d->regbytes += size;
+}
+
+/* ---- per-architecture registers ----------------------------------------- */
+
+#if defined(__x86_64__)
+/* GDB's names, in GDB's order, and where each lives in user_regs_struct. */
+static const struct {
+	const char *name;
+	uint32_t size;
+	size_t off;
+} x86_gprs[] = {
+#define R(n, s, f) {n, s, offsetof(struct user_regs_struct, f)}
+	R("rax", 8, rax), R("rbx", 8, rbx), R("rcx", 8, rcx), R("rdx", 8, rdx), R("rsi", 8, rsi),
+	R("rdi", 8, rdi), R("rbp", 8, rbp), R("rsp", 8, rsp), R("r8", 8, r8),   R("r9", 8, r9),
+	R("r10", 8, r10), R("r11", 8, r11), R("r12", 8, r12), R("r13", 8, r13), R("r14", 8, r14),
+	R("r15", 8, r15), R("rip", 8, rip), R("eflags", 4, eflags), R("cs", 4, cs), R("ss", 4, ss),
+	R("ds", 4, ds),   R("es", 4, es),   R("fs", 4, fs),   R("gs", 4, gs),   R("fs_base", 8, fs_base),
+	R("gs_base", 8, gs_base),
+#undef R
+};
+#define NGPR (sizeof(x86_gprs) / sizeof(x86_gprs[0]))
+#define PC_INDEX 16
+
+/* XSAVE layout (non-compacted, as ptrace gives it) */
+#define XSAVE_XCR0_OFFSET 464 /* Linux puts XCR0 in the sw_reserved bytes */
+#define XSAVE_HDR_OFFSET 512
+#define XSAVE_YMM_OFFSET 576
+#define XSAVE_SIZE 1024 /* enough for legacy + header + YMM_Hi128 */
+
+static void arch_init_regs(struct snr_dbg *d)
+{
+	for (size_t i = 0; i < NGPR; i++)
+		add_reg(d, x86_gprs[i].name, x86_gprs[i].size);
+	d->ngpr = d->nregs;
+	char name[16];
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "xmm%d", i);
+		add_reg(d, name, 16);
+	}
+	add_reg(d, "mxcsr", 4);
+	/* ymm upper halves if the kernel says the CPU has AVX state */
+	uint8_t xs[XSAVE_SIZE];
+	struct iovec iov = {.iov_base = xs, .iov_len = sizeof(xs)};
+	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) == 0 && iov.iov_len >= XSAVE_YMM_OFFSET + 256) {
+		uint64_t xcr0;
+		memcpy(&xcr0, xs + XSAVE_XCR0_OFFSET, 8);
+		if (xcr0 & 4) {
+			d->have_ymm = true;
+			for (int i = 0; i < 16; i++) {
+				snprintf(name, sizeof(name), "ymm%dh", i);
+				add_reg(d, name, 16);
+			}
+		}
+	}
+}
+
+static int arch_fetch_gprs(struct snr_dbg *d)
+{
+	struct user_regs_struct u;
+	if (ptrace(PTRACE_GETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGS on pid %d: %s", d->pid, strerror(errno));
+	for (size_t i = 0; i < NGPR; i++)
+		memcpy(d->cache + d->regs[i].offset, (uint8_t *)&u + x86_gprs[i].off, d->regs[i].size);
+	d->gpr_valid = true;
+	return 0;
+}
+
+static int arch_fetch_ext(struct snr_dbg *d)
+{
+	struct user_fpregs_struct fp;
+	if (ptrace(PTRACE_GETFPREGS, d->pid, NULL, &fp) < 0)
+		return fail(d, "ptrace: PTRACE_GETFPREGS on pid %d: %s", d->pid, strerror(errno));
+	size_t k = d->ngpr;
+	for (int i = 0; i < 16; i++, k++)
+		memcpy(d->cache + d->regs[k].offset, (uint8_t *)fp.xmm_space + 16 * i, 16);
+	memcpy(d->cache + d->regs[k++].offset, &fp.mxcsr, 4);
+	if (d->have_ymm) {
+		uint8_t xs[XSAVE_SIZE];
+		struct iovec iov = {.iov_base = xs, .iov_len = sizeof(xs)};
+		if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) < 0)
+			return fail(d, "ptrace: PTRACE_GETREGSET NT_X86_XSTATE on pid %d: %s", d->pid, strerror(errno));
+		uint64_t xstate_bv;
+		memcpy(&xstate_bv, xs + XSAVE_HDR_OFFSET, 8);
+		for (int i = 0; i < 16; i++, k++) {
+			if (xstate_bv & 4)
+				memcpy(d->cache + d->regs[k].offset, xs + XSAVE_YMM_OFFSET + 16 * i, 16);
+			else
+				memset(d->cache + d->regs[k].offset, 0, 16);
+		}
+	}
+	d->ext_valid = true;
+	return 0;
+}
+
+static int arch_set_pc(struct snr_dbg *d, uint64_t pc)
+{
+	struct user_regs_struct u;
+	if (ptrace(PTRACE_GETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGS on pid %d: %s", d->pid, strerror(errno));
+	u.rip = pc;
+	if (ptrace(PTRACE_SETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_SETREGS on pid %d: %s", d->pid, strerror(errno));
+	d->gpr_valid = false;
+	return 0;
+}
+
+#else /* __aarch64__ */
+
+#define PC_INDEX 32
+
+static void arch_init_regs(struct snr_dbg *d)
+{
+	char name[16];
+	for (int i = 0; i < 31; i++) {
+		snprintf(name, sizeof(name), "x%d", i);
+		add_reg(d, name, 8);
+	}
+	add_reg(d, "sp", 8);
+	add_reg(d, "pc", 8);
+	add_reg(d, "cpsr", 4);
+	d->ngpr = d->nregs;
+}
+
+static int arch_fetch_gprs(struct snr_dbg *d)
+{
+	struct user_regs_struct u; /* glibc: regs[31], sp, pc, pstate */
+	struct iovec iov = {.iov_base = &u, .iov_len = sizeof(u)};
+	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));
+	memcpy(d->cache, u.regs, 31 * 8);
+	memcpy(d->cache + 31 * 8, &u.sp, 8);
+	memcpy(d->cache + 32 * 8, &u.pc, 8);
+	uint32_t cpsr = (uint32_t)u.pstate;
+	memcpy(d->cache + 33 * 8, &cpsr, 4);
+	d->gpr_valid = true;
+	return 0;
+}
+
+static int arch_fetch_ext(struct snr_dbg *d)
+{
+	d->ext_valid = true;
+	return 0;
+}
+
+static int arch_set_pc(struct snr_dbg *d, uint64_t pc)
+{
+	struct user_regs_struct u; /* glibc: regs[31], sp, pc, pstate */
+	struct iovec iov = {.iov_base = &u, .iov_len = sizeof(u)};
+	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));
+	u.pc = pc;
+	if (ptrace(PTRACE_SETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
+		return fail(d, "ptrace: PTRACE_SETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));
+	d->gpr_valid = false;
+	return 0;
+}
+#endif
+
+static int get_pc(struct snr_dbg *d, uint64_t *pc)
+{
+	if (!d->gpr_valid && arch_fetch_gprs(d) < 0)
+		return -1;
+	memcpy(pc, d->cache + d->regs[PC_INDEX].offset, 8);
+	return 0;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static int open_mem(struct snr_dbg *d)
+{
+	if (d->memfd >= 0)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", d->pid);
+	d->memfd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->memfd < 0)
+		return fail(d, "ptrace: open %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Raw read (breakpoint bytes as they are in memory). */
+static int raw_read(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	ssize_t n = process_vm_readv(d->pid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	if (open_mem(d) < 0)
+		return -1;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = pread(d->memfd, (uint8_t *)buf + done, len - done, (off_t)(addr + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return fail(d, "ptrace: cannot read memory at 0x%llx (pid %d): %s",
+				    (unsigned long long)(addr + done), d->pid, r < 0 ? strerror(errno) : "unmapped");
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+static int raw_write(struct snr_dbg *d, uint64_t addr, const void *buf, size_t len)
+{
+	if (open_mem(d) < 0)
+		return -1;
+	ssize_t r = pwrite(d->memfd, buf, len, (off_t)addr);
+	if (r != (ssize_t)len)
+		return fail(d, "ptrace: cannot write memory at 0x%llx (pid %d): %s", (unsigned long long)addr, d->pid,
+			    r < 0 ? strerror(errno) : "short write");
+	return 0;
+}
+
+/* ---- stops -------------------------------------------------------------- */
+
+static int find_bp(const struct snr_dbg *d, uint64_t addr)
+{
+	for (int i = 0; i < d->nbps; i++)
+		if (d->bps[i].addr == addr)
+			return i;
+	return -1;
+}
+
+/* Turns a wait status into a stop; what names the request. */
+static int decode_status(struct snr_dbg *d, int status, bool was_cont, bool interrupted, struct snr_dbg_stop *stop,
+			 const char *what)
+{
+	memset(stop, 0, sizeof(*stop));
+	stop->thread = 0;
+	d->gpr_valid = d->ext_valid = false;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		stop->kind = WIFEXITED(status) ? SNR_DBG_STOP_EXITED : SNR_DBG_STOP_KILLED;
+		stop->code = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+		stop->thread = -1;
+		d->attached = false;
+		d->nbps = 0;
+		return 0;
+	}
+	if (!WIFSTOPPED(status))
+		return fail(d, "ptrace: %s: unexpected wait status 0x%x for pid %d", what, status, d->pid);
+	int sig = WSTOPSIG(status);
+	bool event_stop = (status >> 16) == PTRACE_EVENT_STOP;
+	if (interrupted && (event_stop || sig == SIGSTOP)) {
+		stop->kind = SNR_DBG_STOP_TIMEOUT;
+	} else if (event_stop) {
+		stop->kind = SNR_DBG_STOP_SIGNAL; /* group stop of a seized process */
+		stop->code = sig;
+	} else if (sig == SIGTRAP) {
+		stop->kind = SNR_DBG_STOP_TRAP;
+		stop->code = SIGTRAP;
+	} else {
+		stop->kind = SNR_DBG_STOP_SIGNAL;
+		stop->code = sig;
+		d->pending_sig = sig;
+	}
+	uint64_t pc;
+	if (get_pc(d, &pc) < 0)
+		return -1;
+	if (stop->kind == SNR_DBG_STOP_TRAP && was_cont && BP_PC_ADVANCE) {
+		siginfo_t si;
+		if (ptrace(PTRACE_GETSIGINFO, d->pid, NULL, &si) == 0 && si.si_code == SI_KERNEL &&
+		    find_bp(d, pc - BP_PC_ADVANCE) >= 0) {
+			pc -= BP_PC_ADVANCE;
+			if (arch_set_pc(d, pc) < 0)
+				return -1;
+		}
+	}
+	stop->pc = pc;
+	return 0;
+}
+
+static int wait_blocking(struct snr_dbg *d, int *status, const char *what)
+{
+	for (;;) {
+		pid_t r = waitpid(d->pid, status, __WALL);
+		if (r == d->pid)
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		return fail(d, "ptrace: %s: waitpid(%d): %s", what, d->pid, r < 0 ? strerror(errno) : "no status");
+	}
+}
+
+/* Resumes with request (PTRACE_CONT or PTRACE_SINGLESTEP), delivering a
+ * pending signal. */
+static int resume(struct snr_dbg *d, int request, const char *what)
+{
+	int sig = d->pending_sig;
+	d->pending_sig = 0;
+	d->gpr_valid = d->ext_valid = false;
+	if (ptrace(request, d->pid, NULL, (void *)(uintptr_t)sig) < 0)
+		return fail(d, "ptrace: %s on pid %d: %s", what, d->pid, strerror(errno));
+	return 0;
+}
+
+/* If the pc sits on one of our breakpoints, executes the original
+ * instruction under it: lift the trap, single-step, put it back. */
+static int step_over_bp(struct snr_dbg *d, bool *stepped, struct snr_dbg_stop *stop)
+{
+	*stepped = false;
+	uint64_t pc;
+	if (get_pc(d, &pc) < 0)
+		return -1;
+	int i = find_bp(d, pc);
+	if (i < 0)
+		return 0;
+	if (raw_write(d, pc, d->bps[i].saved, BP_LEN) < 0)
+		return -1;
+	int status;
+	if (resume(d, PTRACE_SINGLESTEP, "PTRACE_SINGLESTEP") < 0 || wait_blocking(d, &status, "step") < 0)
+		return -1;
+	if (decode_status(d, status, false, false, stop, "step") < 0)
+		return -1;
+	if (d->attached && raw_write(d, pc, bp_insn, BP_LEN) < 0)
+		return -1;
+	*stepped = true;
+	return 0;
+}
+
+/* ---- the ABI ------------------------------------------------------------ */
+
+static void pt_free(struct snr_dbg *d)
+{
+	if (d->memfd >= 0)
+		close(d->memfd);
+	free(d->regs);
+	free(d->cache);
+	free(d);
+}
+
+static int launch(struct snr_dbg *d, char *const argv[])
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return fail(d, "ptrace: pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return fail(d, "ptrace: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+			execvp(argv[0], argv);
+		int e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	d->pid = pid;
+	d->launched = true;
+	int status, e = 0;
+	if (wait_blocking(d, &status, "launch") < 0) {
+		close(pipefd[0]);
+		return -1;
+	}
+	ssize_t n = read(pipefd[0], &e, sizeof(e));
+	close(pipefd[0]);
+	if (n == (ssize_t)sizeof(e))
+		return fail(d, "ptrace: cannot run %s: %s", argv[0], strerror(e));
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
+		if (WIFSTOPPED(status))
+			kill(pid, SIGKILL);
+		return fail(d, "ptrace: %s did not stop at exec (wait status 0x%x)", argv[0], status);
+	}
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(uintptr_t)PTRACE_O_EXITKILL);
+	return 0;
+}
+
+static int attach(struct snr_dbg *d, const char *spec)
+{
+	uint64_t v;
+	if (!snr_parse_u64(spec, &v, false) || v == 0 || v > 0x3fffffff)
+		return fail(d, "ptrace: target pid:%s: expected a process id", spec);
+	d->pid = (pid_t)v;
+	if (ptrace(PTRACE_SEIZE, d->pid, NULL, NULL) < 0)
+		return fail(d, "ptrace: PTRACE_SEIZE pid %d: %s%s", d->pid, strerror(errno),
+			    errno == EPERM ? " (check /proc/sys/kernel/yama/ptrace_scope or run as the owner)" : "");
+	if (ptrace(PTRACE_INTERRUPT, d->pid, NULL, NULL) < 0)
+		return fail(d, "ptrace: PTRACE_INTERRUPT pid %d: %s", d->pid, strerror(errno));
+	int status;
+	for (;;) {
+		if (wait_blocking(d, &status, "attach") < 0)
+			return -1;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return fail(d, "ptrace: pid %d ended while attaching", d->pid);
+		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP)
+			return 0;
+		/* a signal arrived first: pass it on and wait for our stop */
+		if (ptrace(PTRACE_CONT, d->pid, NULL, (void *)(uintptr_t)WSTOPSIG(status)) < 0)
+			return fail(d, "ptrace: attaching to pid %d: PTRACE_CONT: %s", d->pid, strerror(errno));
+	}
+}
+
+static struct snr_dbg *pt_open(const char *target, char *const argv[], char *err, size_t errlen)
+{
+	struct snr_dbg *d = snr_xcalloc(1, sizeof(*d));
+	d->memfd = -1;
+	int r;
+	if (target && !strncmp(target, "pid:", 4))
+		r = attach(d, target + 4);
+	else if (target)
+		r = fail(d, "ptrace: target %s: expected pid:N, or a command to launch", target);
+	else if (!argv || !argv[0])
+		r = fail(d, "ptrace: nothing to launch (empty command)");
+	else
+		r = launch(d, argv);
+	if (r == 0) {
+		d->attached = true;
+		arch_init_regs(d);
+		d->cache = snr_xcalloc(d->regbytes, 1);
+	}
+	if (r < 0) {
+		snr_fmt(err, errlen, "%s", d->err);
+		pt_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static int pt_detach(struct snr_dbg *d)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: detach: pid %d is not traced (ended or detached)", d->pid);
+	for (int i = 0; i < d->nbps; i++)
+		if (raw_write(d, d->bps[i].addr, d->bps[i].saved, BP_LEN) < 0)
+			return -1;
+	d->nbps = 0;
+	int sig = d->pending_sig;
+	d->pending_sig = 0;
+	if (ptrace(PTRACE_DETACH, d->pid, NULL, (void *)(uintptr_t)sig) < 0)
+		return fail(d, "ptrace: PTRACE_DETACH pid %d: %s", d->pid, strerror(errno));
+	d->attached = false;
+	return 0;
+}
+
+static void pt_close(struct snr_dbg *d)
+{
+	if (!d)
+		return;
+	if (d->attached)
+		pt_detach(d);
+	pt_free(d);
+}
+
+static const char *pt_error(struct snr_dbg *d)
+{
+	return d->err;
+}
+
+static const char *pt_arch(struct snr_dbg *d)
+{
+	(void)d;
+	return ARCH_NAME;
+}
+
+static int pt_nthreads(struct snr_dbg *d)
+{
+	(void)d;
+	return 1;
+}
+
+static int pt_select_thread(struct snr_dbg *d, int thread)
+{
+	if (thread != 0)
+		return fail(d, "ptrace: select_thread %d: this backend traces one thread (0)", thread);
+	return 0;
+}
+
+static int pt_pid(struct snr_dbg *d)
+{
+	return d->pid;
+}
+
+static const struct snr_dbg_reg *pt_registers(struct snr_dbg *d, size_t *n)
+{
+	*n = d->nregs;
+	return d->regs;
+}
+
+static int pt_read_regs(struct snr_dbg *d, uint8_t *buf)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: read_regs: pid %d is not traced", d->pid);
+	if (!d->gpr_valid && arch_fetch_gprs(d) < 0)
+		return -1;
+	if (!d->ext_valid && arch_fetch_ext(d) < 0)
+		return -1;
+	memcpy(buf, d->cache, d->regbytes);
+	return 0;
+}
+
+static int pt_read_mem(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: read_mem: pid %d is not traced", d->pid);
+	if (len == 0)
+		return 0;
+	if (raw_read(d, addr, buf, len) < 0)
+		return -1;
+	/* show the program's bytes, not our traps */
+	for (int i = 0; i < d->nbps; i++)
+		for (size_t k = 0; k < BP_LEN; k++) {
+			uint64_t a = d->bps[i].addr + k;
+			if (a >= addr && a - addr < len)
+				((uint8_t *)buf)[a - addr] = d->bps[i].saved[k];
+		}
+	return 0;
+}
+
+static int pt_set_breakpoint(struct snr_dbg *d, uint64_t addr)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: set_breakpoint: pid %d is not traced", d->pid);
+	if (find_bp(d, addr) >= 0)
+		return 0;
+	if (d->nbps >= PT_MAX_BREAKPOINTS)
+		return fail(d, "ptrace: set_breakpoint 0x%llx: more than %d breakpoints", (unsigned long long)addr,
+			    PT_MAX_BREAKPOINTS);
+	struct pt_bp *b = &d->bps[d->nbps];
+	b->addr = addr;
+	if (raw_read(d, addr, b->saved, BP_LEN) < 0 || raw_write(d, addr, bp_insn, BP_LEN) < 0)
+		return fail(d, "ptrace: set_breakpoint 0x%llx: %s", (unsigned long long)addr, d->err);
+	d->nbps++;
+	return 0;
+}
+
+static int pt_clear_breakpoint(struct snr_dbg *d, uint64_t addr)
+{
+	int i = find_bp(d, addr);
+	if (i < 0)
+		return fail(d, "ptrace: clear_breakpoint: no breakpoint at 0x%llx", (unsigned long long)addr);
+	if (d->attached && raw_write(d, addr, d->bps[i].saved, BP_LEN) < 0)
+		return -1;
+	d->bps[i] = d->bps[--d->nbps];
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int pt_cont(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: cont: pid %d is not traced", d->pid);
+	bool stepped;
+	if (step_over_bp(d, &stepped, stop) < 0)
+		return -1;
+	if (stepped && (!d->attached || stop->kind != SNR_DBG_STOP_TRAP))
+		return 0; /* the stepped instruction ended the program or faulted */
+	if (resume(d, PTRACE_CONT, "PTRACE_CONT") < 0)
+		return -1;
+	int status;
+	bool interrupted = false;
+	if (timeout_ms <= 0) {
+		if (wait_blocking(d, &status, "cont") < 0)
+			return -1;
+	} else {
+		int64_t deadline = now_ms() + timeout_ms;
+		long nap_ns = 20000;
+		for (;;) {
+			pid_t r = waitpid(d->pid, &status, __WALL | WNOHANG);
+			if (r == d->pid)
+				break;
+			if (r < 0 && errno != EINTR)
+				return fail(d, "ptrace: cont: waitpid(%d): %s", d->pid, strerror(errno));
+			if (!interrupted && now_ms() >= deadline) {
+				int k = d->launched ? kill(d->pid, SIGSTOP)
+						    : (int)ptrace(PTRACE_INTERRUPT, d->pid, NULL, NULL);
+				if (k < 0)
+					return fail(d, "ptrace: cont: interrupting pid %d: %s", d->pid, strerror(errno));
+				interrupted = true;
+				if (wait_blocking(d, &status, "cont (interrupt)") < 0)
+					return -1;
+				break;
+			}
+			struct timespec ts = {0, nap_ns};
+			nanosleep(&ts, NULL);
+			if (nap_ns < 1000000)
+				nap_ns *= 2;
+		}
+	}
+	if (decode_status(d, status, true, interrupted, stop, "cont") < 0)
+		return -1;
+	return 0;
+}
+
+static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: step: pid %d is not traced", d->pid);
+	bool stepped;
+	if (step_over_bp(d, &stepped, stop) < 0)
+		return -1;
+	if (stepped)
+		return 0;
+	int status;
+	if (resume(d, PTRACE_SINGLESTEP, "PTRACE_SINGLESTEP") < 0 || wait_blocking(d, &status, "step") < 0)
+		return -1;
+	return decode_status(d, status, false, false, stop, "step");
+}
+
+static int pt_kill(struct snr_dbg *d)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: kill: pid %d is not traced", d->pid);
+	if (kill(d->pid, SIGKILL) < 0)
+		return fail(d, "ptrace: kill pid %d: %s", d->pid, strerror(errno));
+	int status;
+	do {
+		if (wait_blocking(d, &status, "kill") < 0)
+			return -1;
+	} while (!WIFEXITED(status) && !WIFSIGNALED(status));
+	d->attached = false;
+	d->nbps = 0;
+	return 0;
+}
+
+const struct snr_dbg_ops snr_dbg_ptrace = {
+	.abi_version = SNR_DBG_ABI_VERSION,
+	.name = "ptrace",
+	.open = pt_open,
+	.close = pt_close,
+	.error = pt_error,
+	.arch = pt_arch,
+	.nthreads = pt_nthreads,
+	.select_thread = pt_select_thread,
+	.pid = pt_pid,
+	.registers = pt_registers,
+	.read_regs = pt_read_regs,
+	.read_mem = pt_read_mem,
+	.set_breakpoint = pt_set_breakpoint,
+	.clear_breakpoint = pt_clear_breakpoint,
+	.cont = pt_cont,
+	.step = pt_step,
+	.detach = pt_detach,
+	.kill = pt_kill,
+};
+
+#else /* no ptrace backend on this host */
+
+static struct snr_dbg *pt_open(const char *target, char *const argv[], char *err, size_t errlen)
+{
+	(void)target;
+	(void)argv;
+	snr_fmt(err, errlen, "ptrace: this backend needs Linux on x86-64 or aarch64; use the rsp backend "
+			     "with gdbserver instead");
+	return NULL;
+}
+
+const struct snr_dbg_ops snr_dbg_ptrace = {
+	.abi_version = SNR_DBG_ABI_VERSION,
+	.name = "ptrace",
+	.open = pt_open,
+};
+#endif
