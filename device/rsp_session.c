@@ -9,7 +9,9 @@
  * quanta, as ta1_machine_run does, until one stops. Memory is per chip: m,
  * M and X reach the core memory (and VMEM, HBM...) of the Hg chip only.
  *
- * Stop replies name the chip as thread:N and expedite pc, sp and ra:
+ * Stop replies name the chip as thread:N and expedite every register (pc,
+ * sp and ra first), so a debugger that steps and reads registers (the snr
+ * recorder) needs one round trip per step:
  * SIGTRAP (T05) for a breakpoint, a finished step or an ebreak (the pc stays
  * at the ebreak, so continuing executes it again: step past it with
  * `set $pc += 4`), SIGSEGV (T0b) for a fault (the fault's text goes to
@@ -182,12 +184,18 @@ static void send_stop_reply(struct rsp_session *s)
 		reply_fmt(s, "W%02x", (unsigned)ta1_chip_exit_code(chip(s, 0)) & 0xff);
 	} else {
 		struct ta1_chip *c = chip(s, s->stop_chip);
-		static const unsigned expedite[] = {TA1_REG_PC, 2, 1};
+		static const unsigned first[] = {TA1_REG_PC, 2, 1};
 		char hex[17] = "";
 		reply_fmt(s, "T%02xthread:%x;", (unsigned)s->stop_sig, s->stop_chip + 1);
-		for (size_t i = 0; i < sizeof(expedite) / sizeof(expedite[0]); i++) {
-			rsp_hex_u64le(ta1_chip_get_reg(c, expedite[i]), hex);
-			reply_fmt(s, "%x:%s;", expedite[i], hex);
+		for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
+			rsp_hex_u64le(ta1_chip_get_reg(c, first[i]), hex);
+			reply_fmt(s, "%x:%s;", first[i], hex);
+		}
+		for (unsigned r = 0; r < TA1_REG_COUNT; r++) {
+			if (r == TA1_REG_PC || r == 1 || r == 2)
+				continue;
+			rsp_hex_u64le(ta1_chip_get_reg(c, r), hex);
+			reply_fmt(s, "%x:%s;", r, hex);
 		}
 	}
 	reply_send(s);
