@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"device", snr_cmd_device, "run a TA1 program on the device (optionally serving GDB's protocol)"},
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
+	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,121 @@
+/*
+ * cmd_replay.c: `snr replay`, the "Replay": run a trace in a simulator,
+ * check it against the recording, print the performance summary and write
+ * the metrics file.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/snr_util.h"
+#include "replayer/replay.h"
+#include "snr_cli.h"
+
+static const char replay_usage[] =
+	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm] [--json]\n"
+	"\n"
+	"Loads the trace's snapshot into a simulator, runs the recorded instructions\n"
+	"with every performance event reported to the tracker, and checks the replay:\n"
+	"every executed pc against the recorded sequence, then the registers and the\n"
+	"memory the window wrote against the trace's end-state digest.\n"
+	"\n"
+	"options:\n"
+	"  --sim NAME|PATH.so  the simulator (default: the one for the trace's ISA;\n"
+	"                      a plugin exports snr_sim_plugin, docs/simulator-plugin.md)\n"
+	"  --config M.json     machine config (default: the one stored in the trace)\n"
+	"  -o, --output FILE   write the metrics file (.snrm, docs/metrics-format.md)\n"
+	"  --json              print the summary as JSON\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status: 0 replayed and verified, 3 diverged (the report names the\n"
+	"instruction), 1 could not replay, 2 bad usage.\n";
+
+int snr_cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"sim", required_argument, NULL, 's'},   {"config", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	struct snr_replay_opts o = {0};
+	int as_json = 0, opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': o.sim = optarg; break;
+		case 'c': o.config_path = optarg; break;
+		case 'o': o.metrics_path = optarg; break;
+		case 'j': as_json = 1; break;
+		case 'h': fputs(replay_usage, stdout); return 0;
+		default: fputs(replay_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		snr_err("replay: give exactly one trace");
+		fputs(replay_usage, stderr);
+		return 2;
+	}
+	o.trace_path = argv[optind];
+	o.progress = isatty(2);
+	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
+	char err[1024];
+	if (snr_replay(&o, r, err, sizeof(err))) {
+		snr_err("replay: %s", err);
+		free(r);
+		return 1;
+	}
+	uint64_t stall_total = 0;
+	for (int k = 0; k < SNR_STALL_COUNT; k++)
+		stall_total += r->stall_cycles[k];
+	if (as_json) {
+		json_t *j = json_object();
+		json_object_set_new(j, "trace", json_string(o.trace_path));
+		json_object_set_new(j, "instructions", json_integer((json_int_t)r->instructions));
+		json_object_set_new(j, "cycles", json_integer((json_int_t)r->cycles));
+		json_object_set_new(j, "ipc", json_real(r->cycles ? (double)r->instructions / (double)r->cycles : 0));
+		json_t *st = json_object();
+		for (int k = 0; k < SNR_STALL_COUNT; k++)
+			json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)k),
+					    json_integer((json_int_t)r->stall_cycles[k]));
+		json_object_set_new(j, "stall_cycles", st);
+		json_object_set_new(j, "dma_count", json_integer((json_int_t)r->dma_count));
+		json_object_set_new(j, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
+		json_object_set_new(j, "verified", json_boolean(r->ok));
+		json_object_set_new(j, "end_state_checked", json_boolean(r->end_state_checked));
+		json_object_set_new(j, "truncated_trace", json_boolean(r->truncated));
+		json_object_set_new(j, "program_exited", json_boolean(r->exited));
+		if (!r->ok)
+			json_object_set_new(j, "report", json_string(r->report));
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(j);
+	} else {
+		printf("instructions  %llu%s\n", (unsigned long long)r->instructions,
+		       r->truncated ? " (the trace is truncated: replayed what it holds)" : "");
+		printf("cycles        %llu\n", (unsigned long long)r->cycles);
+		printf("IPC           %.3f\n", r->cycles ? (double)r->instructions / (double)r->cycles : 0.0);
+		printf("stall cycles  %llu", (unsigned long long)stall_total);
+		for (int k = 0; k < SNR_STALL_COUNT; k++)
+			if (r->stall_cycles[k])
+				printf("  %s %llu", snr_stall_cause_name((enum snr_stall_cause)k),
+				       (unsigned long long)r->stall_cycles[k]);
+		printf("\nDMAs          %llu (%llu bytes)\n", (unsigned long long)r->dma_count,
+		       (unsigned long long)r->dma_bytes);
+		if (r->ok)
+			printf("verified      every pc matched%s\n",
+			       r->end_state_checked ? "; end state matches the recording"
+			       : r->exited ? "; the program ended inside the window"
+					   : "; no end-state digest to compare");
+		if (o.metrics_path)
+			printf("metrics       %s\n", o.metrics_path);
+	}
+	if (!r->ok)
+		fprintf(stderr, "snr: replay: DIVERGED\n%s", r->report);
+	int rc = r->ok ? 0 : 3;
+	free(r);
+	return rc;
+}

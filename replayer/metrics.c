@@ -1,0 +1,383 @@
+/*
+ * metrics.c: the .snrm file (see metrics.h and docs/metrics-format.md).
+ *
+ * Chunks: META (JSON), SYMBOLS, EVENTS (zstd batches of event records),
+ * SUMMARY (JSON, last). An event record is one kind byte followed by varint
+ * fields in the order of the struct in sim/snr_tracker.h; signed fields are
+ * zigzag-encoded. Batches flush every 64 Ki events, so a replay killed
+ * part-way leaves a readable, truncated file.
+ */
+#include "metrics.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_chunkfile.h"
+#include "lib/snr_symtab.h"
+#include "lib/snr_util.h"
+
+enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
+enum { EV_ISSUE = 1, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY };
+#define EVENTS_PER_CHUNK 65536
+
+struct snr_metrics_writer {
+	struct snr_chunk_writer cw;
+	struct snr_buf ev;
+	uint64_t nev;
+	struct snr_tracker tracker;
+};
+
+static void flush_events(struct snr_metrics_writer *w)
+{
+	if (!w->nev)
+		return;
+	snr_chunkw_put(&w->cw, CH_EVENTS, w->ev.p, w->ev.len, true);
+	w->ev.len = 0;
+	w->nev = 0;
+}
+
+static void ev_begin(struct snr_metrics_writer *w, uint8_t kind)
+{
+	snr_buf_u8(&w->ev, kind);
+	if (++w->nev >= EVENTS_PER_CHUNK) {
+		/* the record being started belongs to the next chunk */
+		w->ev.len--;
+		w->nev--;
+		flush_events(w);
+		snr_buf_u8(&w->ev, kind);
+		w->nev = 1;
+	}
+}
+
+#define V(x) snr_buf_varint(&w->ev, (uint64_t)(x))
+#define Z(x) snr_buf_varint(&w->ev, snr_zigzag((int64_t)(x)))
+
+static void w_insn(struct snr_metrics_writer *w, uint8_t kind, const struct snr_ev_insn *e)
+{
+	ev_begin(w, kind);
+	V(e->index);
+	V(e->pc);
+	V(e->issue);
+	V(e->retire);
+	V(e->unit);
+	V(e->cls);
+}
+static void w_issue(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_ISSUE, e); }
+static void w_retire(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_RETIRE, e); }
+static void w_stall(void *u, const struct snr_ev_stall *e)
+{
+	struct snr_metrics_writer *w = u;
+	ev_begin(w, EV_STALL);
+	V(e->index);
+	V(e->cycles);
+	V(e->start);
+	V(e->cause);
+	Z(e->responsible);
+	V(e->dma_id);
+}
+static void w_dma(void *u, const struct snr_ev_dma *e)
+{
+	struct snr_metrics_writer *w = u;
+	ev_begin(w, EV_DMA);
+	V(e->id);
+	V(e->phase);
+	Z(e->issue_index);
+	Z(e->wait_index);
+	V(e->cycle);
+	V(e->bytes);
+	V(e->src_space);
+	V(e->dst_space);
+	V(e->src_chip);
+	V(e->dst_chip);
+	V(e->src_addr);
+	V(e->dst_addr);
+	V(e->flag);
+	V(e->base_cycles);
+	V(e->transfer_cycles);
+}
+static void w_mem(void *u, const struct snr_ev_mem *e)
+{
+	struct snr_metrics_writer *w = u;
+	ev_begin(w, EV_MEM);
+	V(e->index);
+	V(e->cycle);
+	V(e->write);
+	V(e->space);
+	V(e->chip);
+	V(e->addr);
+	V(e->bytes);
+}
+static void w_reg(void *u, const struct snr_ev_reg *e)
+{
+	struct snr_metrics_writer *w = u;
+	ev_begin(w, EV_REG);
+	V(e->index);
+	V(e->reg);
+	V(e->write);
+}
+static void w_busy(void *u, const struct snr_ev_busy *e)
+{
+	struct snr_metrics_writer *w = u;
+	ev_begin(w, EV_BUSY);
+	V(e->unit);
+	V(e->start);
+	V(e->end);
+	V(e->index);
+}
+#undef V
+#undef Z
+
+struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen)
+{
+	struct snr_metrics_writer *w = snr_xcalloc(1, sizeof(*w));
+	if (snr_chunkw_create(&w->cw, path, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, errlen)) {
+		free(w);
+		return NULL;
+	}
+	if (snr_chunkw_put(&w->cw, CH_META, meta_json, strlen(meta_json), false)) {
+		snr_fmt(err, errlen, "%s", w->cw.err);
+		snr_metrics_abandon(w);
+		return NULL;
+	}
+	w->tracker = (struct snr_tracker){
+		.abi_version = SNR_TRACKER_ABI_VERSION,
+		.user = w,
+		.on_issue = w_issue,
+		.on_retire = w_retire,
+		.on_stall = w_stall,
+		.on_dma = w_dma,
+		.on_mem = w_mem,
+		.on_reg = w_reg,
+		.on_busy = w_busy,
+	};
+	return w;
+}
+
+int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
+			      const char *const *name)
+{
+	struct snr_buf b = {0};
+	snr_symtab_encode(&b, n, addr, size, name);
+	int rc = snr_chunkw_put(&w->cw, CH_SYMBOLS, b.p, b.len, true);
+	free(b.p);
+	return rc;
+}
+
+const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w) { return &w->tracker; }
+
+int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen)
+{
+	flush_events(w);
+	snr_chunkw_put(&w->cw, CH_SUMMARY, summary_json, strlen(summary_json), false);
+	int rc = snr_chunkw_close(&w->cw);
+	if (rc)
+		snr_fmt(err, errlen, "%s", w->cw.err);
+	free(w->ev.p);
+	free(w);
+	return rc;
+}
+
+void snr_metrics_abandon(struct snr_metrics_writer *w)
+{
+	if (!w)
+		return;
+	flush_events(w);
+	snr_chunkw_close(&w->cw);
+	free(w->ev.p);
+	free(w);
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+struct snr_metrics {
+	struct snr_chunk_file f;
+	char *meta, *summary;
+	struct snr_symtab syms;
+};
+
+struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
+{
+	struct snr_metrics *m = snr_xcalloc(1, sizeof(*m));
+	if (snr_chunkf_open(&m->f, path, SNR_METRICS_MAGIC, "snr metrics file", SNR_METRICS_VERSION,
+			    SNR_METRICS_VERSION, CH_SUMMARY, err, errlen)) {
+		free(m);
+		return NULL;
+	}
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->f.nchunks; i++) {
+		const struct snr_chunk *c = &m->f.chunks[i];
+		if ((i == 0) != (c->type == CH_META)) {
+			rc = snr_chunkf_fail(&m->f, c, i == 0 ? "the first chunk is not META" : "a second META chunk");
+			break;
+		}
+		if (c->type == CH_EVENTS)
+			continue;
+		long n = snr_chunkf_payload(&m->f, c);
+		if (n < 0) {
+			rc = -1;
+			break;
+		}
+		if (c->type == CH_META) {
+			m->meta = snr_xstrdup((const char *)m->f.raw);
+		} else if (c->type == CH_SUMMARY) {
+			if (i + 1 != m->f.nchunks)
+				rc = snr_chunkf_fail(&m->f, &m->f.chunks[i + 1], "data after the SUMMARY chunk");
+			m->summary = snr_xstrdup((const char *)m->f.raw);
+		} else if (c->type == CH_SYMBOLS) {
+			if (m->syms.n || snr_symtab_decode(&m->syms, m->f.raw, (size_t)n))
+				rc = snr_chunkf_fail(&m->f, c, "symbol table is malformed or repeated");
+		}
+	}
+	if (!rc && !m->meta)
+		rc = snr_chunkf_fail(&m->f, NULL, "no META chunk: the metrics file is empty");
+	if (!rc) {
+		json_t *j = json_loads(m->meta, 0, NULL);
+		if (!j)
+			rc = snr_chunkf_fail(&m->f, &m->f.chunks[0], "metadata is not JSON");
+		json_decref(j);
+	}
+	if (rc) {
+		snr_fmt(err, errlen, "%s", m->f.err);
+		snr_metrics_close(m);
+		return NULL;
+	}
+	return m;
+}
+
+void snr_metrics_close(struct snr_metrics *m)
+{
+	if (!m)
+		return;
+	snr_chunkf_close(&m->f);
+	snr_symtab_free(&m->syms);
+	free(m->meta);
+	free(m->summary);
+	free(m);
+}
+
+const char *snr_metrics_meta_json(const struct snr_metrics *m) { return m->meta; }
+const char *snr_metrics_summary_json(const struct snr_metrics *m) { return m->summary; }
+
+const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, char *buf, size_t len)
+{
+	return snr_symtab_symbolize(&m->syms, addr, buf, len);
+}
+
+int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < m->f.nchunks; i++) {
+		const struct snr_chunk *c = &m->f.chunks[i];
+		if (c->type != CH_EVENTS)
+			continue;
+		long n = snr_chunkf_payload(&m->f, c);
+		if (n < 0) {
+			snr_fmt(err, errlen, "%s", m->f.err);
+			return -1;
+		}
+		struct snr_cursor cu = {m->f.raw, m->f.raw + n, 0};
+#define V() snr_cur_varint(&cu)
+#define Z() snr_unzigzag(snr_cur_varint(&cu))
+		while (cu.p < cu.end && !cu.bad) {
+			uint8_t kind = snr_cur_u8(&cu);
+			switch (kind) {
+			case EV_ISSUE:
+			case EV_RETIRE: {
+				struct snr_ev_insn e;
+				e.index = V();
+				e.pc = V();
+				e.issue = V();
+				e.retire = V();
+				e.unit = (uint8_t)V();
+				e.cls = (uint8_t)V();
+				void (*fn)(void *, const struct snr_ev_insn *) = kind == EV_ISSUE ? t->on_issue : t->on_retire;
+				if (!cu.bad && fn)
+					fn(t->user, &e);
+				break;
+			}
+			case EV_STALL: {
+				struct snr_ev_stall e;
+				e.index = V();
+				e.cycles = V();
+				e.start = V();
+				e.cause = (uint8_t)V();
+				e.responsible = Z();
+				e.dma_id = V();
+				if (e.cause >= SNR_STALL_COUNT)
+					cu.bad = 1;
+				if (!cu.bad && t->on_stall)
+					t->on_stall(t->user, &e);
+				break;
+			}
+			case EV_DMA: {
+				struct snr_ev_dma e;
+				e.id = V();
+				e.phase = (uint8_t)V();
+				e.issue_index = Z();
+				e.wait_index = Z();
+				e.cycle = V();
+				e.bytes = V();
+				e.src_space = (uint16_t)V();
+				e.dst_space = (uint16_t)V();
+				e.src_chip = (uint16_t)V();
+				e.dst_chip = (uint16_t)V();
+				e.src_addr = V();
+				e.dst_addr = V();
+				e.flag = (uint16_t)V();
+				e.base_cycles = V();
+				e.transfer_cycles = V();
+				if (e.phase > SNR_DMA_WAITED)
+					cu.bad = 1;
+				if (!cu.bad && t->on_dma)
+					t->on_dma(t->user, &e);
+				break;
+			}
+			case EV_MEM: {
+				struct snr_ev_mem e;
+				e.index = V();
+				e.cycle = V();
+				e.write = (uint8_t)V();
+				e.space = (uint8_t)V();
+				e.chip = (uint16_t)V();
+				e.addr = V();
+				e.bytes = V();
+				if (!cu.bad && t->on_mem)
+					t->on_mem(t->user, &e);
+				break;
+			}
+			case EV_REG: {
+				struct snr_ev_reg e;
+				e.index = V();
+				e.reg = (uint16_t)V();
+				e.write = (uint8_t)V();
+				if (!cu.bad && t->on_reg)
+					t->on_reg(t->user, &e);
+				break;
+			}
+			case EV_BUSY: {
+				struct snr_ev_busy e;
+				e.unit = (uint8_t)V();
+				e.start = V();
+				e.end = V();
+				e.index = V();
+				if (e.unit >= SNR_UNIT_COUNT || e.end < e.start)
+					cu.bad = 1;
+				if (!cu.bad && t->on_busy)
+					t->on_busy(t->user, &e);
+				break;
+			}
+			default:
+				cu.bad = 1;
+			}
+		}
+#undef V
+#undef Z
+		if (cu.bad) {
+			snr_chunkf_fail(&m->f, c, "event record at payload offset %td is malformed", cu.p - m->f.raw);
+			snr_fmt(err, errlen, "%s", m->f.err);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,530 @@
+/*
+ * replay.c: see replay.h.
+ *
+ * Two passes over the trace. The first is the trace-load command: every
+ * captured register, every captured memory range and every code word goes
+ * into the simulator before anything runs (captures are first uses, so
+ * their values held at the window's start). The second steps the recorded
+ * instructions: before each, the simulator's pc must be the recorded pc;
+ * values the recorder saved after a step (system calls, counters) are applied
+ * after it. At the end the registers and the memory the window wrote are
+ * compared with the trace's digest. On any difference the report names the
+ * instruction: the one that diverged, or the last one that wrote a register
+ * or memory block whose final value differs.
+ */
+#include "replay.h"
+
+#include <dlfcn.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+#include "recorder/snr_isa.h"
+#include "replayer/metrics.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+extern const struct snr_sim_ops snr_sim_unicorn __attribute__((weak));
+
+const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *err, size_t errlen)
+{
+	if (!name) {
+		if (isa && !strcmp(isa, "ta1"))
+			return &snr_sim_ta1;
+		if (isa && (!strcmp(isa, "x86-64") || !strcmp(isa, "aarch64")) && &snr_sim_unicorn)
+			return &snr_sim_unicorn;
+		snr_fmt(err, errlen, "no simulator in snr replays %s traces; name one with --sim PATH.so",
+			isa ? isa : "(unknown ISA)");
+		return NULL;
+	}
+	if (!strcmp(name, "ta1"))
+		return &snr_sim_ta1;
+	if (!strcmp(name, "unicorn")) {
+		if (&snr_sim_unicorn)
+			return &snr_sim_unicorn;
+		snr_fmt(err, errlen, "this snr was built without the unicorn simulator");
+		return NULL;
+	}
+	if (!strchr(name, '/')) {
+		snr_fmt(err, errlen, "unknown simulator '%s' (ta1, unicorn, or a path to a plugin .so)", name);
+		return NULL;
+	}
+	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snr_fmt(err, errlen, "cannot load simulator plugin: %s", dlerror());
+		return NULL;
+	}
+	const struct snr_sim_ops *ops = dlsym(h, "snr_sim_plugin");
+	if (!ops) {
+		snr_fmt(err, errlen, "%s exports no snr_sim_plugin", name);
+		return NULL;
+	}
+	if (ops->abi_version != SNR_SIM_ABI_VERSION) {
+		snr_fmt(err, errlen, "%s implements simulator ABI version %u; snr needs %d", name, ops->abi_version,
+			SNR_SIM_ABI_VERSION);
+		return NULL;
+	}
+	return ops;
+}
+
+/* ---- the replayer's own tracker: totals and last writers, forwarding ------ */
+
+#define BLOCK SNR_TRACE_DIGEST_BLOCK
+
+struct block_writer {
+	uint64_t block; /* address / BLOCK */
+	uint32_t key;
+	int64_t index;
+};
+
+struct collector {
+	struct snr_replay_result *r;
+	const struct snr_tracker *fwd[2];
+	int64_t *last_reg_writer;
+	size_t nregs;
+	struct block_writer *bw; /* open-addressing map: (key, block) -> last writer */
+	size_t bw_cap, bw_n;
+};
+
+static struct block_writer *bw_slot(struct collector *c, uint32_t key, uint64_t block)
+{
+	if ((c->bw_n + 1) * 2 > c->bw_cap) {
+		size_t old = c->bw_cap;
+		struct block_writer *ob = c->bw;
+		c->bw_cap = c->bw_cap ? c->bw_cap * 2 : 1024;
+		c->bw = snr_xcalloc(c->bw_cap, sizeof(*c->bw));
+		c->bw_n = 0;
+		for (size_t i = 0; i < old; i++)
+			if (ob[i].index) {
+				struct block_writer *s = bw_slot(c, ob[i].key, ob[i].block);
+				*s = ob[i];
+				c->bw_n++;
+			}
+		free(ob);
+	}
+	size_t h = (size_t)(((block * 0x9e3779b97f4a7c15ull) ^ key) >> 7) & (c->bw_cap - 1);
+	while (c->bw[h].index && (c->bw[h].block != block || c->bw[h].key != key))
+		h = (h + 1) & (c->bw_cap - 1);
+	return &c->bw[h];
+}
+
+#define FWD(name, type)                                                          \
+	static void c_##name(void *u, const type *e)                             \
+	{                                                                        \
+		struct collector *c = u;                                         \
+		for (int i = 0; i < 2; i++)                                      \
+			if (c->fwd[i] && c->fwd[i]->on_##name)                   \
+				c->fwd[i]->on_##name(c->fwd[i]->user, e);        \
+		collect_##name(c, e);                                            \
+	}
+
+static void collect_issue(struct collector *c, const struct snr_ev_insn *e) { (void)c, (void)e; }
+static void collect_retire(struct collector *c, const struct snr_ev_insn *e) { (void)c, (void)e; }
+static void collect_busy(struct collector *c, const struct snr_ev_busy *e) { (void)c, (void)e; }
+static void collect_stall(struct collector *c, const struct snr_ev_stall *e)
+{
+	c->r->stall_cycles[e->cause] += e->cycles;
+}
+static void collect_dma(struct collector *c, const struct snr_ev_dma *e)
+{
+	if (e->phase == SNR_DMA_ISSUED && e->issue_index >= 0) {
+		c->r->dma_count++;
+		c->r->dma_bytes += e->bytes;
+	}
+}
+static void collect_reg(struct collector *c, const struct snr_ev_reg *e)
+{
+	if (e->write && e->reg < c->nregs)
+		c->last_reg_writer[e->reg] = (int64_t)e->index;
+}
+static void collect_mem(struct collector *c, const struct snr_ev_mem *e)
+{
+	if (!e->write || !e->bytes)
+		return;
+	uint32_t key = ((uint32_t)e->space << 16) | e->chip;
+	for (uint64_t b = e->addr / BLOCK; b <= (e->addr + e->bytes - 1) / BLOCK; b++) {
+		struct block_writer *s = bw_slot(c, key, b);
+		if (!s->index)
+			c->bw_n++;
+		s->block = b;
+		s->key = key;
+		s->index = (int64_t)e->index + 1; /* 0 marks an empty slot */
+	}
+}
+
+FWD(issue, struct snr_ev_insn)
+FWD(retire, struct snr_ev_insn)
+FWD(stall, struct snr_ev_stall)
+FWD(dma, struct snr_ev_dma)
+FWD(mem, struct snr_ev_mem)
+FWD(reg, struct snr_ev_reg)
+FWD(busy, struct snr_ev_busy)
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+struct code_map {
+	uint64_t *pc;
+	uint8_t (*bytes)[16];
+	uint8_t *len;
+	size_t n, cap;
+};
+
+static void code_add(struct code_map *m, uint64_t pc, const uint8_t *b, uint8_t len)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->pc = snr_xrealloc(m->pc, m->cap * sizeof(*m->pc));
+		m->bytes = snr_xrealloc(m->bytes, m->cap * sizeof(*m->bytes));
+		m->len = snr_xrealloc(m->len, m->cap);
+	}
+	m->pc[m->n] = pc;
+	memcpy(m->bytes[m->n], b, len);
+	m->len[m->n] = len;
+	m->n++;
+}
+
+static void describe(struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct code_map *cm,
+		     uint64_t pc, char *buf, size_t len)
+{
+	char sym[160], dis[128] = "?";
+	snr_trace_symbolize(t, pc, sym, sizeof(sym));
+	for (size_t i = 0; isa_self && i < cm->n; i++)
+		if (cm->pc[i] == pc) {
+			isa->disasm(isa_self, cm->bytes[i], cm->len[i], pc, dis, sizeof(dis));
+			break;
+		}
+	snprintf(buf, len, "pc 0x%llx <%s>: %s", (unsigned long long)pc, sym, dis);
+}
+
+static void report_add(struct snr_replay_result *r, const char *fmt, ...) SNR_PRINTF(2, 3);
+static void report_add(struct snr_replay_result *r, const char *fmt, ...)
+{
+	size_t used = strlen(r->report);
+	if (used + 1 >= sizeof(r->report))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->report + used, sizeof(r->report) - used, fmt, ap);
+	va_end(ap);
+}
+
+static void hex_le(char *out, const uint8_t *p, size_t n)
+{
+	strcpy(out, "0x");
+	for (size_t i = n; i-- > 0;)
+		sprintf(out + 2 + 2 * (n - 1 - i), "%02x", p[i]);
+}
+
+/* ---- the replay ------------------------------------------------------------------ */
+
+int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen)
+{
+	struct snr_trace *t = NULL;
+	const struct snr_sim_ops *sim = NULL;
+	struct snr_sim *s = NULL;
+	struct snr_metrics_writer *mw = NULL;
+	const struct snr_isa_ops *isa = NULL;
+	void *isa_self = NULL;
+	json_t *meta = NULL;
+	char *cfg_json = NULL, *meta_out = NULL;
+	struct collector col = {0};
+	struct code_map cm = {0};
+	int rc = -1;
+	double t0 = now_s();
+
+	memset(r, 0, sizeof(*r));
+	t = snr_trace_open(o->trace_path, err, errlen);
+	if (!t)
+		return -1;
+	meta = json_loads(snr_trace_meta_json(t), 0, NULL);
+	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
+	unsigned chip = (unsigned)json_integer_value(json_object_get(meta, "chip"));
+	json_int_t nchips = json_integer_value(json_object_get(meta, "chips"));
+	if (o->config_path) {
+		json_error_t je;
+		json_t *c = json_load_file(o->config_path, 0, &je);
+		if (!c) {
+			snr_fmt(err, errlen, "%s:%d: %s", o->config_path, je.line, je.text);
+			goto out;
+		}
+		cfg_json = json_dumps(c, JSON_COMPACT);
+		json_decref(c);
+	} else if (json_object_get(meta, "config")) {
+		cfg_json = json_dumps(json_object_get(meta, "config"), JSON_COMPACT);
+	}
+	isa = isa_name ? snr_isa_find(isa_name) : NULL;
+	if (isa)
+		isa_self = isa->create(cfg_json, err, errlen);
+	sim = snr_sim_find(o->sim, isa_name, err, errlen);
+	if (!sim)
+		goto out;
+	if (isa_name && strcmp(sim->isa, isa_name)) {
+		snr_fmt(err, errlen, "simulator %s replays %s traces; this trace is %s", sim->name, sim->isa, isa_name);
+		goto out;
+	}
+	s = sim->create(cfg_json, chip, nchips > 0 ? (unsigned)nchips : 1, err, errlen);
+	if (!s)
+		goto out;
+
+	size_t nregs = snr_trace_nregs(t);
+	const struct snr_trace_reg *regs = snr_trace_regs(t);
+	col.r = r;
+	col.nregs = nregs;
+	col.last_reg_writer = snr_xcalloc(nregs, sizeof(*col.last_reg_writer));
+	for (size_t i = 0; i < nregs; i++)
+		col.last_reg_writer[i] = -1;
+	col.fwd[1] = o->tracker;
+	if (o->metrics_path) {
+		json_t *m = json_object();
+		json_object_set_new(m, "format", json_string("snr metrics"));
+		json_object_set_new(m, "trace", json_string(o->trace_path));
+		json_object_set_new(m, "simulator", json_string(sim->name));
+		json_object_set(m, "trace_meta", meta);
+		if (cfg_json)
+			json_object_set_new(m, "config", json_loads(cfg_json, 0, NULL));
+		meta_out = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(m);
+		mw = snr_metrics_create(o->metrics_path, meta_out, err, errlen);
+		if (!mw)
+			goto out;
+		size_t ns = snr_trace_nsymbols(t);
+		uint64_t *sa = snr_xcalloc(ns + 1, 8), *sz = snr_xcalloc(ns + 1, 8);
+		const char **sn = snr_xcalloc(ns + 1, sizeof(char *));
+		for (size_t i = 0; i < ns; i++)
+			snr_trace_symbol(t, i, &sa[i], &sz[i], &sn[i]);
+		snr_metrics_write_symbols(mw, ns, sa, sz, sn);
+		free(sa);
+		free(sz);
+		free(sn);
+		col.fwd[0] = snr_metrics_tracker(mw);
+	}
+	struct snr_tracker tr = {
+		.abi_version = SNR_TRACKER_ABI_VERSION,
+		.user = &col,
+		.on_issue = c_issue,
+		.on_retire = c_retire,
+		.on_stall = c_stall,
+		.on_dma = c_dma,
+		.on_mem = c_mem,
+		.on_reg = c_reg,
+		.on_busy = c_busy,
+	};
+	if (sim->attach_tracker(s, &tr)) {
+		snr_fmt(err, errlen, "attaching the tracker: %s", sim->error(s));
+		goto out;
+	}
+
+	/* Pass 1: trace load. */
+	struct snr_trace_step st;
+	int n;
+	bool have_pc = false;
+	uint64_t first_pc = 0;
+	while ((n = snr_trace_next(t, &st)) == 1) {
+		if (!have_pc) {
+			first_pc = st.pc;
+			have_pc = true;
+		}
+		if (st.code_len) {
+			code_add(&cm, st.pc, st.code, st.code_len);
+			if (sim->load_code(s, st.pc, st.code, st.code_len))
+				goto sim_fail;
+		}
+		for (unsigned i = 0; i < st.nregs; i++)
+			if (sim->set_reg(s, st.regs[i].reg, st.regs[i].val, regs[st.regs[i].reg].size))
+				goto sim_fail;
+		for (unsigned i = 0; i < st.nmem; i++)
+			if (sim->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
+				goto sim_fail;
+		r->recorded++;
+	}
+	if (n < 0) {
+		snr_fmt(err, errlen, "%s", snr_trace_error(t));
+		goto out;
+	}
+	r->truncated = snr_trace_truncated(t);
+	if (!have_pc) {
+		snr_fmt(err, errlen, "%s holds no instructions", o->trace_path);
+		goto out;
+	}
+	/* the pc register */
+	int pc_reg = -1;
+	json_t *mregs = json_object_get(meta, "registers");
+	for (size_t i = 0; i < json_array_size(mregs); i++)
+		if (json_is_true(json_object_get(json_array_get(mregs, i), "pc")))
+			pc_reg = (int)i;
+	if (pc_reg < 0) {
+		snr_fmt(err, errlen, "%s: the register table names no pc", o->trace_path);
+		goto out;
+	}
+	uint8_t pcbuf[16] = {0};
+	memcpy(pcbuf, &first_pc, 8);
+	if (sim->set_reg(s, (unsigned)pc_reg, pcbuf, regs[pc_reg].size))
+		goto sim_fail;
+
+	/* Pass 2: run and compare. */
+	snr_trace_rewind(t);
+	r->ok = true;
+	double last_draw = 0;
+	while ((n = snr_trace_next(t, &st)) == 1) {
+		uint8_t cur[16] = {0};
+		uint64_t pc = 0;
+		if (sim->get_reg(s, (unsigned)pc_reg, cur, regs[pc_reg].size))
+			goto sim_fail;
+		memcpy(&pc, cur, 8);
+		if (pc != st.pc) {
+			char want[300], got[300];
+			describe(t, isa, isa_self, &cm, st.pc, want, sizeof(want));
+			describe(t, isa, isa_self, &cm, pc, got, sizeof(got));
+			r->ok = false;
+			report_add(r, "diverged at instruction %llu: the trace executed %s; the simulator is at %s\n",
+				   (unsigned long long)st.index, want, got);
+			if (st.index > 0)
+				report_add(r, "the instruction before it (%llu) decided the path: its inputs differ from the "
+					      "recording's\n",
+					   (unsigned long long)st.index - 1);
+			break;
+		}
+		struct snr_sim_step out;
+		if (sim->step(s, st.index, &out)) {
+			char at[300];
+			describe(t, isa, isa_self, &cm, st.pc, at, sizeof(at));
+			r->ok = false;
+			report_add(r, "instruction %llu (%s) failed in the simulator: %s\n", (unsigned long long)st.index, at,
+				   sim->error(s));
+			break;
+		}
+		for (unsigned i = 0; i < st.npost_regs; i++)
+			if (sim->set_reg(s, st.post_regs[i].reg, st.post_regs[i].val, regs[st.post_regs[i].reg].size))
+				goto sim_fail;
+		for (unsigned i = 0; i < st.npost_mem; i++)
+			if (sim->load_mem(s, st.post_mem[i].space, st.post_mem[i].chip, st.post_mem[i].addr,
+					  st.post_mem[i].data, st.post_mem[i].len))
+				goto sim_fail;
+		r->instructions++;
+		if (out.exited) {
+			r->exited = true;
+			break;
+		}
+		if (o->progress && (r->instructions & 4095) == 0 && now_s() - last_draw > 0.2) {
+			fprintf(stderr, "\rreplayed %llu of %llu instructions", (unsigned long long)r->instructions,
+				(unsigned long long)r->recorded);
+			last_draw = now_s();
+		}
+	}
+	if (o->progress && last_draw > 0)
+		fputc('\n', stderr);
+	if (n < 0) {
+		snr_fmt(err, errlen, "%s", snr_trace_error(t));
+		goto out;
+	}
+	r->cycles = sim->finish(s);
+
+	/* End state. */
+	const uint8_t *const *dregs;
+	size_t nblocks;
+	const struct snr_trace_mem *blocks;
+	const uint64_t *hashes;
+	if (r->ok && !r->exited && snr_trace_digest(t, &dregs, &nblocks, &blocks, &hashes)) {
+		r->end_state_checked = true;
+		unsigned bad = 0;
+		for (size_t i = 0; i < nregs; i++) {
+			uint8_t v[256];
+			if (!dregs[i] || (int)i == pc_reg || regs[i].size > sizeof(v))
+				continue;
+			if (sim->get_reg(s, (unsigned)i, v, regs[i].size))
+				continue; /* no value the simulator can compare (never captured nor written) */
+			if (memcmp(v, dregs[i], regs[i].size)) {
+				char a[600], b[600], at[300] = "";
+				hex_le(a, dregs[i], regs[i].size);
+				hex_le(b, v, regs[i].size);
+				int64_t w = col.last_reg_writer[i];
+				if (w >= 0)
+					snprintf(at, sizeof(at), "; last written by instruction %lld", (long long)w);
+				if (bad++ < 16)
+					report_add(r, "end state: register %s is %s, the device had %s%s\n", regs[i].name, b,
+						   a, at);
+			}
+		}
+		uint8_t *buf = snr_xmalloc(BLOCK);
+		for (size_t i = 0; i < nblocks; i++) {
+			if (sim->read_mem(s, (uint8_t)blocks[i].space, blocks[i].chip, blocks[i].addr, buf, blocks[i].len)) {
+				free(buf);
+				goto sim_fail;
+			}
+			if (snr_trace_hash(buf, blocks[i].len) == hashes[i])
+				continue;
+			struct block_writer *bw =
+				bw_slot(&col, ((uint32_t)blocks[i].space << 16) | blocks[i].chip, blocks[i].addr / BLOCK);
+			char at[400] = "";
+			if (bw->index) {
+				uint64_t idx = (uint64_t)(bw->index - 1);
+				snprintf(at, sizeof(at), "; last written by instruction %llu", (unsigned long long)idx);
+			}
+			if (bad++ < 32)
+				report_add(r, "end state: memory [0x%llx, 0x%llx) differs from the device's%s\n",
+					   (unsigned long long)blocks[i].addr,
+					   (unsigned long long)(blocks[i].addr + blocks[i].len), at);
+		}
+		free(buf);
+		if (bad) {
+			r->ok = false;
+			if (bad > 16)
+				report_add(r, "(%u differences in all)\n", bad);
+		}
+	}
+	r->seconds = now_s() - t0;
+	if (mw) {
+		json_t *sj = json_object();
+		json_object_set_new(sj, "instructions", json_integer((json_int_t)r->instructions));
+		json_object_set_new(sj, "cycles", json_integer((json_int_t)r->cycles));
+		json_object_set_new(sj, "ipc", json_real(r->cycles ? (double)r->instructions / (double)r->cycles : 0));
+		json_t *stalls = json_object();
+		for (int k = 0; k < SNR_STALL_COUNT; k++)
+			json_object_set_new(stalls, snr_stall_cause_name((enum snr_stall_cause)k),
+					    json_integer((json_int_t)r->stall_cycles[k]));
+		json_object_set_new(sj, "stall_cycles", stalls);
+		json_object_set_new(sj, "dma_count", json_integer((json_int_t)r->dma_count));
+		json_object_set_new(sj, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
+		json_object_set_new(sj, "verified", json_boolean(r->ok));
+		json_object_set_new(sj, "end_state_checked", json_boolean(r->end_state_checked));
+		json_object_set_new(sj, "truncated_trace", json_boolean(r->truncated));
+		char *ss = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(sj);
+		int frc = snr_metrics_finish(mw, ss, err, errlen);
+		mw = NULL;
+		free(ss);
+		if (frc)
+			goto out;
+	}
+	rc = 0;
+	goto out;
+sim_fail:
+	snr_fmt(err, errlen, "simulator %s: %s", sim->name, sim->error(s));
+out:
+	if (mw)
+		snr_metrics_abandon(mw);
+	if (s)
+		sim->destroy(s);
+	if (isa_self)
+		isa->destroy(isa_self);
+	snr_trace_close(t);
+	json_decref(meta);
+	free(cfg_json);
+	free(meta_out);
+	free(col.last_reg_writer);
+	free(col.bw);
+	free(cm.pc);
+	free(cm.bytes);
+	free(cm.len);
+	return rc;
+}

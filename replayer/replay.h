@@ -1,0 +1,47 @@
+/*
+ * replay.h: the replayer, the "Replay" of Snap & Replay: load a trace into a
+ * simulator, run the recorded instructions, prove it ran what was recorded
+ * (every pc, then the end state against the trace's digest), and collect the
+ * tracker's events.
+ */
+#ifndef SNR_REPLAY_H
+#define SNR_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/snr_sim.h"
+#include "sim/snr_tracker.h"
+
+struct snr_replay_opts {
+	const char *trace_path;
+	const char *sim;          /* "ta1", "unicorn", a PATH.so, or NULL: by the trace's ISA */
+	const char *config_path;  /* overrides the trace's machine config */
+	const char *metrics_path; /* write a .snrm, or NULL */
+	const struct snr_tracker *tracker; /* the caller's own tracker too, or NULL */
+	bool progress;
+};
+
+struct snr_replay_result {
+	uint64_t instructions; /* replayed */
+	uint64_t recorded;     /* in the trace */
+	uint64_t cycles;
+	uint64_t stall_cycles[SNR_STALL_COUNT];
+	uint64_t dma_count, dma_bytes;
+	bool truncated;        /* the trace was cut short; replayed what it has */
+	bool exited;           /* the program ended inside the window */
+	bool end_state_checked;/* the trace had a digest and it was compared */
+	bool ok;               /* every pc matched and the end state matched */
+	char report[4096];     /* on divergence: where and what differs */
+	double seconds;
+};
+
+/* Returns 0 when the replay ran (check result->ok for divergence), -1 when
+ * it could not (bad trace, simulator error), with err filled. */
+int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen);
+
+/* The simulator for a name or path (dlopen), or NULL with err filled. */
+const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *err, size_t errlen);
+
+#endif
