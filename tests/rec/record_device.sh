@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# snr record against `snr device --gdb`: 100k instructions recorded and
+# proved minimal and complete (check_trace), the window's special cases,
+# a breakpoint never hit, a program ending inside the window, and a
+# recorder killed with SIGKILL leaving a truncated, replayable trace.
+# usage: record_device.sh SNR CHECK_TRACE
+set -u
+SNR=$1; CHECK=$2
+T=$(mktemp -d); DEV=""
+cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$SNR" cc -O1 "$(dirname "$0")/rec_prog.c" -o "$T/p.elf" || fail "snr cc"
+
+start_device() { # extra args...
+  "$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt "$@" 2>"$T/dev.err" >"$T/dev.out" &
+  DEV=$!
+  for _ in $(seq 100); do
+    PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
+    [ -n "$PORT" ] && return 0
+    sleep 0.05
+  done
+  fail "device did not start: $(cat "$T/dev.err")"
+}
+
+# 1. 100k instructions from window(): minimal and complete.
+start_device
+"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 100000 \
+  -o "$T/a.snrt" 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+grep -q "recorded 100000 instructions" "$T/rec.err" || fail "summary: $(cat "$T/rec.err")"
+wait $DEV; DEV=""
+grep -q "^rec_prog " "$T/dev.out" || fail "the program did not finish after the recorder detached"
+"$SNR" trace verify "$T/a.snrt" || fail "verify"
+"$CHECK" "$T/a.snrt" || fail "check_trace found violations"
+
+# The wait on flag 5 inside the window: flag5 was captured (value 1) before it.
+"$SNR" trace dump "$T/a.snrt" --limit 40 >"$T/dump.txt"
+grep -m1 "ta.wait" "$T/dump.txt" | grep -q "flag5=0x0000000000000001" ||
+  fail "the pre-window DMA's completion (flag5) was not captured at the wait: $(grep -m1 ta.wait "$T/dump.txt")"
+# The 64-byte DMA of buf reads buf, of which bytes 8..11 were written in the
+# window: exactly 60 bytes captured, as [buf, buf+8) and [buf+12, buf+64).
+BUF=$(riscv64-unknown-elf-nm "$T/p.elf" | awk '$3=="buf"{print $1}')
+dma=$(grep "ta.dma " "$T/dump.txt" | head -1)
+want1=$(printf 'mem[%#x+8]' $((16#$BUF)))
+want2=$(printf 'mem[%#x+52]' $((16#$BUF + 12)))
+echo "$dma" | grep -qF "$want1" && echo "$dma" | grep -qF "$want2" ||
+  fail "partly written buffer: want $want1 and $want2 captured at the DMA, got: $dma"
+
+# 2. A breakpoint never hit: a timeout that says so.
+start_device
+"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint never_called --count 10 \
+  --timeout 2 -o "$T/b.snrt" 2>"$T/rec.err"
+rc=$?
+[ $rc -eq 1 ] || fail "never-hit breakpoint: exit $rc"
+grep -q "not hit within 2 s\|before reaching breakpoint" "$T/rec.err" || fail "never-hit message: $(cat "$T/rec.err")"
+kill $DEV 2>/dev/null; wait $DEV 2>/dev/null; DEV=""
+
+# 3. The program ends inside the window: the trace ends there, marked.
+start_device
+"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 5000000 \
+  -o "$T/c.snrt" 2>"$T/rec.err" || fail "record to the end: $(cat "$T/rec.err")"
+wait $DEV; DEV=""
+"$SNR" trace info "$T/c.snrt" >"$T/info.txt"
+grep -q "ended by     exited" "$T/info.txt" || fail "program end not marked: $(cat "$T/info.txt")"
+"$SNR" trace verify "$T/c.snrt" || fail "verify of an exited trace"
+"$CHECK" "$T/c.snrt" || fail "check_trace on the exited trace"
+
+# 4. SIGKILL part-way: truncated at instruction k, readable up to k.
+start_device
+"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 5000000 \
+  -o "$T/d.snrt" 2>/dev/null &
+REC=$!
+sleep 1.5
+kill -9 $REC; wait $REC 2>/dev/null
+kill $DEV 2>/dev/null; wait $DEV 2>/dev/null; DEV=""
+"$SNR" trace verify "$T/d.snrt" >"$T/ver.txt"
+rc=$?
+[ $rc -eq 3 ] || fail "verify of a killed recording: exit $rc: $(cat "$T/ver.txt")"
+k=$(sed -n 's/.*truncated at instruction \([0-9]*\).*/\1/p' "$T/ver.txt")
+[ -n "$k" ] && [ "$k" -gt 0 ] || fail "no instruction count in: $(cat "$T/ver.txt")"
+"$CHECK" "$T/d.snrt" || fail "check_trace on the truncated trace"
+echo "ok: 100k minimal and complete; truncated trace holds $k instructions"
