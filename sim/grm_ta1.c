@@ -29,7 +29,7 @@ struct snr_sim {
 	struct ta1_machine *m;
 	struct ta1_chip *c;
 	unsigned chip;
-	struct ta1_timing *timing;
+	struct ta1_timing_model *timing;
 	const struct snr_tracker *tracker;
 	struct snr_ranges valid;
 	bool reg_valid[TA1_REG_COUNT];

@@ -10,4 +10,4 @@ trap 'rm -rf "$work"' EXIT
 # -close_fd_mask=2 silences the faults the fixture program reports on
 # stderr; libFuzzer and the sanitizers still report on their own copy.
 "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -close_fd_mask=2 -artifact_prefix="$PWD/fuzz-rsp-" "$work" "$corpus"
+  -close_fd_mask=2 -artifact_prefix="$PWD/$(basename "$fuzzer")-" "$work" "$corpus"

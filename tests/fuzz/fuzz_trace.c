@@ -1,0 +1,154 @@
+/*
+ * fuzz_trace.c: libFuzzer target for the readers of snr's binary files:
+ * the trace (.snrt) and metrics (.snrm) readers, through every accessor.
+ *
+ * Random bytes rarely get past the CRC-32Cs, so when the input's last byte
+ * is odd the harness first repairs every chunk's checksums (walking the
+ * chunk chain as the reader does): the payload parsers behind the CRCs get
+ * fuzzed too. Readers must return an error or data, never crash, hang or
+ * leak (the fuzz build runs under ASan and UBSan).
+ *
+ * With FUZZ_STANDALONE this is a main() that replays files, so the kept
+ * corpus (tests/fuzz/corpus/trace/) runs as a unit test in every build.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/snr_chunkfile.h"
+#include "lib/snr_trace.h"
+#include "replayer/metrics.h"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void repair(uint8_t *b, size_t n)
+{
+	if (n < 16)
+		return;
+	put32(b + 12, snr_crc32c(0, b, 12));
+	size_t off = 16;
+	while (off + 28 <= n) {
+		uint8_t *h = b + off;
+		uint32_t stored = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 | (uint32_t)h[15] << 24;
+		if (stored > n - off - 28)
+			break;
+		put32(h + 20, snr_crc32c(0, h + 28, stored));
+		put32(h + 24, snr_crc32c(0, h, 24));
+		off += 28 + stored;
+	}
+}
+
+static volatile uint64_t events;
+static void on_insn(void *u, const struct snr_ev_insn *e) { (void)u, events += e->index; }
+static void on_stall(void *u, const struct snr_ev_stall *e) { (void)u, events += e->cycles; }
+static void on_dma(void *u, const struct snr_ev_dma *e) { (void)u, events += e->bytes; }
+static void on_mem(void *u, const struct snr_ev_mem *e) { (void)u, events += e->addr; }
+static void on_reg(void *u, const struct snr_ev_reg *e) { (void)u, events += e->reg; }
+static void on_busy(void *u, const struct snr_ev_busy *e) { (void)u, events += e->end; }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	if (!path[0])
+		snprintf(path, sizeof(path), "/tmp/snr-fuzz-trace-%d", (int)getpid());
+	uint8_t *b = malloc(size ? size : 1);
+	memcpy(b, data, size);
+	if (size && (b[size - 1] & 1))
+		repair(b, size);
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		free(b);
+		return 0;
+	}
+	fwrite(b, 1, size, f);
+	fclose(f);
+	free(b);
+
+	char err[700];
+	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
+	if (t) {
+		struct snr_trace_step s;
+		uint64_t n = 0;
+		char sym[128];
+		while (snr_trace_next(t, &s) == 1 && n++ < 1000000) {
+			snr_trace_symbolize(t, s.pc, sym, sizeof(sym));
+			volatile uint8_t sum = 0;
+			for (unsigned i = 0; i < s.nregs; i++)
+				sum ^= s.regs[i].val[0];
+			for (unsigned i = 0; i < s.nmem; i++)
+				if (s.mem[i].len)
+					sum ^= s.mem[i].data[s.mem[i].len - 1];
+		}
+		const uint8_t *const *regs;
+		size_t nb;
+		const struct snr_trace_mem *blocks;
+		const uint64_t *hashes;
+		snr_trace_digest(t, &regs, &nb, &blocks, &hashes);
+		snr_trace_end_json(t);
+		snr_trace_rewind(t);
+		snr_trace_close(t);
+	}
+	struct snr_metrics *m = snr_metrics_open(path, err, sizeof(err));
+	if (m) {
+		struct snr_tracker tr = {
+			.abi_version = SNR_TRACKER_ABI_VERSION,
+			.on_issue = on_insn,
+			.on_retire = on_insn,
+			.on_stall = on_stall,
+			.on_dma = on_dma,
+			.on_mem = on_mem,
+			.on_reg = on_reg,
+			.on_busy = on_busy,
+		};
+		snr_metrics_replay(m, &tr, err, sizeof(err));
+		snr_metrics_close(m);
+	}
+	unlink(path);
+	return 0;
+}
+
+#ifdef FUZZ_STANDALONE
+#include <dirent.h>
+
+int main(int argc, char **argv)
+{
+	int files = 0;
+	for (int i = 1; i < argc; i++) {
+		DIR *d = opendir(argv[i]);
+		if (!d) {
+			fprintf(stderr, "fuzz_trace: %s: not a directory\n", argv[i]);
+			return 1;
+		}
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			char p[4096];
+			snprintf(p, sizeof(p), "%s/%s", argv[i], e->d_name);
+			FILE *f = fopen(p, "rb");
+			if (!f)
+				continue;
+			fseek(f, 0, SEEK_END);
+			long n = ftell(f);
+			fseek(f, 0, SEEK_SET);
+			uint8_t *b = malloc((size_t)n + 1);
+			if (fread(b, 1, (size_t)n, f) != (size_t)n)
+				n = 0;
+			fclose(f);
+			LLVMFuzzerTestOneInput(b, (size_t)n);
+			free(b);
+			files++;
+		}
+		closedir(d);
+	}
+	printf("fuzz_trace: %d corpus files read without a crash\n", files);
+	return files ? 0 : 1;
+}
+#endif
