@@ -1,6 +1,8 @@
 /*
  * cmd_device.c: `snr device`, running a TA1 program from reset on N chips,
- * or serving it to a debugger over GDB's remote serial protocol.
+ * or serving it to a debugger over GDB's remote serial protocol. With
+ * --timing every chip runs instruction by instruction under its own TA1
+ * timing model (sim/ta1_timing.h), whose clock the cycle CSR then reads.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -12,11 +14,12 @@
 #include "lib/snr_config.h"
 #include "lib/snr_elf.h"
 #include "lib/snr_util.h"
+#include "sim/ta1_timing.h"
 #include "snr_cli.h"
 
 static const char device_usage[] =
 	"usage: snr device PROG.elf [--chips N] [--config M.json] [--gdb tcp:HOST:PORT|unix:PATH]\n"
-	"                  [--halt] [--stats] [--limit N]\n"
+	"                  [--halt] [--stats] [--limit N] [--timing]\n"
 	"\n"
 	"Runs a TA1 program (built with `snr cc`) from reset on every chip of the\n"
 	"pod, passes its writes to stdout and exits with chip 0's exit code.\n"
@@ -32,6 +35,9 @@ static const char device_usage[] =
 	"                     debugger continues (default: run, stop when it connects)\n"
 	"  --stats            print instruction counts per chip and class on stderr\n"
 	"  --limit N          stop with an error after N instructions on any chip\n"
+	"  --timing           run under the TA1 timing model (docs/ta1-timing.md):\n"
+	"                     the cycle CSR reads modelled cycles; with --stats,\n"
+	"                     cycles, IPC, stalls by cause and DMAs per chip\n"
 	"  --dump-config      print the machine config in effect as JSON and exit\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -54,6 +60,80 @@ static void print_stats(struct ta1_machine *m)
 	}
 }
 
+/* Chips take turns in quanta, as in ta1_machine_run, so a timed run
+ * interleaves chips the way the functional one does. */
+#define TIMED_QUANTUM (1u << 16)
+
+/* One instruction of chip c under model t: the operand access is computed
+ * from the registers before the step, the cycle CSR reads the cycle the
+ * model will issue the instruction at. A faulting instruction is not fed. */
+static enum ta1_stop timed_step(struct ta1_chip *c, struct ta1_timing_model *t)
+{
+	struct ta1_query_ctx q;
+	uint64_t x[32];
+	ta1_chip_query_ctx(c, &q);
+	memcpy(x, q.x, sizeof(x));
+	q.x = x;
+	uint64_t pc = ta1_chip_get_reg(c, TA1_REG_PC), index = ta1_chip_get_reg(c, TA1_REG_INSTRET);
+	uint32_t w = 0;
+	struct ta1_insn in;
+	struct ta1_access a;
+	bool fetched = ta1_chip_read_mem(c, pc, &w, 4) == 4;
+	ta1_decode(w, &in);
+	ta1_access_query(&in, &q, &a);
+	ta1_chip_set_cycle(c, ta1_timing_now(t));
+	enum ta1_stop s = ta1_chip_step(c);
+	if (fetched && (s == TA1_STOP_BUDGET || s == TA1_STOP_EXIT))
+		ta1_timing_insn(t, index, pc, &in, &a, x, ta1_chip_get_reg(c, TA1_REG_PC));
+	return s;
+}
+
+static enum ta1_stop run_timed(struct ta1_machine *m, struct ta1_timing_model **models, uint64_t limit,
+			       unsigned *which)
+{
+	for (;;) {
+		bool any = false;
+		for (unsigned i = 0; i < ta1_machine_nchips(m); i++) {
+			struct ta1_chip *c = ta1_machine_chip(m, i);
+			for (unsigned k = 0; k < TIMED_QUANTUM && ta1_chip_state(c) == TA1_CHIP_RUNNING; k++) {
+				*which = i;
+				if (limit && ta1_chip_get_reg(c, TA1_REG_INSTRET) >= limit)
+					return TA1_STOP_BUDGET;
+				enum ta1_stop s = timed_step(c, models[i]);
+				if (s == TA1_STOP_FAULT || s == TA1_STOP_EBREAK)
+					return s;
+				any = true;
+			}
+		}
+		if (!any)
+			return TA1_STOP_EXIT;
+	}
+}
+
+static void print_timing(struct ta1_timing_model **models, unsigned nchips)
+{
+	fprintf(stderr, "%-5s %12s %12s %6s", "chip", "cycles", "instructions", "IPC");
+	for (unsigned k = 0; k < SNR_STALL_COUNT; k++)
+		fprintf(stderr, " %12s", snr_stall_cause_name((enum snr_stall_cause)k));
+	fprintf(stderr, " %8s %12s", "dmas", "dma-bytes");
+	for (unsigned u = 0; u < SNR_UNIT_COUNT; u++)
+		fprintf(stderr, " %8s-busy", snr_unit_name((enum snr_unit)u));
+	fputc('\n', stderr);
+	for (unsigned i = 0; i < nchips; i++) {
+		struct ta1_timing_totals tot;
+		ta1_timing_totals(models[i], &tot);
+		fprintf(stderr, "%-5u %12llu %12llu %6.3f", i, (unsigned long long)tot.cycles,
+			(unsigned long long)tot.instructions,
+			tot.cycles ? (double)tot.instructions / (double)tot.cycles : 0.0);
+		for (unsigned k = 0; k < SNR_STALL_COUNT; k++)
+			fprintf(stderr, " %12llu", (unsigned long long)tot.stall_cycles[k]);
+		fprintf(stderr, " %8llu %12llu", (unsigned long long)tot.dma_count, (unsigned long long)tot.dma_bytes);
+		for (unsigned u = 0; u < SNR_UNIT_COUNT; u++)
+			fprintf(stderr, " %13llu", (unsigned long long)tot.busy_cycles[u]);
+		fputc('\n', stderr);
+	}
+}
+
 int snr_cmd_device(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -61,11 +141,12 @@ int snr_cmd_device(int argc, char **argv)
 		{"gdb", required_argument, NULL, 'g'},   {"halt", no_argument, NULL, 'H'},
 		{"stats", no_argument, NULL, 's'},       {"limit", required_argument, NULL, 'l'},
 		{"dump-config", no_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+		{"timing", no_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *config_path = NULL, *gdb = NULL;
 	uint64_t chips = 0, limit = 0;
-	int halt = 0, stats = 0, dump = 0, opt;
+	int halt = 0, stats = 0, dump = 0, timing = 0, opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -80,6 +161,7 @@ int snr_cmd_device(int argc, char **argv)
 		case 'H': halt = 1; break;
 		case 's': stats = 1; break;
 		case 'd': dump = 1; break;
+		case 't': timing = 1; break;
 		case 'l':
 			if (!snr_parse_u64(optarg, &limit, true) || limit == 0) {
 				snr_err("device: --limit needs a positive instruction count, not '%s'", optarg);
@@ -114,6 +196,10 @@ int snr_cmd_device(int argc, char **argv)
 		snr_err("device: --halt needs --gdb (there is no one to continue the program)");
 		return 2;
 	}
+	if (timing && gdb) {
+		snr_err("device: --timing and --gdb cannot be combined (the model runs the whole program)");
+		return 2;
+	}
 	struct snr_elf *elf = snr_elf_open(argv[optind], err, sizeof(err));
 	if (!elf) {
 		snr_err("device: %s", err);
@@ -128,11 +214,18 @@ int snr_cmd_device(int argc, char **argv)
 	}
 	ta1_machine_set_stats(m, stats);
 	int status;
+	unsigned nchips = ta1_machine_nchips(m);
+	struct ta1_timing_model **models = NULL;
+	if (timing) {
+		models = snr_xcalloc(nchips, sizeof(*models));
+		for (unsigned i = 0; i < nchips; i++)
+			models[i] = ta1_timing_new(&cfg, NULL, i);
+	}
 	if (gdb) {
 		status = rsp_serve_machine(m, elf, gdb, halt);
 	} else {
 		unsigned which = 0;
-		enum ta1_stop s = ta1_machine_run(m, limit, &which);
+		enum ta1_stop s = timing ? run_timed(m, models, limit, &which) : ta1_machine_run(m, limit, &which);
 		struct ta1_chip *c = ta1_machine_chip(m, which);
 		switch (s) {
 		case TA1_STOP_EXIT:
@@ -158,6 +251,15 @@ int snr_cmd_device(int argc, char **argv)
 	}
 	if (stats)
 		print_stats(m);
+	if (timing) {
+		for (unsigned i = 0; i < nchips; i++)
+			ta1_timing_drain(models[i]);
+		if (stats)
+			print_timing(models, nchips);
+		for (unsigned i = 0; i < nchips; i++)
+			ta1_timing_free(models[i]);
+		free(models);
+	}
 	ta1_machine_free(m);
 	snr_elf_free(elf);
 	return status;

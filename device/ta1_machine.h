@@ -5,7 +5,7 @@
  * DMA sync flags and HBM. The device is functional: a DMA completes when it
  * is issued (its sync flag counts the completion at once), vector and MXU
  * operations complete immediately, and the cycle counter equals the
- * instructions retired. Chips run round-robin in fixed quanta, so a run is
+ * instructions retired (unless a timing model drives it: ta1_chip_set_cycle). Chips run round-robin in fixed quanta, so a run is
  * deterministic. The same objects serve the GDB remote protocol
  * (device/rsp_server.c): registers, memory by address in any space,
  * breakpoints, single steps.
@@ -85,6 +85,12 @@ const struct ta1_chip_stats *ta1_chip_stats(const struct ta1_chip *c);
  * chip count). Writing chip id, chip count or x0 is refused (-1). */
 uint64_t ta1_chip_get_reg(const struct ta1_chip *c, unsigned reg);
 int ta1_chip_set_reg(struct ta1_chip *c, unsigned reg, uint64_t value);
+
+/* The timing model's clock (`snr device --timing`): once set, the cycle and
+ * time CSRs (and register TA1_REG_CYCLE) read `cycle` instead of the
+ * instructions retired; the caller sets it before each step to the cycle at
+ * which the model will issue that instruction. instret is unaffected. */
+void ta1_chip_set_cycle(struct ta1_chip *c, uint64_t cycle);
 
 /* Debugger access to memory by address in any space the chip can name
  * (core, VMEM, MXU weights, local or global HBM). Returns the bytes done:

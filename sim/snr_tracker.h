@@ -74,6 +74,11 @@ struct snr_ev_dma {
 	uint16_t flag;
 	uint64_t base_cycles;     /* configured base latency */
 	uint64_t transfer_cycles; /* for COMPLETED: time from start to completion, queueing included */
+	/* For WAITED (the paper's Figure 4): the part of the WAIT's stall spent
+	 * waiting for this DMA, split into its base latency and its transfer, and
+	 * the slack (wait cycle - completion cycle) when the DMA had completed
+	 * before the WAIT got to it. At most one of the stall and slack is non-zero. */
+	uint64_t stall_base_cycles, stall_transfer_cycles, slack_cycles;
 };
 
 struct snr_ev_mem {

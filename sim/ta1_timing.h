@@ -17,29 +17,32 @@
 #include "lib/snr_config.h"
 #include "sim/snr_tracker.h"
 
-struct ta1_timing;
+/* The model's state. (Not `struct ta1_timing`: that tag is the ISA's
+ * `enum ta1_timing`, the per-instruction timing class, and C shares one tag
+ * namespace between structs and enums.) */
+struct ta1_timing_model;
 
 /* tracker may be NULL. chip is the executing chip (for link names). */
-struct ta1_timing *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker, unsigned chip);
-void ta1_timing_free(struct ta1_timing *t);
+struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker, unsigned chip);
+void ta1_timing_free(struct ta1_timing_model *t);
 
 /* A DMA issued before the window that completes `completions_pending`
  * times on flag f; modelled as having been issued at cycle 0 with `bytes`
  * on the given link (0 bytes if unknown: it completes after the base latency). */
-void ta1_timing_pre_window_dma(struct ta1_timing *t, unsigned flag, uint64_t bytes, uint8_t src_space,
+void ta1_timing_pre_window_dma(struct ta1_timing_model *t, unsigned flag, uint64_t bytes, uint8_t src_space,
 			       uint8_t dst_space);
 
 /* Accounts for one instruction. x holds the registers before it executed;
  * next_pc the pc after it (to tell taken branches). */
-void ta1_timing_insn(struct ta1_timing *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
+void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
 		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc);
 
 /* The cycle at which the next instruction could issue (what the cycle CSR
  * reads under the model). */
-uint64_t ta1_timing_now(const struct ta1_timing *t);
+uint64_t ta1_timing_now(const struct ta1_timing_model *t);
 
 /* Runs every operation in flight to completion; returns the last cycle. */
-uint64_t ta1_timing_drain(struct ta1_timing *t);
+uint64_t ta1_timing_drain(struct ta1_timing_model *t);
 
 struct ta1_timing_totals {
 	uint64_t cycles, instructions;
@@ -47,6 +50,6 @@ struct ta1_timing_totals {
 	uint64_t dma_count, dma_bytes;
 	uint64_t busy_cycles[SNR_UNIT_COUNT];
 };
-void ta1_timing_totals(const struct ta1_timing *t, struct ta1_timing_totals *out);
+void ta1_timing_totals(const struct ta1_timing_model *t, struct ta1_timing_totals *out);
 
 #endif

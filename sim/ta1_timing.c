@@ -1,0 +1,839 @@
+/*
+ * ta1_timing.c: TA1's timing model (the rules, with formulas and worked
+ * examples, are in docs/ta1-timing.md; this file follows them in order).
+ *
+ * The scalar core issues in order, at most one instruction per cycle, behind
+ * a register scoreboard; taken branches cost scalar.branch_taken_cycles. The
+ * vector unit, the MXU and the DMA engine run asynchronously: an instruction
+ * hands its work over at the end of its issue cycle, so the work starts the
+ * cycle after. A VMEM scoreboard makes an instruction whose VMEM (or MXU
+ * weight buffer) operand overlaps a region an op in flight still writes wait
+ * until that op ends.
+ *
+ * The DMA engine is an event-driven fluid model. Each DMA spends the constant
+ * base latency Tb (overlapping freely with other DMAs), then joins the FIFO of
+ * its link (source memory, destination memory); a link moves one transfer at
+ * a time; a transfer's rate is min over the memories it touches of
+ * bandwidth / transfers active on that memory, recomputed whenever a transfer
+ * starts or ends. Internal times are real numbers; every reported cycle is
+ * the ceiling. Completions count on the DMA's sync flag; a WAIT consumes them
+ * in completion order and its stall is split per DMA into base latency and
+ * transfer (the paper's Figure 4), or the DMA's slack is reported.
+ *
+ * The engine is advanced lazily: only when the core reaches a cycle at or
+ * after its next event, or a WAIT needs a completion, so a program without
+ * DMAs in flight pays one comparison per instruction for it. Tracker
+ * callbacks are tested through a mask computed once in ta1_timing_new.
+ */
+#include "sim/ta1_timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_util.h"
+
+#define NIL UINT32_MAX
+
+enum dma_state { DMA_IN_BASE, DMA_QUEUED, DMA_ACTIVE, DMA_DONE, DMA_FREE };
+
+struct dma {
+	uint64_t id;
+	int64_t issue_index;
+	uint64_t issue_cycle; /* the ISSUE's cycle (0 for a DMA from before the window) */
+	uint64_t base_end;    /* cycle its base latency ends and it joins its link */
+	uint64_t bytes;
+	double remaining, rate; /* while ACTIVE: bytes left as of the engine time, bytes per cycle */
+	uint64_t done_cycle;
+	uint32_t link;   /* NIL: nothing to transfer, completes when the base latency ends */
+	uint32_t mem[2]; /* memories it touches; mem[1] NIL if both ends are one memory */
+	uint32_t next;   /* base list, link FIFO, flag's completed list, or free list */
+	uint16_t flag;
+	uint8_t state;
+	uint8_t has_regions;
+	struct ta1_region src, dst;
+};
+
+struct mem {
+	uint8_t space;
+	uint16_t chip;
+	double bw;
+	unsigned nactive;
+};
+
+struct link {
+	uint32_t src_mem, dst_mem;
+	uint32_t head, tail; /* FIFO of DMAs waiting for the link */
+	uint32_t active;     /* the transfer it moves, or NIL */
+};
+
+/* A VMEM or MXU-weight region written by a vector or MXU op until `end`. */
+struct vmem_write {
+	uint8_t space;
+	uint16_t chip;
+	uint64_t lo, hi;
+	uint64_t end;
+	uint64_t index;
+};
+
+struct ta1_timing_model {
+	struct snr_config cfg;
+	struct snr_tracker tr;
+	unsigned mask;
+	unsigned chip;
+
+	/* scalar core */
+	uint64_t next_issue;    /* last issue + 1 */
+	uint64_t redirect;      /* earliest issue after a taken branch */
+	uint64_t redirect_index;
+	uint64_t reg_ready[TA1_REG_COUNT];
+	uint64_t reg_producer[TA1_REG_COUNT];
+	uint64_t horizon; /* the last cycle anything seen so far ends */
+	bool scalar_run;  /* a busy run of issue cycles is open */
+	uint64_t scalar_run_start, scalar_run_end, scalar_run_index;
+
+	/* vector unit and MXU: the cycle each is free again and its last op */
+	uint64_t unit_free[SNR_UNIT_COUNT];
+	uint64_t unit_last[SNR_UNIT_COUNT];
+	struct vmem_write *writes;
+	size_t nwrites, cap_writes;
+
+	/* DMA engine */
+	struct dma *dmas;
+	uint32_t ndmas, cap_dmas, free_head;
+	uint32_t base_head, base_tail; /* DMAs in their base latency, by base_end then id */
+	struct mem *mems;
+	uint32_t nmems, cap_mems;
+	struct link *links;
+	uint32_t nlinks, cap_links;
+	uint32_t *active;
+	uint32_t nactive, cap_active;
+	double et;         /* engine time: remaining bytes are as of this instant */
+	double next_event; /* INFINITY when idle */
+	uint64_t next_id;
+	uint64_t dma_busy_start, dma_busy_index;
+	uint32_t flag_head[TA1_NUM_FLAGS], flag_tail[TA1_NUM_FLAGS];
+	uint64_t flag_done[TA1_NUM_FLAGS], flag_inflight[TA1_NUM_FLAGS];
+
+	struct ta1_timing_totals tot;
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static uint64_t div_ceil(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static double snap(double x)
+{
+	double r = nearbyint(x);
+	return fabs(x - r) <= 1e-6 + 1e-12 * fabs(x) ? r : x;
+}
+
+/* The cycle reported for an engine instant: the ceiling, after snapping
+ * rounding noise to the nearest whole cycle. */
+static uint64_t cycle_of(double x) { return (uint64_t)ceil(snap(x)); }
+
+static void note_end(struct ta1_timing_model *t, uint64_t c)
+{
+	if (c > t->horizon)
+		t->horizon = c;
+}
+
+static void emit_stall(struct ta1_timing_model *t, uint64_t index, enum snr_stall_cause cause, uint64_t start,
+		       uint64_t cycles, int64_t responsible, uint64_t dma_id)
+{
+	if (!cycles)
+		return;
+	t->tot.stall_cycles[cause] += cycles;
+	if (t->mask & SNR_TRACK_STALL) {
+		struct snr_ev_stall e = {.index = index, .cycles = cycles, .start = start, .cause = (uint8_t)cause,
+					 .responsible = responsible, .dma_id = dma_id};
+		t->tr.on_stall(t->tr.user, &e);
+	}
+}
+
+static void emit_busy(struct ta1_timing_model *t, enum snr_unit u, uint64_t start, uint64_t end, uint64_t index)
+{
+	if (end <= start)
+		return;
+	t->tot.busy_cycles[u] += end - start;
+	if (t->mask & SNR_TRACK_BUSY) {
+		struct snr_ev_busy e = {.unit = (uint8_t)u, .start = start, .end = end, .index = index};
+		t->tr.on_busy(t->tr.user, &e);
+	}
+}
+
+/* One memory event per region; a strided region gives one per row unless
+ * its rows are contiguous. */
+static void emit_region(struct ta1_timing_model *t, uint64_t index, uint64_t cycle, const struct ta1_region *r)
+{
+	if (!(t->mask & SNR_TRACK_MEM) || !r->rows || r->space == TA1_SPACE_NONE)
+		return;
+	struct snr_ev_mem e = {.index = index, .cycle = cycle, .write = r->write, .space = r->space,
+			       .chip = r->chip, .addr = r->addr, .bytes = r->row_bytes * r->rows};
+	if (r->rows == 1 || r->stride == (int64_t)r->row_bytes) {
+		t->tr.on_mem(t->tr.user, &e);
+		return;
+	}
+	e.bytes = r->row_bytes;
+	for (uint64_t i = 0; i < r->rows; i++) {
+		e.addr = r->addr + (uint64_t)((int64_t)i * r->stride);
+		t->tr.on_mem(t->tr.user, &e);
+	}
+}
+
+static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_dma_phase phase, uint64_t cycle,
+		     int64_t wait_index, uint64_t stall_base, uint64_t stall_transfer, uint64_t slack)
+{
+	if (!(t->mask & SNR_TRACK_DMA))
+		return;
+	struct snr_ev_dma e = {
+		.id = d->id,
+		.phase = (uint8_t)phase,
+		.issue_index = d->issue_index,
+		.wait_index = wait_index,
+		.cycle = cycle,
+		.bytes = d->bytes,
+		.src_space = d->link != NIL ? t->mems[t->links[d->link].src_mem].space : TA1_SPACE_NONE,
+		.dst_space = d->link != NIL ? t->mems[t->links[d->link].dst_mem].space : TA1_SPACE_NONE,
+		.src_chip = d->link != NIL ? t->mems[t->links[d->link].src_mem].chip : (uint16_t)t->chip,
+		.dst_chip = d->link != NIL ? t->mems[t->links[d->link].dst_mem].chip : (uint16_t)t->chip,
+		.src_addr = d->has_regions ? d->src.addr : 0,
+		.dst_addr = d->has_regions ? d->dst.addr : 0,
+		.flag = d->flag,
+		.base_cycles = t->cfg.dma_base_latency_cycles,
+		.transfer_cycles = phase >= SNR_DMA_COMPLETED ? d->done_cycle - d->base_end : 0,
+		.stall_base_cycles = stall_base,
+		.stall_transfer_cycles = stall_transfer,
+		.slack_cycles = slack,
+	};
+	t->tr.on_dma(t->tr.user, &e);
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker, unsigned chip)
+{
+	struct ta1_timing_model *t = snr_xcalloc(1, sizeof(*t));
+	t->cfg = *cfg;
+	if (tracker && tracker->abi_version == SNR_TRACKER_ABI_VERSION) {
+		t->tr = *tracker;
+		t->mask = snr_tracker_mask(tracker);
+	}
+	t->chip = chip;
+	t->free_head = t->base_head = t->base_tail = NIL;
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+		t->flag_head[f] = t->flag_tail[f] = NIL;
+	t->next_event = INFINITY;
+	t->next_id = 1;
+	return t;
+}
+
+void ta1_timing_free(struct ta1_timing_model *t)
+{
+	if (!t)
+		return;
+	free(t->writes);
+	free(t->dmas);
+	free(t->mems);
+	free(t->links);
+	free(t->active);
+	free(t);
+}
+
+/* ---- DMA engine ---------------------------------------------------------- */
+
+static uint32_t mem_id(struct ta1_timing_model *t, uint8_t space, uint16_t chip)
+{
+	if (space != TA1_SPACE_HBM)
+		chip = (uint16_t)t->chip;
+	for (uint32_t i = 0; i < t->nmems; i++)
+		if (t->mems[i].space == space && t->mems[i].chip == chip)
+			return i;
+	if (t->nmems == t->cap_mems) {
+		t->cap_mems = t->cap_mems ? 2 * t->cap_mems : 8;
+		t->mems = snr_xrealloc(t->mems, t->cap_mems * sizeof(*t->mems));
+	}
+	struct mem *m = &t->mems[t->nmems];
+	m->space = space;
+	m->chip = chip;
+	m->nactive = 0;
+	switch (space) {
+	case TA1_SPACE_CORE: m->bw = (double)t->cfg.dma_core_bytes_per_cycle; break;
+	case TA1_SPACE_HBM:
+		m->bw = (double)(chip == t->chip ? t->cfg.dma_hbm_bytes_per_cycle : t->cfg.dma_ici_bytes_per_cycle);
+		break;
+	default: m->bw = (double)t->cfg.dma_vmem_bytes_per_cycle; break;
+	}
+	return t->nmems++;
+}
+
+static uint32_t link_id(struct ta1_timing_model *t, uint32_t src, uint32_t dst)
+{
+	for (uint32_t i = 0; i < t->nlinks; i++)
+		if (t->links[i].src_mem == src && t->links[i].dst_mem == dst)
+			return i;
+	if (t->nlinks == t->cap_links) {
+		t->cap_links = t->cap_links ? 2 * t->cap_links : 8;
+		t->links = snr_xrealloc(t->links, t->cap_links * sizeof(*t->links));
+	}
+	t->links[t->nlinks] = (struct link){.src_mem = src, .dst_mem = dst, .head = NIL, .tail = NIL, .active = NIL};
+	return t->nlinks++;
+}
+
+static uint32_t dma_alloc(struct ta1_timing_model *t)
+{
+	uint32_t i = t->free_head;
+	if (i != NIL) {
+		t->free_head = t->dmas[i].next;
+	} else {
+		if (t->ndmas == t->cap_dmas) {
+			t->cap_dmas = t->cap_dmas ? 2 * t->cap_dmas : 16;
+			t->dmas = snr_xrealloc(t->dmas, t->cap_dmas * sizeof(*t->dmas));
+		}
+		i = t->ndmas++;
+	}
+	memset(&t->dmas[i], 0, sizeof(t->dmas[i]));
+	t->dmas[i].next = NIL;
+	return i;
+}
+
+static void recompute_next_event(struct ta1_timing_model *t)
+{
+	double n = t->base_head != NIL ? (double)t->dmas[t->base_head].base_end : INFINITY;
+	for (uint32_t k = 0; k < t->nactive; k++) {
+		const struct dma *d = &t->dmas[t->active[k]];
+		double f = snap(t->et + d->remaining / d->rate);
+		if (f < n)
+			n = f;
+	}
+	t->next_event = n;
+}
+
+static void recompute_rates(struct ta1_timing_model *t)
+{
+	for (uint32_t k = 0; k < t->nactive; k++) {
+		struct dma *d = &t->dmas[t->active[k]];
+		double r = INFINITY;
+		for (int j = 0; j < 2; j++) {
+			if (d->mem[j] == NIL)
+				continue;
+			const struct mem *m = &t->mems[d->mem[j]];
+			double share = m->bw / m->nactive;
+			if (share < r)
+				r = share;
+		}
+		d->rate = r;
+	}
+}
+
+static void flag_push_done(struct ta1_timing_model *t, uint32_t i)
+{
+	struct dma *d = &t->dmas[i];
+	d->state = DMA_DONE;
+	d->next = NIL;
+	if (t->flag_tail[d->flag] == NIL)
+		t->flag_head[d->flag] = i;
+	else
+		t->dmas[t->flag_tail[d->flag]].next = i;
+	t->flag_tail[d->flag] = i;
+	t->flag_done[d->flag]++;
+	t->flag_inflight[d->flag]--;
+	note_end(t, d->done_cycle);
+}
+
+static void complete_transfer(struct ta1_timing_model *t, uint32_t i, double now)
+{
+	struct dma *d = &t->dmas[i];
+	d->done_cycle = cycle_of(now);
+	d->remaining = 0;
+	t->links[d->link].active = NIL;
+	for (int j = 0; j < 2; j++)
+		if (d->mem[j] != NIL)
+			t->mems[d->mem[j]].nactive--;
+	for (uint32_t k = 0; k < t->nactive; k++)
+		if (t->active[k] == i) {
+			t->active[k] = t->active[--t->nactive];
+			break;
+		}
+	if (t->nactive == 0)
+		emit_busy(t, SNR_UNIT_DMA, t->dma_busy_start, d->done_cycle, t->dma_busy_index);
+	emit_dma(t, d, SNR_DMA_COMPLETED, d->done_cycle, -1, 0, 0, 0);
+	if (d->has_regions)
+		emit_region(t, (uint64_t)d->issue_index, d->done_cycle, &d->dst);
+	flag_push_done(t, i);
+}
+
+static void activate(struct ta1_timing_model *t, uint32_t i, double now)
+{
+	struct dma *d = &t->dmas[i];
+	d->state = DMA_ACTIVE;
+	d->remaining = (double)d->bytes;
+	t->links[d->link].active = i;
+	for (int j = 0; j < 2; j++)
+		if (d->mem[j] != NIL)
+			t->mems[d->mem[j]].nactive++;
+	if (t->nactive == t->cap_active) {
+		t->cap_active = t->cap_active ? 2 * t->cap_active : 8;
+		t->active = snr_xrealloc(t->active, t->cap_active * sizeof(*t->active));
+	}
+	if (t->nactive == 0) {
+		t->dma_busy_start = cycle_of(now);
+		t->dma_busy_index = (uint64_t)d->issue_index;
+	}
+	t->active[t->nactive++] = i;
+	if (d->has_regions)
+		emit_region(t, (uint64_t)d->issue_index, cycle_of(now), &d->src);
+}
+
+static int cmp_by_id(const void *a, const void *b, void *dmas)
+{
+	const struct dma *d = dmas;
+	uint64_t x = d[*(const uint32_t *)a].id, y = d[*(const uint32_t *)b].id;
+	return x < y ? -1 : x > y;
+}
+
+/* Processes every engine event at or before `limit`, in time order. */
+static void engine_run_until(struct ta1_timing_model *t, double limit)
+{
+	while (t->next_event <= limit && isfinite(t->next_event)) {
+		double now = t->next_event, dt = now - t->et;
+		for (uint32_t k = 0; k < t->nactive; k++) {
+			struct dma *d = &t->dmas[t->active[k]];
+			d->remaining -= d->rate * dt;
+		}
+		t->et = now;
+
+		/* Transfers that end now, in id order (ties are rare). */
+		uint32_t ended[64], nended = 0;
+		for (uint32_t k = 0; k < t->nactive && nended < 64; k++) {
+			const struct dma *d = &t->dmas[t->active[k]];
+			if (snap(now + d->remaining / d->rate) <= now)
+				ended[nended++] = t->active[k];
+		}
+		if (nended == 0 && t->nactive &&
+		    (t->base_head == NIL || (double)t->dmas[t->base_head].base_end > now)) {
+			/* Rounding kept the transfer that defined this event alive: end it. */
+			uint32_t best = t->active[0];
+			for (uint32_t k = 1; k < t->nactive; k++) {
+				const struct dma *d = &t->dmas[t->active[k]], *b = &t->dmas[best];
+				if (d->remaining / d->rate < b->remaining / b->rate)
+					best = t->active[k];
+			}
+			ended[nended++] = best;
+		}
+		qsort_r(ended, nended, sizeof(ended[0]), cmp_by_id, t->dmas);
+		for (uint32_t k = 0; k < nended; k++)
+			complete_transfer(t, ended[k], now);
+
+		/* Base latencies that end now: the DMA joins its link's FIFO. */
+		while (t->base_head != NIL && (double)t->dmas[t->base_head].base_end <= now) {
+			uint32_t i = t->base_head;
+			struct dma *d = &t->dmas[i];
+			t->base_head = d->next;
+			if (t->base_head == NIL)
+				t->base_tail = NIL;
+			d->next = NIL;
+			emit_dma(t, d, SNR_DMA_STARTED, d->base_end, -1, 0, 0, 0);
+			if (d->link == NIL) {
+				d->done_cycle = d->base_end;
+				emit_dma(t, d, SNR_DMA_COMPLETED, d->done_cycle, -1, 0, 0, 0);
+				flag_push_done(t, i);
+				continue;
+			}
+			struct link *l = &t->links[d->link];
+			d->state = DMA_QUEUED;
+			if (l->tail == NIL)
+				l->head = i;
+			else
+				t->dmas[l->tail].next = i;
+			l->tail = i;
+		}
+
+		/* Idle links start the head of their FIFO. */
+		for (uint32_t k = 0; k < t->nlinks; k++) {
+			struct link *l = &t->links[k];
+			if (l->active != NIL || l->head == NIL)
+				continue;
+			uint32_t i = l->head;
+			l->head = t->dmas[i].next;
+			if (l->head == NIL)
+				l->tail = NIL;
+			t->dmas[i].next = NIL;
+			activate(t, i, now);
+		}
+		recompute_rates(t);
+		recompute_next_event(t);
+	}
+}
+
+static void dma_submit(struct ta1_timing_model *t, uint32_t i)
+{
+	struct dma *d = &t->dmas[i];
+	d->id = t->next_id++;
+	d->state = DMA_IN_BASE;
+	t->flag_inflight[d->flag]++;
+	t->tot.dma_count++;
+	t->tot.dma_bytes += d->bytes;
+	/* Insert by (base_end, id): at the tail but for a late pre-window DMA. */
+	if (t->base_tail == NIL) {
+		t->base_head = t->base_tail = i;
+	} else if (t->dmas[t->base_tail].base_end <= d->base_end) {
+		t->dmas[t->base_tail].next = i;
+		t->base_tail = i;
+	} else {
+		uint32_t *pp = &t->base_head;
+		while (*pp != NIL && t->dmas[*pp].base_end <= d->base_end)
+			pp = &t->dmas[*pp].next;
+		d->next = *pp;
+		*pp = i;
+	}
+	emit_dma(t, d, SNR_DMA_ISSUED, d->issue_cycle, -1, 0, 0, 0);
+	if ((double)d->base_end < t->next_event)
+		t->next_event = (double)d->base_end;
+}
+
+static void dma_set_link(struct ta1_timing_model *t, struct dma *d, uint8_t src_space, uint16_t src_chip,
+			 uint8_t dst_space, uint16_t dst_chip)
+{
+	d->link = NIL;
+	d->mem[0] = d->mem[1] = NIL;
+	if (d->bytes == 0 || src_space == TA1_SPACE_NONE || dst_space == TA1_SPACE_NONE)
+		return;
+	uint32_t s = mem_id(t, src_space, src_chip), k = mem_id(t, dst_space, dst_chip);
+	d->link = link_id(t, s, k);
+	d->mem[0] = s;
+	d->mem[1] = k == s ? NIL : k;
+}
+
+void ta1_timing_pre_window_dma(struct ta1_timing_model *t, unsigned flag, uint64_t bytes, uint8_t src_space,
+			       uint8_t dst_space)
+{
+	if (flag >= TA1_NUM_FLAGS)
+		return;
+	uint32_t i = dma_alloc(t);
+	struct dma *d = &t->dmas[i];
+	d->issue_index = -1;
+	d->issue_cycle = 0;
+	d->base_end = t->cfg.dma_base_latency_cycles;
+	d->bytes = bytes;
+	d->flag = (uint16_t)flag;
+	dma_set_link(t, d, src_space, (uint16_t)t->chip, dst_space, (uint16_t)t->chip);
+	dma_submit(t, i);
+}
+
+/* ---- the core ------------------------------------------------------------ */
+
+static uint64_t scalar_latency(const struct ta1_timing_model *t, enum ta1_timing tc)
+{
+	switch (tc) {
+	case TA1_TIME_MUL: return t->cfg.scalar_mul_cycles;
+	case TA1_TIME_DIV: return t->cfg.scalar_div_cycles;
+	case TA1_TIME_LOAD: return t->cfg.scalar_load_cycles;
+	case TA1_TIME_STORE: return t->cfg.scalar_store_cycles;
+	case TA1_TIME_ALU:
+	case TA1_TIME_BRANCH:
+	case TA1_TIME_SYSTEM: return t->cfg.scalar_alu_cycles;
+	default: return 1;
+	}
+}
+
+static enum snr_unit unit_of(enum ta1_class c)
+{
+	switch (c) {
+	case TA1_CLASS_DMA_ISSUE:
+	case TA1_CLASS_DMA_WAIT: return SNR_UNIT_DMA;
+	case TA1_CLASS_VECTOR: return SNR_UNIT_VECTOR;
+	case TA1_CLASS_MATRIX: return SNR_UNIT_MXU;
+	default: return SNR_UNIT_SCALAR;
+	}
+}
+
+/* Cycles the op occupies its unit. */
+static uint64_t unit_cycles(const struct ta1_timing_model *t, const struct ta1_insn *in, const uint64_t *x)
+{
+	const struct snr_config *c = &t->cfg;
+	switch ((enum ta1_op)in->op) {
+	case TA1_OP_TA_VADD: case TA1_OP_TA_VMUL: case TA1_OP_TA_VMAX: case TA1_OP_TA_VSCALE: case TA1_OP_TA_VEXP:
+		return c->vector_latency_cycles + div_ceil(x[in->rd], c->vector_f32_per_cycle);
+	case TA1_OP_TA_VSUMROWS: {
+		uint64_t rows = x[in->rs3], cols = x[in->rd];
+		uint64_t n = cols && rows > UINT64_MAX / cols ? UINT64_MAX : rows * cols;
+		return c->vector_latency_cycles + div_ceil(n, c->vector_f32_per_cycle);
+	}
+	case TA1_OP_TA_MXU_LOAD: return c->mxu_weight_load_cycles;
+	case TA1_OP_TA_MXU_MM: case TA1_OP_TA_MXU_MMA:
+		return c->mxu_fill_cycles + div_ceil(x[in->rd], c->mxu_rows_per_cycle);
+	default: return 0;
+	}
+}
+
+static bool is_vmem_space(uint8_t s) { return s == TA1_SPACE_VMEM || s == TA1_SPACE_MXUW; }
+
+static void region_extent(const struct ta1_region *r, uint64_t *lo, uint64_t *hi)
+{
+	int64_t span = (int64_t)(r->rows - 1) * r->stride;
+	*lo = span < 0 ? r->addr + (uint64_t)span : r->addr;
+	*hi = (span < 0 ? r->addr : r->addr + (uint64_t)span) + r->row_bytes;
+}
+
+/* The latest end among in-flight writes overlapping a's VMEM regions (0 if
+ * none), and the op responsible. Extents of strided regions are compared as a
+ * whole (conservative). */
+static uint64_t vmem_hazard(struct ta1_timing_model *t, const struct ta1_access *a, uint64_t *who)
+{
+	uint64_t end = 0;
+	for (unsigned k = 0; k < a->nregions; k++) {
+		const struct ta1_region *r = &a->region[k];
+		if (!r->rows || !is_vmem_space(r->space))
+			continue;
+		uint64_t lo, hi;
+		region_extent(r, &lo, &hi);
+		for (size_t w = 0; w < t->nwrites; w++) {
+			const struct vmem_write *v = &t->writes[w];
+			if (v->space == r->space && v->chip == r->chip && lo < v->hi && v->lo < hi && v->end > end) {
+				end = v->end;
+				*who = v->index;
+			}
+		}
+	}
+	return end;
+}
+
+static void add_vmem_writes(struct ta1_timing_model *t, const struct ta1_access *a, uint64_t end, uint64_t index)
+{
+	for (unsigned k = 0; k < a->nregions; k++) {
+		const struct ta1_region *r = &a->region[k];
+		if (!r->write || !r->rows || !is_vmem_space(r->space))
+			continue;
+		if (t->nwrites == t->cap_writes) {
+			t->cap_writes = t->cap_writes ? 2 * t->cap_writes : 8;
+			t->writes = snr_xrealloc(t->writes, t->cap_writes * sizeof(*t->writes));
+		}
+		struct vmem_write *v = &t->writes[t->nwrites++];
+		v->space = r->space;
+		v->chip = r->chip;
+		region_extent(r, &v->lo, &v->hi);
+		v->end = end;
+		v->index = index;
+	}
+}
+
+static void scalar_busy(struct ta1_timing_model *t, uint64_t issue, uint64_t index)
+{
+	if (t->scalar_run && issue == t->scalar_run_end) {
+		t->scalar_run_end++;
+		return;
+	}
+	if (t->scalar_run)
+		emit_busy(t, SNR_UNIT_SCALAR, t->scalar_run_start, t->scalar_run_end, t->scalar_run_index);
+	t->scalar_run = true;
+	t->scalar_run_start = issue;
+	t->scalar_run_end = issue + 1;
+	t->scalar_run_index = index;
+}
+
+/* WAIT(flag, count) ready to issue at `at`: consumes `count` completions of
+ * the flag in completion order, splits the stall per DMA (Figure 4) and
+ * returns the WAIT's issue cycle. */
+static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at, unsigned flag, uint64_t count)
+{
+	engine_run_until(t, (double)at);
+	while (t->flag_done[flag] < count && t->flag_inflight[flag] > 0)
+		engine_run_until(t, t->next_event);
+	/* Completions the model never saw (a DMA before the window that was not
+	 * declared) are taken as complete: they add no stall. */
+	uint64_t take = count < t->flag_done[flag] ? count : t->flag_done[flag];
+	uint64_t issue = at;
+	uint32_t i = t->flag_head[flag];
+	for (uint64_t n = 0; n < take; n++, i = t->dmas[i].next)
+		issue = max_u64(issue, t->dmas[i].done_cycle);
+	uint64_t seg_start = at; /* the stall so far is accounted up to here */
+	i = t->flag_head[flag];
+	for (uint64_t n = 0; n < take; n++) {
+		struct dma *d = &t->dmas[i];
+		uint32_t next = d->next;
+		uint64_t stall_base = 0, stall_xfer = 0, slack = 0;
+		if (d->done_cycle <= at) {
+			slack = at - d->done_cycle;
+		} else if (seg_start < d->done_cycle) {
+			/* Waiting for this DMA: [seg_start, done), base latency first. */
+			uint64_t a = seg_start, b = d->done_cycle;
+			uint64_t mid = d->base_end < a ? a : d->base_end > b ? b : d->base_end;
+			stall_base = mid - a;
+			stall_xfer = b - mid;
+			emit_stall(t, index, SNR_STALL_DMA_BASE, a, stall_base, d->issue_index, d->id);
+			emit_stall(t, index, SNR_STALL_DMA_TRANSFER, mid, stall_xfer, d->issue_index, d->id);
+			seg_start = b;
+		}
+		emit_dma(t, d, SNR_DMA_WAITED, issue, (int64_t)index, stall_base, stall_xfer, slack);
+		d->state = DMA_FREE;
+		d->next = t->free_head;
+		t->free_head = i;
+		t->flag_head[flag] = next;
+		if (next == NIL)
+			t->flag_tail[flag] = NIL;
+		t->flag_done[flag]--;
+		i = next;
+	}
+	return issue;
+}
+
+void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
+		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc)
+{
+	const bool legal = in->op < TA1_OP_COUNT && !a->fault;
+	const struct ta1_insn_info *ii = legal ? &ta1_insn_table[in->op] : NULL;
+	const enum ta1_class cls = legal ? ii->cls : TA1_CLASS_ALU;
+	const enum snr_unit unit = unit_of(cls);
+	const bool async = cls == TA1_CLASS_VECTOR || cls == TA1_CLASS_MATRIX || cls == TA1_CLASS_DMA_ISSUE;
+	uint64_t at = t->next_issue;
+
+	if (t->next_event <= (double)at)
+		engine_run_until(t, (double)at);
+
+	/* 1. Fetch: a taken branch's refill. */
+	if (t->redirect > at) {
+		emit_stall(t, index, SNR_STALL_BRANCH, at, t->redirect - at, (int64_t)t->redirect_index, 0);
+		at = t->redirect;
+	}
+	/* 2. Register scoreboard (x registers; flags, counters and ids are always ready). */
+	uint64_t srcs = a->regs_read & 0xfffffffeull, ready = 0, producer = 0;
+	while (srcs) {
+		unsigned r = (unsigned)__builtin_ctzll(srcs);
+		srcs &= srcs - 1;
+		if (t->reg_ready[r] > ready) {
+			ready = t->reg_ready[r];
+			producer = t->reg_producer[r];
+		}
+	}
+	if (ready > at) {
+		emit_stall(t, index, SNR_STALL_REGISTER, at, ready - at, (int64_t)producer, 0);
+		at = ready;
+	}
+	/* 3. VMEM scoreboard, 4. unit busy: asynchronous work starts at issue + 1,
+	 * so it may issue in the last cycle of what it waits for. */
+	if (async) {
+		size_t keep = 0;
+		for (size_t w = 0; w < t->nwrites; w++)
+			if (t->writes[w].end > at + 1)
+				t->writes[keep++] = t->writes[w];
+		t->nwrites = keep;
+		uint64_t who = 0, end = keep ? vmem_hazard(t, a, &who) : 0;
+		if (end > at + 1) {
+			emit_stall(t, index, SNR_STALL_VMEM_HAZARD, at, end - 1 - at, (int64_t)who, 0);
+			at = end - 1;
+		}
+		if (unit != SNR_UNIT_DMA && t->unit_free[unit] > at + 1) {
+			emit_stall(t, index, SNR_STALL_UNIT_BUSY, at, t->unit_free[unit] - 1 - at,
+				   (int64_t)t->unit_last[unit], 0);
+			at = t->unit_free[unit] - 1;
+		}
+	}
+	/* 5. DMA WAIT. */
+	if (cls == TA1_CLASS_DMA_WAIT && x[in->rs1] < TA1_NUM_FLAGS)
+		at = do_wait(t, index, at, (unsigned)x[in->rs1], x[in->rs2]);
+
+	const uint64_t issue = at;
+	const uint64_t latency = scalar_latency(t, legal ? ii->timing : TA1_TIME_ALU);
+	uint64_t retire = issue + latency;
+
+	/* Asynchronous work. */
+	if (legal && (cls == TA1_CLASS_VECTOR || cls == TA1_CLASS_MATRIX)) {
+		uint64_t start = issue + 1, end = start + unit_cycles(t, in, x);
+		t->unit_free[unit] = end;
+		t->unit_last[unit] = index;
+		add_vmem_writes(t, a, end, index);
+		emit_busy(t, unit, start, end, index);
+		for (unsigned k = 0; k < a->nregions; k++)
+			emit_region(t, index, a->region[k].write ? end : start, &a->region[k]);
+		retire = end;
+	} else if (legal && cls == TA1_CLASS_DMA_ISSUE) {
+		uint32_t i = dma_alloc(t);
+		struct dma *d = &t->dmas[i];
+		d->issue_index = (int64_t)index;
+		d->issue_cycle = issue;
+		d->base_end = issue + 1 + t->cfg.dma_base_latency_cycles;
+		d->flag = (uint16_t)(in->op == TA1_OP_TA_DMA ? x[in->rd] : x[in->rs3] >> 48);
+		if (a->nregions == 2) {
+			d->has_regions = 1;
+			d->src = a->region[0];
+			d->dst = a->region[1];
+			d->bytes = d->src.row_bytes * d->src.rows;
+			dma_set_link(t, d, d->src.space, d->src.chip, d->dst.space, d->dst.chip);
+		} else {
+			dma_set_link(t, d, TA1_SPACE_NONE, 0, TA1_SPACE_NONE, 0);
+		}
+		dma_submit(t, i);
+	} else if (legal && a->nregions) {
+		for (unsigned k = 0; k < a->nregions; k++)
+			emit_region(t, index, issue, &a->region[k]);
+	}
+
+	/* Results, control flow, accounting. */
+	uint64_t dsts = a->regs_written & 0xfffffffeull;
+	while (dsts) {
+		unsigned r = (unsigned)__builtin_ctzll(dsts);
+		dsts &= dsts - 1;
+		t->reg_ready[r] = issue + latency;
+		t->reg_producer[r] = index;
+	}
+	if ((cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) && next_pc != pc + 4) {
+		t->redirect = issue + t->cfg.scalar_branch_taken_cycles;
+		t->redirect_index = index;
+	}
+	t->next_issue = issue + 1;
+	t->tot.instructions++;
+	note_end(t, retire);
+	scalar_busy(t, issue, index);
+
+	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
+		struct snr_ev_insn e = {.index = index, .pc = pc, .issue = issue, .retire = retire,
+					.unit = (uint8_t)unit, .cls = (uint8_t)cls};
+		if (t->mask & SNR_TRACK_ISSUE)
+			t->tr.on_issue(t->tr.user, &e);
+		if (t->mask & SNR_TRACK_RETIRE)
+			t->tr.on_retire(t->tr.user, &e);
+	}
+	if (t->mask & SNR_TRACK_REG) {
+		for (int w = 0; w < 2; w++) {
+			uint64_t regs = (w ? a->regs_written : a->regs_read) & ~(1ull << TA1_REG_PC);
+			while (regs) {
+				unsigned r = (unsigned)__builtin_ctzll(regs);
+				regs &= regs - 1;
+				struct snr_ev_reg e = {.index = index, .reg = (uint16_t)r, .write = (uint8_t)w};
+				t->tr.on_reg(t->tr.user, &e);
+			}
+		}
+	}
+}
+
+uint64_t ta1_timing_now(const struct ta1_timing_model *t)
+{
+	return max_u64(t->next_issue, t->redirect);
+}
+
+uint64_t ta1_timing_drain(struct ta1_timing_model *t)
+{
+	engine_run_until(t, INFINITY);
+	if (t->scalar_run) {
+		emit_busy(t, SNR_UNIT_SCALAR, t->scalar_run_start, t->scalar_run_end, t->scalar_run_index);
+		t->scalar_run = false;
+	}
+	note_end(t, ta1_timing_now(t));
+	for (unsigned u = 0; u < SNR_UNIT_COUNT; u++)
+		note_end(t, t->unit_free[u]);
+	return t->horizon;
+}
+
+void ta1_timing_totals(const struct ta1_timing_model *t, struct ta1_timing_totals *out)
+{
+	*out = t->tot;
+	out->cycles = max_u64(t->horizon, ta1_timing_now(t));
+	for (unsigned u = 0; u < SNR_UNIT_COUNT; u++)
+		out->cycles = max_u64(out->cycles, t->unit_free[u]);
+	/* Busy time not yet reported as an interval still counts. */
+	if (t->scalar_run)
+		out->busy_cycles[SNR_UNIT_SCALAR] += t->scalar_run_end - t->scalar_run_start;
+}
