@@ -3,9 +3,12 @@
 # proved minimal and complete (check_trace), the window's special cases,
 # a breakpoint never hit, a program ending inside the window, and a
 # recorder killed with SIGKILL leaving a truncated, replayable trace.
-# usage: record_device.sh SNR CHECK_TRACE
+# Each trace is then replayed in the TA1 GRM: verified pc by pc and against
+# the end-state digest; one changed captured byte makes it diverge, naming
+# the instruction.
+# usage: record_device.sh SNR CHECK_TRACE TRACE_PATCH
 set -u
-SNR=$1; CHECK=$2
+SNR=$1; CHECK=$2; PATCH=$3
 T=$(mktemp -d); DEV=""
 cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
@@ -32,6 +35,20 @@ wait $DEV; DEV=""
 grep -q "^rec_prog " "$T/dev.out" || fail "the program did not finish after the recorder detached"
 "$SNR" trace verify "$T/a.snrt" || fail "verify"
 "$CHECK" "$T/a.snrt" || fail "check_trace found violations"
+
+"$SNR" replay "$T/a.snrt" -o "$T/a.snrm" >"$T/replay.txt" 2>&1 || fail "replay: $(cat "$T/replay.txt")"
+grep -q "end state matches the recording" "$T/replay.txt" || fail "replay verification: $(cat "$T/replay.txt")"
+grep -q "DMAs          1 (64 bytes)" "$T/replay.txt" || fail "replay should count the window's DMA: $(cat "$T/replay.txt")"
+
+# One captured byte changed (buf[1] = 3, captured at the DMA): the replay
+# diverges and names an instruction.
+"$PATCH" "$T/a.snrt" "$T/bad.snrt" 0003060909 1 0x40 2>/dev/null ||
+  "$PATCH" "$T/a.snrt" "$T/bad.snrt" 000306090c0f1215 1 0x40 || fail "trace_patch"
+"$SNR" trace verify "$T/bad.snrt" >/dev/null || fail "the patched trace should still be intact"
+"$SNR" replay "$T/bad.snrt" >"$T/bad.txt" 2>&1
+rc=$?
+[ $rc -eq 3 ] || fail "replay of a changed capture: exit $rc: $(cat "$T/bad.txt")"
+grep -q "instruction [0-9]" "$T/bad.txt" || fail "divergence report names no instruction: $(cat "$T/bad.txt")"
 
 # The wait on flag 5 inside the window: flag5 was captured (value 1) before it.
 "$SNR" trace dump "$T/a.snrt" --limit 40 >"$T/dump.txt"
@@ -64,6 +81,8 @@ wait $DEV; DEV=""
 grep -q "ended by     exited" "$T/info.txt" || fail "program end not marked: $(cat "$T/info.txt")"
 "$SNR" trace verify "$T/c.snrt" || fail "verify of an exited trace"
 "$CHECK" "$T/c.snrt" || fail "check_trace on the exited trace"
+"$SNR" replay "$T/c.snrt" >"$T/replay.txt" 2>&1 || fail "replay of the exited trace: $(cat "$T/replay.txt")"
+grep -q "the program ended inside the window" "$T/replay.txt" || fail "exit not seen in replay: $(cat "$T/replay.txt")"
 
 # 4. SIGKILL part-way: truncated at instruction k, readable up to k.
 start_device
@@ -79,4 +98,6 @@ rc=$?
 k=$(sed -n 's/.*truncated at instruction \([0-9]*\).*/\1/p' "$T/ver.txt")
 [ -n "$k" ] && [ "$k" -gt 0 ] || fail "no instruction count in: $(cat "$T/ver.txt")"
 "$CHECK" "$T/d.snrt" || fail "check_trace on the truncated trace"
+"$SNR" replay "$T/d.snrt" >"$T/replay.txt" 2>&1 || fail "replay of the truncated trace: $(cat "$T/replay.txt")"
+grep -q "^instructions  $k (the trace is truncated" "$T/replay.txt" || fail "truncated replay: $(cat "$T/replay.txt")"
 echo "ok: 100k minimal and complete; truncated trace holds $k instructions"
