@@ -45,9 +45,9 @@ struct dma {
 	uint64_t bytes;
 	double remaining, rate; /* while ACTIVE: bytes left as of the engine time, bytes per cycle */
 	uint64_t done_cycle;
-	uint32_t link;   /* NIL: nothing to transfer, completes when the base latency ends */
+	uint32_t link;	 /* NIL: nothing to transfer, completes when the base latency ends */
 	uint32_t mem[2]; /* memories it touches; mem[1] NIL if both ends are one memory */
-	uint32_t next;   /* base list, link FIFO, flag's completed list, or free list */
+	uint32_t next;	 /* base list, link FIFO, flag's completed list, or free list */
 	uint16_t flag;
 	uint8_t state;
 	uint8_t has_regions;
@@ -83,8 +83,8 @@ struct ta1_timing_model {
 	unsigned chip;
 
 	/* scalar core */
-	uint64_t next_issue;    /* last issue + 1 */
-	uint64_t redirect;      /* earliest issue after a taken branch */
+	uint64_t next_issue; /* last issue + 1 */
+	uint64_t redirect;   /* earliest issue after a taken branch */
 	uint64_t redirect_index;
 	uint64_t reg_ready[TA1_REG_COUNT];
 	uint64_t reg_producer[TA1_REG_COUNT];
@@ -108,7 +108,7 @@ struct ta1_timing_model {
 	uint32_t nlinks, cap_links;
 	uint32_t *active;
 	uint32_t nactive, cap_active;
-	double et;         /* engine time: remaining bytes are as of this instant */
+	double et;	   /* engine time: remaining bytes are as of this instant */
 	double next_event; /* INFINITY when idle */
 	uint64_t next_id;
 	uint64_t dma_busy_start, dma_busy_index;
@@ -120,9 +120,15 @@ struct ta1_timing_model {
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
 
-static uint64_t div_ceil(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+static uint64_t div_ceil(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
 
 static double snap(double x)
 {
@@ -132,7 +138,10 @@ static double snap(double x)
 
 /* The cycle reported for an engine instant: the ceiling, after snapping
  * rounding noise to the nearest whole cycle. */
-static uint64_t cycle_of(double x) { return (uint64_t)ceil(snap(x)); }
+static uint64_t cycle_of(double x)
+{
+	return (uint64_t)ceil(snap(x));
+}
 
 static void note_end(struct ta1_timing_model *t, uint64_t c)
 {
@@ -147,13 +156,18 @@ static void emit_stall(struct ta1_timing_model *t, uint64_t index, enum snr_stal
 		return;
 	t->tot.stall_cycles[cause] += cycles;
 	if (t->mask & SNR_TRACK_STALL) {
-		struct snr_ev_stall e = {.index = index, .cycles = cycles, .start = start, .cause = (uint8_t)cause,
-					 .responsible = responsible, .dma_id = dma_id};
+		struct snr_ev_stall e = {.index = index,
+					 .cycles = cycles,
+					 .start = start,
+					 .cause = (uint8_t)cause,
+					 .responsible = responsible,
+					 .dma_id = dma_id};
 		t->tr.on_stall(t->tr.user, &e);
 	}
 }
 
-static void emit_busy(struct ta1_timing_model *t, enum snr_unit u, uint64_t start, uint64_t end, uint64_t index)
+static void emit_busy(struct ta1_timing_model *t, enum snr_unit u, uint64_t start, uint64_t end,
+		      uint64_t index)
 {
 	if (end <= start)
 		return;
@@ -166,12 +180,18 @@ static void emit_busy(struct ta1_timing_model *t, enum snr_unit u, uint64_t star
 
 /* One memory event per region; a strided region gives one per row unless
  * its rows are contiguous. */
-static void emit_region(struct ta1_timing_model *t, uint64_t index, uint64_t cycle, const struct ta1_region *r)
+static void emit_region(struct ta1_timing_model *t, uint64_t index, uint64_t cycle,
+			const struct ta1_region *r)
 {
 	if (!(t->mask & SNR_TRACK_MEM) || !r->rows || r->space == TA1_SPACE_NONE)
 		return;
-	struct snr_ev_mem e = {.index = index, .cycle = cycle, .write = r->write, .space = r->space,
-			       .chip = r->chip, .addr = r->addr, .bytes = r->row_bytes * r->rows};
+	struct snr_ev_mem e = {.index = index,
+			       .cycle = cycle,
+			       .write = r->write,
+			       .space = r->space,
+			       .chip = r->chip,
+			       .addr = r->addr,
+			       .bytes = r->row_bytes * r->rows};
 	if (r->rows == 1 || r->stride == (int64_t)r->row_bytes) {
 		t->tr.on_mem(t->tr.user, &e);
 		return;
@@ -183,37 +203,39 @@ static void emit_region(struct ta1_timing_model *t, uint64_t index, uint64_t cyc
 	}
 }
 
-static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_dma_phase phase, uint64_t cycle,
-		     int64_t wait_index, uint64_t stall_base, uint64_t stall_transfer, uint64_t slack)
+static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_dma_phase phase,
+		     uint64_t cycle, int64_t wait_index, uint64_t stall_base, uint64_t stall_transfer,
+		     uint64_t slack)
 {
 	if (!(t->mask & SNR_TRACK_DMA))
 		return;
 	struct snr_ev_dma e = {
-		.id = d->id,
-		.phase = (uint8_t)phase,
-		.issue_index = d->issue_index,
-		.wait_index = wait_index,
-		.cycle = cycle,
-		.bytes = d->bytes,
-		.src_space = d->link != NIL ? t->mems[t->links[d->link].src_mem].space : TA1_SPACE_NONE,
-		.dst_space = d->link != NIL ? t->mems[t->links[d->link].dst_mem].space : TA1_SPACE_NONE,
-		.src_chip = d->link != NIL ? t->mems[t->links[d->link].src_mem].chip : (uint16_t)t->chip,
-		.dst_chip = d->link != NIL ? t->mems[t->links[d->link].dst_mem].chip : (uint16_t)t->chip,
-		.src_addr = d->has_regions ? d->src.addr : 0,
-		.dst_addr = d->has_regions ? d->dst.addr : 0,
-		.flag = d->flag,
-		.base_cycles = t->cfg.dma_base_latency_cycles,
-		.transfer_cycles = phase >= SNR_DMA_COMPLETED ? d->done_cycle - d->base_end : 0,
-		.stall_base_cycles = stall_base,
-		.stall_transfer_cycles = stall_transfer,
-		.slack_cycles = slack,
+	    .id = d->id,
+	    .phase = (uint8_t)phase,
+	    .issue_index = d->issue_index,
+	    .wait_index = wait_index,
+	    .cycle = cycle,
+	    .bytes = d->bytes,
+	    .src_space = d->link != NIL ? t->mems[t->links[d->link].src_mem].space : TA1_SPACE_NONE,
+	    .dst_space = d->link != NIL ? t->mems[t->links[d->link].dst_mem].space : TA1_SPACE_NONE,
+	    .src_chip = d->link != NIL ? t->mems[t->links[d->link].src_mem].chip : (uint16_t)t->chip,
+	    .dst_chip = d->link != NIL ? t->mems[t->links[d->link].dst_mem].chip : (uint16_t)t->chip,
+	    .src_addr = d->has_regions ? d->src.addr : 0,
+	    .dst_addr = d->has_regions ? d->dst.addr : 0,
+	    .flag = d->flag,
+	    .base_cycles = t->cfg.dma_base_latency_cycles,
+	    .transfer_cycles = phase >= SNR_DMA_COMPLETED ? d->done_cycle - d->base_end : 0,
+	    .stall_base_cycles = stall_base,
+	    .stall_transfer_cycles = stall_transfer,
+	    .slack_cycles = slack,
 	};
 	t->tr.on_dma(t->tr.user, &e);
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
 
-struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker, unsigned chip)
+struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker,
+					unsigned chip)
 {
 	struct ta1_timing_model *t = snr_xcalloc(1, sizeof(*t));
 	t->cfg = *cfg;
@@ -260,11 +282,16 @@ static uint32_t mem_id(struct ta1_timing_model *t, uint8_t space, uint16_t chip)
 	m->chip = chip;
 	m->nactive = 0;
 	switch (space) {
-	case TA1_SPACE_CORE: m->bw = (double)t->cfg.dma_core_bytes_per_cycle; break;
-	case TA1_SPACE_HBM:
-		m->bw = (double)(chip == t->chip ? t->cfg.dma_hbm_bytes_per_cycle : t->cfg.dma_ici_bytes_per_cycle);
+	case TA1_SPACE_CORE:
+		m->bw = (double)t->cfg.dma_core_bytes_per_cycle;
 		break;
-	default: m->bw = (double)t->cfg.dma_vmem_bytes_per_cycle; break;
+	case TA1_SPACE_HBM:
+		m->bw = (double)(chip == t->chip ? t->cfg.dma_hbm_bytes_per_cycle
+						 : t->cfg.dma_ici_bytes_per_cycle);
+		break;
+	default:
+		m->bw = (double)t->cfg.dma_vmem_bytes_per_cycle;
+		break;
 	}
 	return t->nmems++;
 }
@@ -278,7 +305,8 @@ static uint32_t link_id(struct ta1_timing_model *t, uint32_t src, uint32_t dst)
 		t->cap_links = t->cap_links ? 2 * t->cap_links : 8;
 		t->links = snr_xrealloc(t->links, t->cap_links * sizeof(*t->links));
 	}
-	t->links[t->nlinks] = (struct link){.src_mem = src, .dst_mem = dst, .head = NIL, .tail = NIL, .active = NIL};
+	t->links[t->nlinks] =
+	    (struct link){.src_mem = src, .dst_mem = dst, .head = NIL, .tail = NIL, .active = NIL};
 	return t->nlinks++;
 }
 
@@ -528,14 +556,20 @@ void ta1_timing_pre_window_dma(struct ta1_timing_model *t, unsigned flag, uint64
 static uint64_t scalar_latency(const struct ta1_timing_model *t, enum ta1_timing tc)
 {
 	switch (tc) {
-	case TA1_TIME_MUL: return t->cfg.scalar_mul_cycles;
-	case TA1_TIME_DIV: return t->cfg.scalar_div_cycles;
-	case TA1_TIME_LOAD: return t->cfg.scalar_load_cycles;
-	case TA1_TIME_STORE: return t->cfg.scalar_store_cycles;
+	case TA1_TIME_MUL:
+		return t->cfg.scalar_mul_cycles;
+	case TA1_TIME_DIV:
+		return t->cfg.scalar_div_cycles;
+	case TA1_TIME_LOAD:
+		return t->cfg.scalar_load_cycles;
+	case TA1_TIME_STORE:
+		return t->cfg.scalar_store_cycles;
 	case TA1_TIME_ALU:
 	case TA1_TIME_BRANCH:
-	case TA1_TIME_SYSTEM: return t->cfg.scalar_alu_cycles;
-	default: return 1;
+	case TA1_TIME_SYSTEM:
+		return t->cfg.scalar_alu_cycles;
+	default:
+		return 1;
 	}
 }
 
@@ -543,10 +577,14 @@ static enum snr_unit unit_of(enum ta1_class c)
 {
 	switch (c) {
 	case TA1_CLASS_DMA_ISSUE:
-	case TA1_CLASS_DMA_WAIT: return SNR_UNIT_DMA;
-	case TA1_CLASS_VECTOR: return SNR_UNIT_VECTOR;
-	case TA1_CLASS_MATRIX: return SNR_UNIT_MXU;
-	default: return SNR_UNIT_SCALAR;
+	case TA1_CLASS_DMA_WAIT:
+		return SNR_UNIT_DMA;
+	case TA1_CLASS_VECTOR:
+		return SNR_UNIT_VECTOR;
+	case TA1_CLASS_MATRIX:
+		return SNR_UNIT_MXU;
+	default:
+		return SNR_UNIT_SCALAR;
 	}
 }
 
@@ -555,21 +593,31 @@ static uint64_t unit_cycles(const struct ta1_timing_model *t, const struct ta1_i
 {
 	const struct snr_config *c = &t->cfg;
 	switch ((enum ta1_op)in->op) {
-	case TA1_OP_TA_VADD: case TA1_OP_TA_VMUL: case TA1_OP_TA_VMAX: case TA1_OP_TA_VSCALE: case TA1_OP_TA_VEXP:
+	case TA1_OP_TA_VADD:
+	case TA1_OP_TA_VMUL:
+	case TA1_OP_TA_VMAX:
+	case TA1_OP_TA_VSCALE:
+	case TA1_OP_TA_VEXP:
 		return c->vector_latency_cycles + div_ceil(x[in->rd], c->vector_f32_per_cycle);
 	case TA1_OP_TA_VSUMROWS: {
 		uint64_t rows = x[in->rs3], cols = x[in->rd];
 		uint64_t n = cols && rows > UINT64_MAX / cols ? UINT64_MAX : rows * cols;
 		return c->vector_latency_cycles + div_ceil(n, c->vector_f32_per_cycle);
 	}
-	case TA1_OP_TA_MXU_LOAD: return c->mxu_weight_load_cycles;
-	case TA1_OP_TA_MXU_MM: case TA1_OP_TA_MXU_MMA:
+	case TA1_OP_TA_MXU_LOAD:
+		return c->mxu_weight_load_cycles;
+	case TA1_OP_TA_MXU_MM:
+	case TA1_OP_TA_MXU_MMA:
 		return c->mxu_fill_cycles + div_ceil(x[in->rd], c->mxu_rows_per_cycle);
-	default: return 0;
+	default:
+		return 0;
 	}
 }
 
-static bool is_vmem_space(uint8_t s) { return s == TA1_SPACE_VMEM || s == TA1_SPACE_MXUW; }
+static bool is_vmem_space(uint8_t s)
+{
+	return s == TA1_SPACE_VMEM || s == TA1_SPACE_MXUW;
+}
 
 static void region_extent(const struct ta1_region *r, uint64_t *lo, uint64_t *hi)
 {
@@ -592,7 +640,8 @@ static uint64_t vmem_hazard(struct ta1_timing_model *t, const struct ta1_access 
 		region_extent(r, &lo, &hi);
 		for (size_t w = 0; w < t->nwrites; w++) {
 			const struct vmem_write *v = &t->writes[w];
-			if (v->space == r->space && v->chip == r->chip && lo < v->hi && v->lo < hi && v->end > end) {
+			if (v->space == r->space && v->chip == r->chip && lo < v->hi && v->lo < hi &&
+			    v->end > end) {
 				end = v->end;
 				*who = v->index;
 			}
@@ -601,7 +650,8 @@ static uint64_t vmem_hazard(struct ta1_timing_model *t, const struct ta1_access 
 	return end;
 }
 
-static void add_vmem_writes(struct ta1_timing_model *t, const struct ta1_access *a, uint64_t end, uint64_t index)
+static void add_vmem_writes(struct ta1_timing_model *t, const struct ta1_access *a, uint64_t end,
+			    uint64_t index)
 {
 	for (unsigned k = 0; k < a->nregions; k++) {
 		const struct ta1_region *r = &a->region[k];
@@ -637,7 +687,8 @@ static void scalar_busy(struct ta1_timing_model *t, uint64_t issue, uint64_t ind
 /* WAIT(flag, count) ready to issue at `at`: consumes `count` completions of
  * the flag in completion order, splits the stall per DMA (Figure 4) and
  * returns the WAIT's issue cycle. */
-static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at, unsigned flag, uint64_t count)
+static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at, unsigned flag,
+			uint64_t count)
 {
 	engine_run_until(t, (double)at);
 	while (t->flag_done[flag] < count && t->flag_inflight[flag] > 0)
@@ -789,8 +840,12 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	scalar_busy(t, issue, index);
 
 	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
-		struct snr_ev_insn e = {.index = index, .pc = pc, .issue = issue, .retire = retire,
-					.unit = (uint8_t)unit, .cls = (uint8_t)cls};
+		struct snr_ev_insn e = {.index = index,
+					.pc = pc,
+					.issue = issue,
+					.retire = retire,
+					.unit = (uint8_t)unit,
+					.cls = (uint8_t)cls};
 		if (t->mask & SNR_TRACK_ISSUE)
 			t->tr.on_issue(t->tr.user, &e);
 		if (t->mask & SNR_TRACK_RETIRE)
@@ -802,7 +857,8 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 			while (regs) {
 				unsigned r = (unsigned)__builtin_ctzll(regs);
 				regs &= regs - 1;
-				struct snr_ev_reg e = {.index = index, .reg = (uint16_t)r, .write = (uint8_t)w};
+				struct snr_ev_reg e = {
+				    .index = index, .reg = (uint16_t)r, .write = (uint8_t)w};
 				t->tr.on_reg(t->tr.user, &e);
 			}
 		}

@@ -55,8 +55,9 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 	struct log *l = u;
 	if (l->ninsn < MAX_EV)
 		l->insn[l->ninsn++] = *e;
-	logf_(l, "issue #%llu pc=%llx %llu..%llu unit=%s", (unsigned long long)e->index, (unsigned long long)e->pc,
-	      (unsigned long long)e->issue, (unsigned long long)e->retire, snr_unit_name((enum snr_unit)e->unit));
+	logf_(l, "issue #%llu pc=%llx %llu..%llu unit=%s", (unsigned long long)e->index,
+	      (unsigned long long)e->pc, (unsigned long long)e->issue, (unsigned long long)e->retire,
+	      snr_unit_name((enum snr_unit)e->unit));
 }
 static void on_retire(void *u, const struct snr_ev_insn *e)
 {
@@ -83,11 +84,14 @@ static void on_dma(void *u, const struct snr_ev_dma *e)
 	struct log *l = u;
 	if (l->ndma < MAX_EV)
 		l->dma[l->ndma++] = *e;
-	logf_(l, "dma %llu %s @%llu issue #%lld wait #%lld %lluB %u.%u->%u.%u flag %u xfer %llu stall %llu/%llu slack %llu",
-	      (unsigned long long)e->id, phase_name(e->phase), (unsigned long long)e->cycle, (long long)e->issue_index,
-	      (long long)e->wait_index, (unsigned long long)e->bytes, e->src_space, e->src_chip, e->dst_space,
-	      e->dst_chip, e->flag, (unsigned long long)e->transfer_cycles, (unsigned long long)e->stall_base_cycles,
-	      (unsigned long long)e->stall_transfer_cycles, (unsigned long long)e->slack_cycles);
+	logf_(l,
+	      "dma %llu %s @%llu issue #%lld wait #%lld %lluB %u.%u->%u.%u flag %u xfer %llu stall %llu/%llu "
+	      "slack %llu",
+	      (unsigned long long)e->id, phase_name(e->phase), (unsigned long long)e->cycle,
+	      (long long)e->issue_index, (long long)e->wait_index, (unsigned long long)e->bytes, e->src_space,
+	      e->src_chip, e->dst_space, e->dst_chip, e->flag, (unsigned long long)e->transfer_cycles,
+	      (unsigned long long)e->stall_base_cycles, (unsigned long long)e->stall_transfer_cycles,
+	      (unsigned long long)e->slack_cycles);
 }
 static void on_mem(void *u, const struct snr_ev_mem *e)
 {
@@ -108,8 +112,8 @@ static void on_busy(void *u, const struct snr_ev_busy *e)
 	struct log *l = u;
 	if (l->nbusy < MAX_EV)
 		l->busy[l->nbusy++] = *e;
-	logf_(l, "busy %s %llu..%llu #%llu", snr_unit_name((enum snr_unit)e->unit), (unsigned long long)e->start,
-	      (unsigned long long)e->end, (unsigned long long)e->index);
+	logf_(l, "busy %s %llu..%llu #%llu", snr_unit_name((enum snr_unit)e->unit),
+	      (unsigned long long)e->start, (unsigned long long)e->end, (unsigned long long)e->index);
 }
 
 /* ---- a minimal driver, as a simulator would be --------------------------- */
@@ -130,11 +134,12 @@ static void sim_init(struct sim *s, unsigned nchips, bool track)
 	snr_config_default(&s->cfg);
 	s->cfg.chips = nchips;
 	s->log = calloc(1, sizeof(*s->log));
-	s->tr = (struct snr_tracker){SNR_TRACKER_ABI_VERSION, s->log, on_issue, on_retire, on_stall, on_dma,
-				     on_mem, on_reg, on_busy};
+	s->tr = (struct snr_tracker){
+	    SNR_TRACKER_ABI_VERSION, s->log, on_issue, on_retire, on_stall, on_dma, on_mem, on_reg, on_busy};
 	s->t = ta1_timing_new(&s->cfg, track ? &s->tr : NULL, 0);
 	s->pc = CORE;
-	s->q = (struct ta1_query_ctx){s->x, 0, nchips, s->cfg.core_memory_bytes, s->cfg.vmem_bytes, s->cfg.hbm_bytes};
+	s->q = (struct ta1_query_ctx){
+	    s->x, 0, nchips, s->cfg.core_memory_bytes, s->cfg.vmem_bytes, s->cfg.hbm_bytes};
 }
 
 static void sim_free(struct sim *s)
@@ -145,10 +150,15 @@ static void sim_free(struct sim *s)
 
 static struct ta1_insn mk(enum ta1_op op, unsigned rd, unsigned rs1, unsigned rs2, unsigned rs3, int64_t imm)
 {
-	struct ta1_insn in = {.op = (uint16_t)op, .rd = (uint8_t)rd, .rs1 = (uint8_t)rs1, .rs2 = (uint8_t)rs2,
-			      .rs3 = (uint8_t)rs3, .imm = imm};
+	struct ta1_insn in = {.op = (uint16_t)op,
+			      .rd = (uint8_t)rd,
+			      .rs1 = (uint8_t)rs1,
+			      .rs2 = (uint8_t)rs2,
+			      .rs3 = (uint8_t)rs3,
+			      .imm = imm};
 	struct ta1_insn out;
-	CHECK(ta1_decode(ta1_encode(&in), &out) && out.op == op, "encode/decode of %s", ta1_insn_table[op].mnemonic);
+	CHECK(ta1_decode(ta1_encode(&in), &out) && out.op == op, "encode/decode of %s",
+	      ta1_insn_table[op].mnemonic);
 	return out;
 }
 
@@ -164,7 +174,10 @@ static void feed_to(struct sim *s, struct ta1_insn in, uint64_t next_pc)
 	ta1_timing_insn(s->t, s->index++, s->pc, &in, &a, s->x, next_pc);
 	s->pc = next_pc;
 }
-static void feed(struct sim *s, struct ta1_insn in) { feed_to(s, in, 0); }
+static void feed(struct sim *s, struct ta1_insn in)
+{
+	feed_to(s, in, 0);
+}
 
 static void nops(struct sim *s, unsigned n)
 {
@@ -239,17 +252,18 @@ static void check_stall(struct sim *s, unsigned k, uint64_t index, enum snr_stal
 	}
 	const struct snr_ev_stall *e = &s->log->stall[k];
 	CHECK(e->index == index && e->cause == cause && e->start == start && e->cycles == cycles &&
-		      e->responsible == responsible,
+		  e->responsible == responsible,
 	      "line %d: stall %u is #%llu %s %llu+%llu by #%lld, want #%llu %s %llu+%llu by #%lld", line, k,
 	      (unsigned long long)e->index, snr_stall_cause_name((enum snr_stall_cause)e->cause),
 	      (unsigned long long)e->start, (unsigned long long)e->cycles, (long long)e->responsible,
 	      (unsigned long long)index, snr_stall_cause_name(cause), (unsigned long long)start,
 	      (unsigned long long)cycles, (long long)responsible);
 }
-#define STALL(s, k, idx, cause, start, cycles, resp) check_stall(s, k, idx, SNR_STALL_##cause, start, cycles, resp, __LINE__)
+#define STALL(s, k, idx, cause, start, cycles, resp)                                                         \
+	check_stall(s, k, idx, SNR_STALL_##cause, start, cycles, resp, __LINE__)
 
-#define EQ(a, b)                                                                                               \
-	CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %llu, want %llu", #a, (unsigned long long)(a),              \
+#define EQ(a, b)                                                                                             \
+	CHECK((uint64_t)(a) == (uint64_t)(b), "%s = %llu, want %llu", #a, (unsigned long long)(a),           \
 	      (unsigned long long)(b))
 
 /* ---- the rules ------------------------------------------------------------ */
@@ -524,12 +538,12 @@ static void test_register_stall(void)
 	feed(&s, mk(TA1_OP_ADD, 8, 5, 5, 0, 0));
 	STALL(&s, 0, 1, REGISTER, 1, 19, 0);
 	EQ(insn_ev(&s, 1)->issue, 20);
-	feed(&s, mk(TA1_OP_MUL, 9, 8, 8, 0, 0)); /* 21: add's result ready at 21 */
+	feed(&s, mk(TA1_OP_MUL, 9, 8, 8, 0, 0));  /* 21: add's result ready at 21 */
 	feed(&s, mk(TA1_OP_ADD, 10, 9, 0, 0, 0)); /* 22 -> 24 */
 	STALL(&s, 1, 3, REGISTER, 22, 2, 2);
 	EQ(insn_ev(&s, 3)->issue, 24);
 	s.x[2] = CORE + 0x1000;
-	feed(&s, mk(TA1_OP_LD, 11, 2, 0, 0, 8));  /* 25 */
+	feed(&s, mk(TA1_OP_LD, 11, 2, 0, 0, 8));    /* 25 */
 	feed(&s, mk(TA1_OP_ADDI, 12, 11, 0, 0, 1)); /* 26 -> 27 */
 	STALL(&s, 2, 5, REGISTER, 26, 1, 4);
 	EQ(insn_ev(&s, 5)->issue, 27);
@@ -550,10 +564,10 @@ static void test_branch(void)
 	STALL(&s, 0, 1, BRANCH, 1, 1, 0);
 	EQ(insn_ev(&s, 1)->issue, 2);
 	feed(&s, mk(TA1_OP_BNE, 0, 0, 0, 0, 8)); /* not taken: 3 */
-	nops(&s, 1);                               /* 4 */
+	nops(&s, 1);				 /* 4 */
 	EQ(insn_ev(&s, 3)->issue, 4);
 	feed_to(&s, mk(TA1_OP_JAL, 1, 0, 0, 0, -16), s.pc - 16); /* 5 */
-	nops(&s, 1);                                               /* 7 */
+	nops(&s, 1);						 /* 7 */
 	STALL(&s, 1, 5, BRANCH, 6, 1, 4);
 	EQ(insn_ev(&s, 5)->issue, 7);
 	EQ(s.log->nstall, 2);
@@ -564,31 +578,31 @@ static void test_branch(void)
 static void test_tracker_events(void)
 {
 	static const char *want[] = {
-		"dma 1 issued @0 issue #0 wait #-1 2400B 3.0->1.0 flag 1 xfer 0 stall 0/0 slack 0",
-		"issue #0 pc=10000 0..1 unit=dma",
-		"retire #0 1",
-		"reg #0 read 10",
-		"reg #0 read 11",
-		"reg #0 read 12",
-		"reg #0 read 13",
-		"reg #0 read 34",
-		"reg #0 write 34",
-		"dma 1 started @501 issue #0 wait #-1 2400B 3.0->1.0 flag 1 xfer 0 stall 0/0 slack 0",
-		"mem #0 @501 read space 3 chip 0 40000000+2400",
-		"busy dma 501..503 #0",
-		"dma 1 completed @503 issue #0 wait #-1 2400B 3.0->1.0 flag 1 xfer 2 stall 0/0 slack 0",
-		"mem #0 @503 write space 1 chip 0 20000000+2400",
-		"stall #1 dma-base 1+500 by #0 dma 1",
-		"stall #1 dma-transfer 501+2 by #0 dma 1",
-		"dma 1 waited @503 issue #0 wait #1 2400B 3.0->1.0 flag 1 xfer 2 stall 500/2 slack 0",
-		"busy scalar 0..1 #0",
-		"issue #1 pc=10004 503..504 unit=dma",
-		"retire #1 504",
-		"reg #1 read 28",
-		"reg #1 read 29",
-		"reg #1 read 34",
-		"reg #1 write 34",
-		"busy scalar 503..504 #1",
+	    "dma 1 issued @0 issue #0 wait #-1 2400B 3.0->1.0 flag 1 xfer 0 stall 0/0 slack 0",
+	    "issue #0 pc=10000 0..1 unit=dma",
+	    "retire #0 1",
+	    "reg #0 read 10",
+	    "reg #0 read 11",
+	    "reg #0 read 12",
+	    "reg #0 read 13",
+	    "reg #0 read 34",
+	    "reg #0 write 34",
+	    "dma 1 started @501 issue #0 wait #-1 2400B 3.0->1.0 flag 1 xfer 0 stall 0/0 slack 0",
+	    "mem #0 @501 read space 3 chip 0 40000000+2400",
+	    "busy dma 501..503 #0",
+	    "dma 1 completed @503 issue #0 wait #-1 2400B 3.0->1.0 flag 1 xfer 2 stall 0/0 slack 0",
+	    "mem #0 @503 write space 1 chip 0 20000000+2400",
+	    "stall #1 dma-base 1+500 by #0 dma 1",
+	    "stall #1 dma-transfer 501+2 by #0 dma 1",
+	    "dma 1 waited @503 issue #0 wait #1 2400B 3.0->1.0 flag 1 xfer 2 stall 500/2 slack 0",
+	    "busy scalar 0..1 #0",
+	    "issue #1 pc=10004 503..504 unit=dma",
+	    "retire #1 504",
+	    "reg #1 read 28",
+	    "reg #1 read 29",
+	    "reg #1 read 34",
+	    "reg #1 write 34",
+	    "busy scalar 503..504 #1",
 	};
 	struct sim s;
 	sim_init(&s, 1, true);
@@ -598,7 +612,8 @@ static void test_tracker_events(void)
 	unsigned n = sizeof(want) / sizeof(want[0]);
 	EQ(s.log->ntext, n);
 	for (unsigned i = 0; i < n && i < s.log->ntext; i++)
-		CHECK(!strcmp(s.log->text[i], want[i]), "event %u is\n  %s\nwant\n  %s", i, s.log->text[i], want[i]);
+		CHECK(!strcmp(s.log->text[i], want[i]), "event %u is\n  %s\nwant\n  %s", i, s.log->text[i],
+		      want[i]);
 	/* A 2-D DMA reports one memory event per row: 3 rows of 64 B, strides 256. */
 	s.log->ntext = 0;
 	s.x[10] = VMEM;
@@ -610,7 +625,8 @@ static void test_tracker_events(void)
 	unsigned reads = 0, writes = 0;
 	/* Issued at 504: base ends at 1005, 192 B at 1200 B/cycle end at 1005.16,
 	 * reported as cycle 1006. */
-	static const char read_[] = "mem #2 @1005 read space 3 chip 0 400", write_[] = "mem #2 @1006 write space 1 chip 0 200";
+	static const char read_[] = "mem #2 @1005 read space 3 chip 0 400",
+			  write_[] = "mem #2 @1006 write space 1 chip 0 200";
 	for (unsigned i = 0; i < s.log->ntext; i++) {
 		reads += !strncmp(s.log->text[i], read_, strlen(read_));
 		writes += !strncmp(s.log->text[i], write_, strlen(write_));
@@ -654,7 +670,8 @@ static void test_null_tracker(void)
 
 	sim_init(&s, 1, false);
 	ta1_timing_free(s.t);
-	struct snr_tracker only_stall = {.abi_version = SNR_TRACKER_ABI_VERSION, .user = s.log, .on_stall = on_stall};
+	struct snr_tracker only_stall = {
+	    .abi_version = SNR_TRACKER_ABI_VERSION, .user = s.log, .on_stall = on_stall};
 	s.t = ta1_timing_new(&s.cfg, &only_stall, 0);
 	run_program(&s);
 	ta1_timing_drain(s.t);
