@@ -47,7 +47,7 @@ static int in_path(const char *prog)
 static int drive(const char *who, const struct snr_dbg_ops *ops, struct snr_dbg *d, const char *elf,
 		 const struct arch_names *an, uint64_t *pcs)
 {
-	uint64_t fn, fn_size, data, data_size;
+	uint64_t fn = 0, fn_size = 0, data = 0, data_size = 0;
 	if (dbgt_nm(an->nm, elf, "checksum", &fn, &fn_size) < 0 || dbgt_nm(an->nm, elf, "data", &data, &data_size) < 0) {
 		CHECK(0, "%s: nm found no checksum/data in %s", who, elf);
 		return -1;
@@ -263,7 +263,7 @@ static void test_gdbserver_interrupt(const char *prog)
 	struct snr_dbg *d = dbgt_connect(&snr_dbg_rsp, target, 5000, err, sizeof(err));
 	CHECK(d != NULL, "gdbserver interrupt: open %s: %s", target, err);
 	if (d) {
-		uint64_t fn, size, main_addr, main_size;
+		uint64_t fn = 0, size = 0, main_addr = 0, main_size = 0;
 		struct snr_dbg_stop st;
 		CHECK(dbgt_nm("nm", prog, "checksum", &fn, &size) == 0 && dbgt_nm("nm", prog, "main", &main_addr, &main_size) == 0,
 		      "nm checksum/main");
