@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device/rsp_session.h"
@@ -175,6 +176,22 @@ static bool readable(int fd, int timeout_ms)
 	return r > 0;
 }
 
+/* Waits for the debugger's next packet. A stepping debugger answers within
+ * microseconds, and on an idle machine a blocking poll() costs far more than
+ * that in wake-up latency (measured here: about 4k steps/s blocking, several
+ * times more spinning), so spin briefly before blocking. */
+static bool next_packet_ready(int fd)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (readable(fd, 0))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000L);
+	return readable(fd, -1);
+}
+
 enum program { PROGRAM_ON, PROGRAM_EXITED, PROGRAM_FAILED };
 
 /* Where the program stands with no debugger to tell: on, ended, or stopped
@@ -246,7 +263,7 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 				break;
 			rsp_session_run_slice(s);
 		} else {
-			if (!readable(fd, -1) || receive(s, fd))
+			if (!next_packet_ready(fd) || receive(s, fd))
 				break;
 		}
 	}

@@ -187,16 +187,22 @@ static void send_stop_reply(struct rsp_session *s)
 		static const unsigned first[] = {TA1_REG_PC, 2, 1};
 		char hex[17] = "";
 		reply_fmt(s, "T%02xthread:%x;", (unsigned)s->stop_sig, s->stop_chip + 1);
-		for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
-			rsp_hex_u64le(ta1_chip_get_reg(c, first[i]), hex);
-			reply_fmt(s, "%x:%s;", first[i], hex);
-		}
-		for (unsigned r = 0; r < TA1_REG_COUNT; r++) {
-			if (r == TA1_REG_PC || r == 1 || r == 2)
-				continue;
+		/* Built by hand: this reply goes out once per single step. */
+		char buf[TA1_REG_COUNT * 22], *p = buf;
+		for (unsigned k = 0; k < TA1_REG_COUNT; k++) {
+			/* pc, sp, ra first; x0 takes the pc's place in the order */
+			unsigned r = k < 3 ? first[k] : k == TA1_REG_PC ? 0 : k;
+			static const char digits[] = "0123456789abcdef";
+			if (r >= 16)
+				*p++ = digits[(r >> 4) & 15];
+			*p++ = digits[r & 15];
+			*p++ = ':';
 			rsp_hex_u64le(ta1_chip_get_reg(c, r), hex);
-			reply_fmt(s, "%x:%s;", r, hex);
+			memcpy(p, hex, 16);
+			p += 16;
+			*p++ = ';';
 		}
+		reply_add(s, buf, (size_t)(p - buf));
 	}
 	reply_send(s);
 }
