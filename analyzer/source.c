@@ -1,0 +1,116 @@
+/*
+ * source.c: see source.h.
+ */
+#include "source.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+#include "replayer/metrics.h"
+#include "replayer/replay.h"
+
+static int config_of(struct snr_source *src, json_t *cfg, char *err, size_t errlen)
+{
+	snr_config_default(&src->cfg);
+	if (!cfg)
+		return 0;
+	char *s = json_dumps(cfg, JSON_COMPACT);
+	int rc = snr_config_parse(&src->cfg, s, src->path, err, errlen);
+	free(s);
+	return rc;
+}
+
+int snr_source_run(struct snr_source *src, const char *path, const char *sim, const char *config_path,
+		   const struct snr_tracker *t, char *err, size_t errlen)
+{
+	memset(src, 0, sizeof(*src));
+	src->path = snr_xstrdup(path);
+	FILE *f = fopen(path, "rb");
+	char magic[8] = {0};
+	if (!f) {
+		snr_fmt(err, errlen, "%s: cannot open", path);
+		return -1;
+	}
+	size_t got = fread(magic, 1, 8, f);
+	fclose(f);
+	if (got == 8 && !memcmp(magic, SNR_METRICS_MAGIC, 8)) {
+		src->metrics = snr_metrics_open(path, err, errlen);
+		if (!src->metrics)
+			return -1;
+		json_t *meta = json_loads(snr_metrics_meta_json(src->metrics), 0, NULL);
+		json_t *tm = json_object_get(meta, "trace_meta");
+		src->meta_json = tm ? json_dumps(tm, JSON_COMPACT) : snr_xstrdup("{}");
+		int rc = config_of(src, json_object_get(meta, "config"), err, errlen);
+		json_decref(meta);
+		if (rc)
+			return -1;
+		const char *sum = snr_metrics_summary_json(src->metrics);
+		json_t *sj = sum ? json_loads(sum, 0, NULL) : NULL;
+		if (!sj) {
+			snr_fmt(err, errlen, "%s: no summary: the replay that wrote it did not finish", path);
+			return -1;
+		}
+		src->instructions = (uint64_t)json_integer_value(json_object_get(sj, "instructions"));
+		src->cycles = (uint64_t)json_integer_value(json_object_get(sj, "cycles"));
+		src->verified = json_is_true(json_object_get(sj, "verified"));
+		json_decref(sj);
+		if (!src->verified) {
+			snr_fmt(err, errlen, "%s: the replay that wrote it diverged from the recording", path);
+			return -1;
+		}
+		return snr_metrics_replay(src->metrics, t, err, errlen);
+	}
+	if (got != 8 || memcmp(magic, SNR_TRACE_MAGIC, 8)) {
+		snr_fmt(err, errlen, "%s: neither a trace (.snrt) nor a metrics file (.snrm)", path);
+		return -1;
+	}
+	src->is_trace = true;
+	src->trace = snr_trace_open(path, err, errlen);
+	if (!src->trace)
+		return -1;
+	src->meta_json = snr_xstrdup(snr_trace_meta_json(src->trace));
+	json_t *meta = json_loads(src->meta_json, 0, NULL);
+	int rc = config_of(src, json_object_get(meta, "config"), err, errlen);
+	json_decref(meta);
+	if (rc)
+		return -1;
+	if (config_path && snr_config_load(&src->cfg, config_path, err, errlen))
+		return -1;
+	struct snr_replay_opts o = {.trace_path = path, .sim = sim, .config_path = config_path, .tracker = t};
+	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
+	rc = snr_replay(&o, r, err, errlen);
+	if (!rc && !r->ok) {
+		snr_fmt(err, errlen, "%s: the replay diverged from the recording:\n%s", path, r->report);
+		rc = -1;
+	}
+	src->instructions = r->instructions;
+	src->cycles = r->cycles;
+	src->verified = r->ok;
+	free(r);
+	return rc;
+}
+
+void snr_source_close(struct snr_source *src)
+{
+	if (src->trace)
+		snr_trace_close(src->trace);
+	if (src->metrics)
+		snr_metrics_close(src->metrics);
+	free(src->path);
+	free(src->meta_json);
+	memset(src, 0, sizeof(*src));
+}
+
+const char *snr_source_symbolize(const struct snr_source *src, uint64_t pc, char *buf, size_t len)
+{
+	if (src->trace)
+		return snr_trace_symbolize(src->trace, pc, buf, len);
+	if (src->metrics)
+		return snr_metrics_symbolize(src->metrics, pc, buf, len);
+	snprintf(buf, len, "0x%llx", (unsigned long long)pc);
+	return buf;
+}

@@ -1,0 +1,44 @@
+/*
+ * source.h: where an analysis gets its events. Every analysis takes a trace
+ * (.snrt, replayed in-process in its simulator) or a metrics file (.snrm,
+ * read back); both deliver the same tracker events, in the same order, to
+ * the analysis's callbacks, and the same context: symbols, the machine
+ * config, the replay's summary.
+ */
+#ifndef SNR_ANALYZER_SOURCE_H
+#define SNR_ANALYZER_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/snr_config.h"
+#include "sim/snr_tracker.h"
+
+struct snr_trace;
+struct snr_metrics;
+
+struct snr_source {
+	char *path;
+	bool is_trace;          /* .snrt replayed (else .snrm read) */
+	struct snr_config cfg;  /* the machine config the events were made under */
+	char *meta_json;        /* the trace's META (for a .snrm, the trace META it stored) */
+	uint64_t instructions, cycles;
+	bool verified;          /* the replay matched the recording */
+	/* symbolization: trace or metrics symbols */
+	struct snr_trace *trace;
+	struct snr_metrics *metrics;
+};
+
+/* Opens path (.snrt or .snrm, told apart by content) and delivers every
+ * event to t. For a trace, sim/config_path are as for `snr replay`
+ * (NULL: defaults). Returns 0, or -1 with err filled (a divergent replay is
+ * an error: analyses of a replay that did not reproduce the recording would
+ * mislead). */
+int snr_source_run(struct snr_source *src, const char *path, const char *sim, const char *config_path,
+		   const struct snr_tracker *t, char *err, size_t errlen);
+void snr_source_close(struct snr_source *src);
+/* "func+0x1c" or "0x..." */
+const char *snr_source_symbolize(const struct snr_source *src, uint64_t pc, char *buf, size_t len);
+
+#endif
