@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
+	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,171 @@
+/*
+ * cmd_check.c: `snr check DIR [--update]`, regression replay of stored
+ * traces. Every NAME.snrt in DIR is replayed in its simulator and its
+ * summary (instructions, cycles, IPC, stall cycles by cause, DMA totals,
+ * whether the replay reproduced the recording) is compared with the golden
+ * NAME.golden.json beside it. One line per trace, then "N passed, N failed".
+ */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_util.h"
+#include "replayer/replay.h"
+#include "snr_cli.h"
+
+static const char check_usage[] =
+	"usage: snr check DIR [--update]\n"
+	"\n"
+	"Replays every DIR/NAME.snrt and compares its summary with DIR/NAME.golden.json:\n"
+	"instructions, cycles, stall cycles by cause, DMA count and bytes, and the\n"
+	"verification (every pc and the end state against the recording). Prints a\n"
+	"line per trace naming what changed, then \"N passed, N failed\".\n"
+	"\n"
+	"  --update    write the goldens from this replay (on purpose: review the diff)\n"
+	"  -h, --help  this text\n"
+	"\n"
+	"Exit status: 0 all passed, 1 a trace regressed or could not be replayed,\n"
+	"2 bad usage.\n";
+
+static json_t *summary_of(const struct snr_replay_result *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "instructions", json_integer((json_int_t)r->instructions));
+	json_object_set_new(j, "cycles", json_integer((json_int_t)r->cycles));
+	json_t *st = json_object();
+	for (int k = 0; k < SNR_STALL_COUNT; k++)
+		json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)k),
+				    json_integer((json_int_t)r->stall_cycles[k]));
+	json_object_set_new(j, "stall_cycles", st);
+	json_object_set_new(j, "dma_count", json_integer((json_int_t)r->dma_count));
+	json_object_set_new(j, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
+	json_object_set_new(j, "verified", json_boolean(r->ok));
+	json_object_set_new(j, "end_state_checked", json_boolean(r->end_state_checked));
+	return j;
+}
+
+/* Appends "key: old -> new" for every leaf that differs. */
+static void diff(const char *prefix, json_t *want, json_t *got, char *out, size_t len)
+{
+	const char *k;
+	json_t *wv;
+	json_object_foreach(want, k, wv) {
+		json_t *gv = json_object_get(got, k);
+		char key[128];
+		snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? "." : "", k);
+		if (json_is_object(wv) && json_is_object(gv)) {
+			diff(key, wv, gv, out, len);
+			continue;
+		}
+		if (gv && json_equal(wv, gv))
+			continue;
+		char *a = json_dumps(wv, JSON_ENCODE_ANY), *b = gv ? json_dumps(gv, JSON_ENCODE_ANY) : NULL;
+		size_t used = strlen(out);
+		snprintf(out + used, len - used, "%s%s %s -> %s", used ? "; " : "", key, a, b ? b : "(missing)");
+		free(a);
+		free(b);
+	}
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int snr_cmd_check(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int update = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(check_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--update")) {
+			update = 1;
+		} else if (argv[i][0] == '-' || dir) {
+			snr_err("check: unexpected argument '%s'", argv[i]);
+			fputs(check_usage, stderr);
+			return 2;
+		} else {
+			dir = argv[i];
+		}
+	}
+	if (!dir) {
+		fputs(check_usage, stderr);
+		return 2;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		snr_err("check: %s: not a readable directory", dir);
+		return 1;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l > 5 && !strcmp(e->d_name + l - 5, ".snrt")) {
+			names = snr_xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = snr_xstrdup(e->d_name);
+		}
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
+	unsigned passed = 0, failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		char path[4096], golden[4096], err[1024];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(golden, sizeof(golden), "%s/%.*s.golden.json", dir, (int)(strlen(names[i]) - 5), names[i]);
+		struct snr_replay_opts o = {.trace_path = path};
+		struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
+		if (snr_replay(&o, r, err, sizeof(err))) {
+			printf("FAIL %s: cannot replay: %s\n", names[i], err);
+			failed++;
+			free(r);
+			continue;
+		}
+		json_t *got = summary_of(r);
+		if (!r->ok) {
+			printf("FAIL %s: the replay diverged from the recording:\n%s", names[i], r->report);
+			failed++;
+		} else if (update) {
+			if (json_dump_file(got, golden, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+				printf("FAIL %s: cannot write %s\n", names[i], golden);
+				failed++;
+			} else {
+				printf("UPDATED %s: %llu instructions, %llu cycles\n", names[i],
+				       (unsigned long long)r->instructions, (unsigned long long)r->cycles);
+				passed++;
+			}
+		} else {
+			json_error_t je;
+			json_t *want = json_load_file(golden, 0, &je);
+			if (!want) {
+				printf("FAIL %s: no golden summary (%s: %s); run snr check --update\n", names[i], golden,
+				       je.text);
+				failed++;
+			} else {
+				char what[2048] = "";
+				diff("", want, got, what, sizeof(what));
+				if (what[0]) {
+					printf("FAIL %s: %s\n", names[i], what);
+					failed++;
+				} else {
+					printf("PASS %s: %llu instructions, %llu cycles, IPC %.3f\n", names[i],
+					       (unsigned long long)r->instructions, (unsigned long long)r->cycles,
+					       r->cycles ? (double)r->instructions / (double)r->cycles : 0.0);
+					passed++;
+				}
+				json_decref(want);
+			}
+		}
+		json_decref(got);
+		free(r);
+		free(names[i]);
+	}
+	free(names);
+	if (n == 0)
+		snr_err("check: no .snrt traces in %s", dir);
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed || n == 0 ? 1 : 0;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Re-records the stored TA1 traces from their workloads (run from the
+# repository root after building): each is a window recorded through
+# `snr device --gdb`. Then review and refresh the goldens on purpose:
+#   traces/record.sh && ./build/snr check traces --update
+set -euo pipefail
+cd "$(dirname "$0")/.."
+snr=./build/snr
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+record() { # name elf breakpoint count [device args...]
+  local name=$1 elf=$2 bp=$3 count=$4
+  shift 4
+  $snr device "$elf" --gdb tcp:127.0.0.1:0 --halt "$@" 2>"$tmp/dev.err" >/dev/null &
+  local dev=$! port=""
+  for _ in $(seq 100); do
+    port=$(grep -o '127.0.0.1:[0-9]*' "$tmp/dev.err" | head -1 | cut -d: -f2 || true)
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  $snr record --target tcp:127.0.0.1:"$port" --elf "$elf" --breakpoint "$bp" --count "$count" \
+    -o "traces/$name.snrt" --kill
+  wait $dev || true
+}
+
+$snr cc -O2 workloads/mlp.c -o "$tmp/mlp.elf"
+record ta1-mlp-forward "$tmp/mlp.elf" forward 20000
+$snr cc -O1 tests/rec/rec_prog.c -o "$tmp/rec.elf"
+record ta1-rec-window "$tmp/rec.elf" window 60000
