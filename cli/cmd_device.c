@@ -14,6 +14,7 @@
 #include "lib/snr_config.h"
 #include "lib/snr_elf.h"
 #include "lib/snr_util.h"
+#include "device/timed_run.h"
 #include "sim/ta1_timing.h"
 #include "snr_cli.h"
 
@@ -62,53 +63,6 @@ static void print_stats(struct ta1_machine *m)
 
 /* Chips take turns in quanta, as in ta1_machine_run, so a timed run
  * interleaves chips the way the functional one does. */
-#define TIMED_QUANTUM (1u << 16)
-
-/* One instruction of chip c under model t: the operand access is computed
- * from the registers before the step, the cycle CSR reads the cycle the
- * model will issue the instruction at. A faulting instruction is not fed. */
-static enum ta1_stop timed_step(struct ta1_chip *c, struct ta1_timing_model *t)
-{
-	struct ta1_query_ctx q;
-	uint64_t x[32];
-	ta1_chip_query_ctx(c, &q);
-	memcpy(x, q.x, sizeof(x));
-	q.x = x;
-	uint64_t pc = ta1_chip_get_reg(c, TA1_REG_PC), index = ta1_chip_get_reg(c, TA1_REG_INSTRET);
-	uint32_t w = 0;
-	struct ta1_insn in;
-	struct ta1_access a;
-	bool fetched = ta1_chip_read_mem(c, pc, &w, 4) == 4;
-	ta1_decode(w, &in);
-	ta1_access_query(&in, &q, &a);
-	ta1_chip_set_cycle(c, ta1_timing_now(t));
-	enum ta1_stop s = ta1_chip_step(c);
-	if (fetched && (s == TA1_STOP_BUDGET || s == TA1_STOP_EXIT))
-		ta1_timing_insn(t, index, pc, &in, &a, x, ta1_chip_get_reg(c, TA1_REG_PC));
-	return s;
-}
-
-static enum ta1_stop run_timed(struct ta1_machine *m, struct ta1_timing_model **models, uint64_t limit,
-			       unsigned *which)
-{
-	for (;;) {
-		bool any = false;
-		for (unsigned i = 0; i < ta1_machine_nchips(m); i++) {
-			struct ta1_chip *c = ta1_machine_chip(m, i);
-			for (unsigned k = 0; k < TIMED_QUANTUM && ta1_chip_state(c) == TA1_CHIP_RUNNING; k++) {
-				*which = i;
-				if (limit && ta1_chip_get_reg(c, TA1_REG_INSTRET) >= limit)
-					return TA1_STOP_BUDGET;
-				enum ta1_stop s = timed_step(c, models[i]);
-				if (s == TA1_STOP_FAULT || s == TA1_STOP_EBREAK)
-					return s;
-				any = true;
-			}
-		}
-		if (!any)
-			return TA1_STOP_EXIT;
-	}
-}
 
 static void print_timing(struct ta1_timing_model **models, unsigned nchips)
 {
@@ -225,7 +179,7 @@ int snr_cmd_device(int argc, char **argv)
 		status = rsp_serve_machine(m, elf, gdb, halt);
 	} else {
 		unsigned which = 0;
-		enum ta1_stop s = timing ? run_timed(m, models, limit, &which) : ta1_machine_run(m, limit, &which);
+		enum ta1_stop s = timing ? ta1_timed_run(m, models, limit, &which, NULL, NULL) : ta1_machine_run(m, limit, &which);
 		struct ta1_chip *c = ta1_machine_chip(m, which);
 		switch (s) {
 		case TA1_STOP_EXIT:

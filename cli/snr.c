@@ -20,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{"cc", snr_cmd_cc, "build a TA1 program with the RISC-V cross compiler"},
 	{"device", snr_cmd_device, "run a TA1 program on the device (optionally serving GDB's protocol)"},
+	{"profile", snr_cmd_profile, "per-function cycles, FLOPs, HBM bytes and roofline under the timing model"},
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
