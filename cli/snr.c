@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
+	{"analyze", snr_cmd_analyze, "analyze a replay: dma, vmem, util, deps, suggest"},
 };
 
 static void usage(FILE *f)
