@@ -122,9 +122,6 @@ static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 {
 	struct capture *c = cap_now;
 	struct snr_sim *in = INNER(s);
-	uint64_t x[32] = {0};
-	for (unsigned r = 1; r < 32; r++)
-		x[r] = reg_or_zero(in, r);
 	if (!c->seeded) {
 		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
 			c->pre_window[f] = (unsigned)reg_or_zero(in, TA1_REG_FLAG0 + f);
@@ -133,6 +130,15 @@ static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 	uint64_t pc = reg_or_zero(in, TA1_REG_PC);
 	uint32_t w = 0;
 	inner_ops->read_mem(in, TA1_SPACE_CORE, (uint16_t)c->chip, pc, &w, 4);
+	struct ta1_insn dec;
+	ta1_decode(w, &dec);
+	/* The query and the timing model read only the instruction's own
+	 * register fields: fetch those, not all 32. */
+	uint64_t x[32] = {0};
+	const uint8_t fields[4] = {dec.rd, dec.rs1, dec.rs2, dec.rs3};
+	for (unsigned k = 0; k < 4; k++)
+		if (fields[k] && fields[k] < 32)
+			x[fields[k]] = reg_or_zero(in, fields[k]);
 	int rc = inner_ops->step(in, index, out);
 	if (rc)
 		return rc;
@@ -144,7 +150,7 @@ static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 	memset(ci, 0, sizeof(*ci));
 	ci->pc = pc;
 	ci->next_pc = out->next_pc;
-	ta1_decode(w, &ci->in);
+	ci->in = dec;
 	struct ta1_query_ctx q = {.x = x,
 				  .chip = c->chip,
 				  .nchips = c->nchips,
