@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/snr_util.h"
+#include "analyzer/deps.h"
 #include "snr_cli.h"
 
 struct analysis {
@@ -16,6 +17,8 @@ struct analysis {
 };
 
 static const struct analysis analyses[] = {
+	{"deps", snr_analyze_deps, "dependency graph, conservative and relaxed; per DMA its backtail"},
+	{"suggest", snr_analyze_suggest, "Algorithm 2: DMA moves that remove stalls (--verify: what-if replay)"},
 	{NULL, NULL, NULL},
 };
 

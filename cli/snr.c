@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
+	{"analyze", snr_cmd_analyze, "analyze a replay: dma, vmem, util, deps, suggest"},
 };
 
 static void usage(FILE *f)

@@ -265,7 +265,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	isa = isa_name ? snr_isa_find(isa_name) : NULL;
 	if (isa)
 		isa_self = isa->create(cfg_json, err, errlen);
-	sim = snr_sim_find(o->sim, isa_name, err, errlen);
+	sim = o->sim_ops ? o->sim_ops : snr_sim_find(o->sim, isa_name, err, errlen);
 	if (!sim)
 		goto out;
 	if (isa_name && strcmp(sim->isa, isa_name)) {

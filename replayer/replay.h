@@ -18,6 +18,7 @@ struct snr_replay_opts {
 	const char *trace_path;
 	const char *sim;          /* "ta1", "unicorn", a PATH.so, or NULL: by the trace's ISA */
 	const char *config_path;  /* overrides the trace's machine config */
+	const struct snr_sim_ops *sim_ops; /* a simulator given directly (overrides sim), or NULL */
 	const char *metrics_path; /* write a .snrm, or NULL */
 	const struct snr_tracker *tracker; /* the caller's own tracker too, or NULL */
 	bool progress;

@@ -1,0 +1,107 @@
+/*
+ * deps.h: the dynamic dependency graph of a replayed window (`snr analyze
+ * deps`) and the suggestions built on it (`snr analyze suggest`, the paper's
+ * Algorithm 2). docs/analyses.md, sections "deps" and "suggest", states the
+ * rules, their thresholds and the --json schema.
+ *
+ * Conservative graph: every instruction depends on the last producer of each
+ * of its inputs: registers (x registers, sync flags, counters) from the
+ * tracker's register events, memory by byte range from its memory events
+ * taken in cycle order (a DMA writes its destination at completion and reads
+ * its source when its transfer starts, both under its ISSUE's index).
+ *
+ * Relaxed dependency of a DMA ISSUE: walk back from its address and size
+ * registers through lightweight scalar instructions (ALU, MUL, DIV, loads);
+ * every other producer, and the writer of any byte those loads or the DMA's
+ * own source read, is an anchor; the DMA (with the slice of lightweight
+ * instructions it needs) can move up to just after the last anchor (after
+ * the WAIT of an anchoring DMA), or to the window's start. A slice longer
+ * than max_chain instructions is not lightweight: the DMA then stays behind
+ * its latest direct producer.
+ */
+#ifndef SNR_ANALYZER_DEPS_H
+#define SNR_ANALYZER_DEPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer/source.h"
+
+#define SNR_DEPS_DEFAULT_MAX_CHAIN 16
+
+enum snr_dep_kind { SNR_DEP_REG, SNR_DEP_MEM };
+
+struct snr_dep_edge {
+	uint64_t consumer, producer; /* instruction indices; producer < consumer in program order */
+	uint8_t kind;                /* enum snr_dep_kind */
+	uint8_t space;               /* MEM: enum ta1_space of the bytes */
+	uint16_t reg;                /* REG: ta1_reg_id */
+};
+
+struct snr_deps_insn {
+	uint64_t pc, issue, retire;
+	uint8_t cls, unit, seen;
+};
+
+enum snr_anchor_kind {
+	SNR_ANCHOR_WINDOW_START, /* nothing in the window holds it back */
+	SNR_ANCHOR_DMA,          /* its (transitive) inputs were brought in by this DMA: after its WAIT */
+	SNR_ANCHOR_INSN,         /* a producer that is not lightweight (vector op, store, csr, jump...) */
+	SNR_ANCHOR_FLAG,         /* a WAIT on its own sync flag, which it must not satisfy early */
+	SNR_ANCHOR_HEAVY,        /* the operand slice is longer than max_chain: its latest direct producer */
+	SNR_ANCHOR_NO_WAIT,      /* its input DMA is never waited for in the window: it cannot move */
+};
+
+struct snr_deps_dma {
+	uint64_t id;
+	int64_t issue_index, wait_index;
+	uint64_t bytes, issue_cycle, start_cycle, complete_cycle, wait_cycle;
+	uint16_t src_space, dst_space, src_chip, dst_chip, flag;
+	uint64_t src_addr, dst_addr;
+	uint64_t stall_cycles; /* DMA_BASE + DMA_TRANSFER stalls attributed to it */
+	bool completed, waited;
+	/* relaxed dependency (only for DMAs issued in the window) */
+	uint8_t anchor_kind;   /* enum snr_anchor_kind */
+	int64_t anchor_index;  /* the anchoring instruction, -1 for the window start */
+	uint64_t anchor_dma;   /* for SNR_ANCHOR_DMA: its id */
+	uint64_t position;     /* it may issue just before this instruction index */
+	uint64_t backtail_insns, backtail_cycles;
+	uint64_t *slice;       /* lightweight instructions that compute its operands, ascending */
+	size_t nslice;
+	size_t slice_total;    /* the whole slice, including the part already before position */
+};
+
+struct snr_deps_opts {
+	const char *sim, *config_path;
+	unsigned max_chain; /* 0: SNR_DEPS_DEFAULT_MAX_CHAIN */
+	bool want_edges;    /* keep every edge (else only counts and what the DMAs need) */
+};
+
+struct snr_deps {
+	struct snr_source src;
+	unsigned max_chain;
+	uint64_t ninsn;
+	struct snr_deps_insn *insn;
+	struct snr_dep_edge *edges; /* sorted by consumer, then producer */
+	size_t nedges;
+	uint64_t nreg_edges, nmem_edges, ndma_mem_edges;
+	struct snr_deps_dma *dmas; /* by id - 1 */
+	size_t ndmas;
+	/* VMEM pages: occupied from first write to last read (cycles); UINT64_MAX = none */
+	uint64_t page_bytes, npages;
+	uint64_t *page_first_write, *page_last_read;
+	double seconds;
+};
+
+int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opts *o, char *err, size_t errlen);
+void snr_deps_free(struct snr_deps *d);
+/* The edges of instruction i (a slice of d->edges). */
+const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n);
+const char *snr_anchor_kind_name(enum snr_anchor_kind k);
+
+int snr_analyze_deps(int argc, char **argv);
+int snr_analyze_suggest(int argc, char **argv);
+
+#endif

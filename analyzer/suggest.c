@@ -1,0 +1,562 @@
+/*
+ * suggest.c: `snr analyze suggest`, the paper's Algorithm 2 on the graph of
+ * deps.c, and its what-if check (docs/analyses.md "suggest").
+ *
+ * For each DMA whose WAIT stalled on it (DMA_BASE + DMA_TRANSFER stall
+ * cycles S attributed to it): if its backtail B (cycles between the point it
+ * could move to and its issue) exceeds S, and VMEM holds a contiguous free
+ * region at least as large as its destination from that point until it
+ * completes (a page is occupied from its first write to its last read in the
+ * window), the move is suggested, predicting S cycles saved.
+ *
+ * --verify replays the trace once more through a thin wrapper around the
+ * TA1 GRM that records, per instruction, the decoded instruction, the
+ * operand access and the source values the timing model reads. The what-if
+ * feeds that stream to a fresh timing model (sim/ta1_timing.c) in the
+ * original order (which must give the replay's cycles) and with the move
+ * applied, and reports the difference.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/deps.h"
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_config.h"
+#include "lib/snr_util.h"
+#include "replayer/metrics.h"
+#include "replayer/replay.h"
+#include "sim/snr_sim.h"
+#include "sim/ta1_timing.h"
+
+void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
+
+/* ---- the instruction stream, captured from a replay ---------------------- */
+
+struct cap_insn {
+	uint64_t pc, next_pc;
+	struct ta1_insn in;
+	uint64_t xv[4]; /* x[rd], x[rs1], x[rs2], x[rs3] before it executed */
+	uint64_t regs_read, regs_written;
+	uint32_t region0; /* index into regions */
+	uint8_t nregions;
+};
+
+struct capture {
+	struct cap_insn *v;
+	size_t n, cap;
+	struct ta1_region *regions;
+	size_t nregions, regions_cap;
+	unsigned pre_window[TA1_NUM_FLAGS];
+	bool seeded;
+	struct snr_config cfg;
+	unsigned chip, nchips;
+};
+
+static struct capture *cap_now; /* the capture in progress (one at a time) */
+
+struct cap_sim {
+	struct snr_sim *inner;
+};
+
+static const struct snr_sim_ops *inner_ops = &snr_sim_ta1;
+
+static struct snr_sim *cap_create(const char *cfg_json, unsigned chip, unsigned nchips, char *err, size_t errlen)
+{
+	snr_config_default(&cap_now->cfg);
+	if (cfg_json && snr_config_parse(&cap_now->cfg, cfg_json, "the trace's machine config", err, errlen))
+		return NULL;
+	cap_now->chip = chip;
+	cap_now->nchips = nchips;
+	struct cap_sim *c = snr_xcalloc(1, sizeof(*c));
+	c->inner = inner_ops->create(cfg_json, chip, nchips, err, errlen);
+	if (!c->inner) {
+		free(c);
+		return NULL;
+	}
+	return (struct snr_sim *)c;
+}
+
+#define INNER(s) (((struct cap_sim *)(s))->inner)
+static void cap_destroy(struct snr_sim *s)
+{
+	if (!s)
+		return;
+	inner_ops->destroy(INNER(s));
+	free(s);
+}
+static const char *cap_error(struct snr_sim *s) { return inner_ops->error(INNER(s)); }
+static int cap_attach(struct snr_sim *s, const struct snr_tracker *t) { return inner_ops->attach_tracker(INNER(s), t); }
+static int cap_set_reg(struct snr_sim *s, unsigned r, const uint8_t *v, unsigned n)
+{
+	return inner_ops->set_reg(INNER(s), r, v, n);
+}
+static int cap_get_reg(struct snr_sim *s, unsigned r, uint8_t *v, unsigned n)
+{
+	return inner_ops->get_reg(INNER(s), r, v, n);
+}
+static int cap_load_mem(struct snr_sim *s, uint8_t sp, uint16_t ch, uint64_t a, const void *d, uint64_t l)
+{
+	return inner_ops->load_mem(INNER(s), sp, ch, a, d, l);
+}
+static int cap_read_mem(struct snr_sim *s, uint8_t sp, uint16_t ch, uint64_t a, void *d, uint64_t l)
+{
+	return inner_ops->read_mem(INNER(s), sp, ch, a, d, l);
+}
+static int cap_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, unsigned len)
+{
+	return inner_ops->load_code(INNER(s), pc, code, len);
+}
+static uint64_t cap_finish(struct snr_sim *s) { return inner_ops->finish(INNER(s)); }
+
+static uint64_t reg_or_zero(struct snr_sim *in, unsigned r)
+{
+	uint64_t v = 0;
+	if (inner_ops->get_reg(in, r, (uint8_t *)&v, 8))
+		return 0; /* never captured nor written: the instruction cannot read it */
+	return v;
+}
+
+static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
+{
+	struct capture *c = cap_now;
+	struct snr_sim *in = INNER(s);
+	if (!c->seeded) {
+		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+			c->pre_window[f] = (unsigned)reg_or_zero(in, TA1_REG_FLAG0 + f);
+		c->seeded = true;
+	}
+	uint64_t pc = reg_or_zero(in, TA1_REG_PC);
+	uint32_t w = 0;
+	inner_ops->read_mem(in, TA1_SPACE_CORE, (uint16_t)c->chip, pc, &w, 4);
+	struct ta1_insn dec;
+	ta1_decode(w, &dec);
+	/* The query and the timing model read only the instruction's own
+	 * register fields: fetch those, not all 32. */
+	uint64_t x[32] = {0};
+	const uint8_t fields[4] = {dec.rd, dec.rs1, dec.rs2, dec.rs3};
+	for (unsigned k = 0; k < 4; k++)
+		if (fields[k] && fields[k] < 32)
+			x[fields[k]] = reg_or_zero(in, fields[k]);
+	int rc = inner_ops->step(in, index, out);
+	if (rc)
+		return rc;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 4096;
+		c->v = snr_xrealloc(c->v, c->cap * sizeof(*c->v));
+	}
+	struct cap_insn *ci = &c->v[c->n++];
+	memset(ci, 0, sizeof(*ci));
+	ci->pc = pc;
+	ci->next_pc = out->next_pc;
+	ci->in = dec;
+	struct ta1_query_ctx q = {.x = x,
+				  .chip = c->chip,
+				  .nchips = c->nchips,
+				  .core_size = c->cfg.core_memory_bytes,
+				  .vmem_size = c->cfg.vmem_bytes,
+				  .hbm_size = c->cfg.hbm_bytes};
+	struct ta1_access a;
+	ta1_access_query(&ci->in, &q, &a);
+	ci->xv[0] = x[ci->in.rd];
+	ci->xv[1] = x[ci->in.rs1];
+	ci->xv[2] = x[ci->in.rs2];
+	ci->xv[3] = x[ci->in.rs3];
+	ci->regs_read = a.regs_read;
+	ci->regs_written = a.regs_written;
+	ci->nregions = (uint8_t)a.nregions;
+	ci->region0 = (uint32_t)c->nregions;
+	if (c->nregions + a.nregions > c->regions_cap) {
+		c->regions_cap = c->regions_cap ? 2 * c->regions_cap : 4096;
+		c->regions = snr_xrealloc(c->regions, c->regions_cap * sizeof(*c->regions));
+	}
+	memcpy(c->regions + c->nregions, a.region, a.nregions * sizeof(*a.region));
+	c->nregions += a.nregions;
+	return 0;
+}
+
+static const struct snr_sim_ops cap_ops = {
+	.abi_version = SNR_SIM_ABI_VERSION,
+	.name = "ta1",
+	.isa = "ta1",
+	.create = cap_create,
+	.destroy = cap_destroy,
+	.error = cap_error,
+	.attach_tracker = cap_attach,
+	.set_reg = cap_set_reg,
+	.get_reg = cap_get_reg,
+	.load_mem = cap_load_mem,
+	.read_mem = cap_read_mem,
+	.load_code = cap_load_code,
+	.step = cap_step,
+	.finish = cap_finish,
+};
+
+static int capture_trace(struct capture *c, const char *path, const char *config_path, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	cap_now = c;
+	struct snr_replay_opts o = {.trace_path = path, .config_path = config_path, .sim_ops = &cap_ops};
+	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
+	int rc = snr_replay(&o, r, err, errlen);
+	if (!rc && !r->ok) {
+		snr_fmt(err, errlen, "%s: the what-if capture replay diverged", path);
+		rc = -1;
+	}
+	free(r);
+	cap_now = NULL;
+	return rc;
+}
+
+static void capture_free(struct capture *c)
+{
+	free(c->v);
+	free(c->regions);
+}
+
+/* Runs the stream in `order` (n indices) through a fresh timing model. */
+static uint64_t what_if(const struct capture *c, const uint64_t *order, size_t n)
+{
+	struct ta1_timing_model *t = ta1_timing_new(&c->cfg, NULL, c->chip);
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+		for (unsigned k = 0; k < c->pre_window[f]; k++)
+			ta1_timing_pre_window_dma(t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+	for (size_t k = 0; k < n; k++) {
+		const struct cap_insn *ci = &c->v[order[k]];
+		uint64_t x[32] = {0};
+		x[ci->in.rs3] = ci->xv[3];
+		x[ci->in.rs2] = ci->xv[2];
+		x[ci->in.rs1] = ci->xv[1];
+		x[ci->in.rd] = ci->xv[0];
+		x[0] = 0;
+		struct ta1_access a = {.regs_read = ci->regs_read, .regs_written = ci->regs_written,
+				       .nregions = ci->nregions};
+		memcpy(a.region, c->regions + ci->region0, ci->nregions * sizeof(*a.region));
+		ta1_timing_insn(t, order[k], ci->pc, &ci->in, &a, x, ci->next_pc);
+	}
+	uint64_t cycles = ta1_timing_drain(t);
+	ta1_timing_free(t);
+	return cycles;
+}
+
+/* ---- Algorithm 2 --------------------------------------------------------- */
+
+struct suggestion {
+	const struct snr_deps_dma *m;
+	bool suggested;
+	const char *reason; /* why not */
+	uint64_t free_lo, free_hi; /* VMEM [lo, hi), addresses */
+	bool vmem_checked, own_region;
+	uint64_t predicted;
+	bool verified;
+	uint64_t baseline, moved, realized;
+	int64_t realized_signed;
+};
+
+static bool page_free(const struct snr_deps *d, uint64_t p, uint64_t c0, uint64_t c1)
+{
+	uint64_t fw = d->page_first_write[p], lr = d->page_last_read[p];
+	if (fw == UINT64_MAX && lr == UINT64_MAX)
+		return true;
+	uint64_t start = (lr != UINT64_MAX && (fw == UINT64_MAX || lr < fw)) ? 0 : fw;
+	uint64_t end = lr == UINT64_MAX || (fw != UINT64_MAX && lr < fw) ? UINT64_MAX : lr;
+	return end < c0 || start >= c1;
+}
+
+/* A contiguous VMEM region of `bytes` free over [c0, c1): the DMA's own
+ * destination if it is, else the first fit. */
+static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, uint64_t c0, uint64_t c1,
+			uint64_t *lo, uint64_t *hi, bool *own)
+{
+	uint64_t pb = d->page_bytes, need = (m->bytes + pb - 1) / pb;
+	if (!need)
+		need = 1;
+	*own = false;
+	if (m->dst_addr >= TA1_VMEM_BASE) {
+		uint64_t p0 = (m->dst_addr - TA1_VMEM_BASE) / pb;
+		uint64_t p1 = (m->dst_addr - TA1_VMEM_BASE + (m->bytes ? m->bytes : 1) - 1) / pb;
+		bool ok = p1 < d->npages;
+		for (uint64_t p = p0; ok && p <= p1; p++)
+			ok = page_free(d, p, c0, c1);
+		if (ok) {
+			*lo = m->dst_addr;
+			*hi = m->dst_addr + m->bytes;
+			*own = true;
+			return true;
+		}
+	}
+	uint64_t run = 0;
+	for (uint64_t p = 0; p < d->npages; p++) {
+		run = page_free(d, p, c0, c1) ? run + 1 : 0;
+		if (run >= need) {
+			uint64_t first = p + 1 - run;
+			while (first + run < d->npages && page_free(d, first + run, c0, c1))
+				run++;
+			*lo = TA1_VMEM_BASE + first * pb;
+			*hi = *lo + run * pb;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, struct suggestion *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	if (m->backtail_cycles <= m->stall_cycles) {
+		s->reason = m->anchor_kind == SNR_ANCHOR_DMA || m->anchor_kind == SNR_ANCHOR_NO_WAIT
+				    ? "its inputs come from a DMA just before: backtail does not exceed the stall"
+				    : "backtail does not exceed the stall";
+		return;
+	}
+	if (m->dst_space == TA1_SPACE_VMEM) {
+		s->vmem_checked = true;
+		uint64_t c0 = m->position < d->ninsn ? d->insn[m->position].issue : 0;
+		if (!free_region(d, m, c0, m->complete_cycle, &s->free_lo, &s->free_hi, &s->own_region)) {
+			s->reason = "no contiguous VMEM region of its size is free from the earlier point";
+			return;
+		}
+	}
+	s->suggested = true;
+	s->predicted = m->stall_cycles;
+}
+
+static void verify(const struct snr_deps *d, const struct capture *c, uint64_t baseline, struct suggestion *s)
+{
+	const struct snr_deps_dma *m = s->m;
+	size_t n = c->n;
+	uint64_t *order = snr_xcalloc(n ? n : 1, sizeof(*order));
+	uint8_t *moved = snr_xcalloc(n ? n : 1, 1);
+	uint64_t i = (uint64_t)m->issue_index;
+	for (size_t k = 0; k < m->nslice; k++)
+		if (m->slice[k] < n)
+			moved[m->slice[k]] = 1;
+	if (i < n)
+		moved[i] = 1;
+	size_t o = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		if (k == m->position) {
+			for (size_t j = 0; j < m->nslice; j++)
+				if (m->slice[j] < n)
+					order[o++] = m->slice[j];
+			order[o++] = i;
+		}
+		if (!moved[k])
+			order[o++] = k;
+	}
+	uint64_t cyc = what_if(c, order, o);
+	(void)d;
+	s->verified = true;
+	s->baseline = baseline;
+	s->moved = cyc;
+	s->realized_signed = (int64_t)baseline - (int64_t)cyc;
+	free(order);
+	free(moved);
+}
+
+static void print_pcs(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
+{
+	if (!m->nslice) {
+		fputs("none", f);
+		return;
+	}
+	for (size_t k = 0; k < m->nslice; k++)
+		fprintf(f, "%s0x%" PRIx64, k ? ", " : "", d->insn[m->slice[k]].pc);
+}
+
+static void print_text(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
+		       uint64_t baseline)
+{
+	size_t nsug = 0, nstalled = 0;
+	for (size_t k = 0; k < n; k++)
+		nsug += sg[k].suggested;
+	nstalled = n;
+	fprintf(f, "suggest: %s: %" PRIu64 " instructions, %" PRIu64 " cycles; %zu stalled DMAs, %zu suggestions\n",
+		d->src.path, d->src.instructions, d->src.cycles, nstalled, nsug);
+	if (verified)
+		fprintf(f, "what-if baseline: %" PRIu64 " cycles (the replay: %" PRIu64 ")\n", baseline,
+			d->src.cycles);
+	for (size_t k = 0; k < n; k++) {
+		const struct suggestion *s = &sg[k];
+		const struct snr_deps_dma *m = s->m;
+		char sym[256], ysym[256];
+		uint64_t pc = d->insn[m->issue_index].pc;
+		uint64_t ypc = m->position < d->ninsn ? d->insn[m->position].pc : 0;
+		snr_source_symbolize(&d->src, pc, sym, sizeof(sym));
+		snr_source_symbolize(&d->src, ypc, ysym, sizeof(ysym));
+		fprintf(f, "\nDMA %" PRIu64 " at pc 0x%" PRIx64 " (%s), #%" PRId64 ": stall %" PRIu64
+			   " cycles, backtail %" PRIu64 " insns / %" PRIu64 " cycles\n",
+			m->id, pc, sym, m->issue_index, m->stall_cycles, m->backtail_insns, m->backtail_cycles);
+		if (!s->suggested) {
+			fprintf(f, "  no suggestion: %s\n", s->reason);
+			continue;
+		}
+		fprintf(f, "  issue the DMA at pc 0x%" PRIx64 ", with the instructions that compute its operands\n"
+			   "  (pcs ",
+			pc);
+		print_pcs(f, d, m);
+		fprintf(f, "), before pc 0x%" PRIx64 " (%s, #%" PRIu64 ");\n  removes ~%" PRIu64 " stall cycles", ypc,
+			ysym, m->position, s->predicted);
+		if (s->vmem_checked)
+			fprintf(f, "; VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from pc 0x%" PRIx64 " on%s\n",
+				s->free_lo, s->free_hi, ypc, s->own_region ? " (its own destination)" : "");
+		else
+			fprintf(f, " (destination not in VMEM)\n");
+		if (s->verified)
+			fprintf(f, "  verify: predicted %" PRIu64 ", realized %" PRId64 " cycles (%" PRIu64 " -> %" PRIu64
+				   ", %.0f%%)\n",
+				s->predicted, s->realized_signed, s->baseline, s->moved,
+				s->predicted ? 100.0 * (double)s->realized_signed / (double)s->predicted : 0.0);
+	}
+}
+
+static void print_json(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
+		       uint64_t baseline)
+{
+	fprintf(f, "{\"analysis\":\"suggest\",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64
+		   ",\"max_chain\":%u,\"verified\":%s",
+		d->src.instructions, d->src.cycles, d->max_chain, verified ? "true" : "false");
+	if (verified)
+		fprintf(f, ",\"what_if_baseline_cycles\":%" PRIu64, baseline);
+	fputs(",\"stalled_dmas\":[", f);
+	for (size_t k = 0; k < n; k++) {
+		const struct suggestion *s = &sg[k];
+		const struct snr_deps_dma *m = s->m;
+		fprintf(f, "%s\n{\"dma\":", k ? "," : "");
+		snr_deps_print_dma_json(f, d, m);
+		fprintf(f, ",\"suggested\":%s", s->suggested ? "true" : "false");
+		if (!s->suggested) {
+			fprintf(f, ",\"reason\":\"%s\"}", s->reason);
+			continue;
+		}
+		uint64_t ypc = m->position < d->ninsn ? d->insn[m->position].pc : 0;
+		fprintf(f, ",\"move\":{\"dma_pc\":%" PRIu64 ",\"operand_pcs\":[", d->insn[m->issue_index].pc);
+		for (size_t j = 0; j < m->nslice; j++)
+			fprintf(f, "%s%" PRIu64, j ? "," : "", d->insn[m->slice[j]].pc);
+		fprintf(f, "],\"before_pc\":%" PRIu64 ",\"before_index\":%" PRIu64 "},\"predicted_cycles\":%" PRIu64, ypc,
+			m->position, s->predicted);
+		if (s->vmem_checked)
+			fprintf(f, ",\"vmem_free\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"own_destination\":%s}",
+				s->free_lo, s->free_hi, s->own_region ? "true" : "false");
+		else
+			fputs(",\"vmem_free\":null", f);
+		if (s->verified)
+			fprintf(f, ",\"verify\":{\"baseline_cycles\":%" PRIu64 ",\"moved_cycles\":%" PRIu64
+				   ",\"realized_cycles\":%" PRId64 "}",
+				s->baseline, s->moved, s->realized_signed);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+static const char suggest_usage[] =
+	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--json] [--max-chain K]\n"
+	"                           [--sim NAME] [--config M.json]\n"
+	"\n"
+	"Algorithm 2 of Snap & Replay: for each DMA a WAIT stalled on, if its relaxed dependency\n"
+	"distance (backtail, `snr analyze deps`) exceeds the stall and VMEM has a contiguous free\n"
+	"region as large as its destination from the earlier point on, suggest moving it there,\n"
+	"with the instructions that compute its operands.\n"
+	"\n"
+	"  --verify       apply each move in a what-if run of the timing model and print predicted\n"
+	"                 against realized cycles saved (needs the trace; for a metrics file, the\n"
+	"                 trace it was replayed from)\n"
+	"  --json         machine-readable output (docs/analyses.md, \"suggest\")\n"
+	"  --max-chain K  the lightweight threshold of the relaxed dependencies (default 16)\n";
+
+int snr_analyze_suggest(int argc, char **argv)
+{
+	static const struct option opts[] = {{"verify", no_argument, NULL, 'v'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"max-chain", required_argument, NULL, 'k'},
+					     {"sim", required_argument, NULL, 's'},
+					     {"config", required_argument, NULL, 'c'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	bool json = false, do_verify = false;
+	struct snr_deps_opts o = {0};
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'v': do_verify = true; break;
+		case 'j': json = true; break;
+		case 'k': o.max_chain = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 's': o.sim = optarg; break;
+		case 'c': o.config_path = optarg; break;
+		case 'h': fputs(suggest_usage, stdout); return 0;
+		default: fputs(suggest_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(suggest_usage, stderr);
+		return 2;
+	}
+	struct snr_deps d;
+	char err[4096];
+	if (snr_deps_run(&d, argv[optind], &o, err, sizeof(err))) {
+		snr_err("analyze suggest: %s", err);
+		snr_deps_free(&d);
+		return 1;
+	}
+	struct suggestion *sg = snr_xcalloc(d.ndmas + 1, sizeof(*sg));
+	size_t n = 0;
+	for (size_t k = 0; k < d.ndmas; k++) {
+		const struct snr_deps_dma *m = &d.dmas[k];
+		if (m->stall_cycles == 0 || m->issue_index < 0)
+			continue; /* not stalled, or issued before the window: nothing to move */
+		evaluate(&d, m, &sg[n++]);
+	}
+	int rc = 0;
+	uint64_t baseline = 0;
+	bool verified = false;
+	if (do_verify) {
+		const char *trace_path = d.src.is_trace ? d.src.path : NULL;
+		char *from_meta = NULL;
+		if (!trace_path && d.src.metrics) {
+			/* a metrics file names the trace it was replayed from */
+			const char *mj = snr_metrics_meta_json(d.src.metrics);
+			const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
+			if (k) {
+				k += 9;
+				const char *e = strchr(k, '"');
+				if (e)
+					from_meta = strndup(k, (size_t)(e - k));
+			}
+			trace_path = from_meta;
+		}
+		struct capture c;
+		if (!trace_path) {
+			snr_err("analyze suggest: --verify needs the trace");
+			rc = 1;
+		} else if (o.sim && strcmp(o.sim, "ta1")) {
+			snr_err("analyze suggest: --verify runs the TA1 timing model; --sim %s has none", o.sim);
+			rc = 1;
+		} else if (capture_trace(&c, trace_path, o.config_path, err, sizeof(err))) {
+			snr_err("analyze suggest: --verify: %s", err);
+			capture_free(&c);
+			rc = 1;
+		} else {
+			uint64_t *order = snr_xcalloc(c.n ? c.n : 1, sizeof(*order));
+			for (size_t k = 0; k < c.n; k++)
+				order[k] = k;
+			baseline = what_if(&c, order, c.n);
+			free(order);
+			verified = true;
+			for (size_t k = 0; k < n; k++)
+				if (sg[k].suggested)
+					verify(&d, &c, baseline, &sg[k]);
+			capture_free(&c);
+		}
+		free(from_meta);
+	}
+	if (json)
+		print_json(stdout, &d, sg, n, verified, baseline);
+	else
+		print_text(stdout, &d, sg, n, verified, baseline);
+	free(sg);
+	snr_deps_free(&d);
+	return rc;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# snr analyze deps and suggest on windows recorded from tests/analyze/an_prog.c
+# with known answers: the exact edges of tiny(); the planted avoidable stall
+# in planted() is suggested by pc and --verify realizes >= 80% of the
+# prediction; the stall of truedep() (source address loaded from a descriptor
+# another DMA just brought in) gets no suggestion. Also a metrics file as the
+# source, --json (parsed) and --dot.
+# usage: deps_suggest.sh SNR
+set -u
+SNR=$1
+T=$(mktemp -d); DEV=""
+cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$SNR" cc -O1 "$(dirname "$0")/an_prog.c" -o "$T/p.elf" || fail "snr cc"
+
+record() { # FUNC COUNT OUT
+  "$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
+  DEV=$!
+  PORT=""
+  for _ in $(seq 100); do
+    PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
+    [ -n "$PORT" ] && break
+    sleep 0.05
+  done
+  [ -n "$PORT" ] || fail "device did not start: $(cat "$T/dev.err")"
+  "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint "$1" --count "$2" -o "$3" \
+    2>"$T/rec.err" || fail "record $1: $(cat "$T/rec.err")"
+  wait $DEV; DEV=""
+}
+record tiny 15 "$T/tiny.snrt"
+record planted 1219 "$T/planted.snrt"
+record truedep 1800 "$T/truedep.snrt"
+pc_of() { printf '0x%x' $((16#$(riscv64-unknown-elf-nm "$T/p.elf" | awk -v s="$1" '$3==s{print $1}') + $2)); }
+
+# 1. deps: the edges of tiny() (indices in an_prog.c's comment).
+"$SNR" analyze deps "$T/tiny.snrt" --edges >"$T/deps.txt" 2>&1 || fail "deps: $(cat "$T/deps.txt")"
+for e in "1 <- 0 reg t0" "3 <- 1 reg t1" "3 <- 2 reg a1" "4 <- 3 mem core" "5 <- 4 reg t2" "5 <- 1 reg t1" \
+         "9 <- 3 mem core" "9 <- 6 reg a2" "9 <- 7 reg a3" "9 <- 8 reg a4" "11 <- 9 reg flag1" \
+         "11 <- 10 reg a5" "13 <- 9 mem vmem" "13 <- 12 reg a6"; do
+  awk '{print $1, $2, $3, $4, $5}' "$T/deps.txt" | grep -qx "$e" || fail "deps: no edge '$e' in: $(cat "$T/deps.txt")"
+done
+n=$(awk '$2=="<-" && $1 ~ /^[0-9]+$/' "$T/deps.txt" | wc -l)
+[ "$n" -eq 18 ] || fail "deps: expected 18 edges, got $n: $(cat "$T/deps.txt")"
+# the DMA's relaxed dependency is the store that wrote its source (#3)
+grep -qE '^ +1 +9 +tiny\+0x24 .*insn #3 \(store\)' "$T/deps.txt" || fail "deps: relaxed of the DMA: $(cat "$T/deps.txt")"
+"$SNR" analyze deps "$T/tiny.snrt" --json --edges --dot "$T/tiny.dot" >"$T/deps.json" || fail "deps --json"
+python3 - "$T/deps.json" <<'PY' || fail "deps --json content: $(cat "$T/deps.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["analysis"] == "deps" and d["instructions"] == 15
+assert [9, 3, "mem", "core"] in d["edges"] and [11, 9, "reg", "flag1"] in d["edges"]
+m = d["dmas"][0]
+assert m["issue_index"] == 9 and m["wait_index"] == 11 and m["relaxed"]["anchor"] == "insn"
+assert m["relaxed"]["anchor_index"] == 3 and m["relaxed"]["position"] == 4
+PY
+grep -q "dma1 -> wait11" "$T/tiny.dot" || fail "dot: $(cat "$T/tiny.dot")"
+
+# 2. suggest on the planted stall: names the DMA's pc, verify >= 80%.
+DMA_PC=$(pc_of planted 0x44)
+"$SNR" analyze suggest "$T/planted.snrt" --verify >"$T/sug.txt" 2>&1 || fail "suggest: $(cat "$T/sug.txt")"
+grep -q "issue the DMA at pc $DMA_PC" "$T/sug.txt" || fail "suggest does not name the DMA at $DMA_PC: $(cat "$T/sug.txt")"
+"$SNR" analyze suggest "$T/planted.snrt" --verify --json >"$T/sug.json" || fail "suggest --json"
+python3 - "$T/sug.json" "$DMA_PC" <<'PY' || fail "suggest --verify: $(cat "$T/sug.txt")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["stalled_dmas"] if x["suggested"] and x["move"]["dma_pc"] == int(sys.argv[2], 16)]
+assert len(s) == 1, s
+s = s[0]
+assert s["predicted_cycles"] > 500, s
+assert s["verify"]["realized_cycles"] >= 0.8 * s["predicted_cycles"], s["verify"]
+assert d["what_if_baseline_cycles"] == d["cycles"]
+PY
+
+# The same from a metrics file (verify finds the trace through it).
+"$SNR" replay "$T/planted.snrt" -o "$T/planted.snrm" >/dev/null 2>&1 || fail "replay -o"
+"$SNR" analyze suggest "$T/planted.snrm" --verify >"$T/sugm.txt" 2>&1 || fail "suggest on .snrm: $(cat "$T/sugm.txt")"
+diff <(sed 1d "$T/sug.txt") <(sed 1d "$T/sugm.txt") >/dev/null || fail "trace and metrics disagree"
+
+# 3. A stall from a true dependency: nothing suggested.
+"$SNR" analyze suggest "$T/truedep.snrt" >"$T/td.txt" 2>&1 || fail "suggest truedep: $(cat "$T/td.txt")"
+grep -q "2 stalled DMAs, 0 suggestions" "$T/td.txt" || fail "true dependency got a suggestion: $(cat "$T/td.txt")"
+grep -q "its inputs come from a DMA just before" "$T/td.txt" || fail "truedep reason: $(cat "$T/td.txt")"
+"$SNR" analyze deps "$T/truedep.snrt" >"$T/tdd.txt" || fail "deps truedep"
+grep -qE '^ +2 +13 .*DMA 1 \(wait #8\)' "$T/tdd.txt" || fail "truedep relaxed dependency: $(cat "$T/tdd.txt")"
+echo "ok: deps edges, planted stall suggested and verified, true dependency left alone"
