@@ -30,7 +30,7 @@
 static double now_s(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the figures hold on a loaded machine */
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

@@ -162,10 +162,10 @@ static int ex_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, uns
 static int check_poison(struct snr_sim *s, uint64_t index, uint64_t pc, const struct ta1_insn *in,
 			const struct ta1_query_ctx *q, const struct ta1_access *a)
 {
-	char dis[96];
-	ta1_disasm(in, pc, dis, sizeof(dis));
+	char dis[96]; /* formatted only on failure: this runs for every instruction */
 	for (unsigned r = 1; r < TA1_REG_COUNT; r++)
 		if ((a->regs_read >> r & 1) && !s->reg_valid[r]) {
+			ta1_disasm(in, pc, dis, sizeof(dis));
 			snprintf(s->err, sizeof(s->err),
 				 "instruction %llu (pc 0x%llx: %s) reads register %u, which is poisoned (never "
 				 "captured nor written)",
@@ -182,6 +182,7 @@ static int check_poison(struct snr_sim *s, uint64_t index, uint64_t pc, const st
 			snr_ranges_missing(&s->valid, snr_ranges_key(g->space, g->chip), lo, lo + g->row_bytes, &miss,
 					   &nmiss, &cap);
 			if (nmiss) {
+				ta1_disasm(in, pc, dis, sizeof(dis));
 				snprintf(s->err, sizeof(s->err),
 					 "instruction %llu (pc 0x%llx: %s) reads %llu poisoned bytes at 0x%llx (never "
 					 "captured nor written)",
