@@ -311,7 +311,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				break;
 			}
 			case EV_DMA: {
-				struct snr_ev_dma e;
+				struct snr_ev_dma e = {0}; /* the Figure-4 fields are not stored (docs/metrics-format.md) */
 				e.id = V();
 				e.phase = (uint8_t)V();
 				e.issue_index = Z();

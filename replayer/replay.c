@@ -66,15 +66,29 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 	}
 	const struct snr_sim_ops *ops = dlsym(h, "snr_sim_plugin");
 	if (!ops) {
-		snr_fmt(err, errlen, "%s exports no snr_sim_plugin", name);
-		return NULL;
+		snr_fmt(err, errlen, "%s is not a simulator plugin: it exports no symbol snr_sim_plugin "
+			"(docs/simulator-plugin.md)", name);
+		goto refuse;
 	}
 	if (ops->abi_version != SNR_SIM_ABI_VERSION) {
-		snr_fmt(err, errlen, "%s implements simulator ABI version %u; snr needs %d", name, ops->abi_version,
-			SNR_SIM_ABI_VERSION);
-		return NULL;
+		snr_fmt(err, errlen, "%s implements simulator ABI version %u; this snr needs version %d: rebuild the "
+			"plugin against this snr's sim/snr_sim.h", name, ops->abi_version, SNR_SIM_ABI_VERSION);
+		goto refuse;
 	}
-	return ops;
+	/* Every method is required: a NULL one would crash in the middle of a replay. */
+	const char *missing = !ops->name ? "name" : !ops->isa ? "isa" : !ops->create ? "create"
+		: !ops->destroy ? "destroy" : !ops->error ? "error" : !ops->attach_tracker ? "attach_tracker"
+		: !ops->set_reg ? "set_reg" : !ops->get_reg ? "get_reg" : !ops->load_mem ? "load_mem"
+		: !ops->read_mem ? "read_mem" : !ops->load_code ? "load_code" : !ops->step ? "step"
+		: !ops->finish ? "finish" : NULL;
+	if (missing) {
+		snr_fmt(err, errlen, "%s: snr_sim_plugin.%s is NULL; every member is required", name, missing);
+		goto refuse;
+	}
+	return ops; /* the handle stays open for the life of the process */
+refuse:
+	dlclose(h);
+	return NULL;
 }
 
 /* ---- the replayer's own tracker: totals and last writers, forwarding ------ */

@@ -169,10 +169,10 @@ static int grm_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, un
 static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct ta1_insn *in,
 		    const struct ta1_query_ctx *q, const struct ta1_access *a)
 {
-	char dis[96];
-	ta1_disasm(in, pc, dis, sizeof(dis));
+	char dis[96]; /* formatted only on failure: this runs for every instruction */
 	for (unsigned r = 1; r < TA1_REG_COUNT; r++)
 		if (((a->regs_read >> r) & 1) && !s->reg_valid[r]) {
+			ta1_disasm(in, pc, dis, sizeof(dis));
 			snr_fmt(s->err, sizeof(s->err),
 				"instruction %llu (pc 0x%llx: %s) reads register %u, which the trace neither captured "
 				"nor saw written: the recording is incomplete",
@@ -192,6 +192,7 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 					   &nmiss, &cap);
 		}
 		if (nmiss) {
+			ta1_disasm(in, pc, dis, sizeof(dis));
 			snr_fmt(s->err, sizeof(s->err),
 				"instruction %llu (pc 0x%llx: %s) reads %llu bytes at 0x%llx that the trace did not "
 				"capture (poisoned): the recording is incomplete",

@@ -1,0 +1,384 @@
+/*
+ * test_metrics.c: the metrics file (.snrm, docs/metrics-format.md) read back
+ * by snr_metrics_open/snr_metrics_replay directly, with no analyzer:
+ *  - round trip: 200k events of every kind, with extreme field values
+ *    (0, UINT64_MAX, negative indices), over several EVENTS chunks, come back
+ *    to a tracker identical and in order; META, SUMMARY and symbols too;
+ *  - callbacks left NULL are skipped, the others still get their events;
+ *  - every single corrupted byte is reported with the chunk and offset (or
+ *    the file header), never read as data;
+ *  - a well-checksummed EVENTS chunk holding a malformed record is reported
+ *    with its chunk and payload offset;
+ *  - a file cut short reads as a prefix: no SUMMARY, whole chunks only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/snr_chunkfile.h"
+#include "replayer/metrics.h"
+#include "tests/check.h"
+
+enum { K_ISSUE, K_RETIRE, K_STALL, K_DMA, K_MEM, K_REG, K_BUSY, K_COUNT };
+#define NEV 200000
+
+struct ev {
+	int kind;
+	union {
+		struct snr_ev_insn insn;
+		struct snr_ev_stall stall;
+		struct snr_ev_dma dma;
+		struct snr_ev_mem mem;
+		struct snr_ev_reg reg;
+		struct snr_ev_busy busy;
+	} u;
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+	return rng;
+}
+/* A value of any size: small, large, or one of the extremes. */
+static uint64_t val(void)
+{
+	switch (rnd() % 5) {
+	case 0: return 0;
+	case 1: return UINT64_MAX;
+	case 2: return rnd() % 128;
+	case 3: return rnd() >> (rnd() % 64);
+	default: return rnd();
+	}
+}
+static int64_t sval(void) { return rnd() % 3 == 0 ? -1 : (rnd() % 7 == 0 ? INT64_MIN : (int64_t)(val() >> 1)); }
+
+static void make(struct ev *e, int kind)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	switch (kind) {
+	case K_ISSUE:
+	case K_RETIRE:
+		e->u.insn = (struct snr_ev_insn){val(), val(), val(), val(), (uint8_t)(rnd() % SNR_UNIT_COUNT),
+						 (uint8_t)val()};
+		break;
+	case K_STALL:
+		e->u.stall = (struct snr_ev_stall){val(), val(), val(), (uint8_t)(rnd() % SNR_STALL_COUNT), sval(), val()};
+		break;
+	case K_DMA:
+		e->u.dma = (struct snr_ev_dma){.id = val(), .phase = (uint8_t)(rnd() % 4), .issue_index = sval(),
+					       .wait_index = sval(), .cycle = val(), .bytes = val(),
+					       .src_space = (uint16_t)val(), .dst_space = (uint16_t)val(),
+					       .src_chip = (uint16_t)val(), .dst_chip = (uint16_t)val(),
+					       .src_addr = val(), .dst_addr = val(), .flag = (uint16_t)val(),
+					       .base_cycles = val(), .transfer_cycles = val()};
+		break;
+	case K_MEM:
+		e->u.mem = (struct snr_ev_mem){val(), val(), (uint8_t)(rnd() & 1), (uint8_t)val(), (uint16_t)val(),
+					       val(), val()};
+		break;
+	case K_REG: e->u.reg = (struct snr_ev_reg){val(), (uint16_t)val(), (uint8_t)(rnd() & 1)}; break;
+	case K_BUSY: {
+		uint64_t a = val(), b = val();
+		e->u.busy = (struct snr_ev_busy){(uint8_t)(rnd() % SNR_UNIT_COUNT), a < b ? a : b, a < b ? b : a, val()};
+		break;
+	}
+	}
+}
+
+/* ---- the reading side: compare each delivered event with the next expected */
+
+struct cmp {
+	const struct ev *want;
+	size_t n, next, bad;
+	unsigned kinds; /* bits of the kinds expected (NULL callbacks drop the rest) */
+};
+
+static const struct ev *expect(struct cmp *c, int kind)
+{
+	while (c->next < c->n && !(c->kinds >> c->want[c->next].kind & 1))
+		c->next++;
+	if (c->next >= c->n || c->want[c->next].kind != kind) {
+		if (c->bad++ < 5)
+			CHECK(0, "event %zu: got kind %d, want %d", c->next, kind,
+			      c->next < c->n ? c->want[c->next].kind : -1);
+		return NULL;
+	}
+	return &c->want[c->next++];
+}
+#define SAME(f)                                                                                   \
+	do {                                                                                      \
+		if (w->f != e->f && c->bad++ < 5)                                                 \
+			CHECK(0, "event %zu: " #f " is %llu, want %llu", c->next - 1,             \
+			      (unsigned long long)e->f, (unsigned long long)w->f);                 \
+	} while (0)
+
+static void insn(struct cmp *c, int kind, const struct snr_ev_insn *e)
+{
+	const struct ev *x = expect(c, kind);
+	if (!x)
+		return;
+	const struct snr_ev_insn *w = &x->u.insn;
+	SAME(index); SAME(pc); SAME(issue); SAME(retire); SAME(unit); SAME(cls);
+}
+static void r_issue(void *u, const struct snr_ev_insn *e) { insn(u, K_ISSUE, e); }
+static void r_retire(void *u, const struct snr_ev_insn *e) { insn(u, K_RETIRE, e); }
+static void r_stall(void *u, const struct snr_ev_stall *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_STALL);
+	if (!x)
+		return;
+	const struct snr_ev_stall *w = &x->u.stall;
+	SAME(index); SAME(cycles); SAME(start); SAME(cause); SAME(responsible); SAME(dma_id);
+}
+static void r_dma(void *u, const struct snr_ev_dma *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_DMA);
+	if (!x)
+		return;
+	const struct snr_ev_dma *w = &x->u.dma;
+	SAME(id); SAME(phase); SAME(issue_index); SAME(wait_index); SAME(cycle); SAME(bytes);
+	SAME(src_space); SAME(dst_space); SAME(src_chip); SAME(dst_chip); SAME(src_addr); SAME(dst_addr);
+	SAME(flag); SAME(base_cycles); SAME(transfer_cycles);
+}
+static void r_mem(void *u, const struct snr_ev_mem *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_MEM);
+	if (!x)
+		return;
+	const struct snr_ev_mem *w = &x->u.mem;
+	SAME(index); SAME(cycle); SAME(write); SAME(space); SAME(chip); SAME(addr); SAME(bytes);
+}
+static void r_reg(void *u, const struct snr_ev_reg *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_REG);
+	if (!x)
+		return;
+	const struct snr_ev_reg *w = &x->u.reg;
+	SAME(index); SAME(reg); SAME(write);
+}
+static void r_busy(void *u, const struct snr_ev_busy *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_BUSY);
+	if (!x)
+		return;
+	const struct snr_ev_busy *w = &x->u.busy;
+	SAME(unit); SAME(start); SAME(end); SAME(index);
+}
+
+static void emit(const struct snr_tracker *t, const struct ev *e)
+{
+	switch (e->kind) {
+	case K_ISSUE: t->on_issue(t->user, &e->u.insn); break;
+	case K_RETIRE: t->on_retire(t->user, &e->u.insn); break;
+	case K_STALL: t->on_stall(t->user, &e->u.stall); break;
+	case K_DMA: t->on_dma(t->user, &e->u.dma); break;
+	case K_MEM: t->on_mem(t->user, &e->u.mem); break;
+	case K_REG: t->on_reg(t->user, &e->u.reg); break;
+	case K_BUSY: t->on_busy(t->user, &e->u.busy); break;
+	}
+}
+
+static char *tmp_path(const char *name)
+{
+	static char buf[4][256];
+	static int i;
+	char *p = buf[i++ & 3];
+	snprintf(p, 256, "%s/snr-test-metrics-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(), name);
+	return p;
+}
+
+static size_t replay_into(const char *path, const struct ev *want, size_t n, unsigned kinds, bool all_callbacks,
+			  char *err, size_t errlen, int *rc)
+{
+	struct cmp c = {.want = want, .n = n, .kinds = kinds};
+	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .user = &c};
+	if (all_callbacks || (kinds >> K_ISSUE & 1))
+		t.on_issue = r_issue;
+	if (all_callbacks || (kinds >> K_RETIRE & 1))
+		t.on_retire = r_retire;
+	if (all_callbacks || (kinds >> K_STALL & 1))
+		t.on_stall = r_stall;
+	if (all_callbacks || (kinds >> K_DMA & 1))
+		t.on_dma = r_dma;
+	if (all_callbacks || (kinds >> K_MEM & 1))
+		t.on_mem = r_mem;
+	if (all_callbacks || (kinds >> K_REG & 1))
+		t.on_reg = r_reg;
+	if (all_callbacks || (kinds >> K_BUSY & 1))
+		t.on_busy = r_busy;
+	struct snr_metrics *m = snr_metrics_open(path, err, errlen);
+	*rc = -1;
+	if (!m)
+		return 0;
+	*rc = snr_metrics_replay(m, &t, err, errlen);
+	snr_metrics_close(m);
+	while (c.next < c.n && !(kinds >> want[c.next].kind & 1))
+		c.next++;
+	return c.bad ? 0 : c.next;
+}
+
+static const char META[] = "{\"format\":\"snr metrics\",\"simulator\":\"test\"}";
+static const char SUMMARY[] = "{\"instructions\":3,\"cycles\":9}";
+
+static void write_file(const char *path, const struct ev *evs, size_t n)
+{
+	char err[400];
+	struct snr_metrics_writer *w = snr_metrics_create(path, META, err, sizeof(err));
+	CHECK(w != NULL, "create: %s", err);
+	if (!w)
+		return;
+	const uint64_t addr[2] = {0x10000, 0x10100}, size[2] = {0x100, 0x40};
+	const char *const names[2] = {"main", "window"};
+	CHECK(snr_metrics_write_symbols(w, 2, addr, size, names) == 0, "symbols");
+	const struct snr_tracker *t = snr_metrics_tracker(w);
+	CHECK(snr_tracker_mask(t) == 0x7f, "the writer registers every callback");
+	for (size_t i = 0; i < n; i++)
+		emit(t, &evs[i]);
+	CHECK(snr_metrics_finish(w, SUMMARY, err, sizeof(err)) == 0, "finish: %s", err);
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *p = malloc(*n);
+	*n = fread(p, 1, *n, f);
+	fclose(f);
+	return p;
+}
+static void spill(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(p, 1, n, f);
+	fclose(f);
+}
+
+static void test_round_trip(const char *path, struct ev *evs)
+{
+	for (size_t i = 0; i < NEV; i++)
+		make(&evs[i], (int)(rnd() % K_COUNT));
+	write_file(path, evs, NEV);
+	char err[600];
+	struct snr_metrics *m = snr_metrics_open(path, err, sizeof(err));
+	CHECK(m != NULL, "open: %s", err);
+	if (!m)
+		return;
+	CHECK(!strcmp(snr_metrics_meta_json(m), META), "meta: %s", snr_metrics_meta_json(m));
+	CHECK(snr_metrics_summary_json(m) && !strcmp(snr_metrics_summary_json(m), SUMMARY), "summary");
+	char sym[128];
+	snr_metrics_symbolize(m, 0x10104, sym, sizeof(sym));
+	CHECK(strstr(sym, "window") != NULL, "0x10104 symbolizes as %s", sym);
+	snr_metrics_close(m);
+	int rc;
+	size_t got = replay_into(path, evs, NEV, 0x7f, true, err, sizeof(err), &rc);
+	CHECK(rc == 0 && got == NEV, "round trip: %zu of %d events (%s)", got, NEV, rc ? err : "");
+	/* Only DMA and stall callbacks: the others are skipped, these still come in order. */
+	got = replay_into(path, evs, NEV, 1u << K_DMA | 1u << K_STALL, false, err, sizeof(err), &rc);
+	CHECK(rc == 0 && got == NEV, "with NULL callbacks: %s", rc ? err : "events differ");
+	/* An empty stream is a valid file too. */
+	write_file(tmp_path("empty.snrm"), evs, 0);
+	got = replay_into(tmp_path("empty.snrm"), evs, 0, 0x7f, true, err, sizeof(err), &rc);
+	CHECK(rc == 0 && got == 0, "empty: %s", err);
+	unlink(tmp_path("empty.snrm"));
+}
+
+static int names_place(const char *err)
+{
+	return (strstr(err, "chunk ") && strstr(err, "(offset ")) || strstr(err, "file header") ||
+	       strstr(err, "no SNRMETRC header");
+}
+
+static void test_corruption(const char *path, const struct ev *evs)
+{
+	/* A small file, so that every byte can be flipped. */
+	write_file(path, evs, 300);
+	size_t n;
+	uint8_t *orig = slurp(path, &n);
+	CHECK(orig != NULL && n > 100, "small file");
+	if (!orig)
+		return;
+	const char *bad = tmp_path("bad.snrm");
+	unsigned detected = 0;
+	for (size_t off = 0; off < n; off++) {
+		orig[off] ^= 0x5a;
+		spill(bad, orig, n);
+		orig[off] ^= 0x5a;
+		char err[600] = "";
+		int rc;
+		replay_into(bad, evs, 300, 0x7f, true, err, sizeof(err), &rc);
+		CHECK(rc != 0, "byte %zu changed: the reader did not notice", off);
+		if (rc != 0) {
+			CHECK(names_place(err), "byte %zu changed: the error names no place: %s", off, err);
+			detected++;
+		}
+	}
+	CHECK(detected == n, "%u of %zu corruptions detected", detected, n);
+	/* Cut short: whole chunks read, the summary is gone, no error. */
+	spill(bad, orig, n - 3);
+	char err[600];
+	struct snr_metrics *m = snr_metrics_open(bad, err, sizeof(err));
+	CHECK(m != NULL, "truncated file: %s", err);
+	if (m) {
+		CHECK(snr_metrics_summary_json(m) == NULL, "a truncated file has no summary");
+		snr_metrics_close(m);
+	}
+	free(orig);
+	unlink(bad);
+}
+
+/* A valid container whose EVENTS payload holds a bad record: the error
+ * names the chunk and the offset of the record inside the payload. */
+static void test_malformed_record(const char *path)
+{
+	struct snr_chunk_writer w;
+	char err[600];
+	CHECK(snr_chunkw_create(&w, path, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, sizeof(err)) == 0, "%s", err);
+	snr_chunkw_put(&w, 1, META, strlen(META), false);
+	/* a REG event (kind 6: index 5, reg 3, write 1), then kind 99 */
+	const uint8_t ev[] = {6, 5, 3, 1, 99, 0, 0};
+	snr_chunkw_put(&w, 3, ev, sizeof(ev), false);
+	CHECK(snr_chunkw_close(&w) == 0, "close");
+	struct snr_metrics *m = snr_metrics_open(path, err, sizeof(err));
+	CHECK(m != NULL, "open: %s", err);
+	if (!m)
+		return;
+	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION};
+	int rc = snr_metrics_replay(m, &t, err, sizeof(err));
+	CHECK(rc != 0 && strstr(err, "chunk 1 (offset ") && strstr(err, "payload offset 5"),
+	      "malformed record: %s", err);
+	snr_metrics_close(m);
+	/* A stall with an unknown cause is malformed too (kind 3; cause 200). */
+	CHECK(snr_chunkw_create(&w, path, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, sizeof(err)) == 0, "%s", err);
+	snr_chunkw_put(&w, 1, META, strlen(META), false);
+	const uint8_t st[] = {3, 1, 1, 1, 0xc8, 0x01, 0, 0};
+	snr_chunkw_put(&w, 3, st, sizeof(st), false);
+	snr_chunkw_close(&w);
+	m = snr_metrics_open(path, err, sizeof(err));
+	rc = m ? snr_metrics_replay(m, &t, err, sizeof(err)) : -1;
+	CHECK(rc != 0 && strstr(err, "chunk 1 (offset "), "stall cause 200: %s", err);
+	snr_metrics_close(m);
+}
+
+int main(void)
+{
+	const char *path = tmp_path("rt.snrm");
+	struct ev *evs = calloc(NEV, sizeof(*evs));
+	test_round_trip(path, evs);
+	test_corruption(path, evs);
+	test_malformed_record(path);
+	unlink(path);
+	free(evs);
+	return check_report("test_metrics");
+}
