@@ -250,9 +250,14 @@ static int cmd_verify(struct snr_trace *t, const char *path)
 		return 1;
 	}
 	if (snr_trace_truncated(t)) {
-		printf("%s: truncated at instruction %llu: the recorder stopped before writing its end; "
-		       "instructions 0..%llu are intact and replayable\n",
-		       path, (unsigned long long)c.steps, c.steps ? (unsigned long long)c.steps - 1 : 0ull);
+		if (c.steps)
+			printf("%s: truncated at instruction %llu: the recorder stopped before writing its end; "
+			       "instructions 0..%llu are intact and replayable\n",
+			       path, (unsigned long long)c.steps, (unsigned long long)c.steps - 1);
+		else
+			printf("%s: truncated at instruction 0: the recorder stopped before a whole chunk of steps "
+			       "was written; no instruction is replayable\n",
+			       path);
 		return 3;
 	}
 	const uint8_t *const *dregs;

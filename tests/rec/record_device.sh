@@ -89,7 +89,12 @@ start_device
 "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 5000000 \
   -o "$T/d.snrt" 2>/dev/null &
 REC=$!
-sleep 1.5
+# kill it once at least one chunk of steps (4096) is on disk
+for _ in $(seq 600); do
+  sleep 0.1
+  k=$("$SNR" trace verify "$T/d.snrt" 2>/dev/null | sed -n 's/.*truncated at instruction \([0-9]*\).*/\1/p')
+  [ -n "$k" ] && [ "$k" -gt 0 ] && break
+done
 kill -9 $REC; wait $REC 2>/dev/null
 kill $DEV 2>/dev/null; wait $DEV 2>/dev/null; DEV=""
 "$SNR" trace verify "$T/d.snrt" >"$T/ver.txt"
