@@ -34,14 +34,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-extern const struct snr_sim_ops snr_sim_unicorn __attribute__((weak));
 
 const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *err, size_t errlen)
 {
 	if (!name) {
 		if (isa && !strcmp(isa, "ta1"))
 			return &snr_sim_ta1;
-		if (isa && (!strcmp(isa, "x86-64") || !strcmp(isa, "aarch64")) && &snr_sim_unicorn)
+		if (isa && !strcmp(isa, "x86-64"))
 			return &snr_sim_unicorn;
 		snr_fmt(err, errlen, "no simulator in snr replays %s traces; name one with --sim PATH.so",
 			isa ? isa : "(unknown ISA)");
@@ -49,12 +48,8 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 	}
 	if (!strcmp(name, "ta1"))
 		return &snr_sim_ta1;
-	if (!strcmp(name, "unicorn")) {
-		if (&snr_sim_unicorn)
-			return &snr_sim_unicorn;
-		snr_fmt(err, errlen, "this snr was built without the unicorn simulator");
-		return NULL;
-	}
+	if (!strcmp(name, "unicorn"))
+		return &snr_sim_unicorn;
 	if (!strchr(name, '/')) {
 		snr_fmt(err, errlen, "unknown simulator '%s' (ta1, unicorn, or a path to a plugin .so)", name);
 		return NULL;
