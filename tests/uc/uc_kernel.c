@@ -31,12 +31,22 @@ __attribute__((noinline)) void copy_loop(unsigned char *d, const unsigned char *
 		d[i] = s[i];
 }
 
+static long pid_seen;
+
+/* A system call inside the window: the replay takes its result from the trace. */
+__attribute__((noinline)) long raw_getpid(void)
+{
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(39L) : "rcx", "r11", "memory");
+	return r;
+}
+
 __attribute__((noinline)) void kernels(void)
 {
+	pid_seen = raw_getpid();
+	copy_loop(dst, src, sizeof(src));
 	matmul_blocked();
-	for (int r = 0; r < 4; r++)
-		copy_loop(dst, src, sizeof(src));
-	matmul_blocked();
+	copy_loop(dst + 1, src, sizeof(src) - 1);
 }
 
 int main(void)
@@ -52,6 +62,6 @@ int main(void)
 	double s = 0;
 	for (int i = 0; i < N; i++)
 		s += c[i][i];
-	printf("%f %u\n", s, dst[100]);
+	printf("%f %u %d\n", s, dst[100], pid_seen > 0);
 	return 0;
 }
