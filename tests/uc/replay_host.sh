@@ -16,6 +16,14 @@ fail() { echo "FAIL: $*"; [ -f "$T/out" ] && cat "$T/out"; exit 1; }
 "$SNR" replay "$T/p.snrt" >"$T/out" 2>&1 || fail "replay of the ptrace trace"
 grep -q "end state matches" "$T/out" || fail "ptrace trace: no end-state match"
 "$SNR" replay --sim unicorn "$T/p.snrt" >"$T/out" 2>&1 || fail "--sim unicorn"
+"$SNR" replay --cache-report=5 "$T/p.snrt" >"$T/out" 2>&1 || fail "--cache-report"
+grep -q "L1 misses" "$T/out" && grep -q "matmul_blocked" "$T/out" || fail "no cache report naming the matmul"
+echo '{"cache": {"l1": {"size": 1024, "assoc": 2}}}' >"$T/small.json"
+"$SNR" replay --config "$T/small.json" --cache-report "$T/p.snrt" >"$T/out" 2>&1 || fail "small cache"
+grep -q "L1 1024 B, 2-way" "$T/out" || fail "the config's cache was not used"
+echo '{"cache": {"l1": {"size": 1000}}}' >"$T/bad.json"
+"$SNR" replay --config "$T/bad.json" "$T/p.snrt" >"$T/out" 2>&1 && fail "a bad cache config was accepted"
+grep -q "cache.l1" "$T/out" || fail "the bad cache config's message does not name the key"
 
 if command -v gdbserver >/dev/null; then
 	PORT=$((20000 + $$ % 20000))
