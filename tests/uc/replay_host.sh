@@ -1,7 +1,8 @@
 #!/bin/sh
 # replay_host.sh SNR KERNEL TRACE_DROP_PAGE: the host kernel (a system call,
-# a copy loop, a blocked matmul) recorded through ptrace and through
-# gdbserver replays in unicorn with every pc and the end state matching; the
+# a copy loop, a blocked matmul) recorded through ptrace (50000 instructions)
+# and through gdbserver (20000: each step is a round trip) replays in
+# unicorn with every pc and the end state matching; the
 # ptrace trace without one captured data page fails naming the page.
 set -u
 SNR=$1 KERNEL=$2 DROP=$3
@@ -31,7 +32,7 @@ if command -v gdbserver >/dev/null; then
 	GS_PID=$!
 	i=0
 	while ! grep -q "Listening" "$T/gs.log" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	"$SNR" record --target "tcp:127.0.0.1:$PORT" --elf "$KERNEL" --breakpoint kernels --count 50000 \
+	"$SNR" record --target "tcp:127.0.0.1:$PORT" --elf "$KERNEL" --breakpoint kernels --count 20000 \
 		-o "$T/g.snrt" >"$T/out" 2>&1 || fail "gdbserver record"
 	wait "$GS_PID" 2>/dev/null
 	GS_PID=
