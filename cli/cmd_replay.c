@@ -16,6 +16,7 @@
 
 static const char replay_usage[] =
 	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm] [--json]\n"
+	"                  [--cache-report[=N]]\n"
 	"\n"
 	"Loads the trace's snapshot into a simulator, runs the recorded instructions\n"
 	"with every performance event reported to the tracker, and checks the replay:\n"
@@ -28,6 +29,9 @@ static const char replay_usage[] =
 	"  --config M.json     machine config (default: the one stored in the trace)\n"
 	"  -o, --output FILE   write the metrics file (.snrm, docs/metrics-format.md)\n"
 	"  --json              print the summary as JSON\n"
+	"  --cache-report[=N]  run the cache model (the config's \"cache\" object,\n"
+	"                      docs/unicorn-sim.md) on the memory events and list the\n"
+	"                      N instructions (default 20) with the most misses\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 replayed and verified, 3 diverged (the report names the\n"
@@ -38,6 +42,7 @@ int snr_cmd_replay(int argc, char **argv)
 	static const struct option opts[] = {
 		{"sim", required_argument, NULL, 's'},   {"config", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
+		{"cache-report", optional_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct snr_replay_opts o = {0};
@@ -49,6 +54,10 @@ int snr_cmd_replay(int argc, char **argv)
 		case 'c': o.config_path = optarg; break;
 		case 'o': o.metrics_path = optarg; break;
 		case 'j': as_json = 1; break;
+		case 'C':
+			o.cache_report = stdout;
+			o.cache_report_rows = optarg ? (unsigned)strtoul(optarg, NULL, 10) : 0;
+			break;
 		case 'h': fputs(replay_usage, stdout); return 0;
 		default: fputs(replay_usage, stderr); return 2;
 		}
@@ -60,6 +69,8 @@ int snr_cmd_replay(int argc, char **argv)
 	}
 	o.trace_path = argv[optind];
 	o.progress = isatty(2);
+	if (o.cache_report && as_json)
+		o.cache_report = stderr; /* stdout holds the JSON summary */
 	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
 	char err[1024];
 	if (snr_replay(&o, r, err, sizeof(err))) {

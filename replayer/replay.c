@@ -26,6 +26,7 @@
 #include "lib/snr_util.h"
 #include "recorder/snr_isa.h"
 #include "replayer/metrics.h"
+#include "sim/snr_cache.h"
 
 static double now_s(void)
 {
@@ -34,14 +35,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-extern const struct snr_sim_ops snr_sim_unicorn __attribute__((weak));
 
 const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *err, size_t errlen)
 {
 	if (!name) {
 		if (isa && !strcmp(isa, "ta1"))
 			return &snr_sim_ta1;
-		if (isa && (!strcmp(isa, "x86-64") || !strcmp(isa, "aarch64")) && &snr_sim_unicorn)
+		if (isa && !strcmp(isa, "x86-64"))
 			return &snr_sim_unicorn;
 		snr_fmt(err, errlen, "no simulator in snr replays %s traces; name one with --sim PATH.so",
 			isa ? isa : "(unknown ISA)");
@@ -49,12 +49,8 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 	}
 	if (!strcmp(name, "ta1"))
 		return &snr_sim_ta1;
-	if (!strcmp(name, "unicorn")) {
-		if (&snr_sim_unicorn)
-			return &snr_sim_unicorn;
-		snr_fmt(err, errlen, "this snr was built without the unicorn simulator");
-		return NULL;
-	}
+	if (!strcmp(name, "unicorn"))
+		return &snr_sim_unicorn;
 	if (!strchr(name, '/')) {
 		snr_fmt(err, errlen, "unknown simulator '%s' (ta1, unicorn, or a path to a plugin .so)", name);
 		return NULL;
@@ -101,8 +97,18 @@ struct block_writer {
 	int64_t index;
 };
 
+/* Cache misses of one instruction address (--cache-report). */
+struct pc_misses {
+	uint64_t pc; /* pc + 1: 0 marks an empty slot */
+	uint64_t accesses, l1_misses, l2_misses;
+};
+
 struct collector {
 	struct snr_replay_result *r;
+	struct snr_cache *cache; /* NULL unless a cache report was asked for */
+	uint64_t pc;             /* of the instruction being stepped */
+	struct pc_misses *pm;
+	size_t pm_cap, pm_n;
 	const struct snr_tracker *fwd[2];
 	int64_t *last_reg_writer;
 	size_t nregs;
@@ -161,8 +167,41 @@ static void collect_reg(struct collector *c, const struct snr_ev_reg *e)
 	if (e->write && e->reg < c->nregs)
 		c->last_reg_writer[e->reg] = (int64_t)e->index;
 }
+static struct pc_misses *pm_slot(struct collector *c, uint64_t pc)
+{
+	if ((c->pm_n + 1) * 2 > c->pm_cap) {
+		struct pc_misses *old = c->pm;
+		size_t ocap = c->pm_cap;
+		c->pm_cap = ocap ? ocap * 2 : 1024;
+		c->pm = snr_xcalloc(c->pm_cap, sizeof(*c->pm));
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].pc)
+				*pm_slot(c, old[i].pc - 1) = old[i];
+		free(old);
+	}
+	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 17) & (c->pm_cap - 1);
+	while (c->pm[h].pc && c->pm[h].pc != pc + 1)
+		h = (h + 1) & (c->pm_cap - 1);
+	if (!c->pm[h].pc) {
+		c->pm[h].pc = pc + 1;
+		c->pm_n++;
+	}
+	return &c->pm[h];
+}
+
+static void collect_cache(struct collector *c, const struct snr_ev_mem *e)
+{
+	enum snr_cache_served lvl = snr_cache_access(c->cache, e->addr, e->bytes, NULL);
+	struct pc_misses *m = pm_slot(c, c->pc);
+	m->accesses++;
+	m->l1_misses += lvl != SNR_CACHE_L1;
+	m->l2_misses += lvl == SNR_CACHE_MEMORY;
+}
+
 static void collect_mem(struct collector *c, const struct snr_ev_mem *e)
 {
+	if (c->cache)
+		collect_cache(c, e);
 	if (!e->write || !e->bytes)
 		return;
 	uint32_t key = ((uint32_t)e->space << 16) | e->chip;
@@ -239,6 +278,44 @@ static void hex_le(char *out, const uint8_t *p, size_t n)
 		sprintf(out + 2 + 2 * (n - 1 - i), "%02x", p[i]);
 }
 
+static int by_misses(const void *a, const void *b)
+{
+	const struct pc_misses *x = a, *y = b;
+	if (x->l1_misses != y->l1_misses)
+		return x->l1_misses < y->l1_misses ? 1 : -1;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static void cache_report(FILE *f, unsigned rows, struct collector *c, const struct snr_cache_cfg *cfg,
+			 struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct code_map *cm)
+{
+	struct pc_misses *v = snr_xcalloc(c->pm_n + 1, sizeof(*v));
+	size_t n = 0;
+	uint64_t acc = 0, m1 = 0, m2 = 0;
+	for (size_t i = 0; i < c->pm_cap; i++)
+		if (c->pm[i].pc) {
+			v[n++] = c->pm[i];
+			acc += c->pm[i].accesses;
+			m1 += c->pm[i].l1_misses;
+			m2 += c->pm[i].l2_misses;
+		}
+	qsort(v, n, sizeof(*v), by_misses);
+	fprintf(f,
+		"cache model: L1 %llu B, %llu-way, %llu B lines; L2 %llu B, %llu-way; %llu accesses, %llu L1 misses "
+		"(%.2f%%), %llu L2 misses\n",
+		(unsigned long long)cfg->l1.size, (unsigned long long)cfg->l1.assoc, (unsigned long long)cfg->l1.line,
+		(unsigned long long)cfg->l2.size, (unsigned long long)cfg->l2.assoc, (unsigned long long)acc,
+		(unsigned long long)m1, acc ? 100.0 * (double)m1 / (double)acc : 0.0, (unsigned long long)m2);
+	fprintf(f, "%10s %10s %10s  instruction\n", "accesses", "L1 misses", "L2 misses");
+	for (size_t i = 0; i < n && i < rows && v[i].l1_misses; i++) {
+		char at[300];
+		describe(t, isa, isa_self, cm, v[i].pc - 1, at, sizeof(at));
+		fprintf(f, "%10llu %10llu %10llu  %s\n", (unsigned long long)v[i].accesses,
+			(unsigned long long)v[i].l1_misses, (unsigned long long)v[i].l2_misses, at);
+	}
+	free(v);
+}
+
 /* ---- the replay ------------------------------------------------------------------ */
 
 int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen)
@@ -298,6 +375,12 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	for (size_t i = 0; i < nregs; i++)
 		col.last_reg_writer[i] = -1;
 	col.fwd[1] = o->tracker;
+	struct snr_cache_cfg cache_cfg;
+	if (o->cache_report) {
+		if (snr_cache_cfg_parse(&cache_cfg, cfg_json, err, errlen))
+			goto out;
+		col.cache = snr_cache_new(&cache_cfg);
+	}
 	if (o->metrics_path) {
 		json_t *m = json_object();
 		json_object_set_new(m, "format", json_string("snr metrics"));
@@ -409,6 +492,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 			break;
 		}
 		struct snr_sim_step out;
+		col.pc = st.pc;
 		if (sim->step(s, st.index, &out)) {
 			char at[300];
 			describe(t, isa, isa_self, &cm, st.pc, at, sizeof(at));
@@ -442,6 +526,9 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		goto out;
 	}
 	r->cycles = sim->finish(s);
+	if (col.cache)
+		cache_report(o->cache_report, o->cache_report_rows ? o->cache_report_rows : 20, &col, &cache_cfg, t, isa,
+			     isa_self, &cm);
 
 	/* End state. */
 	const uint8_t *const *dregs;
@@ -537,6 +624,8 @@ out:
 	free(meta_out);
 	free(col.last_reg_writer);
 	free(col.bw);
+	free(col.pm);
+	snr_cache_free(col.cache);
 	free(cm.pc);
 	free(cm.bytes);
 	free(cm.len);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim/snr_sim.h"
 #include "sim/snr_tracker.h"
@@ -22,6 +23,11 @@ struct snr_replay_opts {
 	const char *metrics_path; /* write a .snrm, or NULL */
 	const struct snr_tracker *tracker; /* the caller's own tracker too, or NULL */
 	bool progress;
+	/* Run the cache model (sim/snr_cache.h, the config's "cache" object) on
+	 * the simulator's memory events and print the instructions with the
+	 * most misses here, or NULL. */
+	FILE *cache_report;
+	unsigned cache_report_rows; /* 0: 20 */
 };
 
 struct snr_replay_result {

@@ -67,5 +67,6 @@ struct snr_sim_ops {
 };
 
 extern const struct snr_sim_ops snr_sim_ta1;
+extern const struct snr_sim_ops snr_sim_unicorn; /* x86-64 host code (sim/unicorn.c) */
 
 #endif
