@@ -697,6 +697,9 @@ static int x86_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		cs_acc_write_partial(out, X_MXCSR);
 	}
 	out->cls = classify(&q);
+	/* A system call's results, cpuid, rdtsc, rdrand: no simulator can
+	 * recompute them, so the recorder saves them after the step. */
+	out->record_outputs = out->cls == SNR_CLASS_SYSTEM;
 	return 0;
 }
 
