@@ -108,12 +108,17 @@ struct snr_elf *snr_elf_open(const char *path, char *err, size_t errlen)
 		s->data = e->image + ph.p_offset;
 	}
 
+	/* .symtab; a stripped shared library (Debian's libc) keeps only its
+	 * exported symbols in .dynsym, which is then read instead. */
 	size_t cap = 0;
+	bool have_symtab = false;
+	for (int pass = 0; pass < 2 && !have_symtab; pass++) {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
 			continue;
+		have_symtab |= !pass;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (!d || !sh.sh_entsize)
 			continue;
@@ -139,6 +144,7 @@ struct snr_elf *snr_elf_open(const char *path, char *err, size_t errlen)
 			s->size = sym.st_size;
 			s->is_func = type == STT_FUNC;
 		}
+	}
 	}
 	if (e->nsymbols)
 		qsort(e->symbols, e->nsymbols, sizeof(*e->symbols), cmp_sym);

@@ -599,6 +599,20 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		goto out;
 	}
 
+	/* A launched program stopped at its first instruction had only itself
+	 * and the dynamic loader mapped; at the breakpoint its libraries are
+	 * there too, so the trace's symbols are read again from /proc. */
+	if (!o->elf_path && o->dbg->pid(r.d) > 0) {
+		struct loaded_obj *again = NULL;
+		size_t nagain = 0;
+		if (load_symbols(o, o->dbg->pid(r.d), &again, &nagain, msg, sizeof(msg)) == 0 && nagain >= nobjs) {
+			free_symbols(objs, nobjs);
+			objs = again;
+			nobjs = nagain;
+		} else {
+			free_symbols(again, nagain);
+		}
+	}
 	meta = meta_json(&r, bp, config_json);
 	w = snr_trace_create(o->out_path, meta, err, errlen);
 	if (!w)

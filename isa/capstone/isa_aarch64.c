@@ -513,6 +513,8 @@ static int a64_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		out->cls = SNR_CLASS_VECTOR;
 	else
 		out->cls = SNR_CLASS_SCALAR;
+	/* svc's result, the counter registers: saved after the step. */
+	out->record_outputs = out->cls == SNR_CLASS_SYSTEM;
 	return 0;
 }
 

@@ -697,8 +697,8 @@ static int x86_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		cs_acc_write_partial(out, X_MXCSR);
 	}
 	out->cls = classify(&q);
-	/* A system call's, cpuid's, rdtsc's results are the host's: a simulator
-	 * takes them from the recording. */
+	/* A system call's results, cpuid, rdtsc, rdrand: no simulator can
+	 * recompute them, so the recorder saves them after the step. */
 	out->record_outputs = out->cls == SNR_CLASS_SYSTEM;
 	return 0;
 }

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""record_rate.py: how fast `snr record` records, and how small its traces are.
+
+In one run, against the same programs:
+  * recording rate over GDB's remote protocol against `snr device --gdb`, on
+    loopback TCP and on a unix socket (instructions/s, from the recorder's
+    own summary: connect, run to the breakpoint, N steps, end-state digest);
+  * gdb-multiarch's own `stepi N` against the same stub at the same
+    breakpoint (steps/s, timed inside gdb around the stepi alone), and the
+    ratio (target: at least 30k/s and at least 5x gdb);
+  * the ptrace recording rate of an x86-64 loop (tests/rec/x86_rec.c, host
+    cc -O1; target at least 20k/s);
+  * trace bytes per instruction of a TA1 window (tests/rec/rec_prog.c);
+  * for a TA1 window that moves data through HBM (workloads/mlp.c from
+    forward()), what a naive snapshot would store -- every byte of core
+    memory and VMEM plus the HBM ranges the window touches -- against the
+    minimal snapshot (the bytes the recorder captured).
+
+  usage: record_rate.py SNR [--count N] [--gdb-steps N]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SPACE_HBM = 3  # isa/ta1/ta1_isa.h: enum ta1_space
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit("%s failed (exit %d): %s" % (" ".join(cmd), p.returncode, p.stderr))
+    return p
+
+
+def start_device(snr, elf, gdb):
+    """Starts `snr device ELF --gdb GDB --halt`; returns (process, target)."""
+    p = subprocess.Popen([snr, "device", elf, "--gdb", gdb, "--halt"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    if gdb.startswith("unix:"):
+        for _ in range(200):
+            if os.path.exists(gdb[5:]):
+                return p, gdb
+            time.sleep(0.01)
+        sys.exit("device did not create %s" % gdb)
+    line = p.stderr.readline()
+    m = re.search(r"127\.0\.0\.1:(\d+)", line)
+    if not m:
+        sys.exit("device did not say its port: %s" % line)
+    return p, "tcp:127.0.0.1:" + m.group(1)
+
+
+def summary(stderr):
+    m = re.search(r"recorded (\d+) instructions in ([\d.]+) s \((\d+)/s\)", stderr)
+    t = re.search(r"trace .*: (\d+) bytes \(([\d.]+) bytes per instruction\)", stderr)
+    c = re.search(r"captured (\d+) registers and (\d+) bytes of memory", stderr)
+    if not (m and t and c):
+        sys.exit("no summary from snr record: %s" % stderr)
+    return {"n": int(m.group(1)), "s": float(m.group(2)), "rate": int(m.group(3)), "trace": int(t.group(1)),
+            "bpi": float(t.group(2)), "regs": int(c.group(1)), "bytes": int(c.group(2))}
+
+
+def record_device(snr, elf, gdb, bp, count, out):
+    dev, target = start_device(snr, elf, gdb)
+    p = run([snr, "record", "--target", target, "--elf", elf, "--breakpoint", bp, "--count", str(count),
+             "-o", out])
+    dev.wait(timeout=120)
+    return summary(p.stderr)
+
+
+def gdb_stepi_rate(snr, elf, steps):
+    gdb = shutil.which("gdb-multiarch")
+    if not gdb:
+        return None
+    dev, target = start_device(snr, elf, "tcp:127.0.0.1:0")
+    py = ("python import time; t=time.perf_counter(); gdb.execute('stepi %d', to_string=True); "
+          "print('STEPI_RATE %%.0f' %% (%d/(time.perf_counter()-t)))" % (steps, steps))
+    p = run([gdb, "-nx", "-batch", "-ex", "set pagination off", "-ex", "set confirm off", "-ex", "file " + elf,
+             "-ex", "target remote " + target[4:], "-ex", "break window", "-ex", "continue", "-ex", py,
+             "-ex", "detach"])
+    dev.wait(timeout=120)
+    m = re.search(r"STEPI_RATE (\d+)", p.stdout)
+    if not m:
+        sys.exit("gdb printed no rate: %s %s" % (p.stdout, p.stderr))
+    return int(m.group(1))
+
+
+def naive_vs_minimal(snr, trace):
+    """Core memory + VMEM (sizes from the trace's machine config) + the HBM
+    bytes the window touches (captured or written: the union of the ranges),
+    against the captured bytes."""
+    info = json.loads(run([snr, "trace", "info", trace, "--json"]).stdout)
+    dump = run([snr, "trace", "dump", trace, "--json"]).stdout
+    hbm = []
+    captured = 0
+    for line in dump.splitlines():
+        s = json.loads(line)
+        for m in s.get("memory", []):
+            captured += m["len"]
+            if m["space"] == SPACE_HBM:
+                hbm.append((m["chip"], m["addr"], m["addr"] + m["len"]))
+    return info, captured, hbm
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("snr")
+    ap.add_argument("--count", type=int, default=100000)
+    ap.add_argument("--gdb-steps", type=int, default=20000)
+    a = ap.parse_args()
+    snr = os.path.abspath(a.snr)
+    tmp = tempfile.mkdtemp(prefix="snr-record-rate-")
+    try:
+        rec = os.path.join(tmp, "rec.elf")
+        run([snr, "cc", "-O1", os.path.join(ROOT, "tests", "rec", "rec_prog.c"), "-o", rec])
+        tcp = record_device(snr, rec, "tcp:127.0.0.1:0", "window", a.count, os.path.join(tmp, "tcp.snrt"))
+        uds = record_device(snr, rec, "unix:" + os.path.join(tmp, "gdb.sock"), "window", a.count,
+                            os.path.join(tmp, "unix.snrt"))
+        print("RSP, snr device, loopback TCP   %8d instructions/s  (%d in %.2f s)" % (tcp["rate"], tcp["n"], tcp["s"]))
+        print("RSP, snr device, unix socket    %8d instructions/s  (%d in %.2f s)" % (uds["rate"], uds["n"], uds["s"]))
+        g = gdb_stepi_rate(snr, rec, a.gdb_steps)
+        if g:
+            print("gdb-multiarch stepi, same stub  %8d steps/s         (stepi %d, TCP)" % (g, a.gdb_steps))
+            print("ratio snr record / gdb stepi    %8.1fx              (target >= 5x; TCP rate >= 30k/s: %s)"
+                  % (tcp["rate"] / g, "yes" if tcp["rate"] >= 30000 else "NO"))
+        else:
+            print("gdb-multiarch stepi             (gdb-multiarch not installed)")
+
+        cc = shutil.which("cc")
+        x86 = os.path.join(tmp, "x86_rec")
+        if cc and os.uname().machine == "x86_64":
+            run([cc, "-O1", "-fpie", "-pie", os.path.join(ROOT, "tests", "rec", "x86_rec.c"), "-o", x86])
+            pt = summary(run([snr, "record", "--breakpoint", "work", "--count", str(a.count), "--kill", "-o",
+                              os.path.join(tmp, "x86.snrt"), "--", x86, "loop"]).stderr)
+            print("ptrace, x86-64 loop             %8d instructions/s  (%d in %.2f s; target >= 20k/s: %s)"
+                  % (pt["rate"], pt["n"], pt["s"], "yes" if pt["rate"] >= 20000 else "NO"))
+        else:
+            print("ptrace, x86-64 loop             (needs an x86-64 host and cc)")
+
+        print("TA1 trace size                  %8.2f bytes/instruction (rec_prog window(), %d instructions, "
+              "%d bytes)" % (tcp["bpi"], tcp["n"], tcp["trace"]))
+
+        mlp = os.path.join(tmp, "mlp.elf")
+        run([snr, "cc", "-O1", os.path.join(ROOT, "workloads", "mlp.c"), "-o", mlp])
+        mt = os.path.join(tmp, "mlp.snrt")
+        ms = record_device(snr, mlp, "tcp:127.0.0.1:0", "forward", 2000, mt)
+        info, captured, hbm = naive_vs_minimal(snr, mt)
+        cfg = info["meta"]["config"]
+        core = cfg["core_memory_bytes"]
+        vmem = cfg["vmem"]["bytes"]
+        hbm_bytes = 0
+        for chip in sorted(set(h[0] for h in hbm)):
+            rs = sorted((lo, hi) for c, lo, hi in hbm if c == chip)
+            cur_lo, cur_hi = rs[0]
+            for lo, hi in rs[1:] + [(None, None)]:
+                if lo is not None and lo <= cur_hi:
+                    cur_hi = max(cur_hi, hi)
+                    continue
+                hbm_bytes += cur_hi - cur_lo
+                if lo is not None:
+                    cur_lo, cur_hi = lo, hi
+        naive = core + vmem + hbm_bytes
+        print("naive snapshot (mlp forward())  %8d bytes: core %d + VMEM %d + HBM touched %d" %
+              (naive, core, vmem, hbm_bytes))
+        print("minimal snapshot (captured)     %8d bytes in %d instructions (%d registers); %.0fx smaller; "
+              "trace %d bytes" % (captured, ms["n"], ms["regs"], naive / max(captured, 1), ms["trace"]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

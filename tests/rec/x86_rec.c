@@ -1,0 +1,63 @@
+/*
+ * x86_rec.c: the host program for recording through gdbserver and ptrace
+ * (built -O1 both -no-pie and as a PIE by the tests).
+ *   x86_rec          work(3000): loads (one of `seed`, rip-relative in a
+ *                    PIE), stores, calls; prints "x86_rec N"
+ *   x86_rec loop     calls work() forever (for attaching with --pid)
+ *   x86_rec io       io(): writes iobuf[0], write(1, "io\n", 3), read(0,
+ *                    iobuf, 8), then hashes iobuf[0..8); prints "io ADDR H"
+ *                    with ADDR = &iobuf
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t table[128];
+uint64_t seed = 7;
+static char iobuf[64];
+volatile uint64_t sink;
+
+__attribute__((noinline)) uint64_t mix(uint64_t a, uint64_t b)
+{
+	return (a ^ (b << 7)) * 0x9e3779b97f4a7c15ull + (b >> 3);
+}
+
+__attribute__((noinline)) uint64_t work(int n)
+{
+	uint64_t h = seed;
+	for (int i = 0; i < n; i++) {
+		h = mix(h, table[i & 127]);
+		table[(i * 5) & 127] += h;
+	}
+	return h;
+}
+
+__attribute__((noinline)) uint64_t io(void)
+{
+	iobuf[0] = 'w';
+	if (write(1, "io\n", 3) != 3)
+		return 0;
+	ssize_t n = read(0, iobuf, 8);
+	uint64_t h = (uint64_t)n;
+	for (int i = 0; i < 8; i++)
+		h = h * 31 + (uint8_t)iobuf[i];
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 0; i < 128; i++)
+		table[i] = (uint64_t)i * (uint64_t)i + 1;
+	if (argc > 1 && !strcmp(argv[1], "io")) {
+		sink = io();
+		printf("io %p %llu\n", (void *)iobuf, (unsigned long long)sink);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "loop"))
+		for (;;)
+			sink += work(1000);
+	sink = work(3000);
+	printf("x86_rec %llu\n", (unsigned long long)sink);
+	return 0;
+}
