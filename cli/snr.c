@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
+	{"host", snr_cmd_host, "host side: on/off-CPU (eBPF), runtime API buckets, GPU activity (CUPTI)"},
 };
 
 static void usage(FILE *f)
