@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
 	{"analyze", snr_cmd_analyze, "analyze a replay: dma, vmem, util, deps, suggest"},
+	{"host", snr_cmd_host, "host side: on/off-CPU (eBPF), runtime API buckets, GPU activity (CUPTI)"},
 };
 
 static void usage(FILE *f)

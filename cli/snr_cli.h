@@ -15,6 +15,7 @@ int snr_cmd_replay(int argc, char **argv);
 int snr_cmd_check(int argc, char **argv);
 int snr_cmd_profile(int argc, char **argv);
 int snr_cmd_analyze(int argc, char **argv);
+int snr_cmd_host(int argc, char **argv);
 
 /* True if argv has -h or --help before any "--". */
 int snr_wants_help(int argc, char **argv);

@@ -1,0 +1,213 @@
+/*
+ * cmd_host.c: `snr host`, the host side of a run: on/off-CPU time with eBPF,
+ * runtime API buckets with uprobes, GPU activity with CUPTI, one timeline.
+ *   snr host record (-p PID | -- CMD ARGS...) [-d S] [-F HZ] [--uprobe LIB:SYM:BUCKET]... -o H.snrh
+ *   snr host report H.snrh [MORE.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_util.h"
+#include "recorder/host/host_report.h"
+#include "recorder/host/host_trace.h"
+#include "snr_cli.h"
+#ifdef SNR_HAVE_HOST_BPF
+#include "recorder/host/host_record.h"
+#endif
+
+static const char host_usage[] =
+	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
+	"                       [--uprobe LIB:SYMBOL:BUCKET]... [--no-presets] [--no-io] -o H.snrh\n"
+	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
+	"\n"
+	"record traces one process with eBPF (as root): every scheduler switch of its\n"
+	"threads (off-CPU intervals with state, user+kernel stack and waker), on-CPU\n"
+	"samples at HZ (default 99), uprobes on runtime APIs and I/O system calls that\n"
+	"put time in gPerf's buckets (H:CTRL, H:WAIT_DEV, H:IO; H:APP is the rest).\n"
+	"Presets cover libcudart (cudaLaunchKernel, cudaMemcpy[Async], cudaGraphLaunch\n"
+	"-> H:CTRL; cuda{Stream,Device,Event}Synchronize -> H:WAIT_DEV) and libta1rt\n"
+	"(ta1rt_open/load/launch -> H:CTRL, ta1rt_wait -> H:WAIT_DEV) when the process\n"
+	"uses them. It stops when the process exits, after -d, or on SIGINT/SIGTERM\n"
+	"(which it passes on to a CMD it started); every probe is detached on exit.\n"
+	"\n"
+	"report prints per-thread on/off-CPU time by state and by bucket, the calls,\n"
+	"and the top off-CPU stacks. --folded writes PREFIX.oncpu.folded and\n"
+	"PREFIX.offcpu.folded (weights in microseconds) for flamegraph.pl or\n"
+	"speedscope; --trace-events writes Chrome/Perfetto trace-event JSON. Extra\n"
+	"files (from libsnr_cupti.so, CUDA_INJECTION64_PATH) merge on the same clock.\n"
+	"\n"
+	"examples:\n"
+	"  sudo snr host record -o serve.snrh -- ./ta1_serve prog.elf 20\n"
+	"  sudo snr host record -p 1234 -d 10 -F 199 --uprobe libfoo:foo_wait:H:WAIT_DEV -o h.snrh\n"
+	"  snr host report serve.snrh --folded serve && flamegraph.pl serve.offcpu.folded > off.svg\n";
+
+static int host_report_main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"folded", required_argument, NULL, 'f'},
+					     {"top", required_argument, NULL, 't'},
+					     {"trace-events", required_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0}};
+	struct snrh_report_opts ro = {.top = 10};
+	int c;
+	uint64_t v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': ro.folded_prefix = optarg; break;
+		case 'j': ro.trace_events = optarg; break;
+		case 't':
+			if (!snr_parse_u64(optarg, &v, false)) {
+				snr_err("host report: --top wants a number, not '%s'", optarg);
+				return 2;
+			}
+			ro.top = (unsigned)v;
+			break;
+		case 'h': fputs(host_usage, stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (optind >= argc) {
+		snr_err("host report: no trace given (snr host report H.snrh)");
+		return 2;
+	}
+	struct snrh_trace t;
+	snrh_trace_init(&t);
+	json_object_clear(t.meta);
+	char err[700];
+	for (int i = optind; i < argc; i++)
+		if (snrh_trace_read(&t, argv[i], err, sizeof(err))) {
+			snr_err("%s", err);
+			snrh_trace_free(&t);
+			return 1;
+		}
+	int rc = snrh_report(&t, &ro, stdout) ? 1 : 0;
+	snrh_trace_free(&t);
+	return rc;
+}
+
+#ifdef SNR_HAVE_HOST_BPF
+static int parse_uprobe(const char *arg, struct snrh_uprobe_spec *u)
+{
+	/* LIB:SYMBOL:BUCKET, where BUCKET itself has a colon (H:CTRL). */
+	const char *c1 = strchr(arg, ':');
+	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || !c2 || c1 == arg || c2 == c1 + 1 || !c2[1])
+		return -1;
+	u->lib = strndup(arg, (size_t)(c1 - arg));
+	u->symbol = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	u->bucket = snr_xstrdup(c2 + 1);
+	u->optional = false;
+	return 0;
+}
+
+static int host_record_main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
+					     {"duration", required_argument, NULL, 'd'},
+					     {"freq", required_argument, NULL, 'F'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"uprobe", required_argument, NULL, 'u'},
+					     {"min-block", required_argument, NULL, 'm'},
+					     {"no-presets", no_argument, NULL, 'P'},
+					     {"no-io", no_argument, NULL, 'I'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0}};
+	struct snrh_record_opts o = {.hz = 99, .io_syscalls = true, .presets = true};
+	int c, rc = 2;
+	uint64_t v;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:d:F:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!snr_parse_u64(optarg, &v, false) || !v || v > 0x7fffffff) {
+				snr_err("host record: -p wants a process id, not '%s'", optarg);
+				goto out;
+			}
+			o.pid = (int)v;
+			break;
+		case 'd':
+			o.duration_s = strtod(optarg, &end);
+			if (*end || o.duration_s <= 0) {
+				snr_err("host record: -d wants seconds > 0, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'F':
+			if (!snr_parse_u64(optarg, &v, false) || v > 100000) {
+				snr_err("host record: -F wants a frequency in Hz (0 = no sampling), not '%s'", optarg);
+				goto out;
+			}
+			o.hz = (unsigned)v;
+			break;
+		case 'm':
+			if (!snr_parse_u64(optarg, &v, false)) {
+				snr_err("host record: --min-block wants microseconds, not '%s'", optarg);
+				goto out;
+			}
+			o.min_offcpu_us = (unsigned)v;
+			break;
+		case 'o': o.output = optarg; break;
+		case 'u':
+			o.uprobes = snr_xrealloc(o.uprobes, (o.nuprobes + 1) * sizeof(*o.uprobes));
+			if (parse_uprobe(optarg, &o.uprobes[o.nuprobes])) {
+				snr_err("host record: --uprobe wants LIB:SYMBOL:BUCKET (e.g. libcudart:cudaMalloc:H:CTRL), "
+					"not '%s'",
+					optarg);
+				goto out;
+			}
+			o.nuprobes++;
+			break;
+		case 'P': o.presets = false; break;
+		case 'I': o.io_syscalls = false; break;
+		case 'q': o.quiet = true; break;
+		case 'h': fputs(host_usage, stdout); rc = 0; goto out;
+		default: goto out;
+		}
+	}
+	if (optind < argc)
+		o.cmd = argv + optind;
+	if (!o.pid == !o.cmd) {
+		snr_err("host record: give one of -p PID or -- CMD ARGS...");
+		goto out;
+	}
+	if (!o.output) {
+		snr_err("host record: no output file (-o H.snrh)");
+		goto out;
+	}
+	rc = snrh_record(&o);
+out:
+	for (unsigned i = 0; i < o.nuprobes; i++) {
+		free(o.uprobes[i].lib);
+		free(o.uprobes[i].symbol);
+		free(o.uprobes[i].bucket);
+	}
+	free(o.uprobes);
+	return rc;
+}
+#endif
+
+int snr_cmd_host(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(host_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "report"))
+		return host_report_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record")) {
+#ifdef SNR_HAVE_HOST_BPF
+		return host_record_main(argc - 1, argv + 1);
+#else
+		snr_err("host record: this snr was built without eBPF (needs clang, bpftool and libbpf-dev at "
+			"build time: scripts/install-deps, then meson setup --wipe)");
+		return 1;
+#endif
+	}
+	snr_err("host: unknown subcommand '%s' (record, report)", argv[1]);
+	return 2;
+}

@@ -1,0 +1,638 @@
+/*
+ * host_record.c: the loader of `snr host record`, libbpf-tools style:
+ * open the three skeletons (offcpu, oncpu, buckets) -> set their rodata
+ * (target tgid, off-CPU threshold) -> load -> attach (raw tracepoints, one
+ * cpu-clock perf event per CPU, a uprobe/uretprobe pair per runtime API) ->
+ * poll the ring buffers until the process exits, -d runs out, or SIGINT /
+ * SIGTERM -> read the stack maps and per-thread totals -> symbolize ->
+ * write the .snrh. Every exit path goes through one cleanup label that
+ * destroys the skeletons and closes the perf events, so no probe outlives
+ * the command.
+ */
+#include "host_record.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buckets.skel.h"
+#include "host.h"
+#include "host_sym.h"
+#include "host_trace.h"
+#include "lib/snr_chunkfile.h"
+#include "lib/snr_util.h"
+#include "offcpu.skel.h"
+#include "oncpu.skel.h"
+
+#define STACK_MAP_ENTRIES 16384
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || getenv("SNR_HOST_QUIET_LIBBPF"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t mono_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Raw events as they come off the ring buffers, stack ids still the
+ * kernel's (per source map). */
+struct rec_state {
+	struct snrh_trace *t;
+	SNRH_VEC(struct snrh_offcpu) off;
+	SNRH_VEC(struct snrh_sample) samples;
+	SNRH_VEC(struct snrh_interval) intervals;
+};
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct rec_state *st = ctx;
+	unsigned kind = *(unsigned *)data;
+	if (kind == SNRH_EV_OFFCPU && size >= sizeof(struct snrh_offcpu_event)) {
+		const struct snrh_offcpu_event *e = data;
+		struct snrh_offcpu o = {e->tid, e->waker_tid, e->state, e->start_ns, e->end_ns, e->ustack, e->kstack};
+		SNRH_PUSH(st->off, o);
+	} else if (kind == SNRH_EV_SAMPLE && size >= sizeof(struct snrh_sample_event)) {
+		const struct snrh_sample_event *e = data;
+		struct snrh_sample s = {e->tid, e->cpu, e->ts_ns, e->ustack, e->kstack};
+		SNRH_PUSH(st->samples, s);
+	} else if (kind == SNRH_EV_INTERVAL && size >= sizeof(struct snrh_interval_event)) {
+		const struct snrh_interval_event *e = data;
+		struct snrh_interval iv = {e->tid, e->probe, e->start_ns, e->end_ns};
+		SNRH_PUSH(st->intervals, iv);
+	}
+	return 0;
+}
+
+/* ---- finding the library a --uprobe names ---- */
+
+static int is_file(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int name_matches(const char *path, const char *lib)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(lib);
+	return !strncmp(base, lib, n) && (base[n] == '.' || base[n] == '-' || base[n] == 0);
+}
+
+/* "libcudart" or "libcudart.so.13" or a path -> a file, searching the
+ * process's maps, ldd of its executable, then the usual directories. */
+static char *resolve_library(const char *lib, int pid, const char *exe)
+{
+	if (strchr(lib, '/'))
+		return is_file(lib) ? realpath(lib, NULL) : NULL;
+	char line[4096];
+	if (pid > 0) {
+		snprintf(line, sizeof(line), "/proc/%d/maps", pid);
+		FILE *fp = fopen(line, "r");
+		while (fp && fgets(line, sizeof(line), fp)) {
+			char *p = strchr(line, '/');
+			if (!p)
+				continue;
+			p[strcspn(p, "\n")] = 0;
+			if (name_matches(p, lib)) {
+				fclose(fp);
+				return snr_xstrdup(p);
+			}
+		}
+		if (fp)
+			fclose(fp);
+	}
+	if (exe && is_file(exe)) {
+		if (name_matches(exe, lib))
+			return realpath(exe, NULL);
+		static char *ldd_out, *ldd_exe;
+		if (!ldd_exe || strcmp(ldd_exe, exe)) {
+			char cmd[4200];
+			snprintf(cmd, sizeof(cmd), "ldd '%s' 2>/dev/null", exe);
+			FILE *p = popen(cmd, "r");
+			struct snr_buf b = {0};
+			size_t got;
+			while (p && (got = fread(line, 1, sizeof(line), p)) > 0)
+				snr_buf_put(&b, line, got);
+			if (p)
+				pclose(p);
+			snr_buf_u8(&b, 0);
+			free(ldd_out);
+			free(ldd_exe);
+			ldd_out = (char *)b.p;
+			ldd_exe = snr_xstrdup(exe);
+		}
+		FILE *fp = fmemopen(ldd_out, strlen(ldd_out) + 1, "r");
+		char *found = NULL;
+		while (fp && fgets(line, sizeof(line), fp)) {
+			char name[1024], path[2048];
+			if (!found && sscanf(line, " %1023s => %2047s", name, path) == 2 && path[0] == '/' &&
+			    name_matches(name, lib))
+				found = snr_xstrdup(path);
+		}
+		if (fp)
+			fclose(fp);
+		if (found)
+			return found;
+	}
+	const char *dirs[] = {getenv("LD_LIBRARY_PATH"), "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu",
+			      "/lib/x86_64-linux-gnu", "/usr/local/lib", "/usr/lib"};
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		if (!dirs[d])
+			continue;
+		char *copy = snr_xstrdup(dirs[d]), *save = NULL;
+		for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+			const char *suffixes[] = {".so", ""};
+			for (int k = 0; k < 2; k++) {
+				snprintf(line, sizeof(line), "%s/%s%s", dir, lib, suffixes[k]);
+				if (is_file(line) && strstr(line, ".so")) {
+					free(copy);
+					return realpath(line, NULL);
+				}
+			}
+		}
+		free(copy);
+	}
+	return NULL;
+}
+
+/* The executable of argv[0], searching PATH like execvp. */
+static char *find_exe(const char *argv0)
+{
+	if (strchr(argv0, '/'))
+		return snr_xstrdup(argv0);
+	const char *path = getenv("PATH");
+	char *copy = snr_xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL, buf[4096];
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, argv0);
+		if (access(buf, X_OK) == 0) {
+			free(copy);
+			return snr_xstrdup(buf);
+		}
+	}
+	free(copy);
+	return NULL;
+}
+
+static const struct snrh_uprobe_spec presets[] = {
+	{"libcudart", "cudaLaunchKernel", "H:CTRL", true},
+	{"libcudart", "cudaGraphLaunch", "H:CTRL", true},
+	{"libcudart", "cudaMemcpy", "H:CTRL", true},
+	{"libcudart", "cudaMemcpyAsync", "H:CTRL", true},
+	{"libcudart", "cudaStreamSynchronize", "H:WAIT_DEV", true},
+	{"libcudart", "cudaDeviceSynchronize", "H:WAIT_DEV", true},
+	{"libcudart", "cudaEventSynchronize", "H:WAIT_DEV", true},
+	{"libta1rt", "ta1rt_open", "H:CTRL", true},
+	{"libta1rt", "ta1rt_load", "H:CTRL", true},
+	{"libta1rt", "ta1rt_launch", "H:CTRL", true},
+	{"libta1rt", "ta1rt_wait", "H:WAIT_DEV", true},
+};
+
+/* ---- stacks ---- */
+
+struct stack_remap {
+	int32_t idx[2][STACK_MAP_ENTRIES]; /* [source][kernel id] -> trace stack + 1 */
+};
+
+static int32_t remap_stack(struct snrh_trace *t, struct snrh_symbolizer *sym, struct stack_remap *rm, int source,
+			   int map_fd, int id, int kernel)
+{
+	if (id < 0 || id >= STACK_MAP_ENTRIES)
+		return -1;
+	if (rm->idx[source][id])
+		return rm->idx[source][id] - 1;
+	uint64_t ips[SNRH_MAX_STACK_DEPTH] = {0};
+	uint32_t key = (uint32_t)id;
+	if (bpf_map_lookup_elem(map_fd, &key, ips))
+		return -1;
+	struct snrh_stack s = {kernel, 0, snr_xcalloc(SNRH_MAX_STACK_DEPTH, sizeof(struct snrh_frame))};
+	for (int i = 0; i < SNRH_MAX_STACK_DEPTH && ips[i]; i++) {
+		const char *name = NULL, *module = NULL;
+		uint64_t off = 0;
+		if (kernel) {
+			snrh_sym_kernel(sym, ips[i], &name, &off);
+			module = "[kernel]";
+			/* The tracer's own frames (bpf_prog_*, bpf_trace_run4) sit on top. */
+			if (!s.nframes && name && (!strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf_", 6)))
+				continue;
+		} else {
+			snrh_sym_user(sym, ips[i], &name, &module, &off);
+		}
+		s.frames[s.nframes++] = (struct snrh_frame){ips[i], name ? snrh_intern(t, name) : 0,
+							    module ? snrh_intern(t, module) : 0, off};
+	}
+	SNRH_PUSH(t->stacks, s);
+	rm->idx[source][id] = (int32_t)t->stacks.n;
+	return (int32_t)t->stacks.n - 1;
+}
+
+static int open_perf_events(int hz, int **fds_out, int *nfds_out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return -1;
+	int *fds = snr_xcalloc((size_t)ncpu, sizeof(int));
+	int n = 0;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.size = sizeof(attr),
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.freq = 1,
+			.sample_freq = (unsigned long long)hz,
+		};
+		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV) /* offline CPU */
+				continue;
+			for (int i = 0; i < n; i++)
+				close(fds[i]);
+			free(fds);
+			return -1;
+		}
+		fds[n++] = fd;
+	}
+	*fds_out = fds;
+	*nfds_out = n;
+	return 0;
+}
+
+static void fail(const char *fmt, ...) SNR_PRINTF(1, 2);
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "snr host record: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int snrh_record(const struct snrh_record_opts *o)
+{
+	struct offcpu_bpf *off_skel = NULL;
+	struct oncpu_bpf *on_skel = NULL;
+	struct buckets_bpf *bk_skel = NULL;
+	struct ring_buffer *rb = NULL;
+	struct bpf_link **links = NULL, **perf_links = NULL;
+	int *perf_fds = NULL, nperf = 0, nlinks = 0;
+	struct snrh_symbolizer *sym = NULL;
+	struct stack_remap *remap = NULL;
+	struct rec_state st;
+	struct snrh_trace trace;
+	char *exe = NULL;
+	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, child_status = -1;
+	struct sigaction sa_old_int, sa_old_term;
+	bool signals_set = false;
+	memset(&st, 0, sizeof(st));
+	snrh_trace_init(&trace);
+	st.t = &trace;
+
+	if (geteuid() != 0) {
+		fail("needs root (CAP_BPF and CAP_PERFMON) to load eBPF programs: run it with sudo");
+		goto cleanup;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		fail("this kernel has no BTF (/sys/kernel/btf/vmlinux): the CO-RE programs cannot be relocated; "
+		     "use a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		goto cleanup;
+	}
+	if (o->pid > 0 && kill(o->pid, 0) != 0) {
+		fail("no process %d", o->pid);
+		goto cleanup;
+	}
+	libbpf_set_print(libbpf_quiet);
+
+	if (o->cmd) {
+		exe = find_exe(o->cmd[0]);
+		if (!exe) {
+			fail("%s: command not found", o->cmd[0]);
+			goto cleanup;
+		}
+		if (pipe(go_pipe)) {
+			fail("pipe: %s", strerror(errno));
+			goto cleanup;
+		}
+		child = fork();
+		if (child < 0) {
+			fail("fork: %s", strerror(errno));
+			goto cleanup;
+		}
+		if (child == 0) {
+			/* Wait until every probe is attached, then become the command. */
+			char go;
+			close(go_pipe[1]);
+			if (read(go_pipe[0], &go, 1) != 1)
+				_exit(127);
+			close(go_pipe[0]);
+			execvp(o->cmd[0], o->cmd);
+			fprintf(stderr, "snr host record: %s: %s\n", o->cmd[0], strerror(errno));
+			_exit(127);
+		}
+		close(go_pipe[0]);
+		go_pipe[0] = -1;
+		pid = child;
+	} else {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+		exe = realpath(p, NULL);
+	}
+
+	/* open */
+	off_skel = offcpu_bpf__open();
+	on_skel = oncpu_bpf__open();
+	bk_skel = buckets_bpf__open();
+	if (!off_skel || !on_skel || !bk_skel) {
+		fail("cannot open the BPF programs: %s", strerror(errno));
+		goto cleanup;
+	}
+	/* configure */
+	off_skel->rodata->target_tgid = pid;
+	off_skel->rodata->min_offcpu_ns = (unsigned long long)o->min_offcpu_us * 1000ull;
+	on_skel->rodata->target_tgid = pid;
+	bk_skel->rodata->target_tgid = pid;
+	bk_skel->rodata->trace_io_syscalls = o->io_syscalls;
+	/* load */
+	if (offcpu_bpf__load(off_skel) || oncpu_bpf__load(on_skel) || buckets_bpf__load(bk_skel)) {
+		fail("cannot load the BPF programs (%s); the kernel log (dmesg) or SNR_HOST_QUIET_LIBBPF unset "
+		     "shows the verifier's reason",
+		     strerror(errno));
+		goto cleanup;
+	}
+	/* attach: scheduler and I/O system calls */
+	if (offcpu_bpf__attach(off_skel)) {
+		fail("cannot attach to sched_switch/sched_wakeup: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (o->io_syscalls) {
+		bk_skel->links.sys_enter = bpf_program__attach(bk_skel->progs.sys_enter);
+		bk_skel->links.sys_exit = bpf_program__attach(bk_skel->progs.sys_exit);
+		if (!bk_skel->links.sys_enter || !bk_skel->links.sys_exit) {
+			fail("cannot attach to sys_enter/sys_exit: %s", strerror(errno));
+			goto cleanup;
+		}
+	}
+	/* attach: on-CPU sampling */
+	if (o->hz) {
+		if (open_perf_events((int)o->hz, &perf_fds, &nperf)) {
+			fail("perf_event_open(cpu-clock, %u Hz): %s", o->hz, strerror(errno));
+			goto cleanup;
+		}
+		perf_links = snr_xcalloc((size_t)nperf + 1, sizeof(*perf_links));
+		for (int i = 0; i < nperf; i++) {
+			perf_links[i] = bpf_program__attach_perf_event(on_skel->progs.do_sample, perf_fds[i]);
+			if (!perf_links[i]) {
+				fail("cannot attach the sampler to a perf event: %s", strerror(errno));
+				goto cleanup;
+			}
+		}
+	}
+	/* attach: runtime API uprobes, presets first, then --uprobe */
+	{
+		unsigned npre = o->presets ? sizeof(presets) / sizeof(presets[0]) : 0;
+		unsigned total = npre + o->nuprobes;
+		links = snr_xcalloc(2 * (size_t)total + 1, sizeof(*links));
+		for (unsigned i = 0; i < total; i++) {
+			const struct snrh_uprobe_spec *u = i < npre ? &presets[i] : &o->uprobes[i - npre];
+			char *path = resolve_library(u->lib, o->cmd ? 0 : pid, exe);
+			if (!path) {
+				if (u->optional)
+					continue;
+				fail("--uprobe %s:%s: cannot find library '%s' (give a path)", u->lib, u->symbol, u->lib);
+				goto cleanup;
+			}
+			uint32_t id = (uint32_t)trace.probes.n;
+			for (int ret = 0; ret < 2; ret++) {
+				LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->symbol, .retprobe = ret != 0,
+					    .bpf_cookie = id);
+				struct bpf_link *l = bpf_program__attach_uprobe_opts(
+					ret ? bk_skel->progs.api_exit : bk_skel->progs.api_enter, -1, path, 0, &uo);
+				if (!l) {
+					int e = errno;
+					if (u->optional && ret == 0)
+						break;
+					fail("--uprobe %s:%s: cannot attach in %s: %s", u->lib, u->symbol, path,
+					     strerror(e));
+					free(path);
+					goto cleanup;
+				}
+				links[nlinks++] = l;
+				if (ret == 1) {
+					struct snrh_probe p = {id, snr_xstrdup(path), snr_xstrdup(u->symbol),
+							       snr_xstrdup(u->bucket)};
+					SNRH_PUSH(trace.probes, p);
+				}
+			}
+			free(path);
+		}
+	}
+	rb = ring_buffer__new(bpf_map__fd(off_skel->maps.events), handle_event, &st, NULL);
+	if (!rb || ring_buffer__add(rb, bpf_map__fd(on_skel->maps.events), handle_event, &st) ||
+	    ring_buffer__add(rb, bpf_map__fd(bk_skel->maps.events), handle_event, &st)) {
+		fail("cannot set up the ring buffers: %s", strerror(errno));
+		goto cleanup;
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &sa_old_int);
+	sigaction(SIGTERM, &sa, &sa_old_term);
+	signals_set = true;
+
+	sym = snrh_sym_new();
+	uint64_t t_start = mono_ns(CLOCK_MONOTONIC);
+	if (child) {
+		if (write(go_pipe[1], "g", 1) != 1) {
+			fail("cannot start the command: %s", strerror(errno));
+			goto cleanup;
+		}
+		close(go_pipe[1]);
+		go_pipe[1] = -1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "snr host record: tracing pid %d (%u uprobes, %d CPUs sampled at %u Hz); Ctrl-C stops\n",
+			pid, (unsigned)trace.probes.n, nperf, o->hz);
+
+	/* poll */
+	uint64_t deadline = o->duration_s > 0 ? t_start + (uint64_t)(o->duration_s * 1e9) : 0;
+	int polls = 0;
+	for (;;) {
+		int err = ring_buffer__poll(rb, 50);
+		if (err < 0 && err != -EINTR) {
+			fail("polling the ring buffers: %s", strerror(-err));
+			break;
+		}
+		if (stop_signal)
+			break;
+		if (deadline && mono_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
+		/* The maps go with the process: keep a fresh copy while it lives. */
+		if (polls++ % 4 == 0)
+			snrh_sym_snapshot(sym, pid);
+		if (child) {
+			int status;
+			if (waitpid(child, &status, WNOHANG) == child) {
+				child_status = status;
+				child = 0;
+				break;
+			}
+		} else if (kill(pid, 0) != 0) {
+			break;
+		}
+	}
+	uint64_t t_end = mono_ns(CLOCK_MONOTONIC);
+	ring_buffer__consume(rb);
+	if (child) {
+		/* Pass SIGINT/SIGTERM on (SIGTERM when -d ran out); a command that
+		 * ignores it (started in the background with SIGINT ignored) gets
+		 * SIGKILL after two seconds. */
+		kill(child, stop_signal ? stop_signal : SIGTERM);
+		for (int i = 0; i < 200 && waitpid(child, &child_status, WNOHANG) == 0; i++)
+			usleep(10000);
+		if (kill(child, 0) == 0 && waitpid(child, &child_status, WNOHANG) == 0) {
+			kill(child, SIGKILL);
+			waitpid(child, &child_status, 0);
+		}
+		child = 0;
+	}
+
+	/* per-thread totals */
+	{
+		int fd = bpf_map__fd(off_skel->maps.totals);
+		uint32_t key, next, *prev = NULL;
+		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+			struct snrh_thread_totals tt;
+			if (bpf_map_lookup_elem(fd, &next, &tt) == 0) {
+				char comm[SNRH_COMM_LEN + 1] = {0};
+				memcpy(comm, tt.comm, SNRH_COMM_LEN);
+				struct snrh_thread th = {next, snrh_intern(&trace, comm[0] ? comm : "?"), tt.oncpu_ns,
+							 {tt.offcpu_ns[0], tt.offcpu_ns[1], tt.offcpu_ns[2], tt.offcpu_ns[3]},
+							 tt.switches};
+				if (tt.last_in_ns && tt.last_in_ns < t_end)
+					th.oncpu_ns += t_end - tt.last_in_ns;
+				SNRH_PUSH(trace.threads, th);
+			}
+			key = next;
+			prev = &key;
+		}
+	}
+	/* stacks: kernel ids -> symbolized trace stacks */
+	remap = snr_xcalloc(1, sizeof(*remap));
+	{
+		int off_fd = bpf_map__fd(off_skel->maps.stacks), on_fd = bpf_map__fd(on_skel->maps.stacks);
+		for (size_t i = 0; i < st.off.n; i++) {
+			struct snrh_offcpu e = st.off.v[i];
+			e.ustack = remap_stack(&trace, sym, remap, 0, off_fd, e.ustack, 0);
+			e.kstack = remap_stack(&trace, sym, remap, 0, off_fd, e.kstack, 1);
+			SNRH_PUSH(trace.offcpu, e);
+		}
+		memset(remap, 0, sizeof(*remap));
+		for (size_t i = 0; i < st.samples.n; i++) {
+			struct snrh_sample s = st.samples.v[i];
+			s.ustack = remap_stack(&trace, sym, remap, 1, on_fd, s.ustack, 0);
+			s.kstack = remap_stack(&trace, sym, remap, 1, on_fd, s.kstack, 1);
+			SNRH_PUSH(trace.samples, s);
+		}
+		for (size_t i = 0; i < st.intervals.n; i++)
+			SNRH_PUSH(trace.intervals, st.intervals.v[i]);
+	}
+	json_decref(trace.maps);
+	trace.maps = snrh_sym_maps_json(sym);
+
+	struct utsname un;
+	uname(&un);
+	json_t *cmdline = json_array();
+	for (char **a = o->cmd; a && *a; a++)
+		json_array_append_new(cmdline, json_string(*a));
+	json_object_set_new(trace.meta, "source", json_string("ebpf"));
+	json_object_set_new(trace.meta, "pid", json_integer(pid));
+	json_object_set_new(trace.meta, "exe", json_string(exe ? exe : ""));
+	json_object_set_new(trace.meta, "command", cmdline);
+	json_object_set_new(trace.meta, "kernel", json_string(un.release));
+	json_object_set_new(trace.meta, "hz", json_integer(o->hz));
+	json_object_set_new(trace.meta, "min_offcpu_us", json_integer(o->min_offcpu_us));
+	json_object_set_new(trace.meta, "clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(trace.meta, "t_start_ns", json_integer((json_int_t)t_start));
+	json_object_set_new(trace.meta, "t_end_ns", json_integer((json_int_t)t_end));
+	json_object_set_new(trace.meta, "realtime_minus_monotonic_ns",
+			    json_integer((json_int_t)(mono_ns(CLOCK_REALTIME) - mono_ns(CLOCK_MONOTONIC))));
+	json_object_set_new(trace.meta, "dropped",
+			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
+				      (json_int_t)on_skel->bss->dropped_events, "buckets",
+				      (json_int_t)bk_skel->bss->dropped_events));
+	if (child_status >= 0)
+		json_object_set_new(trace.meta, "exit_status",
+				    json_integer(WIFEXITED(child_status) ? WEXITSTATUS(child_status)
+									  : 128 + WTERMSIG(child_status)));
+	char err[700];
+	if (snrh_trace_write(&trace, o->output, err, sizeof(err))) {
+		fail("%s", err);
+		goto cleanup;
+	}
+	if (!o->quiet)
+		fprintf(stderr,
+			"snr host record: %.3f s, %zu threads, %zu off-CPU intervals, %zu samples, %zu API/I-O "
+			"intervals -> %s\n",
+			(double)(t_end - t_start) / 1e9, trace.threads.n, trace.offcpu.n, trace.samples.n,
+			trace.intervals.n, o->output);
+	rc = 0;
+
+cleanup:
+	if (child > 0) { /* failed before the command ran: it is waiting on the pipe */
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (go_pipe[0] >= 0)
+		close(go_pipe[0]);
+	if (go_pipe[1] >= 0)
+		close(go_pipe[1]);
+	ring_buffer__free(rb);
+	for (int i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	for (int i = 0; perf_links && i < nperf; i++)
+		bpf_link__destroy(perf_links[i]);
+	for (int i = 0; i < nperf; i++)
+		close(perf_fds[i]);
+	free(links);
+	free(perf_links);
+	free(perf_fds);
+	buckets_bpf__destroy(bk_skel);
+	oncpu_bpf__destroy(on_skel);
+	offcpu_bpf__destroy(off_skel);
+	if (signals_set) {
+		sigaction(SIGINT, &sa_old_int, NULL);
+		sigaction(SIGTERM, &sa_old_term, NULL);
+	}
+	snrh_sym_free(sym);
+	free(remap);
+	free(st.off.v);
+	free(st.samples.v);
+	free(st.intervals.v);
+	free(exe);
+	snrh_trace_free(&trace);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * host_record.h: `snr host record`, the eBPF host tracer's loader, and the
+ * report over what it writes.
+ */
+#ifndef SNR_HOST_RECORD_H
+#define SNR_HOST_RECORD_H
+
+#include <stdbool.h>
+
+struct snrh_uprobe_spec {
+	char *lib, *symbol, *bucket;
+	bool optional; /* a preset: skipped quietly when the library is absent */
+};
+
+struct snrh_record_opts {
+	int pid;             /* -p, or 0 */
+	char **cmd;          /* -- CMD ARGS..., NULL-terminated, or NULL */
+	double duration_s;   /* 0 = until the process exits or SIGINT/SIGTERM */
+	unsigned hz;         /* on-CPU sampling frequency */
+	unsigned min_offcpu_us;
+	bool io_syscalls;
+	bool presets;
+	struct snrh_uprobe_spec *uprobes;
+	unsigned nuprobes;
+	const char *output;
+	bool quiet;
+};
+
+/* Returns 0, or 1 with a message printed. */
+int snrh_record(const struct snrh_record_opts *o);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * host_report.c: what a host trace says, per thread.
+ *
+ * Exact on-CPU and off-CPU totals come from the scheduler (every switch,
+ * however short). Buckets follow gPerf's rules, restricted to what the host
+ * sees: an instant belongs to the outermost probed runtime call around it
+ * (H:CTRL, H:WAIT_DEV, ...), else to a file or network system call (H:IO),
+ * else it is application time (H:APP) if on CPU and unattributed blocking if
+ * off CPU. An off-CPU interval is classified by its switch-out instant (a
+ * thread blocks inside one call); on-CPU time per bucket is estimated from
+ * the samples (count x 1/HZ).
+ */
+#include "host_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_chunkfile.h"
+#include "lib/snr_util.h"
+
+static const char *const state_names[4] = {"R", "S", "D", "other"};
+
+struct snrh_bucketer {
+	const struct snrh_trace *t;
+	struct snrh_interval *api, *io; /* sorted by (tid, start) */
+	size_t napi, nio;
+};
+
+static int iv_cmp(const void *a, const void *b)
+{
+	const struct snrh_interval *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+struct snrh_bucketer *snrh_bucketer_new(const struct snrh_trace *t)
+{
+	struct snrh_bucketer *b = snr_xcalloc(1, sizeof(*b));
+	b->t = t;
+	b->api = snr_xcalloc(t->intervals.n + 1, sizeof(*b->api));
+	b->io = snr_xcalloc(t->intervals.n + 1, sizeof(*b->io));
+	for (size_t i = 0; i < t->intervals.n; i++) {
+		if (t->intervals.v[i].probe & 0x80000000u)
+			b->io[b->nio++] = t->intervals.v[i];
+		else
+			b->api[b->napi++] = t->intervals.v[i];
+	}
+	qsort(b->api, b->napi, sizeof(*b->api), iv_cmp);
+	qsort(b->io, b->nio, sizeof(*b->io), iv_cmp);
+	return b;
+}
+
+void snrh_bucketer_free(struct snrh_bucketer *b)
+{
+	if (!b)
+		return;
+	free(b->api);
+	free(b->io);
+	free(b);
+}
+
+static const struct snrh_interval *find_iv(const struct snrh_interval *v, size_t n, uint32_t tid, uint64_t ts)
+{
+	size_t lo = 0, hi = n; /* first element > (tid, ts) */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && v[lo - 1].tid == tid && v[lo - 1].start <= ts && ts <= v[lo - 1].end)
+		return &v[lo - 1];
+	return NULL;
+}
+
+const char *snrh_bucket_at(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts)
+{
+	const struct snrh_interval *iv = find_iv(b->api, b->napi, tid, ts);
+	if (!iv)
+		iv = find_iv(b->io, b->nio, tid, ts);
+	return iv ? snrh_probe_bucket(b->t, iv->probe) : NULL;
+}
+
+/* ---- per-thread bucket table ---- */
+
+#define MAX_BUCKETS 16
+
+struct bucket_row {
+	const char *name;
+	uint64_t in_call_ns, oncpu_samples, offcpu_ns;
+};
+
+struct thread_rows {
+	uint32_t tid;
+	struct bucket_row rows[MAX_BUCKETS];
+	int n;
+	uint64_t samples;
+};
+
+static struct bucket_row *row_for(struct thread_rows *tr, const char *name)
+{
+	for (int i = 0; i < tr->n; i++)
+		if (!strcmp(tr->rows[i].name, name))
+			return &tr->rows[i];
+	if (tr->n == MAX_BUCKETS)
+		return &tr->rows[MAX_BUCKETS - 1];
+	tr->rows[tr->n] = (struct bucket_row){name, 0, 0, 0};
+	return &tr->rows[tr->n++];
+}
+
+static struct thread_rows *rows_for(struct thread_rows *v, size_t n, uint32_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].tid == tid)
+			return &v[i];
+	return NULL;
+}
+
+/* ---- stacks ---- */
+
+static void fold_stack(const struct snrh_trace *t, int32_t ustack, int32_t kstack, const char *comm, struct snr_buf *b)
+{
+	b->len = 0;
+	snr_buf_put(b, comm, strlen(comm));
+	if (ustack >= 0 && (size_t)ustack < t->stacks.n) {
+		const struct snrh_stack *s = &t->stacks.v[ustack];
+		for (uint32_t i = s->nframes; i-- > 0;) {
+			const char *n = snrh_str(t, s->frames[i].sym);
+			snr_buf_u8(b, ';');
+			snr_buf_put(b, n, strlen(n));
+		}
+	}
+	if (kstack >= 0 && (size_t)kstack < t->stacks.n) {
+		const struct snrh_stack *s = &t->stacks.v[kstack];
+		for (uint32_t i = s->nframes; i-- > 0;) {
+			const char *n = snrh_str(t, s->frames[i].sym);
+			snr_buf_u8(b, ';');
+			snr_buf_put(b, n, strlen(n));
+			snr_buf_put(b, "_[k]", 4);
+		}
+	}
+	snr_buf_u8(b, 0);
+}
+
+struct folded {
+	char *key;
+	uint64_t weight, count;
+	uint32_t state;
+	int32_t ustack, kstack;
+	uint32_t tid;
+};
+
+static int folded_cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->key, ((const struct folded *)b)->key);
+}
+
+static int folded_cmp_weight(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
+}
+
+/* Sorts by key and merges equal keys, summing weights. */
+static size_t fold_merge(struct folded *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), folded_cmp_key);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && !strcmp(v[m - 1].key, v[i].key)) {
+			v[m - 1].weight += v[i].weight;
+			v[m - 1].count += v[i].count;
+			free(v[i].key);
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	return m;
+}
+
+static const char *comm_of(const struct snrh_trace *t, uint32_t tid)
+{
+	for (size_t i = 0; i < t->threads.n; i++)
+		if (t->threads.v[i].tid == tid)
+			return snrh_str(t, t->threads.v[i].comm);
+	return "?";
+}
+
+static int write_folded(const char *path, struct folded *v, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		snr_err("cannot write %s: %m", path);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].weight)
+			fprintf(f, "%s %llu\n", v[i].key, (unsigned long long)v[i].weight);
+	return fclose(f) ? -1 : 0;
+}
+
+static void print_stack(const struct snrh_trace *t, int32_t idx, const char *prefix, FILE *out)
+{
+	if (idx < 0 || (size_t)idx >= t->stacks.n)
+		return;
+	const struct snrh_stack *s = &t->stacks.v[idx];
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct snrh_frame *f = &s->frames[i];
+		const char *mod = snrh_str(t, f->module);
+		const char *base = strrchr(mod, '/');
+		fprintf(out, "        %s%s+0x%llx (%s)\n", prefix, snrh_str(t, f->sym), (unsigned long long)f->offset,
+			base ? base + 1 : mod);
+	}
+}
+
+int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
+{
+	json_t *m = t->meta;
+	uint64_t hz = (uint64_t)json_integer_value(json_object_get(m, "hz"));
+	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(m, "t_start_ns"));
+	uint64_t t1 = (uint64_t)json_integer_value(json_object_get(m, "t_end_ns"));
+	uint64_t sample_ns = hz ? 1000000000ull / hz : 0;
+	json_t *cmd = json_object_get(m, "command");
+	const char *exe = json_string_value(json_object_get(m, "exe"));
+	fprintf(out, "host trace: pid %lld (%s), %.3f s, on-CPU sampled at %llu Hz, off-CPU stacks for blocks >= %lld us\n",
+		(long long)json_integer_value(json_object_get(m, "pid")),
+		json_array_size(cmd) ? json_string_value(json_array_get(cmd, 0)) : exe ? exe : "?",
+		t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0, (unsigned long long)hz,
+		(long long)json_integer_value(json_object_get(m, "min_offcpu_us")));
+	json_t *dropped = json_object_get(m, "dropped");
+	const char *k;
+	json_t *v;
+	json_object_foreach(dropped, k, v)
+	{
+		if (json_integer_value(v))
+			fprintf(out, "warning: %lld %s events dropped (ring buffer full)\n", (long long)json_integer_value(v), k);
+	}
+
+	/* Threads: exact scheduler totals. */
+	fprintf(out, "\n%-16s %8s %11s %11s %9s %9s %9s %9s %8s\n", "thread", "tid", "on-CPU ms", "off-CPU ms", "R ms",
+		"S ms", "D ms", "other ms", "samples");
+	struct thread_rows *rows = snr_xcalloc(t->threads.n + 1, sizeof(*rows));
+	for (size_t i = 0; i < t->threads.n; i++) {
+		const struct snrh_thread *th = &t->threads.v[i];
+		rows[i].tid = th->tid;
+		for (size_t s = 0; s < t->samples.n; s++)
+			rows[i].samples += t->samples.v[s].tid == th->tid;
+		uint64_t off = th->offcpu_ns[0] + th->offcpu_ns[1] + th->offcpu_ns[2] + th->offcpu_ns[3];
+		fprintf(out, "%-16s %8u %11.3f %11.3f %9.3f %9.3f %9.3f %9.3f %8llu\n", snrh_str(t, th->comm), th->tid,
+			(double)th->oncpu_ns / 1e6, (double)off / 1e6, (double)th->offcpu_ns[0] / 1e6,
+			(double)th->offcpu_ns[1] / 1e6, (double)th->offcpu_ns[2] / 1e6,
+			(double)th->offcpu_ns[3] / 1e6, (unsigned long long)rows[i].samples);
+	}
+
+	/* Buckets. */
+	struct snrh_bucketer *bk = snrh_bucketer_new(t);
+	for (size_t i = 0; i < t->intervals.n; i++) {
+		struct thread_rows *tr = rows_for(rows, t->threads.n, t->intervals.v[i].tid);
+		if (tr)
+			row_for(tr, snrh_probe_bucket(t, t->intervals.v[i].probe))->in_call_ns +=
+				t->intervals.v[i].end - t->intervals.v[i].start;
+	}
+	for (size_t i = 0; i < t->samples.n; i++) {
+		struct thread_rows *tr = rows_for(rows, t->threads.n, t->samples.v[i].tid);
+		const char *b = snrh_bucket_at(bk, t->samples.v[i].tid, t->samples.v[i].ts);
+		if (tr)
+			row_for(tr, b ? b : "H:APP")->oncpu_samples++;
+	}
+	for (size_t i = 0; i < t->offcpu.n; i++) {
+		struct thread_rows *tr = rows_for(rows, t->threads.n, t->offcpu.v[i].tid);
+		const char *b = snrh_bucket_at(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start);
+		if (tr)
+			row_for(tr, b ? b : "(no bucket)")->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
+	}
+	fprintf(out, "\nbuckets (gPerf host side; on-CPU estimated from samples, off-CPU from blocks >= threshold)\n");
+	fprintf(out, "%-16s %8s %-12s %12s %12s %12s\n", "thread", "tid", "bucket", "in-call ms", "on-CPU ms~",
+		"off-CPU ms");
+	for (size_t i = 0; i < t->threads.n; i++)
+		for (int r = 0; r < rows[i].n; r++) {
+			const struct bucket_row *br = &rows[i].rows[r];
+			fprintf(out, "%-16s %8u %-12s %12.3f %12.3f %12.3f\n", snrh_str(t, t->threads.v[i].comm), rows[i].tid,
+				br->name, (double)br->in_call_ns / 1e6, (double)(br->oncpu_samples * sample_ns) / 1e6,
+				(double)br->offcpu_ns / 1e6);
+		}
+
+	/* Per API: calls and time. */
+	if (t->intervals.n) {
+		fprintf(out, "\n%-28s %-10s %8s %12s %12s\n", "call", "bucket", "calls", "total ms", "max ms");
+		struct {
+			uint32_t probe;
+			uint64_t n, total, max;
+		} *apis = snr_xcalloc(t->intervals.n, sizeof(*apis));
+		size_t napis = 0;
+		for (size_t i = 0; i < t->intervals.n; i++) {
+			const struct snrh_interval *iv = &t->intervals.v[i];
+			size_t j = 0;
+			while (j < napis && apis[j].probe != iv->probe)
+				j++;
+			if (j == napis)
+				apis[napis++].probe = iv->probe;
+			uint64_t d = iv->end - iv->start;
+			apis[j].n++;
+			apis[j].total += d;
+			if (d > apis[j].max)
+				apis[j].max = d;
+		}
+		for (size_t j = 0; j < napis; j++) {
+			char buf[64];
+			fprintf(out, "%-28s %-10s %8llu %12.3f %12.3f\n", snrh_probe_name(t, apis[j].probe, buf, sizeof(buf)),
+				snrh_probe_bucket(t, apis[j].probe), (unsigned long long)apis[j].n,
+				(double)apis[j].total / 1e6, (double)apis[j].max / 1e6);
+		}
+		free(apis);
+	}
+
+	/* Device activity (CUPTI). */
+	if (t->device.n) {
+		static const char *const kinds[] = {"?", "kernel", "memcpy", "memset", "runtime", "driver", "sync"};
+		uint64_t by_kind[7] = {0}, n_kind[7] = {0};
+		for (size_t i = 0; i < t->device.n; i++) {
+			uint32_t kd = t->device.v[i].kind < 7 ? t->device.v[i].kind : 0;
+			by_kind[kd] += t->device.v[i].end - t->device.v[i].start;
+			n_kind[kd]++;
+		}
+		fprintf(out, "\ndevice activity (CUPTI)\n");
+		for (int kd = 1; kd < 7; kd++)
+			if (n_kind[kd])
+				fprintf(out, "  %-8s %8llu records %12.3f ms\n", kinds[kd], (unsigned long long)n_kind[kd],
+					(double)by_kind[kd] / 1e6);
+	}
+
+	/* Stacks. */
+	struct snr_buf b = {0};
+	struct folded *offv = snr_xcalloc(t->offcpu.n + 1, sizeof(*offv));
+	for (size_t i = 0; i < t->offcpu.n; i++) {
+		const struct snrh_offcpu *e = &t->offcpu.v[i];
+		fold_stack(t, e->ustack, e->kstack, comm_of(t, e->tid), &b);
+		offv[i] = (struct folded){snr_xstrdup((char *)b.p), (e->end - e->start) / 1000, 1, e->state, e->ustack,
+					  e->kstack, e->tid};
+	}
+	size_t noff = fold_merge(offv, t->offcpu.n);
+	struct folded *onv = snr_xcalloc(t->samples.n + 1, sizeof(*onv));
+	for (size_t i = 0; i < t->samples.n; i++) {
+		const struct snrh_sample *s = &t->samples.v[i];
+		fold_stack(t, s->ustack, s->kstack, comm_of(t, s->tid), &b);
+		onv[i] = (struct folded){snr_xstrdup((char *)b.p), sample_ns / 1000, 1, 0, s->ustack, s->kstack, s->tid};
+	}
+	size_t non = fold_merge(onv, t->samples.n);
+	int rc = 0;
+	if (o->folded_prefix) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s.oncpu.folded", o->folded_prefix);
+		rc |= write_folded(path, onv, non);
+		snprintf(path, sizeof(path), "%s.offcpu.folded", o->folded_prefix);
+		rc |= write_folded(path, offv, noff);
+	}
+	qsort(offv, noff, sizeof(*offv), folded_cmp_weight);
+	if (noff && o->top)
+		fprintf(out, "\ntop off-CPU stacks (leaf first)\n");
+	for (size_t i = 0; i < noff && i < o->top; i++) {
+		fprintf(out, "  %10.3f ms  %-5s x%-6llu %s\n", (double)offv[i].weight / 1e3, state_names[offv[i].state & 3],
+			(unsigned long long)offv[i].count, comm_of(t, offv[i].tid));
+		print_stack(t, offv[i].kstack, "[k] ", out);
+		print_stack(t, offv[i].ustack, "", out);
+	}
+	qsort(onv, non, sizeof(*onv), folded_cmp_weight);
+	if (non && o->top)
+		fprintf(out, "\ntop on-CPU stacks (leaf first)\n");
+	for (size_t i = 0; i < non && i < o->top / 2 + 1; i++) {
+		fprintf(out, "  %10.3f ms  %6llu samples  %s\n", (double)onv[i].weight / 1e3,
+			(unsigned long long)onv[i].count, comm_of(t, onv[i].tid));
+		print_stack(t, onv[i].kstack, "[k] ", out);
+		print_stack(t, onv[i].ustack, "", out);
+	}
+	for (size_t i = 0; i < noff; i++)
+		free(offv[i].key);
+	for (size_t i = 0; i < non; i++)
+		free(onv[i].key);
+	free(offv);
+	free(onv);
+	free(b.p);
+
+	if (o->trace_events) {
+		json_t *events = json_array();
+		snrh_trace_events(t, events);
+		json_t *doc = json_pack("{s:o, s:s}", "traceEvents", events, "displayTimeUnit", "ms");
+		if (json_dump_file(doc, o->trace_events, JSON_COMPACT)) {
+			snr_err("cannot write %s", o->trace_events);
+			rc = -1;
+		}
+		json_decref(doc);
+	}
+	snrh_bucketer_free(bk);
+	free(rows);
+	return rc ? -1 : 0;
+}
+
+/* ---- trace-event JSON ---- */
+
+static json_t *x_event(const char *name, const char *cat, long long pid, uint32_t tid, uint64_t start, uint64_t end)
+{
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "name", name, "cat", cat, "ph", "X", "ts",
+			 (double)start / 1e3, "dur", (double)(end - start) / 1e3, "pid", (json_int_t)pid, "tid",
+			 (json_int_t)tid);
+}
+
+void snrh_trace_events(const struct snrh_trace *t, json_t *events)
+{
+	long long pid = (long long)json_integer_value(json_object_get(t->meta, "pid"));
+	struct snrh_bucketer *bk = snrh_bucketer_new(t);
+	for (size_t i = 0; i < t->threads.n; i++)
+		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "name", "thread_name", "ph", "M",
+							"pid", (json_int_t)pid, "tid", (json_int_t)t->threads.v[i].tid,
+							"args", "name", snrh_str(t, t->threads.v[i].comm)));
+	for (size_t i = 0; i < t->offcpu.n; i++) {
+		const struct snrh_offcpu *e = &t->offcpu.v[i];
+		char name[32];
+		snprintf(name, sizeof(name), "off-CPU %s", state_names[e->state & 3]);
+		json_t *ev = x_event(name, "offcpu", pid, e->tid, e->start, e->end);
+		const char *b = snrh_bucket_at(bk, e->tid, e->start);
+		json_object_set_new(ev, "args", json_pack("{s:s, s:I}", "bucket", b ? b : "", "waker", (json_int_t)e->waker));
+		json_array_append_new(events, ev);
+	}
+	for (size_t i = 0; i < t->intervals.n; i++) {
+		const struct snrh_interval *iv = &t->intervals.v[i];
+		char buf[64];
+		json_array_append_new(events, x_event(snrh_probe_name(t, iv->probe, buf, sizeof(buf)),
+						      snrh_probe_bucket(t, iv->probe), pid, iv->tid, iv->start, iv->end));
+	}
+	for (size_t i = 0; i < t->samples.n; i++) {
+		const struct snrh_sample *s = &t->samples.v[i];
+		const char *leaf = "[unknown]";
+		if (s->ustack >= 0 && (size_t)s->ustack < t->stacks.n && t->stacks.v[s->ustack].nframes)
+			leaf = snrh_str(t, t->stacks.v[s->ustack].frames[0].sym);
+		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:f, s:I, s:I}", "name", leaf, "cat", "oncpu",
+							"ph", "i", "s", "t", "ts", (double)s->ts / 1e3, "pid",
+							(json_int_t)pid, "tid", (json_int_t)s->tid));
+	}
+	static const char *const kinds[] = {"?", "kernel", "memcpy", "memset", "runtime", "driver", "sync"};
+	for (size_t i = 0; i < t->device.n; i++) {
+		const struct snrh_device_rec *d = &t->device.v[i];
+		int host_side = d->kind == SNRH_DEV_RUNTIME_API || d->kind == SNRH_DEV_DRIVER_API;
+		/* Device work goes on a per-stream track of a "GPU n" process. */
+		json_t *ev = x_event(snrh_str(t, d->name), kinds[d->kind < 7 ? d->kind : 0],
+				     host_side ? pid : 1000000 + d->device, host_side ? d->tid : d->stream, d->start,
+				     d->end);
+		json_object_set_new(ev, "args", json_pack("{s:I, s:I}", "correlation", (json_int_t)d->corr, "bytes",
+							  (json_int_t)d->bytes));
+		json_array_append_new(events, ev);
+	}
+	snrh_bucketer_free(bk);
+}

@@ -1,0 +1,28 @@
+/*
+ * host_report.h: `snr host report`: per-thread on/off-CPU time by state and
+ * by gPerf bucket, the top off-CPU stacks, folded stacks for flame graphs,
+ * and trace-event JSON.
+ */
+#ifndef SNR_HOST_REPORT_H
+#define SNR_HOST_REPORT_H
+
+#include <stdio.h>
+
+#include "host_trace.h"
+
+struct snrh_report_opts {
+	unsigned top;              /* off-CPU stacks to print */
+	const char *folded_prefix; /* writes PREFIX.oncpu.folded and PREFIX.offcpu.folded */
+	const char *trace_events;  /* writes trace-event JSON */
+};
+
+/* The bucket a thread's instant falls in: the probed API call around it,
+ * else the I/O system call, else NULL (H:APP on CPU, unattributed off CPU). */
+struct snrh_bucketer;
+struct snrh_bucketer *snrh_bucketer_new(const struct snrh_trace *t);
+void snrh_bucketer_free(struct snrh_bucketer *b);
+const char *snrh_bucket_at(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts);
+
+int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out);
+
+#endif

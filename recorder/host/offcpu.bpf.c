@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu.bpf.c: when the traced process's threads leave and regain a CPU.
+ *
+ * At sched_switch the outgoing thread (current) gets a start record: the
+ * time, prev_state, and its user and kernel stack ids (taken here, where the
+ * blocked stack is current). When it is switched back in, the interval
+ * [switch-out, switch-in) is emitted if it lasted at least min_offcpu_ns,
+ * with the thread that woke it (sched_wakeup). Every interval, short or
+ * long, goes into the exact per-thread totals. Raw tracepoints, not
+ * tp_btf: BTF-typed programs do not load on every kernel we run on, and raw
+ * tracepoints need no tracefs mount.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "host.h"
+
+const volatile int target_tgid = 0;
+const volatile unsigned long long min_offcpu_ns = 0;
+
+unsigned long long dropped_events = 0;
+
+struct start_rec {
+	unsigned long long ts;
+	unsigned int state;
+	int ustack, kstack;
+	char comm[SNRH_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, struct start_rec);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, u32);
+} wakers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, struct snrh_thread_totals);
+} totals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, SNRH_MAX_STACK_DEPTH * sizeof(u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+static __always_inline unsigned int classify_state(unsigned int prev_state)
+{
+	if (prev_state == 0)
+		return SNRH_STATE_R;
+	if (prev_state & 0x2) /* TASK_UNINTERRUPTIBLE (also TASK_IDLE) */
+		return SNRH_STATE_D;
+	if (prev_state & 0x1) /* TASK_INTERRUPTIBLE */
+		return SNRH_STATE_S;
+	return SNRH_STATE_OTHER;
+}
+
+static __always_inline struct snrh_thread_totals *totals_for(u32 tid)
+{
+	struct snrh_thread_totals *t = bpf_map_lookup_elem(&totals, &tid);
+	if (t)
+		return t;
+	struct snrh_thread_totals zero = {};
+	bpf_map_update_elem(&totals, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&totals, &tid);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(handle_wakeup, struct task_struct *p)
+{
+	if (BPF_CORE_READ(p, tgid) != target_tgid)
+		return 0;
+	u32 wakee = BPF_CORE_READ(p, pid);
+	u32 waker = (u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&wakers, &wakee, &waker, BPF_ANY);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	u64 now = bpf_ktime_get_ns();
+
+	if (BPF_CORE_READ(prev, tgid) == target_tgid) {
+		u32 tid = BPF_CORE_READ(prev, pid);
+		struct start_rec rec = {};
+		rec.ts = now;
+		rec.state = classify_state(prev_state);
+		rec.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		rec.kstack = bpf_get_stackid(ctx, &stacks, 0);
+		bpf_get_current_comm(rec.comm, sizeof(rec.comm));
+		bpf_map_update_elem(&starts, &tid, &rec, BPF_ANY);
+		struct snrh_thread_totals *t = totals_for(tid);
+		if (t) {
+			if (t->last_in_ns)
+				t->oncpu_ns += now - t->last_in_ns;
+			t->last_in_ns = 0;
+			t->switches++;
+			__builtin_memcpy(t->comm, rec.comm, sizeof(t->comm));
+		}
+	}
+
+	if (BPF_CORE_READ(next, tgid) != target_tgid)
+		return 0;
+	u32 tid = BPF_CORE_READ(next, pid);
+	struct snrh_thread_totals *t = totals_for(tid);
+	if (t)
+		t->last_in_ns = now;
+	struct start_rec *rec = bpf_map_lookup_elem(&starts, &tid);
+	if (!rec)
+		return 0;
+	u64 delta = now - rec->ts;
+	if (t && rec->state < SNRH_NSTATES)
+		t->offcpu_ns[rec->state & 3] += delta;
+	u32 waker = 0, *w = bpf_map_lookup_elem(&wakers, &tid);
+	if (w) {
+		waker = *w;
+		bpf_map_delete_elem(&wakers, &tid);
+	}
+	if (delta >= min_offcpu_ns) {
+		struct snrh_offcpu_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (e) {
+			e->kind = SNRH_EV_OFFCPU;
+			e->tid = tid;
+			e->waker_tid = waker;
+			e->state = rec->state;
+			e->start_ns = rec->ts;
+			e->end_ns = now;
+			e->ustack = rec->ustack;
+			e->kstack = rec->kstack;
+			__builtin_memcpy(e->comm, rec->comm, sizeof(e->comm));
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			__sync_fetch_and_add(&dropped_events, 1);
+		}
+	}
+	bpf_map_delete_elem(&starts, &tid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * oncpu.bpf.c: on-CPU sampling. User space opens one cpu-clock perf event
+ * per CPU at -F HZ and attaches this program to each; a sample of the traced
+ * process becomes a timestamp, the thread, and its user and kernel stack ids.
+ * Timestamps (not in-kernel counts) let user space put every sample in the
+ * bucket of the API call it fell into.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "host.h"
+
+const volatile int target_tgid = 0;
+
+unsigned long long dropped_events = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, SNRH_MAX_STACK_DEPTH * sizeof(u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} events SEC(".maps");
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	if ((int)(id >> 32) != target_tgid)
+		return 0;
+	struct snrh_sample_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&dropped_events, 1);
+		return 0;
+	}
+	e->kind = SNRH_EV_SAMPLE;
+	e->tid = (u32)id;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	e->kstack = bpf_get_stackid(ctx, &stacks, 0);
+	e->cpu = bpf_get_smp_processor_id();
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

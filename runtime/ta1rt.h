@@ -1,0 +1,34 @@
+/*
+ * ta1rt.h: libta1rt, the host runtime of a TA1 device, shaped like a GPU
+ * runtime (cudaLaunchKernel / cudaStreamSynchronize): open a device, load a
+ * program, launch it, wait for it. The device is a thread of the calling
+ * process running device/ta1_machine.h, so a host program using it shows
+ * real on/off-CPU and on/off-device time without an accelerator:
+ * ta1rt_launch is control-path time (H:CTRL), ta1rt_wait blocks on a
+ * condition variable (futex, H:WAIT_DEV) while the "ta1-device" thread
+ * computes.
+ */
+#ifndef SNR_TA1RT_H
+#define SNR_TA1RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ta1rt_device;
+
+/* Opens a device with the default machine config and `chips` chips; NULL
+ * with err filled on failure. */
+struct ta1rt_device *ta1rt_open(unsigned chips, char *err, size_t errlen);
+void ta1rt_close(struct ta1rt_device *d);
+/* Loads a TA1 program (`snr cc` output). 0, or -1 with err filled. */
+int ta1rt_load(struct ta1rt_device *d, const char *elf_path, char *err, size_t errlen);
+/* Starts the loaded program from reset on the device thread; returns at once.
+ * -1 if nothing is loaded or a launch is still running. */
+int ta1rt_launch(struct ta1rt_device *d);
+/* Blocks until the launched program ends; its exit code, or -1 if it faulted
+ * (err says where). */
+int ta1rt_wait(struct ta1rt_device *d, char *err, size_t errlen);
+/* Instructions retired by the last run (chip 0). */
+uint64_t ta1rt_last_instret(const struct ta1rt_device *d);
+
+#endif

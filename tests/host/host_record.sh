@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# snr host record/report against facts known in advance: a thread that
+# sleeps 200 ms is ~200 ms off-CPU in state S through nanosleep; a CPU-bound
+# loop gets on-CPU samples in its function; the TA1 serving loop's time in
+# ta1rt_wait is H:WAIT_DEV; every probe is gone after SIGINT. Needs root and
+# eBPF: exits 77 (skip) with the reason otherwise.
+. "$(dirname "$0")/../cli/lib.sh"
+FACTS=${2:?host_facts}
+SERVE=${3:?ta1_serve}
+skip() { echo "SKIP: $*"; exit 77; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
+[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
+grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
+[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
+
+# Not root: a clear error (setpriv drops to nobody).
+if command -v setpriv >/dev/null; then
+  run setpriv --reuid=65534 --regid=65534 --clear-groups "$SNR" host record -o "$T/x.snrh" -- /bin/true
+  expect_rc 1; expect_err "needs root"
+fi
+run "$SNR" host record -o "$T/x.snrh"
+expect_rc 2; expect_err "-p PID or -- CMD"
+run "$SNR" host record --uprobe nonsense -o "$T/x.snrh" -- /bin/true
+expect_rc 2; expect_err "LIB:SYMBOL:BUCKET"
+
+# 1. Known facts.
+run "$SNR" host record -F 99 -o "$T/facts.snrh" -- "$FACTS"
+expect_rc 0
+run "$SNR" host report "$T/facts.snrh" --folded "$T/facts"
+expect_rc 0
+cp "$T/out" "$T/facts.report"
+# sleeper: S column (6th field) ~200 ms
+s_ms=$(awk '$1 == "sleeper" && $2 ~ /^[0-9]+$/ { print $6; exit }' "$T/facts.report")
+[ -n "$s_ms" ] || fail "no sleeper thread in the report: $(cat "$T/facts.report")"
+awk -v s="$s_ms" 'BEGIN { exit !(s >= 190 && s <= 320) }' || fail "sleeper off-CPU S = $s_ms ms, want ~200"
+# its off-CPU stacks go through nanosleep, weights in us summing to ~200000
+w=$(awk '/^sleeper;/ && /nanosleep/ { s += $NF } END { print s + 0 }' "$T/facts.offcpu.folded")
+awk -v w="$w" 'BEGIN { exit !(w >= 190000 && w <= 320000) }' || \
+  fail "sleeper nanosleep off-CPU weight $w us, want ~200000: $(grep '^sleeper' "$T/facts.offcpu.folded" | head -3)"
+# the CPU-bound loop: on-CPU samples in spin_loop (0.5 s CPU at 99 Hz ~ 49)
+n=$(awk '/spin_loop/ { s += $NF } END { print int(s / 10101) }' "$T/facts.oncpu.folded")
+[ "$n" -ge 25 ] || fail "only $n on-CPU samples in spin_loop, want ~49: $(head -5 "$T/facts.oncpu.folded")"
+run "$SNR" host report "$T/facts.snrh" --trace-events "$T/facts.json"
+expect_rc 0
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e.get('cat')=='offcpu' for e in d['traceEvents'])" "$T/facts.json" \
+  || fail "trace-event JSON lacks off-CPU events"
+
+# 2. The TA1 serving loop: ta1rt_wait time is H:WAIT_DEV (presets, then an explicit --uprobe).
+cat >"$T/dev.c" <<'C'
+int main(void) { volatile unsigned long x = 0; for (unsigned long i = 0; i < 1000000; i++) x += i; return 0; }
+C
+"$SNR" cc "$T/dev.c" -o "$T/dev.elf" || fail "snr cc"
+for mode in presets explicit; do
+  args=()
+  [ "$mode" = explicit ] && args=(--no-presets --uprobe libta1rt:ta1rt_wait:H:WAIT_DEV --uprobe libta1rt:ta1rt_launch:H:CTRL)
+  run "$SNR" host record "${args[@]}" -o "$T/serve.snrh" -- "$SERVE" "$T/dev.elf" 6 "$T"
+  expect_rc 0
+  run "$SNR" host report "$T/serve.snrh"
+  expect_rc 0
+  grep -q "^ta1rt_wait  *H:WAIT_DEV  *6 " "$T/out" || fail "$mode: want 6 ta1rt_wait calls in H:WAIT_DEV: $(cat "$T/out")"
+  grep -q "^ta1rt_launch  *H:CTRL  *6 " "$T/out" || fail "$mode: want 6 ta1rt_launch calls in H:CTRL"
+  # main thread: H:WAIT_DEV in-call time is mostly off-CPU
+  read -r incall off < <(awk '$1 == "ta1_serve" && $3 == "H:WAIT_DEV" { print $4, $6; exit }' "$T/out")
+  [ -n "${incall:-}" ] || fail "$mode: no H:WAIT_DEV bucket for ta1_serve: $(cat "$T/out")"
+  awk -v a="$incall" -v b="$off" 'BEGIN { exit !(a > 0 && b >= 0.8 * a) }' || \
+    fail "$mode: H:WAIT_DEV in-call $incall ms but only $off ms off-CPU"
+  if [ "$mode" = presets ]; then
+    grep -q "^sys:fsync  *H:IO" "$T/out" || fail "no fsync in H:IO"
+    grep -q "^ta1-device" "$T/out" || fail "no ta1-device thread"
+  fi
+done
+
+# 3. SIGINT detaches every probe: the recorder's programs (by id) are gone.
+ids() { bpftool prog show 2>/dev/null | awk '/ name (handle_switch|handle_wakeup|do_sample|api_enter|api_exit|sys_enter|sys_exit) / { sub(":", "", $1); print $1 }' | sort; }
+ids >"$T/ids.before"
+"$SNR" host record -o "$T/int.snrh" -- "$FACTS" forever >"$T/int.out" 2>"$T/int.err" &
+rec=$!
+trap 'kill -KILL $rec 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do grep -q "Ctrl-C stops" "$T/int.err" && break; sleep 0.1; done
+sleep 0.5
+ids >"$T/ids.during"
+comm -13 "$T/ids.before" "$T/ids.during" >"$T/ids.ours"
+[ "$(wc -l <"$T/ids.ours")" -ge 7 ] || fail "want >= 7 new BPF programs while recording, got $(wc -l <"$T/ids.ours")"
+kill -INT "$rec"
+wait "$rec"; rc=$?
+[ "$rc" -eq 0 ] || fail "record after SIGINT exited $rc: $(cat "$T/int.err")"
+# Programs are freed after their last reference (RCU): give the kernel a moment.
+for _ in $(seq 30); do ids >"$T/ids.after"; [ -z "$(comm -12 "$T/ids.ours" "$T/ids.after")" ] && break; sleep 0.1; done
+[ -z "$(comm -12 "$T/ids.ours" "$T/ids.after")" ] || fail "BPF programs left after SIGINT: $(comm -12 "$T/ids.ours" "$T/ids.after" | tr '\n' ' ')"
+run "$SNR" host report "$T/int.snrh"
+expect_rc 0; expect_out "sleep"
+
+# 4. A damaged file is reported with chunk and offset.
+head -c 200 "$T/facts.snrh" >"$T/cut.snrh"
+run "$SNR" host report "$T/cut.snrh"
+expect_rc 1; expect_err "cut.snrh"
+echo "host_record: ok"
