@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/analyses.h"
 #include "snr_cli.h"
 
 #ifndef SNR_VERSION
@@ -23,6 +24,9 @@ static const struct command commands[] = {
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
+	{"analyze", snr_cmd_analyze, "analyze a trace or metrics file: dma, vmem, util, ..."},
+	{"report", snr_cmd_report, "write one self-contained HTML report of a trace or metrics file"},
+	{"export", snr_cmd_export, "export events: perfetto (Chrome trace-event JSON)"},
 };
 
 static void usage(FILE *f)

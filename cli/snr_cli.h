@@ -12,6 +12,7 @@ int snr_cmd_device(int argc, char **argv);
 int snr_cmd_record(int argc, char **argv);
 int snr_cmd_trace(int argc, char **argv);
 int snr_cmd_replay(int argc, char **argv);
+int snr_cmd_analyze(int argc, char **argv);
 
 /* True if argv has -h or --help before any "--". */
 int snr_wants_help(int argc, char **argv);
