@@ -8,7 +8,7 @@ record_an_prog() {
   "$snr" device "$dir/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$dir/dev.err" >"$dir/dev.out" &
   dev=$!
   for _ in $(seq 100); do
-    port=$(grep -o '127.0.0.1:[0-9]*' "$dir/dev.err" | head -1 | cut -d: -f2)
+    port=$(grep -o '127.0.0.1:[0-9]*' "$dir/dev.err" 2>/dev/null | head -1 | cut -d: -f2)
     [ -n "$port" ] && break
     sleep 0.05
   done
