@@ -356,7 +356,7 @@ int snr_analyze_vmem(int argc, char **argv)
 		putchar('\n');
 		json_decref(j);
 	} else {
-		printf("vmem: %llu KiB in %llu pages of %llu B; heatmap %llu blocks x %llu pages; "
+		printf("vmem: %llu KiB in %llu pages of %llu B; heatmap %llu blocks x %llu pages;\n"
 		       "sampled every %llu cycles (%llu samples)\n",
 		       (unsigned long long)(v.pages * v.page_bytes / 1024), (unsigned long long)v.pages,
 		       (unsigned long long)v.page_bytes, (unsigned long long)v.blocks,
