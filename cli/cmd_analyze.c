@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/analyses.h"
 #include "lib/snr_util.h"
 #include "analyzer/deps.h"
 #include "snr_cli.h"
@@ -17,6 +18,9 @@ struct analysis {
 };
 
 static const struct analysis analyses[] = {
+	{"dma", snr_analyze_dma, "per DMA: issue, wait, link, base-latency and transfer stall, slack"},
+	{"vmem", snr_analyze_vmem, "VMEM pages over time: used, unused, free, largest free region"},
+	{"util", snr_analyze_util, "busy fraction per window: scalar, vector, MXU, DMA links, HBM"},
 	{"deps", snr_analyze_deps, "dependency graph, conservative and relaxed; per DMA its backtail"},
 	{"suggest", snr_analyze_suggest, "Algorithm 2: DMA moves that remove stalls (--verify: what-if replay)"},
 	{NULL, NULL, NULL},

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/analyses.h"
 #include "snr_cli.h"
 
 #ifndef SNR_VERSION
@@ -25,7 +26,9 @@ static const struct command commands[] = {
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
-	{"analyze", snr_cmd_analyze, "analyze a replay: dma, vmem, util, deps, suggest"},
+	{"analyze", snr_cmd_analyze, "analyze a trace or metrics file: dma, vmem, util, deps, suggest"},
+	{"report", snr_cmd_report, "write one self-contained HTML report of a trace or metrics file"},
+	{"export", snr_cmd_export, "export events: perfetto (Chrome trace-event JSON)"},
 	{"host", snr_cmd_host, "host side: on/off-CPU (eBPF), runtime API buckets, GPU activity (CUPTI)"},
 };
 

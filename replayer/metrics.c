@@ -96,6 +96,10 @@ static void w_dma(void *u, const struct snr_ev_dma *e)
 	V(e->flag);
 	V(e->base_cycles);
 	V(e->transfer_cycles);
+	/* version 2: the WAITED split (Figure 4) */
+	V(e->stall_base_cycles);
+	V(e->stall_transfer_cycles);
+	V(e->slack_cycles);
 }
 static void w_mem(void *u, const struct snr_ev_mem *e)
 {
@@ -200,8 +204,7 @@ struct snr_metrics {
 struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 {
 	struct snr_metrics *m = snr_xcalloc(1, sizeof(*m));
-	if (snr_chunkf_open(&m->f, path, SNR_METRICS_MAGIC, "snr metrics file", SNR_METRICS_VERSION,
-			    SNR_METRICS_VERSION, CH_SUMMARY, err, errlen)) {
+	if (snr_chunkf_open(&m->f, path, SNR_METRICS_MAGIC, "snr metrics file", 1, SNR_METRICS_VERSION, CH_SUMMARY, err, errlen)) {
 		free(m);
 		return NULL;
 	}
@@ -327,6 +330,12 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				e.flag = (uint16_t)V();
 				e.base_cycles = V();
 				e.transfer_cycles = V();
+				e.stall_base_cycles = e.stall_transfer_cycles = e.slack_cycles = 0;
+				if (m->f.version >= 2) {
+					e.stall_base_cycles = V();
+					e.stall_transfer_cycles = V();
+					e.slack_cycles = V();
+				}
 				if (e.phase > SNR_DMA_WAITED)
 					cu.bad = 1;
 				if (!cu.bad && t->on_dma)

@@ -18,7 +18,7 @@
 #include "sim/snr_tracker.h"
 
 #define SNR_METRICS_MAGIC "SNRMETRC"
-#define SNR_METRICS_VERSION 1
+#define SNR_METRICS_VERSION 2 /* 2: DMA events carry the WAITED stall split and slack */
 
 struct snr_metrics_writer;
 

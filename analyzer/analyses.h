@@ -1,0 +1,127 @@
+/*
+ * analyses.h: the DMA, VMEM and utilization analyses, the Perfetto export
+ * and the HTML report. All of them start from one collection pass
+ * (an_load): the tracker events of a trace replayed in-process or of a
+ * metrics file read back (source.h), kept in compact arrays, then each
+ * analysis derives its tables from those arrays. docs/analyses.md defines
+ * every quantity and the --json schemas.
+ */
+#ifndef SNR_ANALYZER_ANALYSES_H
+#define SNR_ANALYZER_ANALYSES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer/source.h"
+
+/* What an_load keeps (the tracker registers only what is asked for). */
+enum {
+	AN_WANT_DMA = 1 << 0,  /* DMA records, instruction pcs */
+	AN_WANT_BUSY = 1 << 1, /* unit busy intervals */
+	AN_WANT_VMEM = 1 << 2, /* VMEM accesses */
+	AN_WANT_ALL = 7,
+};
+
+#define AN_NONE UINT64_MAX
+
+struct an_dma {
+	uint64_t id;
+	int64_t issue_index, wait_index; /* -1: before the window / not waited */
+	uint64_t bytes, src_addr, dst_addr;
+	uint16_t src_space, dst_space, src_chip, dst_chip, flag;
+	uint64_t issue, start, complete, wait; /* cycles; AN_NONE if that phase was not seen */
+	uint64_t active;                       /* the transfer became active on its link (derived) */
+	uint64_t base_cycles, transfer_cycles;
+	uint64_t stall_base, stall_transfer, slack;
+	int link; /* index into an_data.links, -1 for a DMA without a link (0 bytes) */
+};
+
+struct an_link {
+	uint16_t src_space, src_chip, dst_space, dst_chip;
+	char name[40]; /* "hbm0->vmem0" */
+};
+
+struct an_busy {
+	uint64_t start, end, index;
+	uint8_t unit;
+};
+
+struct an_vmev {
+	uint64_t cycle;
+	uint64_t off; /* from the start of VMEM */
+	uint32_t bytes;
+	uint8_t write;
+};
+
+struct an_data {
+	struct snr_source src;
+	unsigned chip; /* the replayed chip */
+	uint64_t cycles;
+	uint64_t *pcs; /* pc of instruction index i */
+	size_t npcs, cappcs;
+	struct an_dma *dmas; /* by id - 1 */
+	size_t ndmas, capdmas;
+	struct an_link links[64];
+	int nlinks;
+	struct an_busy *busy;
+	size_t nbusy, capbusy;
+	struct an_vmev *vm;
+	size_t nvm, capvm;
+	uint64_t vmem_pages, page_bytes;
+};
+
+int an_load(struct an_data *d, const char *path, const char *config_path, unsigned want, char *err, size_t errlen);
+void an_free(struct an_data *d);
+/* "0x80000123 func+0x1c" (or "-" for index -1) */
+const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len);
+const char *an_space_name(unsigned space);
+uint64_t an_dma_stall(const struct an_dma *m);
+const char *an_dma_case(const struct an_dma *m);
+
+/* ---- VMEM ---- */
+struct an_vmem {
+	uint64_t pages, page_bytes, blocks, pages_per_block, interval, nsamples;
+	uint64_t *t;                    /* sample cycles */
+	uint32_t *used, *unused, *largest, *largest_at; /* per sample, in pages */
+	uint32_t *heat;                 /* nsamples x blocks: occupied pages per block */
+	/* final page classes over the window */
+	uint64_t pages_used, pages_unused, pages_livein, pages_untouched;
+	double free_median_pct, largest_median_pct, unused_median_pct;
+};
+int an_vmem_compute(const struct an_data *d, uint64_t interval, struct an_vmem *v);
+void an_vmem_free(struct an_vmem *v);
+json_t *an_vmem_json(const struct an_data *d, const struct an_vmem *v, bool heatmap);
+
+/* ---- utilization ---- */
+enum { AN_UTIL_SCALAR, AN_UTIL_VECTOR, AN_UTIL_MXU, AN_UTIL_DMA, AN_UTIL_HBM, AN_UTIL_FIXED };
+struct an_util {
+	uint64_t window, nwindows;
+	int ncols;           /* AN_UTIL_FIXED + nlinks */
+	char (*names)[40];   /* per column */
+	double *busy;        /* nwindows x ncols: fraction in [0, 1] */
+	double *total;       /* per column over the window */
+};
+int an_util_compute(const struct an_data *d, uint64_t window, struct an_util *u);
+void an_util_free(struct an_util *u);
+json_t *an_util_json(const struct an_data *d, const struct an_util *u);
+json_t *an_dma_json(const struct an_data *d);
+/* DMA indices sorted by stall (descending), then id */
+size_t *an_dma_sorted(const struct an_data *d);
+
+/* commands */
+int snr_analyze_dma(int argc, char **argv);
+int snr_analyze_vmem(int argc, char **argv);
+int snr_analyze_util(int argc, char **argv);
+int snr_cmd_export(int argc, char **argv);
+int snr_cmd_report(int argc, char **argv);
+
+/* shared by the commands: cycles to microseconds */
+static inline double an_us(const struct an_data *d, uint64_t cycle)
+{
+	return (double)cycle * 1e6 / (double)d->src.cfg.clock_hz;
+}
+json_t *an_source_json(const struct an_data *d);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * collect.c: the one pass over a source's events that every analysis here
+ * shares (analyses.h). It keeps per instruction only its pc (8 bytes), per
+ * DMA one record merged from its four phase events, per busy interval and
+ * per VMEM access one small record; everything else is derived afterwards,
+ * so a 1M-instruction window costs tens of MB, not the event stream.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/analyses.h"
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_util.h"
+
+#define GROW(arr, n, cap)                                                                                   \
+	do {                                                                                                \
+		if ((n) >= (cap)) {                                                                         \
+			(cap) = (cap) ? (cap) * 2 : 1024;                                                   \
+			(arr) = snr_xrealloc((arr), (cap) * sizeof(*(arr)));                                \
+		}                                                                                           \
+	} while (0)
+
+static void on_issue(void *user, const struct snr_ev_insn *e)
+{
+	struct an_data *d = user;
+	while (d->cappcs <= e->index) {
+		d->cappcs = d->cappcs ? d->cappcs * 2 : 4096;
+		d->pcs = snr_xrealloc(d->pcs, d->cappcs * sizeof(*d->pcs));
+	}
+	for (size_t i = d->npcs; i < e->index; i++)
+		d->pcs[i] = 0;
+	d->pcs[e->index] = e->pc;
+	if (e->index >= d->npcs)
+		d->npcs = e->index + 1;
+}
+
+static int link_of(struct an_data *d, const struct snr_ev_dma *e)
+{
+	if (!e->bytes)
+		return -1;
+	for (int i = 0; i < d->nlinks; i++) {
+		struct an_link *l = &d->links[i];
+		if (l->src_space == e->src_space && l->src_chip == e->src_chip && l->dst_space == e->dst_space &&
+		    l->dst_chip == e->dst_chip)
+			return i;
+	}
+	if (d->nlinks == (int)(sizeof(d->links) / sizeof(d->links[0])))
+		return -1;
+	struct an_link *l = &d->links[d->nlinks];
+	l->src_space = e->src_space;
+	l->src_chip = e->src_chip;
+	l->dst_space = e->dst_space;
+	l->dst_chip = e->dst_chip;
+	snprintf(l->name, sizeof(l->name), "%s%u->%s%u", an_space_name(e->src_space), e->src_chip,
+		 an_space_name(e->dst_space), e->dst_chip);
+	return d->nlinks++;
+}
+
+static void on_dma(void *user, const struct snr_ev_dma *e)
+{
+	struct an_data *d = user;
+	if (!e->id)
+		return;
+	while (d->capdmas < e->id) {
+		size_t old = d->capdmas;
+		d->capdmas = d->capdmas ? d->capdmas * 2 : 64;
+		d->dmas = snr_xrealloc(d->dmas, d->capdmas * sizeof(*d->dmas));
+		for (size_t i = old; i < d->capdmas; i++) {
+			memset(&d->dmas[i], 0, sizeof(d->dmas[i]));
+			d->dmas[i].issue = d->dmas[i].start = d->dmas[i].complete = d->dmas[i].wait = AN_NONE;
+			d->dmas[i].active = AN_NONE;
+			d->dmas[i].wait_index = -1;
+			d->dmas[i].issue_index = -1;
+			d->dmas[i].link = -1;
+		}
+	}
+	if (e->id > d->ndmas)
+		d->ndmas = e->id;
+	struct an_dma *m = &d->dmas[e->id - 1];
+	if (!m->id) {
+		m->id = e->id;
+		m->issue_index = e->issue_index;
+		m->bytes = e->bytes;
+		m->src_space = e->src_space;
+		m->dst_space = e->dst_space;
+		m->src_chip = e->src_chip;
+		m->dst_chip = e->dst_chip;
+		m->src_addr = e->src_addr;
+		m->dst_addr = e->dst_addr;
+		m->flag = e->flag;
+		m->base_cycles = e->base_cycles;
+		m->link = link_of(d, e);
+	}
+	switch (e->phase) {
+	case SNR_DMA_ISSUED:
+		m->issue = e->cycle;
+		break;
+	case SNR_DMA_STARTED:
+		m->start = e->cycle;
+		break;
+	case SNR_DMA_COMPLETED:
+		m->complete = e->cycle;
+		m->transfer_cycles = e->transfer_cycles;
+		break;
+	case SNR_DMA_WAITED:
+		m->wait = e->cycle;
+		m->wait_index = e->wait_index;
+		m->stall_base = e->stall_base_cycles;
+		m->stall_transfer = e->stall_transfer_cycles;
+		m->slack = e->slack_cycles;
+		break;
+	}
+}
+
+static void on_busy(void *user, const struct snr_ev_busy *e)
+{
+	struct an_data *d = user;
+	GROW(d->busy, d->nbusy, d->capbusy);
+	d->busy[d->nbusy++] = (struct an_busy){.start = e->start, .end = e->end, .index = e->index, .unit = e->unit};
+}
+
+static void on_mem(void *user, const struct snr_ev_mem *e)
+{
+	struct an_data *d = user;
+	if (e->space != TA1_SPACE_VMEM || !e->bytes || e->addr < TA1_VMEM_BASE)
+		return;
+	GROW(d->vm, d->nvm, d->capvm);
+	d->vm[d->nvm++] = (struct an_vmev){.cycle = e->cycle,
+					   .off = e->addr - TA1_VMEM_BASE,
+					   .bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes,
+					   .write = e->write};
+}
+
+static int cmp_u64pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* A link moves one transfer at a time in FIFO order of STARTED (ties: id),
+ * so a transfer becomes active at max(its start, the previous one's
+ * completion on the same link) (docs/ta1-timing.md, Rule 3). */
+static void derive_active(struct an_data *d)
+{
+	uint64_t(*order)[2] = snr_xcalloc(d->ndmas + 1, sizeof(*order));
+	for (int l = 0; l < d->nlinks; l++) {
+		size_t n = 0;
+		for (size_t i = 0; i < d->ndmas; i++)
+			if (d->dmas[i].id && d->dmas[i].link == l && d->dmas[i].start != AN_NONE) {
+				order[n][0] = d->dmas[i].start;
+				order[n][1] = i;
+				n++;
+			}
+		qsort(order, n, sizeof(*order), cmp_u64pair);
+		uint64_t free_at = 0;
+		for (size_t k = 0; k < n; k++) {
+			struct an_dma *m = &d->dmas[order[k][1]];
+			m->active = m->start > free_at ? m->start : free_at;
+			if (m->complete != AN_NONE && m->active > m->complete)
+				m->active = m->complete;
+			if (m->complete != AN_NONE)
+				free_at = m->complete;
+		}
+	}
+	for (size_t i = 0; i < d->ndmas; i++)
+		if (d->dmas[i].id && d->dmas[i].active == AN_NONE)
+			d->dmas[i].active = d->dmas[i].start;
+	free(order);
+}
+
+int an_load(struct an_data *d, const char *path, const char *config_path, unsigned want, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .user = d};
+	if (want & AN_WANT_DMA) {
+		t.on_issue = on_issue;
+		t.on_dma = on_dma;
+	}
+	if (want & AN_WANT_BUSY)
+		t.on_busy = on_busy;
+	if (want & AN_WANT_VMEM)
+		t.on_mem = on_mem;
+	if (snr_source_run(&d->src, path, NULL, config_path, &t, err, errlen))
+		return -1;
+	d->page_bytes = d->src.cfg.vmem_page_bytes ? d->src.cfg.vmem_page_bytes : 1024;
+	d->vmem_pages = d->src.cfg.vmem_bytes / d->page_bytes;
+	d->cycles = d->src.cycles;
+	json_t *meta = json_loads(d->src.meta_json ? d->src.meta_json : "{}", 0, NULL);
+	d->chip = (unsigned)json_integer_value(json_object_get(meta, "chip"));
+	json_decref(meta);
+	for (size_t i = 0; i < d->ndmas; i++) {
+		struct an_dma *m = &d->dmas[i];
+		if (m->complete != AN_NONE && m->complete > d->cycles)
+			d->cycles = m->complete;
+	}
+	derive_active(d);
+	return 0;
+}
+
+void an_free(struct an_data *d)
+{
+	snr_source_close(&d->src);
+	free(d->pcs);
+	free(d->dmas);
+	free(d->busy);
+	free(d->vm);
+	memset(d, 0, sizeof(*d));
+}
+
+const char *an_space_name(unsigned space)
+{
+	switch (space) {
+	case TA1_SPACE_CORE:
+		return "core";
+	case TA1_SPACE_VMEM:
+		return "vmem";
+	case TA1_SPACE_MXUW:
+		return "mxuw";
+	case TA1_SPACE_HBM:
+		return "hbm";
+	default:
+		return "none";
+	}
+}
+
+const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len)
+{
+	if (index < 0 || (uint64_t)index >= d->npcs) {
+		snprintf(buf, len, "(before the window)");
+		return buf;
+	}
+	char sym[128];
+	uint64_t pc = d->pcs[index];
+	snr_source_symbolize(&d->src, pc, sym, sizeof(sym));
+	if (!strncmp(sym, "0x", 2))
+		snprintf(buf, len, "#%lld 0x%llx", (long long)index, (unsigned long long)pc);
+	else
+		snprintf(buf, len, "#%lld 0x%llx %s", (long long)index, (unsigned long long)pc, sym);
+	return buf;
+}
+
+uint64_t an_dma_stall(const struct an_dma *m)
+{
+	return m->stall_base + m->stall_transfer;
+}
+
+/* Figure 4: WAIT before the base latency ended (base+transfer stall), WAIT
+ * during the transfer (transfer stall only), WAIT after completion (slack). */
+const char *an_dma_case(const struct an_dma *m)
+{
+	if (m->wait == AN_NONE)
+		return "not-waited";
+	if (m->stall_base)
+		return "base+transfer";
+	if (m->stall_transfer)
+		return "transfer";
+	return "slack";
+}
+
+static const struct an_data *sort_ctx;
+static int cmp_stall(const void *a, const void *b)
+{
+	const struct an_dma *x = &sort_ctx->dmas[*(const size_t *)a], *y = &sort_ctx->dmas[*(const size_t *)b];
+	uint64_t sx = an_dma_stall(x), sy = an_dma_stall(y);
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+size_t *an_dma_sorted(const struct an_data *d)
+{
+	size_t *idx = snr_xcalloc(d->ndmas + 1, sizeof(*idx));
+	size_t n = 0;
+	for (size_t i = 0; i < d->ndmas; i++)
+		if (d->dmas[i].id)
+			idx[n++] = i;
+	sort_ctx = d;
+	qsort(idx, n, sizeof(*idx), cmp_stall);
+	idx[n] = SIZE_MAX;
+	return idx;
+}
+
+static json_t *cyc(uint64_t c)
+{
+	return c == AN_NONE ? json_null() : json_integer((json_int_t)c);
+}
+
+static json_t *insn_json(const struct an_data *d, int64_t index, uint64_t cycle)
+{
+	if (index < 0 && cycle == AN_NONE)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "index", json_integer(index));
+	if (index >= 0 && (uint64_t)index < d->npcs) {
+		char sym[128];
+		json_object_set_new(o, "pc", json_integer((json_int_t)d->pcs[index]));
+		json_object_set_new(o, "symbol",
+				    json_string(snr_source_symbolize(&d->src, d->pcs[index], sym, sizeof(sym))));
+	} else {
+		json_object_set_new(o, "pc", json_null());
+		json_object_set_new(o, "symbol", json_null());
+	}
+	json_object_set_new(o, "cycle", cyc(cycle));
+	return o;
+}
+
+json_t *an_source_json(const struct an_data *d)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "path", json_string(d->src.path));
+	json_object_set_new(o, "kind", json_string(d->src.is_trace ? "trace" : "metrics"));
+	json_object_set_new(o, "instructions", json_integer((json_int_t)d->src.instructions));
+	json_object_set_new(o, "cycles", json_integer((json_int_t)d->cycles));
+	json_object_set_new(o, "clock_hz", json_integer((json_int_t)d->src.cfg.clock_hz));
+	json_object_set_new(o, "chip", json_integer(d->chip));
+	return o;
+}
+
+json_t *an_dma_json(const struct an_data *d)
+{
+	json_t *root = json_object(), *arr = json_array();
+	json_object_set_new(root, "schema", json_string("snr.analyze.dma/1"));
+	json_object_set_new(root, "source", an_source_json(d));
+	size_t *idx = an_dma_sorted(d);
+	uint64_t tb = 0, tt = 0, ts = 0, bytes = 0, n = 0;
+	for (size_t k = 0; idx[k] != SIZE_MAX; k++) {
+		const struct an_dma *m = &d->dmas[idx[k]];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_integer((json_int_t)m->id));
+		json_object_set_new(o, "link", json_string(m->link >= 0 ? d->links[m->link].name : ""));
+		json_object_set_new(o, "src", json_pack("{s:s,s:i,s:I}", "space", an_space_name(m->src_space), "chip",
+							  m->src_chip, "addr", (json_int_t)m->src_addr));
+		json_object_set_new(o, "dst", json_pack("{s:s,s:i,s:I}", "space", an_space_name(m->dst_space), "chip",
+							  m->dst_chip, "addr", (json_int_t)m->dst_addr));
+		json_object_set_new(o, "bytes", json_integer((json_int_t)m->bytes));
+		json_object_set_new(o, "flag", json_integer(m->flag));
+		json_object_set_new(o, "issue", insn_json(d, m->issue_index, m->issue));
+		json_object_set_new(o, "wait", m->wait == AN_NONE ? json_null() : insn_json(d, m->wait_index, m->wait));
+		json_object_set_new(o, "start_cycle", cyc(m->start));
+		json_object_set_new(o, "active_cycle", cyc(m->active));
+		json_object_set_new(o, "complete_cycle", cyc(m->complete));
+		json_object_set_new(o, "base_cycles", json_integer((json_int_t)m->base_cycles));
+		json_object_set_new(o, "transfer_cycles", json_integer((json_int_t)m->transfer_cycles));
+		json_object_set_new(o, "stall_base_cycles", json_integer((json_int_t)m->stall_base));
+		json_object_set_new(o, "stall_transfer_cycles", json_integer((json_int_t)m->stall_transfer));
+		json_object_set_new(o, "stall_cycles", json_integer((json_int_t)an_dma_stall(m)));
+		json_object_set_new(o, "slack_cycles", json_integer((json_int_t)m->slack));
+		json_object_set_new(o, "case", json_string(an_dma_case(m)));
+		json_array_append_new(arr, o);
+		tb += m->stall_base;
+		tt += m->stall_transfer;
+		ts += m->slack;
+		bytes += m->bytes;
+		n++;
+	}
+	free(idx);
+	json_object_set_new(root, "dmas", arr);
+	json_object_set_new(root, "totals",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "dmas", (json_int_t)n, "bytes", (json_int_t)bytes,
+				      "stall_base_cycles", (json_int_t)tb, "stall_transfer_cycles", (json_int_t)tt,
+				      "stall_cycles", (json_int_t)(tb + tt), "slack_cycles", (json_int_t)ts));
+	return root;
+}

@@ -1,0 +1,262 @@
+/*
+ * perfetto.c: `snr export perfetto FILES... -o trace.json`, the Chrome
+ * trace-event JSON format that ui.perfetto.dev and chrome://tracing open.
+ * One process per input file; in it one thread (track) per unit (scalar,
+ * vector, MXU, DMA engine), one for the core's DMA ISSUE and WAIT
+ * instructions, and per DMA link as many lanes as its overlapping DMAs need
+ * (base latencies overlap: they are not accumulative). A DMA on a lane is
+ * one complete ("X") slice with its phases nested inside it: base latency,
+ * transfer (queueing included, as the model counts it), the WAIT's stall
+ * on it (base or transfer, nested in that phase), and slack. Flow events
+ * (s -> f) join each ISSUE to its WAIT. Counters (C) give VMEM occupancy and
+ * the largest contiguous free region at the vmem analysis's samples.
+ * Timestamps are microseconds: cycle * 1e6 / clock_hz.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/analyses.h"
+#include "lib/snr_util.h"
+
+enum { TID_SCALAR = 1, TID_VECTOR, TID_MXU, TID_DMA, TID_DMAOPS, TID_LINK0 = 100, LANES = 32 };
+
+struct out {
+	FILE *f;
+	bool first;
+};
+
+static void ev_begin(struct out *o)
+{
+	fputs(o->first ? "\n" : ",\n", o->f);
+	o->first = false;
+}
+
+static void name_meta(struct out *o, const char *what, int pid, int tid, const char *name, int sort)
+{
+	ev_begin(o);
+	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"name\":", what, pid, tid);
+	json_t *s = json_string(name);
+	json_dumpf(s, o->f, JSON_ENCODE_ANY);
+	json_decref(s);
+	fputs("}}", o->f);
+	ev_begin(o);
+	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"sort_index\":%d}}",
+		!strcmp(what, "process_name") ? "process" : "thread", pid, tid, sort);
+}
+
+static void slice(struct out *o, const struct an_data *d, int pid, int tid, const char *name, const char *cat,
+		  uint64_t start, uint64_t end, const char *args)
+{
+	if (end < start)
+		end = start;
+	ev_begin(o);
+	fprintf(o->f, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f%s%s%s}",
+		name, cat, pid, tid, an_us(d, start), an_us(d, end) - an_us(d, start), args ? ",\"args\":{" : "",
+		args ? args : "", args ? "}" : "");
+}
+
+static int export_one(struct out *o, const struct an_data *d, int pid)
+{
+	name_meta(o, "process_name", pid, 0, d->src.path, pid);
+	static const char *unit_names[] = {"scalar", "vector", "mxu", "dma engine"};
+	for (int u = 0; u < 4; u++)
+		name_meta(o, "thread_name", pid, TID_SCALAR + u, unit_names[u], TID_SCALAR + u);
+	name_meta(o, "thread_name", pid, TID_DMAOPS, "core: DMA ISSUE / WAIT", TID_DMAOPS);
+	for (size_t i = 0; i < d->nbusy; i++) {
+		const struct an_busy *b = &d->busy[i];
+		int tid = b->unit < 4 ? TID_SCALAR + b->unit : TID_DMA;
+		char args[64];
+		snprintf(args, sizeof(args), "\"index\":%lld", b->index == UINT64_MAX ? -1LL : (long long)b->index);
+		slice(o, d, pid, tid, b->unit < 4 ? unit_names[b->unit] : "busy", "unit", b->start, b->end, args);
+	}
+	/* lanes per link: greedy, by issue order */
+	uint64_t(*lane_free)[LANES] = snr_xcalloc((size_t)(d->nlinks + 1), sizeof(*lane_free));
+	int *lanes_used = snr_xcalloc((size_t)(d->nlinks + 1), sizeof(int));
+	for (size_t i = 0; i < d->ndmas; i++) {
+		const struct an_dma *m = &d->dmas[i];
+		if (!m->id)
+			continue;
+		int l = m->link >= 0 ? m->link : d->nlinks; /* 0-byte DMAs: a lane group of their own */
+		uint64_t s = m->issue == AN_NONE ? 0 : m->issue + 1;
+		uint64_t c = m->complete != AN_NONE ? m->complete : (m->start != AN_NONE ? m->start : s);
+		uint64_t e = m->wait != AN_NONE && m->wait > c ? m->wait : c;
+		int lane = 0;
+		while (lane < LANES - 1 && lane_free[l][lane] > s)
+			lane++;
+		lane_free[l][lane] = e;
+		if (lane + 1 > lanes_used[l])
+			lanes_used[l] = lane + 1;
+		int tid = TID_LINK0 + l * LANES + lane;
+		char name[48], args[512];
+		snprintf(name, sizeof(name), "dma#%llu", (unsigned long long)m->id);
+		snprintf(args, sizeof(args),
+			 "\"id\":%llu,\"bytes\":%llu,\"flag\":%u,\"case\":\"%s\",\"stall_base_cycles\":%llu,"
+			 "\"stall_transfer_cycles\":%llu,\"slack_cycles\":%llu,\"issue_index\":%lld,\"wait_index\":%lld",
+			 (unsigned long long)m->id, (unsigned long long)m->bytes, m->flag, an_dma_case(m),
+			 (unsigned long long)m->stall_base, (unsigned long long)m->stall_transfer,
+			 (unsigned long long)m->slack, (long long)m->issue_index, (long long)m->wait_index);
+		slice(o, d, pid, tid, name, "dma", s, e, args);
+		uint64_t st = m->start != AN_NONE ? m->start : c;
+		slice(o, d, pid, tid, "base latency", "dma.base", s, st, NULL);
+		if (c > st)
+			slice(o, d, pid, tid, "transfer", "dma.transfer", st, c, NULL);
+		if (m->stall_base)
+			slice(o, d, pid, tid, "stall: base latency", "dma.stall", c - m->stall_transfer - m->stall_base,
+			      c - m->stall_transfer, NULL);
+		if (m->stall_transfer)
+			slice(o, d, pid, tid, "stall: transfer", "dma.stall", c - m->stall_transfer, c, NULL);
+		if (m->slack && m->wait != AN_NONE)
+			slice(o, d, pid, tid, "slack", "dma.slack", c, m->wait, NULL);
+	}
+	for (int l = 0; l <= d->nlinks; l++)
+		for (int lane = 0; lane < lanes_used[l]; lane++) {
+			char name[64];
+			snprintf(name, sizeof(name), "link %s #%d", l < d->nlinks ? d->links[l].name : "(no bytes)", lane);
+			name_meta(o, "thread_name", pid, TID_LINK0 + l * LANES + lane, name, TID_LINK0 + l * LANES + lane);
+		}
+	free(lane_free);
+	free(lanes_used);
+	/* ISSUE and WAIT slices on the core, joined by flows */
+	for (size_t i = 0; i < d->ndmas; i++) {
+		const struct an_dma *m = &d->dmas[i];
+		if (!m->id || m->issue_index < 0 || m->issue == AN_NONE)
+			continue;
+		char name[48];
+		snprintf(name, sizeof(name), "ISSUE dma#%llu", (unsigned long long)m->id);
+		slice(o, d, pid, TID_DMAOPS, name, "dma.issue", m->issue, m->issue + 1, NULL);
+	}
+	for (size_t i = 0; i < d->ndmas; i++) {
+		const struct an_dma *m = &d->dmas[i];
+		if (!m->id || m->wait == AN_NONE)
+			continue;
+		bool first = true;
+		uint64_t arrive = m->wait;
+		for (size_t j = 0; j < d->ndmas; j++) {
+			const struct an_dma *n = &d->dmas[j];
+			if (!n->id || n->wait == AN_NONE || n->wait_index != m->wait_index)
+				continue;
+			if (j < i)
+				first = false;
+			uint64_t st = an_dma_stall(n);
+			if (st && n->complete != AN_NONE && n->complete - st < arrive)
+				arrive = n->complete - st;
+		}
+		if (first) {
+			char name[48];
+			snprintf(name, sizeof(name), "WAIT flag %u", m->flag);
+			slice(o, d, pid, TID_DMAOPS, name, "dma.wait", arrive, m->wait + 1, NULL);
+		}
+		if (m->issue_index >= 0 && m->issue != AN_NONE) {
+			unsigned long long id = ((unsigned long long)pid << 32) | m->id;
+			ev_begin(o);
+			fprintf(o->f,
+				"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,\"tid\":%d,"
+				"\"ts\":%.6f}",
+				(unsigned long long)m->id, id, pid, TID_DMAOPS, an_us(d, m->issue));
+			ev_begin(o);
+			fprintf(o->f,
+				"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,"
+				"\"tid\":%d,\"ts\":%.6f}",
+				(unsigned long long)m->id, id, pid, TID_DMAOPS, an_us(d, m->wait));
+		}
+	}
+	/* VMEM counters */
+	struct an_vmem v;
+	an_vmem_compute(d, 0, &v);
+	for (size_t s = 0; s < v.nsamples; s++) {
+		uint64_t occ = (uint64_t)v.used[s] + v.unused[s];
+		ev_begin(o);
+		fprintf(o->f,
+			"{\"ph\":\"C\",\"name\":\"VMEM occupied (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%.6f,"
+			"\"args\":{\"used\":%llu,\"unused\":%llu}}",
+			pid, an_us(d, v.t[s]), (unsigned long long)(v.used[s] * v.page_bytes / 1024),
+			(unsigned long long)(v.unused[s] * v.page_bytes / 1024));
+		(void)occ;
+		ev_begin(o);
+		fprintf(o->f,
+			"{\"ph\":\"C\",\"name\":\"VMEM largest free region (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%.6f,"
+			"\"args\":{\"largest_free\":%llu}}",
+			pid, an_us(d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
+	}
+	an_vmem_free(&v);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: snr export perfetto T.snrt|M.snrm... -o trace.json [--config M.json]\n"
+		   "\n"
+		   "Chrome trace-event JSON (open it in ui.perfetto.dev): a track per unit, per DMA link\n"
+		   "lanes with base latency, transfer, stall and slack phases, flows from each DMA ISSUE\n"
+		   "to its WAIT, counters for VMEM occupancy and the largest free region.\n"
+		   "One process per input file. docs/analyses.md.\n");
+}
+
+int snr_cmd_export(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "perfetto")) {
+		snr_err("export: unknown format '%s' (perfetto)", argv[1]);
+		return 2;
+	}
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"config", required_argument, NULL, 'c'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	const char *out_path = NULL, *config = NULL;
+	int opt;
+	optind = 1;
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!out_path || optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	FILE *f = fopen(out_path, "w");
+	if (!f) {
+		snr_err("export: cannot write %s", out_path);
+		return 1;
+	}
+	struct out o = {.f = f, .first = true};
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	int rc = 0;
+	for (int i = optind; i < argc && !rc; i++) {
+		char err[1024];
+		struct an_data d;
+		if (an_load(&d, argv[i], config, AN_WANT_ALL, err, sizeof(err))) {
+			snr_err("export: %s", err);
+			rc = 1;
+		} else {
+			rc = export_one(&o, &d, i - optind + 1);
+		}
+		an_free(&d);
+	}
+	fputs("\n]}\n", f);
+	if (fclose(f) || rc) {
+		if (!rc)
+			snr_err("export: writing %s failed", out_path);
+		remove(out_path);
+		return 1;
+	}
+	return 0;
+}

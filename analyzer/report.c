@@ -1,0 +1,190 @@
+/*
+ * report.c: `snr report T.snrt|M.snrm -o report.html`, one self-contained
+ * HTML file: a summary, the DMA timeline colored as the paper's Figure 4
+ * (base-latency stall, transfer stall, slack), per-unit utilization over
+ * time with DMA completions marked, VMEM occupancy against the largest
+ * contiguous free region and the fragmentation heatmap (Figure 8).
+ *
+ * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
+ * project's own license), vendored minified and compiled into the binary
+ * with the report's script (analyzer/report.js) by analyzer/embed.py: the
+ * file loads nothing from the network and the build fetches nothing.
+ * ECharts was chosen over smaller libraries (uPlot) because one library
+ * gives every chart here: lines with marks, heatmap, and custom series for
+ * the Gantt-like DMA timeline, without hand-drawing on a canvas.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/analyses.h"
+#include "lib/snr_util.h"
+
+extern const char snr_echarts_js[], snr_report_js[];
+extern const unsigned long snr_echarts_js_len, snr_report_js_len;
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* JSON inside <script>: "</" would end the element */
+static void script_json(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (s[0] == '<' && s[1] == '/')
+			fputs("<\\", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--config M.json] [--window CYCLES]\n"
+		   "       [--interval CYCLES]\n"
+		   "\n"
+		   "One self-contained HTML file (no network needed to open it): summary, DMA timeline\n"
+		   "(base-latency stall, transfer stall, slack), per-unit utilization with DMA completions,\n"
+		   "VMEM occupancy against the largest contiguous free region, fragmentation heatmap.\n"
+		   "--window and --interval are as for `snr analyze util` and `snr analyze vmem`.\n");
+}
+
+int snr_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"config", required_argument, NULL, 'c'},
+					     {"window", required_argument, NULL, 'w'},
+					     {"interval", required_argument, NULL, 'i'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	const char *out_path = NULL, *config = NULL;
+	uint64_t window = 0, interval = 0;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'w':
+			window = strtoull(optarg, NULL, 0);
+			break;
+		case 'i':
+			interval = strtoull(optarg, NULL, 0);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!out_path || optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	char err[1024];
+	struct an_data d;
+	if (an_load(&d, argv[optind], config, AN_WANT_ALL, err, sizeof(err))) {
+		snr_err("report: %s", err);
+		an_free(&d);
+		return 1;
+	}
+	struct an_vmem v;
+	struct an_util u;
+	an_vmem_compute(&d, interval, &v);
+	an_util_compute(&d, window, &u);
+	json_t *all = json_object();
+	json_t *dj = an_dma_json(&d);
+	json_object_set_new(all, "dma", dj);
+	json_object_set_new(all, "util", an_util_json(&d, &u));
+	json_object_set_new(all, "vmem", an_vmem_json(&d, &v, true));
+	char *js = json_dumps(all, JSON_COMPACT);
+
+	FILE *f = fopen(out_path, "w");
+	if (!f) {
+		snr_err("report: cannot write %s", out_path);
+		free(js);
+		json_decref(all);
+		an_util_free(&u);
+		an_vmem_free(&v);
+		an_free(&d);
+		return 1;
+	}
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>snr report: ", f);
+	html_text(f, d.src.path);
+	fputs("</title>\n<style>\n"
+	      "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\n"
+	      "h1{font-size:22px}h2{font-size:17px;margin-top:28px}\n"
+	      "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #eee}\n"
+	      "th{text-align:left}.chart{width:1100px;height:380px}#c-dma{height:420px}#c-heat{height:460px}\n"
+	      "#errors{display:none;color:#b00;white-space:pre}\n"
+	      "</style>\n<script>\n",
+	      f);
+	fwrite(snr_echarts_js, 1, snr_echarts_js_len, f);
+	fputs("\n</script>\n</head><body>\n<h1>snr report</h1>\n<pre id=\"errors\"></pre>\n<table>\n", f);
+	json_t *tot = json_object_get(dj, "totals");
+	uint64_t stall = (uint64_t)json_integer_value(json_object_get(tot, "stall_cycles"));
+	fprintf(f, "<tr><th>source</th><td>");
+	html_text(f, d.src.path);
+	fprintf(f, " (%s)</td></tr>\n", d.src.is_trace ? "trace, replayed" : "metrics file");
+	fprintf(f, "<tr><th>instructions</th><td>%llu</td></tr>\n<tr><th>cycles</th><td>%llu (IPC %.3f)</td></tr>\n",
+		(unsigned long long)d.src.instructions, (unsigned long long)d.cycles,
+		d.cycles ? (double)d.src.instructions / (double)d.cycles : 0.0);
+	fprintf(f,
+		"<tr><th>DMAs</th><td>%llu, %llu bytes</td></tr>\n"
+		"<tr><th>DMA stall</th><td>%llu cycles (%.1f%%): base latency %llu, transfer %llu; slack %llu</td></tr>\n",
+		(unsigned long long)json_integer_value(json_object_get(tot, "dmas")),
+		(unsigned long long)json_integer_value(json_object_get(tot, "bytes")), (unsigned long long)stall,
+		d.cycles ? 100.0 * (double)stall / (double)d.cycles : 0.0,
+		(unsigned long long)json_integer_value(json_object_get(tot, "stall_base_cycles")),
+		(unsigned long long)json_integer_value(json_object_get(tot, "stall_transfer_cycles")),
+		(unsigned long long)json_integer_value(json_object_get(tot, "slack_cycles")));
+	fprintf(f, "<tr><th>utilization</th><td>");
+	for (int c = 0; c < u.ncols; c++)
+		fprintf(f, "%s%s %.1f%%", c ? ", " : "", u.names[c], 100.0 * u.total[c]);
+	fprintf(f, "</td></tr>\n");
+	fprintf(f,
+		"<tr><th>VMEM</th><td>median free %.1f%%, median largest contiguous free %.1f%%; pages used %llu, "
+		"unused (written, never read) %llu</td></tr>\n</table>\n",
+		v.free_median_pct, v.largest_median_pct, (unsigned long long)v.pages_used,
+		(unsigned long long)v.pages_unused);
+	fputs("<h2>DMA timeline (worst stall at the top)</h2><div id=\"c-dma\" class=\"chart\"></div>\n"
+	      "<h2>Utilization per unit</h2><div id=\"c-util\" class=\"chart\"></div>\n"
+	      "<h2>VMEM occupancy and largest contiguous free region</h2><div id=\"c-vmem\" class=\"chart\"></div>\n"
+	      "<h2>VMEM fragmentation: occupied pages per block</h2><div id=\"c-heat\" class=\"chart\"></div>\n"
+	      "<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
+	      "<script>\nwindow.SNR = ",
+	      f);
+	script_json(f, js);
+	fputs(";\n</script>\n<script>\n", f);
+	fwrite(snr_report_js, 1, snr_report_js_len, f);
+	fputs("\n</script>\n</body></html>\n", f);
+	int rc = 0;
+	if (fclose(f)) {
+		snr_err("report: writing %s failed", out_path);
+		rc = 1;
+	}
+	free(js);
+	json_decref(all);
+	an_util_free(&u);
+	an_vmem_free(&v);
+	an_free(&d);
+	return rc;
+}

@@ -1,0 +1,389 @@
+/*
+ * vmem.c: `snr analyze vmem`, the paper's data-cache analysis (§5.3.2,
+ * Figure 8) on TA1's VMEM. VMEM is cut into pages (machine config
+ * vmem.page_bytes); every VMEM read and write the timing model reports is
+ * replayed in cycle order against per-page state, which turns each value a
+ * page holds into one occupancy interval:
+ *
+ *   written at w, last read at r (before the next write)  -> occupied [w, r+1), "used"
+ *   written at w, never read before the next write at w2  -> occupied [w, w2),  "unused"
+ *   written at w, never read until the window ends        -> occupied [w, end], "unused"
+ *   read at r before any write in the window (live-in)    -> occupied [0, r+1), "used"
+ *
+ * A page is free at cycle t when no interval covers t. Samples are taken
+ * every `interval` cycles (t = 0, interval, 2*interval, ... <= cycles);
+ * each sample has the used, unused and free pages, the largest run of
+ * consecutive free pages and the occupied pages per block (the heatmap).
+ * docs/analyses.md has the definitions and the --json schema.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/analyses.h"
+#include "lib/snr_util.h"
+
+struct pev {
+	uint64_t cycle;
+	uint32_t page;
+	int8_t delta;
+	uint8_t unused;
+};
+
+static int cmp_vmev(const void *a, const void *b)
+{
+	const struct an_vmev *x = a, *y = b;
+	if (x->cycle != y->cycle)
+		return x->cycle < y->cycle ? -1 : 1;
+	return (int)x->write - (int)y->write; /* reads of a cycle before its writes */
+}
+
+static int cmp_pev(const void *a, const void *b)
+{
+	const struct pev *x = a, *y = b;
+	if (x->cycle != y->cycle)
+		return x->cycle < y->cycle ? -1 : 1;
+	return 0;
+}
+
+struct pages {
+	struct pev *ev;
+	size_t n, cap;
+};
+
+static void interval(struct pages *p, uint32_t page, uint64_t start, uint64_t end, bool unused)
+{
+	if (end <= start)
+		return;
+	if (p->n + 2 > p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 4096;
+		p->ev = snr_xrealloc(p->ev, p->cap * sizeof(*p->ev));
+	}
+	p->ev[p->n++] = (struct pev){.cycle = start, .page = page, .delta = 1, .unused = unused};
+	p->ev[p->n++] = (struct pev){.cycle = end, .page = page, .delta = -1, .unused = unused};
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int an_vmem_compute(const struct an_data *d, uint64_t interval_cycles, struct an_vmem *v)
+{
+	memset(v, 0, sizeof(*v));
+	uint64_t pages = d->vmem_pages, end = d->cycles + 1;
+	v->pages = pages;
+	v->page_bytes = d->page_bytes;
+	v->blocks = pages < 128 ? pages : 128;
+	v->pages_per_block = v->blocks ? (pages + v->blocks - 1) / v->blocks : 1;
+	v->interval = interval_cycles ? interval_cycles : (d->cycles + 999) / 1000;
+	if (!v->interval)
+		v->interval = 1;
+	if (!pages)
+		return 0;
+
+	struct an_vmev *ev = snr_xmalloc((d->nvm + 1) * sizeof(*ev));
+	memcpy(ev, d->vm, d->nvm * sizeof(*ev));
+	qsort(ev, d->nvm, sizeof(*ev), cmp_vmev);
+	uint64_t *val = snr_xmalloc(pages * sizeof(*val)), *last_read = snr_xmalloc(pages * sizeof(*last_read));
+	uint8_t *cls = snr_xcalloc(pages, 1); /* bit0 written, bit1 read after a write, bit2 live-in read */
+	for (uint64_t p = 0; p < pages; p++)
+		val[p] = last_read[p] = AN_NONE;
+	struct pages pv = {0};
+	for (size_t i = 0; i < d->nvm; i++) {
+		const struct an_vmev *e = &ev[i];
+		uint64_t first = e->off / d->page_bytes, last = (e->off + e->bytes - 1) / d->page_bytes;
+		if (first >= pages)
+			continue;
+		if (last >= pages)
+			last = pages - 1;
+		for (uint64_t p = first; p <= last; p++) {
+			if (!e->write) {
+				if (val[p] == AN_NONE) {
+					val[p] = 0;
+					cls[p] |= 4;
+				} else if (cls[p] & 1) {
+					cls[p] |= 2;
+				}
+				last_read[p] = e->cycle;
+				continue;
+			}
+			if (val[p] != AN_NONE) {
+				if (last_read[p] != AN_NONE)
+					interval(&pv, (uint32_t)p, val[p], last_read[p] + 1, false);
+				else
+					interval(&pv, (uint32_t)p, val[p], e->cycle, true);
+			}
+			val[p] = e->cycle;
+			last_read[p] = AN_NONE;
+			cls[p] |= 1;
+		}
+	}
+	for (uint64_t p = 0; p < pages; p++) {
+		if (val[p] != AN_NONE) {
+			if (last_read[p] != AN_NONE)
+				interval(&pv, (uint32_t)p, val[p], last_read[p] + 1, false);
+			else
+				interval(&pv, (uint32_t)p, val[p], end, true);
+		}
+		if ((cls[p] & 3) == 3)
+			v->pages_used++;
+		else if (cls[p] & 1)
+			v->pages_unused++;
+		else if (cls[p] & 4)
+			v->pages_livein++;
+		else
+			v->pages_untouched++;
+	}
+	free(ev);
+	free(val);
+	free(last_read);
+	free(cls);
+	qsort(pv.ev, pv.n, sizeof(*pv.ev), cmp_pev);
+
+	v->nsamples = d->cycles / v->interval + 1;
+	size_t ns = v->nsamples;
+	v->t = snr_xmalloc(ns * sizeof(*v->t));
+	v->used = snr_xmalloc(ns * sizeof(*v->used));
+	v->unused = snr_xmalloc(ns * sizeof(*v->unused));
+	v->largest = snr_xmalloc(ns * sizeof(*v->largest));
+	v->largest_at = snr_xmalloc(ns * sizeof(*v->largest_at));
+	v->heat = snr_xcalloc(ns * v->blocks, sizeof(*v->heat));
+	uint16_t *occ = snr_xcalloc(pages, sizeof(*occ));
+	uint32_t *block = snr_xcalloc(v->blocks, sizeof(*block));
+	int64_t used = 0, unused = 0;
+	size_t k = 0;
+	double *fr = snr_xmalloc(ns * sizeof(*fr)), *lg = snr_xmalloc(ns * sizeof(*lg)),
+	       *un = snr_xmalloc(ns * sizeof(*un));
+	for (size_t s = 0; s < ns; s++) {
+		uint64_t t = (uint64_t)s * v->interval;
+		for (; k < pv.n && pv.ev[k].cycle <= t; k++) {
+			const struct pev *e = &pv.ev[k];
+			uint16_t before = occ[e->page];
+			occ[e->page] = (uint16_t)(occ[e->page] + e->delta);
+			if (e->unused)
+				unused += e->delta;
+			else
+				used += e->delta;
+			if (!before && occ[e->page])
+				block[e->page / v->pages_per_block]++;
+			else if (before && !occ[e->page])
+				block[e->page / v->pages_per_block]--;
+		}
+		uint32_t best = 0, best_at = 0, run = 0;
+		for (uint64_t p = 0; p < pages; p++) {
+			if (occ[p]) {
+				run = 0;
+				continue;
+			}
+			if (++run > best) {
+				best = run;
+				best_at = (uint32_t)(p + 1 - run);
+			}
+		}
+		/* values of a page never overlap, so used + unused counts occupied pages */
+		v->t[s] = t;
+		v->used[s] = (uint32_t)used;
+		v->unused[s] = (uint32_t)unused;
+		v->largest[s] = best;
+		v->largest_at[s] = best_at;
+		memcpy(&v->heat[s * v->blocks], block, v->blocks * sizeof(*block));
+		fr[s] = 100.0 * (double)(pages - (uint64_t)(used + unused)) / (double)pages;
+		lg[s] = 100.0 * best / (double)pages;
+		un[s] = 100.0 * (double)unused / (double)pages;
+	}
+	v->free_median_pct = median(fr, ns);
+	v->largest_median_pct = median(lg, ns);
+	v->unused_median_pct = median(un, ns);
+	free(fr);
+	free(lg);
+	free(un);
+	free(occ);
+	free(block);
+	free(pv.ev);
+	return 0;
+}
+
+void an_vmem_free(struct an_vmem *v)
+{
+	free(v->t);
+	free(v->used);
+	free(v->unused);
+	free(v->largest);
+	free(v->largest_at);
+	free(v->heat);
+	memset(v, 0, sizeof(*v));
+}
+
+json_t *an_vmem_json(const struct an_data *d, const struct an_vmem *v, bool heatmap)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "schema", json_string("snr.analyze.vmem/1"));
+	json_object_set_new(root, "source", an_source_json(d));
+	json_object_set_new(root, "vmem_bytes", json_integer((json_int_t)(v->pages * v->page_bytes)));
+	json_object_set_new(root, "page_bytes", json_integer((json_int_t)v->page_bytes));
+	json_object_set_new(root, "pages", json_integer((json_int_t)v->pages));
+	json_object_set_new(root, "blocks", json_integer((json_int_t)v->blocks));
+	json_object_set_new(root, "pages_per_block", json_integer((json_int_t)v->pages_per_block));
+	json_object_set_new(root, "interval_cycles", json_integer((json_int_t)v->interval));
+	json_object_set_new(root, "page_classes",
+			    json_pack("{s:I,s:I,s:I,s:I}", "used", (json_int_t)v->pages_used, "unused",
+				      (json_int_t)v->pages_unused, "livein", (json_int_t)v->pages_livein, "untouched",
+				      (json_int_t)v->pages_untouched));
+	json_object_set_new(root, "medians",
+			    json_pack("{s:f,s:f,s:f}", "free_pct", v->free_median_pct, "largest_free_pct",
+				      v->largest_median_pct, "unused_pct", v->unused_median_pct));
+	json_t *samples = json_array();
+	for (size_t s = 0; s < v->nsamples; s++) {
+		uint64_t occ = (uint64_t)v->used[s] + v->unused[s];
+		json_array_append_new(samples,
+				      json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "cycle", (json_int_t)v->t[s],
+						"used_pages", (json_int_t)v->used[s], "unused_pages",
+						(json_int_t)v->unused[s], "occupied_pages", (json_int_t)occ,
+						"free_pages", (json_int_t)(v->pages - occ), "largest_free_pages",
+						(json_int_t)v->largest[s], "largest_free_first_page",
+						(json_int_t)v->largest_at[s]));
+	}
+	json_object_set_new(root, "samples", samples);
+	if (heatmap) {
+		json_t *rows = json_array();
+		for (size_t s = 0; s < v->nsamples; s++) {
+			json_t *r = json_array();
+			for (uint64_t b = 0; b < v->blocks; b++)
+				json_array_append_new(r, json_integer(v->heat[s * v->blocks + b]));
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(root, "heatmap", rows);
+	}
+	return root;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: snr analyze vmem T.snrt|M.snrm [--interval CYCLES] [--config M.json] [--json]\n"
+		   "\n"
+		   "VMEM pages over time: used (read after being written), unused (written and never\n"
+		   "read), free; occupancy, the largest contiguous free region, the blocks x pages\n"
+		   "heatmap, and the medians of free and of largest-free as percentages of VMEM.\n"
+		   "Samples every CYCLES (default: cycles/1000, rounded up). docs/analyses.md.\n");
+}
+
+static void print_heat(const struct an_vmem *v)
+{
+	const char *ramp = " .:-=+*#%@";
+	size_t cols = v->nsamples < 72 ? v->nsamples : 72;
+	uint64_t groups = v->blocks < 16 ? v->blocks : 16, per = (v->blocks + groups - 1) / groups;
+	printf("\nheatmap: occupied share of %llu blocks of %llu pages (rows: %llu blocks each), time ->\n",
+	       (unsigned long long)v->blocks, (unsigned long long)v->pages_per_block, (unsigned long long)per);
+	for (uint64_t g = 0; g < groups; g++) {
+		printf("%5llu |", (unsigned long long)(g * per));
+		for (size_t c = 0; c < cols; c++) {
+			size_t s0 = c * v->nsamples / cols, s1 = (c + 1) * v->nsamples / cols;
+			double sum = 0, n = 0;
+			for (size_t s = s0; s < s1; s++)
+				for (uint64_t b = g * per; b < (g + 1) * per && b < v->blocks; b++) {
+					sum += v->heat[s * v->blocks + b];
+					n += (double)v->pages_per_block;
+				}
+			double f = n ? sum / n : 0;
+			int lvl = f <= 0 ? 0 : 1 + (int)(f * 8.999);
+			putchar(ramp[lvl > 9 ? 9 : lvl]);
+		}
+		printf("|\n");
+	}
+}
+
+int snr_analyze_vmem(int argc, char **argv)
+{
+	static const struct option opts[] = {{"interval", required_argument, NULL, 'i'},
+					     {"config", required_argument, NULL, 'c'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	uint64_t interval = 0;
+	const char *config = NULL;
+	bool json = false;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			interval = strtoull(optarg, NULL, 0);
+			if (!interval) {
+				snr_err("analyze vmem: --interval must be a positive number of cycles");
+				return 2;
+			}
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	char err[1024];
+	struct an_data d;
+	if (an_load(&d, argv[optind], config, AN_WANT_VMEM, err, sizeof(err))) {
+		snr_err("analyze vmem: %s", err);
+		an_free(&d);
+		return 1;
+	}
+	struct an_vmem v;
+	an_vmem_compute(&d, interval, &v);
+	if (json) {
+		json_t *j = an_vmem_json(&d, &v, true);
+		json_dumpf(j, stdout, JSON_INDENT(1) | JSON_COMPACT);
+		putchar('\n');
+		json_decref(j);
+	} else {
+		printf("vmem: %llu KiB in %llu pages of %llu B; heatmap %llu blocks x %llu pages;\n"
+		       "sampled every %llu cycles (%llu samples)\n",
+		       (unsigned long long)(v.pages * v.page_bytes / 1024), (unsigned long long)v.pages,
+		       (unsigned long long)v.page_bytes, (unsigned long long)v.blocks,
+		       (unsigned long long)v.pages_per_block, (unsigned long long)v.interval,
+		       (unsigned long long)v.nsamples);
+		printf("pages: %llu used (read after written), %llu unused (written, never read), "
+		       "%llu live-in, %llu untouched\n",
+		       (unsigned long long)v.pages_used, (unsigned long long)v.pages_unused,
+		       (unsigned long long)v.pages_livein, (unsigned long long)v.pages_untouched);
+		printf("median free %.1f%% of VMEM (the paper's \"unused space\"), median largest contiguous free "
+		       "%.1f%%,\nmedian written-never-read %.1f%%\n\n",
+		       v.free_median_pct, v.largest_median_pct, v.unused_median_pct);
+		printf("%12s %9s %9s %9s %7s %9s %8s %9s\n", "cycle", "used", "unused", "free", "free%", "largest",
+		       "largest%", "at page");
+		size_t step = v.nsamples > 40 ? (v.nsamples + 39) / 40 : 1;
+		for (size_t s = 0; s < v.nsamples; s += step) {
+			uint64_t occ = (uint64_t)v.used[s] + v.unused[s];
+			printf("%12llu %9u %9u %9llu %6.1f%% %9u %7.1f%% %9u\n", (unsigned long long)v.t[s], v.used[s],
+			       v.unused[s], (unsigned long long)(v.pages - occ),
+			       100.0 * (double)(v.pages - occ) / (double)v.pages, v.largest[s],
+			       100.0 * v.largest[s] / (double)v.pages, v.largest_at[s]);
+		}
+		if (step > 1)
+			printf("(every %zu-th sample; --json has all)\n", step);
+		print_heat(&v);
+	}
+	an_vmem_free(&v);
+	an_free(&d);
+	return 0;
+}

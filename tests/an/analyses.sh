@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# snr analyze dma|vmem|util on tests/an/an_prog.c, whose answers are known
+# before running it (see the comment at the top of an_prog.c), both from the
+# trace (replayed in-process) and from the metrics file; then the Perfetto
+# export's trace-event format (check_perfetto.py).
+# usage: analyses.sh SNR
+set -u
+SNR=$1; HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+. "$HERE/lib.sh"
+record_an_prog "$SNR" "$T"
+
+for f in a.snrt a.snrm; do
+  "$SNR" analyze dma "$T/$f" --json >"$T/dma.json" || fail "analyze dma $f"
+  "$SNR" analyze vmem "$T/$f" --interval 1 --json >"$T/vmem.json" || fail "analyze vmem $f"
+  "$SNR" analyze util "$T/$f" --window 100000 --json >"$T/util.json" || fail "analyze util $f"
+  python3 "$HERE/check_analyses.py" "$T/dma.json" "$T/vmem.json" "$T/util.json" || fail "known answers ($f)"
+done
+# the text tables fit 100 columns
+for k in dma vmem util; do
+  "$SNR" analyze $k "$T/a.snrm" >"$T/$k.txt" || fail "analyze $k (text)"
+  awk -v k=$k 'length($0) > 100 { print "line over 100 columns in " k ": " $0; bad=1 } END { exit bad }' "$T/$k.txt" ||
+    fail "$k table too wide"
+done
+grep -q "window+0x" "$T/dma.txt" || fail "dma table not symbolized: $(cat "$T/dma.txt")"
+
+"$SNR" export perfetto "$T/a.snrt" "$T/a.snrm" -o "$T/trace.json" || fail "export perfetto"
+python3 "$HERE/check_perfetto.py" "$T/trace.json" || fail "trace-event format"
+echo "ok: dma, vmem, util known answers from trace and metrics; perfetto export well-formed"
