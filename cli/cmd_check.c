@@ -29,23 +29,6 @@ static const char check_usage[] =
 	"Exit status: 0 all passed, 1 a trace regressed or could not be replayed,\n"
 	"2 bad usage.\n";
 
-static json_t *summary_of(const struct snr_replay_result *r)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "instructions", json_integer((json_int_t)r->instructions));
-	json_object_set_new(j, "cycles", json_integer((json_int_t)r->cycles));
-	json_t *st = json_object();
-	for (int k = 0; k < SNR_STALL_COUNT; k++)
-		json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)k),
-				    json_integer((json_int_t)r->stall_cycles[k]));
-	json_object_set_new(j, "stall_cycles", st);
-	json_object_set_new(j, "dma_count", json_integer((json_int_t)r->dma_count));
-	json_object_set_new(j, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
-	json_object_set_new(j, "verified", json_boolean(r->ok));
-	json_object_set_new(j, "end_state_checked", json_boolean(r->end_state_checked));
-	return j;
-}
-
 /* Appends "key: old -> new" for every leaf that differs. */
 static void diff(const char *prefix, json_t *want, json_t *got, char *out, size_t len)
 {
@@ -124,7 +107,7 @@ int snr_cmd_check(int argc, char **argv)
 			free(r);
 			continue;
 		}
-		json_t *got = summary_of(r);
+		json_t *got = snr_replay_summary(r);
 		if (!r->ok) {
 			printf("FAIL %s: the replay diverged from the recording:\n%s", names[i], r->report);
 			failed++;

@@ -82,22 +82,8 @@ int snr_cmd_replay(int argc, char **argv)
 	for (int k = 0; k < SNR_STALL_COUNT; k++)
 		stall_total += r->stall_cycles[k];
 	if (as_json) {
-		json_t *j = json_object();
+		json_t *j = snr_replay_summary(r);
 		json_object_set_new(j, "trace", json_string(o.trace_path));
-		json_object_set_new(j, "instructions", json_integer((json_int_t)r->instructions));
-		json_object_set_new(j, "cycles", json_integer((json_int_t)r->cycles));
-		json_object_set_new(j, "ipc", json_real(r->cycles ? (double)r->instructions / (double)r->cycles : 0));
-		json_t *st = json_object();
-		for (int k = 0; k < SNR_STALL_COUNT; k++)
-			json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)k),
-					    json_integer((json_int_t)r->stall_cycles[k]));
-		json_object_set_new(j, "stall_cycles", st);
-		json_object_set_new(j, "dma_count", json_integer((json_int_t)r->dma_count));
-		json_object_set_new(j, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
-		json_object_set_new(j, "verified", json_boolean(r->ok));
-		json_object_set_new(j, "end_state_checked", json_boolean(r->end_state_checked));
-		json_object_set_new(j, "truncated_trace", json_boolean(r->truncated));
-		json_object_set_new(j, "program_exited", json_boolean(r->exited));
 		if (!r->ok)
 			json_object_set_new(j, "report", json_string(r->report));
 		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

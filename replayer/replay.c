@@ -316,6 +316,26 @@ static void cache_report(FILE *f, unsigned rows, struct collector *c, const stru
 	free(v);
 }
 
+json_t *snr_replay_summary(const struct snr_replay_result *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "instructions", json_integer((json_int_t)r->instructions));
+	json_object_set_new(j, "cycles", json_integer((json_int_t)r->cycles));
+	json_object_set_new(j, "ipc", json_real(r->cycles ? (double)r->instructions / (double)r->cycles : 0));
+	json_t *st = json_object();
+	for (int k = 0; k < SNR_STALL_COUNT; k++)
+		json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)k),
+				    json_integer((json_int_t)r->stall_cycles[k]));
+	json_object_set_new(j, "stall_cycles", st);
+	json_object_set_new(j, "dma_count", json_integer((json_int_t)r->dma_count));
+	json_object_set_new(j, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
+	json_object_set_new(j, "verified", json_boolean(r->ok));
+	json_object_set_new(j, "end_state_checked", json_boolean(r->end_state_checked));
+	json_object_set_new(j, "truncated_trace", json_boolean(r->truncated));
+	json_object_set_new(j, "program_exited", json_boolean(r->exited));
+	return j;
+}
+
 /* ---- the replay ------------------------------------------------------------------ */
 
 int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen)
@@ -585,20 +605,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	}
 	r->seconds = now_s() - t0;
 	if (mw) {
-		json_t *sj = json_object();
-		json_object_set_new(sj, "instructions", json_integer((json_int_t)r->instructions));
-		json_object_set_new(sj, "cycles", json_integer((json_int_t)r->cycles));
-		json_object_set_new(sj, "ipc", json_real(r->cycles ? (double)r->instructions / (double)r->cycles : 0));
-		json_t *stalls = json_object();
-		for (int k = 0; k < SNR_STALL_COUNT; k++)
-			json_object_set_new(stalls, snr_stall_cause_name((enum snr_stall_cause)k),
-					    json_integer((json_int_t)r->stall_cycles[k]));
-		json_object_set_new(sj, "stall_cycles", stalls);
-		json_object_set_new(sj, "dma_count", json_integer((json_int_t)r->dma_count));
-		json_object_set_new(sj, "dma_bytes", json_integer((json_int_t)r->dma_bytes));
-		json_object_set_new(sj, "verified", json_boolean(r->ok));
-		json_object_set_new(sj, "end_state_checked", json_boolean(r->end_state_checked));
-		json_object_set_new(sj, "truncated_trace", json_boolean(r->truncated));
+		json_t *sj = snr_replay_summary(r);
 		char *ss = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(sj);
 		int frc = snr_metrics_finish(mw, ss, err, errlen);

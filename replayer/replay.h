@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "sim/snr_sim.h"
 #include "sim/snr_tracker.h"
 
@@ -47,6 +49,12 @@ struct snr_replay_result {
 /* Returns 0 when the replay ran (check result->ok for divergence), -1 when
  * it could not (bad trace, simulator error), with err filled. */
 int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen);
+
+/* The replay's summary as JSON (new reference): instructions, cycles, ipc,
+ * stall_cycles by cause, dma_count, dma_bytes, verified, end_state_checked,
+ * truncated_trace, program_exited. The metrics file's SUMMARY, `snr replay
+ * --json` and the goldens of `snr check` are this object. */
+json_t *snr_replay_summary(const struct snr_replay_result *r);
 
 /* The simulator for a name or path (dlopen), or NULL with err filled. */
 const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *err, size_t errlen);
