@@ -28,3 +28,7 @@ $snr cc -O2 workloads/mlp.c -o "$tmp/mlp.elf"
 record ta1-mlp-forward "$tmp/mlp.elf" forward 20000
 $snr cc -O1 tests/rec/rec_prog.c -o "$tmp/rec.elf"
 record ta1-rec-window "$tmp/rec.elf" window 60000
+
+# An x86-64 host trace, recorded with ptrace and replayed by the unicorn simulator.
+cc -O1 -no-pie tests/uc/uc_kernel.c -o "$tmp/uc_kernel"
+$snr record --breakpoint kernels --count 30000 --kill -o traces/x86-64-kernels.snrt -- "$tmp/uc_kernel"
