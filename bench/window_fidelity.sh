@@ -30,6 +30,7 @@ whole=$("$SNR" device "$T/w.elf" --timing | sed -n 's/^window cycles \([0-9]*\).
 # instruction at c0+3; the second csrr issues when window() is done.
 whole_window=$((whole - 3))
 
+rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
 "$SNR" device "$T/w.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
 DEV=$!
 PORT=""

@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 record() { # name elf breakpoint count [device args...]
   local name=$1 elf=$2 bp=$3 count=$4
   shift 4
+  rm -f "$tmp/dev.err"  # the device writes its port here; no stale port from an earlier run
   $snr device "$elf" --gdb tcp:127.0.0.1:0 --halt "$@" 2>"$tmp/dev.err" >/dev/null &
   local dev=$! port=""
   for _ in $(seq 100); do

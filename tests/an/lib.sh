@@ -5,6 +5,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 record_an_prog() {
   local snr=$1 dir=$2 port="" dev
   "$snr" cc -O1 "$(dirname "${BASH_SOURCE[0]}")/an_prog.c" -o "$dir/p.elf" || fail "snr cc"
+  rm -f "$dir/dev.err"  # the device writes its port here; no stale port from an earlier run
   "$snr" device "$dir/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$dir/dev.err" >"$dir/dev.out" &
   dev=$!
   for _ in $(seq 100); do

@@ -15,6 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SNR" cc -O1 "$(dirname "$0")/an_prog.c" -o "$T/p.elf" || fail "snr cc"
 
 record() { # FUNC COUNT OUT
+  rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
   "$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
   DEV=$!
   PORT=""

@@ -16,6 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SNR" cc -O1 "$(dirname "$0")/rec_prog.c" -o "$T/p.elf" || fail "snr cc"
 
 start_device() { # extra args...
+  rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
   "$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt "$@" 2>"$T/dev.err" >"$T/dev.out" &
   DEV=$!
   for _ in $(seq 100); do

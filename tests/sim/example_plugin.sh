@@ -14,6 +14,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SNR" cc -O1 "$(dirname "$0")/../rec/rec_prog.c" -o "$T/p.elf" || fail "snr cc"
 
+rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
 "$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
 DEV=$!
 for _ in $(seq 100); do
