@@ -73,6 +73,13 @@ struct an_data {
 };
 
 int an_load(struct an_data *d, const char *path, const char *config_path, unsigned want, char *err, size_t errlen);
+
+/* The command line dma, vmem and util share: [--NUMOPT CYCLES] [--config M.json]
+ * [--json] FILE (numopt NULL: no number option), then an_load into d.
+ * Returns -1 when d is loaded and the command goes on, otherwise the exit
+ * status to return (0 after --help, 2 bad usage, 1 load failure). */
+int an_cli_load(int argc, char **argv, const char *name, const char *numopt, uint64_t *num, bool *json,
+		unsigned want, void (*usage)(FILE *), struct an_data *d);
 void an_free(struct an_data *d);
 /* "0x80000123 func+0x1c" (or "-" for index -1) */
 const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len);

@@ -6,6 +6,7 @@
  * so a 1M-instruction window costs tens of MB, not the event stream.
  */
 #include <jansson.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,4 +365,52 @@ json_t *an_dma_json(const struct an_data *d)
 				      "stall_base_cycles", (json_int_t)tb, "stall_transfer_cycles", (json_int_t)tt,
 				      "stall_cycles", (json_int_t)(tb + tt), "slack_cycles", (json_int_t)ts));
 	return root;
+}
+
+int an_cli_load(int argc, char **argv, const char *name, const char *numopt, uint64_t *num, bool *json,
+		unsigned want, void (*usage)(FILE *), struct an_data *d)
+{
+	struct option opts[] = {{numopt ? numopt : "config", required_argument, NULL, 'n'},
+				{"config", required_argument, NULL, 'c'},
+				{"json", no_argument, NULL, 'j'},
+				{"help", no_argument, NULL, 'h'},
+				{NULL, 0, NULL, 0}};
+	const char *config = NULL;
+	int opt;
+	*json = false;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", numopt ? opts : opts + 1, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (!snr_parse_u64(optarg, num, true) || !*num) {
+				snr_err("analyze %s: --%s needs a positive number of cycles, not '%s'", name, numopt,
+					optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	char err[1024];
+	if (an_load(d, argv[optind], config, want, err, sizeof(err))) {
+		snr_err("analyze %s: %s", name, err);
+		an_free(d);
+		return 1;
+	}
+	return -1;
 }

@@ -32,41 +32,11 @@ static void cell(char *buf, size_t len, uint64_t c)
 
 int snr_analyze_dma(int argc, char **argv)
 {
-	static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
-	const char *config = NULL;
-	bool json = false;
-	int opt;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			config = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return 2;
-	}
-	char err[1024];
+	bool json;
 	struct an_data d;
-	if (an_load(&d, argv[optind], config, AN_WANT_DMA, err, sizeof(err))) {
-		snr_err("analyze dma: %s", err);
-		an_free(&d);
-		return 1;
-	}
+	int rc = an_cli_load(argc, argv, "dma", NULL, NULL, &json, AN_WANT_DMA, usage, &d);
+	if (rc >= 0)
+		return rc;
 	if (json) {
 		json_t *j = an_dma_json(&d);
 		json_dumpf(j, stdout, JSON_INDENT(1));

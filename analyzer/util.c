@@ -144,50 +144,12 @@ static void usage(FILE *f)
 
 int snr_analyze_util(int argc, char **argv)
 {
-	static const struct option opts[] = {{"window", required_argument, NULL, 'w'},
-					     {"config", required_argument, NULL, 'c'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
 	uint64_t window = 0;
-	const char *config = NULL;
-	bool json = false;
-	int opt;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'w':
-			window = strtoull(optarg, NULL, 0);
-			if (!window) {
-				snr_err("analyze util: --window must be a positive number of cycles");
-				return 2;
-			}
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return 2;
-	}
-	char err[1024];
+	bool json;
 	struct an_data d;
-	if (an_load(&d, argv[optind], config, AN_WANT_DMA | AN_WANT_BUSY, err, sizeof(err))) {
-		snr_err("analyze util: %s", err);
-		an_free(&d);
-		return 1;
-	}
+	int rc = an_cli_load(argc, argv, "util", "window", &window, &json, AN_WANT_DMA | AN_WANT_BUSY, usage, &d);
+	if (rc >= 0)
+		return rc;
 	struct an_util u;
 	an_util_compute(&d, window, &u);
 	if (json) {

@@ -304,50 +304,12 @@ static void print_heat(const struct an_vmem *v)
 
 int snr_analyze_vmem(int argc, char **argv)
 {
-	static const struct option opts[] = {{"interval", required_argument, NULL, 'i'},
-					     {"config", required_argument, NULL, 'c'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
 	uint64_t interval = 0;
-	const char *config = NULL;
-	bool json = false;
-	int opt;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			interval = strtoull(optarg, NULL, 0);
-			if (!interval) {
-				snr_err("analyze vmem: --interval must be a positive number of cycles");
-				return 2;
-			}
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return 2;
-	}
-	char err[1024];
+	bool json;
 	struct an_data d;
-	if (an_load(&d, argv[optind], config, AN_WANT_VMEM, err, sizeof(err))) {
-		snr_err("analyze vmem: %s", err);
-		an_free(&d);
-		return 1;
-	}
+	int rc = an_cli_load(argc, argv, "vmem", "interval", &interval, &json, AN_WANT_VMEM, usage, &d);
+	if (rc >= 0)
+		return rc;
 	struct an_vmem v;
 	an_vmem_compute(&d, interval, &v);
 	if (json) {
