@@ -6,7 +6,6 @@
  * numbers are the timing model's own (the WAITED event, docs/ta1-timing.md
  * Rule 4); this file orders and prints them, worst stall first.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,7 +9,6 @@
  * vary only when another transfer starts or ends, so this is exact for a
  * transfer alone on HBM and an average otherwise). docs/analyses.md.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,7 +16,6 @@
  * consecutive free pages and the occupied pages per block (the heatmap).
  * docs/analyses.md has the definitions and the --json schema.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
