@@ -32,7 +32,7 @@ struct snr_sim {
 	struct ta1_timing_model *timing;
 	const struct snr_tracker *tracker;
 	struct snr_ranges valid;
-	bool reg_valid[TA1_REG_COUNT];
+	uint64_t reg_valid; /* bit r: register r was loaded or written (ta1_reg_id) */
 	int null_fd;
 	bool flags_seeded;
 	char err[600];
@@ -61,9 +61,8 @@ static struct snr_sim *grm_create(const char *config_json, unsigned chip, unsign
 	s->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	ta1_machine_set_output(s->m, s->null_fd, s->null_fd);
 	s->timing = ta1_timing_new(&s->cfg, NULL, chip);
-	s->reg_valid[0] = s->reg_valid[TA1_REG_PC] = true;
-	s->reg_valid[TA1_REG_CHIPID] = s->reg_valid[TA1_REG_NCHIPS] = true;
-	s->reg_valid[TA1_REG_CYCLE] = s->reg_valid[TA1_REG_INSTRET] = true;
+	s->reg_valid = 1ull << 0 | 1ull << TA1_REG_PC | 1ull << TA1_REG_CHIPID | 1ull << TA1_REG_NCHIPS |
+		       1ull << TA1_REG_CYCLE | 1ull << TA1_REG_INSTRET;
 	return s;
 fail:
 	free(s);
@@ -113,7 +112,7 @@ static int grm_set_reg(struct snr_sim *s, unsigned reg, const uint8_t *val, unsi
 		snr_fmt(s->err, sizeof(s->err), "ta1: register %u cannot be set", reg);
 		return -1;
 	}
-	s->reg_valid[reg] = true;
+	s->reg_valid |= 1ull << reg;
 	return 0;
 }
 
@@ -123,7 +122,7 @@ static int grm_get_reg(struct snr_sim *s, unsigned reg, uint8_t *val, unsigned s
 		snr_fmt(s->err, sizeof(s->err), "ta1: no register %u of %u bytes", reg, size);
 		return -1;
 	}
-	if (!s->reg_valid[reg] || reg == TA1_REG_CYCLE || reg == TA1_REG_INSTRET) {
+	if (!((s->reg_valid >> reg) & 1) || reg == TA1_REG_CYCLE || reg == TA1_REG_INSTRET) {
 		snr_fmt(s->err, sizeof(s->err), "ta1: register %u has no value comparable with the device", reg);
 		return -1;
 	}
@@ -170,15 +169,16 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 		    const struct ta1_query_ctx *q, const struct ta1_access *a)
 {
 	char dis[96]; /* formatted only on failure: this runs for every instruction */
-	for (unsigned r = 1; r < TA1_REG_COUNT; r++)
-		if (((a->regs_read >> r) & 1) && !s->reg_valid[r]) {
-			ta1_disasm(in, pc, dis, sizeof(dis));
-			snr_fmt(s->err, sizeof(s->err),
-				"instruction %llu (pc 0x%llx: %s) reads register %u, which the trace neither captured "
-				"nor saw written: the recording is incomplete",
-				(unsigned long long)index, (unsigned long long)pc, dis, r);
-			return -1;
-		}
+	uint64_t unknown = a->regs_read & ~s->reg_valid & ~1ull;
+	if (unknown) {
+		unsigned r = (unsigned)__builtin_ctzll(unknown);
+		ta1_disasm(in, pc, dis, sizeof(dis));
+		snr_fmt(s->err, sizeof(s->err),
+			"instruction %llu (pc 0x%llx: %s) reads register %u, which the trace neither captured "
+			"nor saw written: the recording is incomplete",
+			(unsigned long long)index, (unsigned long long)pc, dis, r);
+		return -1;
+	}
 	struct snr_range *miss = NULL;
 	size_t nmiss = 0, cap = 0;
 	for (unsigned i = 0; i < a->nregions; i++) {
@@ -209,9 +209,12 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 {
 	struct ta1_chip *c = s->c;
+	struct ta1_query_ctx q;
 	uint64_t x[32];
-	for (unsigned r = 0; r < 32; r++)
-		x[r] = ta1_chip_get_reg(c, r);
+	ta1_chip_query_ctx(c, &q);
+	memcpy(x, q.x, sizeof(x)); /* the registers before the step, for the timing model */
+	x[0] = 0;
+	q.x = x;
 	uint64_t pc = ta1_chip_get_reg(c, TA1_REG_PC);
 	uint32_t w = 0;
 	struct ta1_insn in;
@@ -222,10 +225,7 @@ static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 			(unsigned long long)index, (unsigned long long)pc, w);
 		return -1;
 	}
-	struct ta1_query_ctx q;
 	struct ta1_access a;
-	ta1_chip_query_ctx(c, &q);
-	q.x = x;
 	ta1_access_query(&in, &q, &a);
 	if (poisoned(s, index, pc, &in, &q, &a))
 		return -1;
@@ -256,9 +256,7 @@ static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 		out->next_pc = pc + 4;
 	}
 	ta1_timing_insn(s->timing, index, pc, &in, &a, x, out->next_pc);
-	for (unsigned r = 1; r < TA1_REG_COUNT; r++)
-		if ((a.regs_written >> r) & 1)
-			s->reg_valid[r] = true;
+	s->reg_valid |= a.regs_written;
 	for (unsigned i = 0; i < a.nregions; i++) {
 		const struct ta1_region *g = &a.region[i];
 		if (!g->write || !g->rows)
