@@ -96,20 +96,25 @@ void snr_buf_put(struct snr_buf *b, const void *d, size_t n)
 	b->len += n;
 }
 
-void snr_buf_u8(struct snr_buf *b, uint8_t v) { snr_buf_put(b, &v, 1); }
+void snr_buf_u8(struct snr_buf *b, uint8_t v)
+{
+	if (b->len == b->cap)
+		snr_buf_need(b, 1);
+	b->p[b->len++] = v;
+}
 
+/* Encoders write every event field through here: straight into the buffer. */
 void snr_buf_varint(struct snr_buf *b, uint64_t v)
 {
-	uint8_t tmp[10];
-	int n = 0;
-	do {
-		tmp[n] = (uint8_t)(v & 0x7f);
+	if (b->cap - b->len < 10)
+		snr_buf_need(b, 10);
+	uint8_t *p = b->p + b->len;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	snr_buf_put(b, tmp, (size_t)n);
+	}
+	*p++ = (uint8_t)v;
+	b->len = (size_t)(p - b->p);
 }
 
 uint64_t snr_cur_varint(struct snr_cursor *c)
@@ -210,7 +215,7 @@ int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payloa
 		size_t bound = ZSTD_compressBound(len);
 		w->zbuf.len = 0;
 		snr_buf_need(&w->zbuf, bound);
-		size_t z = ZSTD_compress(w->zbuf.p, bound, payload, len, 3);
+		size_t z = ZSTD_compress(w->zbuf.p, bound, payload, len, w->level ? w->level : 3);
 		if (!ZSTD_isError(z) && z < len) {
 			stored = w->zbuf.p;
 			stored_len = z;

@@ -52,6 +52,7 @@ struct snr_chunk_writer {
 	int failed;
 	char err[300];
 	struct snr_buf zbuf;
+	int level; /* zstd level; 0 means 3. Metrics use 1: written at replay speed. */
 };
 
 int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,

@@ -140,6 +140,7 @@ struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta
 		free(w);
 		return NULL;
 	}
+	w->cw.level = 1;
 	if (snr_chunkw_put(&w->cw, CH_META, meta_json, strlen(meta_json), false)) {
 		snr_fmt(err, errlen, "%s", w->cw.err);
 		snr_metrics_abandon(w);
