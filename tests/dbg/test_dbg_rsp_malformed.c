@@ -231,7 +231,7 @@ static void expect_open_fails(const char *path, const char *scenario, const char
 		ops->close(d);
 	CHECK(strstr(err, want1) && strstr(err, want2), "%s: error \"%s\" lacks \"%s\" / \"%s\"", scenario, err, want1,
 	      want2);
-	CHECK(dt < 3.0, "%s: open took %.2f s", scenario, dt);
+	CHECK(dt < 10.0, "%s: open took %.2f s", scenario, dt);
 	kill(stub, SIGKILL);
 	waitpid(stub, NULL, 0);
 }
@@ -290,7 +290,7 @@ static void test_session(const char *path)
 	      "session: cont after the hang-up: \"%s\"", ops->error(d));
 	CHECK(ops->read_mem(d, 0x20000, mem, 4) < 0, "session: read_mem after hang-up succeeded");
 	ops->close(d); /* tries to detach over a dead connection: must return */
-	CHECK(now_s() - t0 < 4.0, "session: error paths took %.2f s", now_s() - t0);
+	CHECK(now_s() - t0 < 12.0, "session: error paths took %.2f s", now_s() - t0);
 	kill(stub, SIGKILL);
 	waitpid(stub, NULL, 0);
 }
