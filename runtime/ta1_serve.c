@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ta1rt.h"
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
 	}
 	const char *prompt = "the quick brown fox jumps over the lazy dog; a serving loop tokenizes this";
 	uint64_t total = 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < requests; i++) {
 		uint64_t tokens = tokenize(prompt, 20000);
 		if (stage_request(dir, i, tokens)) {
@@ -89,7 +92,10 @@ int main(int argc, char **argv)
 		total += ta1rt_last_instret(dev);
 		read_response(dir, i);
 	}
-	printf("served %d requests, %llu device instructions\n", requests, (unsigned long long)total);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("served %d requests, %llu device instructions, in %.3f s (%.2f requests/s)\n", requests,
+	       (unsigned long long)total, secs, secs > 0 ? requests / secs : 0.0);
 	ta1rt_close(dev);
 	return 0;
 }
