@@ -104,4 +104,11 @@ const char *snr_anchor_kind_name(enum snr_anchor_kind k);
 int snr_analyze_deps(int argc, char **argv);
 int snr_analyze_suggest(int argc, char **argv);
 
+/* Algorithm 2 on path, its report (text or --json) written to out; with
+ * do_verify each move is also run through the what-if. Returns 0; 1 when the
+ * suggestions were written but --verify could not run (err says why, the
+ * suggestions carry no verify results); -1 when nothing could be computed. */
+int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_verify, bool json, FILE *out,
+		    char *err, size_t errlen);
+
 #endif

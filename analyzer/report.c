@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyzer/analyses.h"
+#include "analyzer/deps.h"
 #include "lib/snr_util.h"
 
 extern const char snr_echarts_js[], snr_report_js[];
@@ -115,6 +116,26 @@ int snr_cmd_report(int argc, char **argv)
 	json_object_set_new(all, "dma", dj);
 	json_object_set_new(all, "util", an_util_json(&d, &u));
 	json_object_set_new(all, "vmem", an_vmem_json(&d, &v, true));
+	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
+	 * is at hand (for a metrics file: the trace it names). */
+	{
+		char *buf = NULL, serr[1024] = "";
+		size_t blen = 0;
+		FILE *mf = open_memstream(&buf, &blen);
+		struct snr_deps_opts so = {.config_path = config};
+		int src = mf ? snr_suggest_run(argv[optind], &so, true, true, mf, serr, sizeof(serr)) : -1;
+		if (mf)
+			fclose(mf);
+		json_t *sj = src >= 0 && buf ? json_loads(buf, 0, NULL) : NULL;
+		if (sj && src > 0)
+			json_object_set_new(sj, "verify_error", json_string(serr));
+		if (!sj) {
+			sj = json_object();
+			json_object_set_new(sj, "error", json_string(serr[0] ? serr : "suggestions unavailable"));
+		}
+		json_object_set_new(all, "suggest", sj);
+		free(buf);
+	}
 	char *js = json_dumps(all, JSON_COMPACT);
 
 	FILE *f = fopen(out_path, "w");
@@ -169,6 +190,7 @@ int snr_cmd_report(int argc, char **argv)
 	      "<h2>Utilization per unit</h2><div id=\"c-util\" class=\"chart\"></div>\n"
 	      "<h2>VMEM occupancy and largest contiguous free region</h2><div id=\"c-vmem\" class=\"chart\"></div>\n"
 	      "<h2>VMEM fragmentation: occupied pages per block</h2><div id=\"c-heat\" class=\"chart\"></div>\n"
+	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>\n"
 	      "<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
 	      "<script>\nwindow.SNR = ",
 	      f);

@@ -135,11 +135,36 @@
     });
   }
 
+  function suggestions() {
+    var el = document.getElementById('suggest'), s = S.suggest || {};
+    var esc = function (t) { return String(t).replace(/[&<>]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]; }); };
+    var hex = function (v) { return '0x' + Number(v).toString(16); };
+    if (s.error) { el.innerHTML = '<p>' + esc(s.error) + '</p>'; return; }
+    var rows = (s.stalled_dmas || []), html = '';
+    if (s.verify_error) html += '<p>what-if not run: ' + esc(s.verify_error) + '</p>';
+    html += '<table><tr><th>DMA</th><th>stall</th><th>suggestion</th><th>predicted</th><th>realized (what-if)</th></tr>';
+    rows.forEach(function (r) {
+      var d = r.dma || {}, what, pred = '', real = '';
+      if (r.suggested) {
+        what = 'issue the DMA at ' + hex(r.move.dma_pc) + ' with its operands (' + r.move.operand_pcs.map(hex).join(', ') +
+          ') before ' + hex(r.move.before_pc) + ' (#' + r.move.before_index + ')';
+        pred = r.predicted_cycles + ' cycles';
+        real = r.verify ? r.verify.realized_cycles + ' cycles (' + r.verify.baseline_cycles + ' \u2192 ' + r.verify.moved_cycles + ')' : '-';
+      } else {
+        what = 'none: ' + r.reason;
+      }
+      html += '<tr><td>#' + esc(d.id) + ' ' + esc(d.symbol || hex(d.pc || 0)) + '</td><td>' + esc(d.stall_cycles) +
+        '</td><td>' + esc(what) + '</td><td>' + pred + '</td><td>' + esc(real) + '</td></tr>';
+    });
+    el.innerHTML = html + '</table>' + (rows.length ? '' : '<p>no DMA stalled</p>');
+  }
+
   try {
     dmaTimeline();
     utilization();
     vmem();
     heatmap();
+    suggestions();
   } catch (e) {
     fail(e && e.stack ? e.stack : e);
   }

@@ -451,6 +451,73 @@ static void print_json(FILE *f, const struct snr_deps *d, const struct suggestio
 	fputs("]}\n", f);
 }
 
+int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_verify, bool json, FILE *out,
+		    char *err, size_t errlen)
+{
+	struct snr_deps d;
+	if (snr_deps_run(&d, path, o, err, errlen)) {
+		snr_deps_free(&d);
+		return -1;
+	}
+	struct suggestion *sg = snr_xcalloc(d.ndmas + 1, sizeof(*sg));
+	size_t n = 0;
+	for (size_t k = 0; k < d.ndmas; k++) {
+		const struct snr_deps_dma *m = &d.dmas[k];
+		if (m->stall_cycles == 0 || m->issue_index < 0)
+			continue; /* not stalled, or issued before the window: nothing to move */
+		evaluate(&d, m, &sg[n++]);
+	}
+	int rc = 0;
+	uint64_t baseline = 0;
+	bool verified = false;
+	if (do_verify) {
+		const char *trace_path = d.src.is_trace ? d.src.path : NULL;
+		char *from_meta = NULL;
+		if (!trace_path && d.src.metrics) {
+			/* a metrics file names the trace it was replayed from */
+			const char *mj = snr_metrics_meta_json(d.src.metrics);
+			const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
+			if (k) {
+				k += 9;
+				const char *e = strchr(k, '"');
+				if (e)
+					from_meta = strndup(k, (size_t)(e - k));
+			}
+			trace_path = from_meta;
+		}
+		struct capture c;
+		if (!trace_path) {
+			snr_fmt(err, errlen, "--verify needs the trace");
+			rc = 1;
+		} else if (o->sim && strcmp(o->sim, "ta1")) {
+			snr_fmt(err, errlen, "--verify runs the TA1 timing model; --sim %s has none", o->sim);
+			rc = 1;
+		} else if (capture_trace(&c, trace_path, o->config_path, err, errlen)) {
+			capture_free(&c);
+			rc = 1;
+		} else {
+			uint64_t *order = snr_xcalloc(c.n ? c.n : 1, sizeof(*order));
+			for (size_t k = 0; k < c.n; k++)
+				order[k] = k;
+			baseline = what_if(&c, order, c.n);
+			free(order);
+			verified = true;
+			for (size_t k = 0; k < n; k++)
+				if (sg[k].suggested)
+					verify(&d, &c, baseline, &sg[k]);
+			capture_free(&c);
+		}
+		free(from_meta);
+	}
+	if (json)
+		print_json(out, &d, sg, n, verified, baseline);
+	else
+		print_text(out, &d, sg, n, verified, baseline);
+	free(sg);
+	snr_deps_free(&d);
+	return rc;
+}
+
 static const char suggest_usage[] =
 	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--json] [--max-chain K]\n"
 	"                           [--sim NAME] [--config M.json]\n"
@@ -494,69 +561,9 @@ int snr_analyze_suggest(int argc, char **argv)
 		fputs(suggest_usage, stderr);
 		return 2;
 	}
-	struct snr_deps d;
-	char err[4096];
-	if (snr_deps_run(&d, argv[optind], &o, err, sizeof(err))) {
-		snr_err("analyze suggest: %s", err);
-		snr_deps_free(&d);
-		return 1;
-	}
-	struct suggestion *sg = snr_xcalloc(d.ndmas + 1, sizeof(*sg));
-	size_t n = 0;
-	for (size_t k = 0; k < d.ndmas; k++) {
-		const struct snr_deps_dma *m = &d.dmas[k];
-		if (m->stall_cycles == 0 || m->issue_index < 0)
-			continue; /* not stalled, or issued before the window: nothing to move */
-		evaluate(&d, m, &sg[n++]);
-	}
-	int rc = 0;
-	uint64_t baseline = 0;
-	bool verified = false;
-	if (do_verify) {
-		const char *trace_path = d.src.is_trace ? d.src.path : NULL;
-		char *from_meta = NULL;
-		if (!trace_path && d.src.metrics) {
-			/* a metrics file names the trace it was replayed from */
-			const char *mj = snr_metrics_meta_json(d.src.metrics);
-			const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
-			if (k) {
-				k += 9;
-				const char *e = strchr(k, '"');
-				if (e)
-					from_meta = strndup(k, (size_t)(e - k));
-			}
-			trace_path = from_meta;
-		}
-		struct capture c;
-		if (!trace_path) {
-			snr_err("analyze suggest: --verify needs the trace");
-			rc = 1;
-		} else if (o.sim && strcmp(o.sim, "ta1")) {
-			snr_err("analyze suggest: --verify runs the TA1 timing model; --sim %s has none", o.sim);
-			rc = 1;
-		} else if (capture_trace(&c, trace_path, o.config_path, err, sizeof(err))) {
-			snr_err("analyze suggest: --verify: %s", err);
-			capture_free(&c);
-			rc = 1;
-		} else {
-			uint64_t *order = snr_xcalloc(c.n ? c.n : 1, sizeof(*order));
-			for (size_t k = 0; k < c.n; k++)
-				order[k] = k;
-			baseline = what_if(&c, order, c.n);
-			free(order);
-			verified = true;
-			for (size_t k = 0; k < n; k++)
-				if (sg[k].suggested)
-					verify(&d, &c, baseline, &sg[k]);
-			capture_free(&c);
-		}
-		free(from_meta);
-	}
-	if (json)
-		print_json(stdout, &d, sg, n, verified, baseline);
-	else
-		print_text(stdout, &d, sg, n, verified, baseline);
-	free(sg);
-	snr_deps_free(&d);
-	return rc;
+	char err[4096] = "";
+	int rc = snr_suggest_run(argv[optind], &o, do_verify, json, stdout, err, sizeof(err));
+	if (rc)
+		snr_err("analyze suggest: %s%s", rc > 0 ? "--verify: " : "", err);
+	return rc < 0 ? 1 : rc;
 }

@@ -15,6 +15,10 @@ if 'data-ready="1"' not in attrs:
 m = re.search(r'<pre id="errors"[^>]*>(.*?)</pre>', dom, re.S)
 if m and m.group(1).strip():
     errs.append('script errors: ' + html.unescape(m.group(1)))
+# the suggestions table was rendered (a row per stalled DMA, or the reason there is none)
+sm = re.search(r'<div id="suggest">(.*?)</div>', dom, re.S)
+if not sm or not ('<table>' in sm.group(1) or '<p>' in sm.group(1)):
+    errs.append('the suggestions section is empty')
 boxes = json.loads(html.unescape(re.search(r'data-charts="([^"]*)"', attrs).group(1))) if 'data-charts' in attrs else []
 if [b['id'] for b in boxes] != ['c-dma', 'c-util', 'c-vmem', 'c-heat']:
     errs.append('chart boxes: %r' % boxes)
