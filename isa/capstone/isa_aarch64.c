@@ -113,17 +113,7 @@ static void *a64_create(const char *config_json, char *err, size_t errlen)
 		snprintf(err, errlen, "aarch64: out of memory");
 		return NULL;
 	}
-	cs_err e = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &s->cs);
-	if (e != CS_ERR_OK) {
-		snprintf(err, errlen, "aarch64: capstone: %s", cs_strerror(e));
-		free(s);
-		return NULL;
-	}
-	cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	s->insn = cs_malloc(s->cs);
-	if (!s->insn) {
-		snprintf(err, errlen, "aarch64: out of memory");
-		cs_close(&s->cs);
+	if (cs_open_detail(CS_ARCH_ARM64, CS_MODE_ARM, "aarch64", &s->cs, &s->insn, err, errlen)) {
 		free(s);
 		return NULL;
 	}
@@ -137,8 +127,7 @@ static void a64_destroy(void *self)
 	struct a64_plugin *s = self;
 	if (!s)
 		return;
-	cs_free(s->insn, 1);
-	cs_close(&s->cs);
+	cs_close_detail(&s->cs, s->insn);
 	free(s);
 }
 
@@ -151,13 +140,10 @@ static const struct snr_isa_reg *a64_registers(void *self, size_t *n)
 
 static void qfault(struct a64_query *q, const char *fmt, ...)
 {
-	if (q->out->fault)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(q->self->fault, sizeof q->self->fault, fmt, ap);
+	cs_fault_v(q->out, q->self->fault, sizeof q->self->fault, fmt, ap);
 	va_end(ap);
-	q->out->fault = q->self->fault;
 }
 
 static void not_modelled(struct a64_query *q, const char *what)

@@ -15,10 +15,49 @@
 #ifndef SNR_ISA_CS_H
 #define SNR_ISA_CS_H
 
+#include <capstone/capstone.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "recorder/snr_isa.h"
+
+/* Opens capstone for arch/mode in detail mode with one reusable instruction
+ * buffer; on failure fills err (prefixed with the ISA's name) and returns -1. */
+static inline int cs_open_detail(cs_arch arch, cs_mode mode, const char *isa, csh *cs, cs_insn **insn, char *err,
+				 size_t errlen)
+{
+	cs_err e = cs_open(arch, mode, cs);
+	if (e != CS_ERR_OK) {
+		snprintf(err, errlen, "%s: capstone: %s", isa, cs_strerror(e));
+		return -1;
+	}
+	cs_option(*cs, CS_OPT_DETAIL, CS_OPT_ON);
+	*insn = cs_malloc(*cs);
+	if (!*insn) {
+		snprintf(err, errlen, "%s: out of memory", isa);
+		cs_close(cs);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void cs_close_detail(csh *cs, cs_insn *insn)
+{
+	cs_free(insn, 1);
+	cs_close(cs);
+}
+
+/* Sets the access's fault unless one is set already (the first wins); the
+ * text lives in buf, the plugin's, until the next query. */
+static inline void cs_fault_v(struct snr_insn_access *out, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	if (out->fault)
+		return;
+	vsnprintf(buf, len, fmt, ap);
+	out->fault = buf;
+}
 
 static inline void cs_acc_read(struct snr_insn_access *a, int r)
 {

@@ -148,17 +148,7 @@ static void *x86_create(const char *config_json, char *err, size_t errlen)
 		snprintf(err, errlen, "x86-64: out of memory");
 		return NULL;
 	}
-	cs_err e = cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs);
-	if (e != CS_ERR_OK) {
-		snprintf(err, errlen, "x86-64: capstone: %s", cs_strerror(e));
-		free(s);
-		return NULL;
-	}
-	cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	s->insn = cs_malloc(s->cs);
-	if (!s->insn) {
-		snprintf(err, errlen, "x86-64: out of memory");
-		cs_close(&s->cs);
+	if (cs_open_detail(CS_ARCH_X86, CS_MODE_64, "x86-64", &s->cs, &s->insn, err, errlen)) {
 		free(s);
 		return NULL;
 	}
@@ -172,8 +162,7 @@ static void x86_destroy(void *self)
 	struct x86_plugin *s = self;
 	if (!s)
 		return;
-	cs_free(s->insn, 1);
-	cs_close(&s->cs);
+	cs_close_detail(&s->cs, s->insn);
 	free(s);
 }
 
@@ -186,13 +175,10 @@ static const struct snr_isa_reg *x86_registers(void *self, size_t *n)
 
 static void qfault(struct x86_query *q, const char *fmt, ...)
 {
-	if (q->out->fault)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(q->self->fault, sizeof q->self->fault, fmt, ap);
+	cs_fault_v(q->out, q->self->fault, sizeof q->self->fault, fmt, ap);
 	va_end(ap);
-	q->out->fault = q->self->fault;
 }
 
 static void not_modelled(struct x86_query *q, const char *what)
