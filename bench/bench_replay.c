@@ -1,19 +1,22 @@
 /*
  * bench_replay.c: replay speed of the TA1 GRM on one trace, in instructions
- * and simulated cycles per second, with the tracker
- *   none      no tracker attached (functional + timing only);
- *   all-NULL  a tracker whose callbacks are all NULL: must cost nothing
- *             measurable over "none", since the GRM and the timing model test
- *             the callback mask once per event kind, not the pointers;
- *   metrics   the metrics writer (every callback, events encoded and
- *             compressed into a .snrm);
- *   replay    `snr replay -o` end to end (snr_replay: trace load, pc checks,
- *             the replayer's collector, metrics, end-state digest).
- * The first three drive the simulator through its ABI and time only the
- * stepping pass; the time to decode the trace's steps alone is measured
- * separately and printed, so the simulator's own rate can be read off.
+ * and simulated cycles per second, in these modes:
+ *   functional  semantics, pc checks and poison checks, no timing model;
+ *   timing      plus the timing model, no tracker attached;
+ *   all-NULL    a tracker whose callbacks are all NULL: must cost nothing
+ *               measurable over "timing", since the GRM and the timing model
+ *               test the callback mask once per event kind, not the pointers;
+ *   counting    every callback registered, each counting its events: the
+ *               cost of full tracking itself;
+ *   metrics     the metrics writer (every callback, events encoded and
+ *               compressed into a .snrm);
+ *   replay      `snr replay -o` end to end (snr_replay: trace load, pc checks,
+ *               the replayer's collector, metrics, end-state digest).
+ * The first five load the trace, keep its pcs (as the replayer does), and
+ * time only the run through the simulator's run() method.
  *
- * usage: bench_replay T.snrt [REPEAT]   (best of REPEAT, default 5)
+ * usage: bench_replay T.snrt [REPEAT [MODE]]   (best of REPEAT, default 5;
+ *        MODE alone, e.g. under perf)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include "lib/snr_trace.h"
 #include "replayer/metrics.h"
 #include "replayer/replay.h"
+#include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 
 static double now_s(void)
@@ -40,9 +44,35 @@ static void die(const char *what, const char *err)
 	exit(1);
 }
 
-enum mode { NONE, ALL_NULL, METRICS };
+enum mode { FUNCTIONAL, TIMING, ALL_NULL, COUNTING, METRICS, NMODES };
+static const char *const mode_name[NMODES] = {"functional", "timing", "all-NULL", "counting", "metrics"};
 
-/* Loads the trace into a fresh GRM and times the stepping pass. */
+static uint64_t counted[7], counted_kept[7];
+static void n_issue(void *u, const struct snr_ev_insn *e) { (void)u, (void)e, counted[0]++; }
+static void n_retire(void *u, const struct snr_ev_insn *e) { (void)u, (void)e, counted[1]++; }
+static void n_stall(void *u, const struct snr_ev_stall *e) { (void)u, counted[2] += e->cycles; }
+static void n_dma(void *u, const struct snr_ev_dma *e) { (void)u, counted[3] += e->bytes; }
+static void n_mem(void *u, const struct snr_ev_mem *e) { (void)u, counted[4] += e->bytes; }
+static void n_reg(void *u, const struct snr_ev_reg *e) { (void)u, (void)e, counted[5]++; }
+static void n_busy(void *u, const struct snr_ev_busy *e) { (void)u, counted[6] += e->end - e->start; }
+
+/* The config object inside the trace's META, as the replayer passes it. */
+static char *trace_config(struct snr_trace *t)
+{
+	const char *c = strstr(snr_trace_meta_json(t), "\"config\":");
+	if (!c)
+		return NULL;
+	c += 9;
+	int depth = 0;
+	const char *e = c;
+	do {
+		depth += *e == '{', depth -= *e == '}';
+		e++;
+	} while (depth > 0 && *e);
+	return strndup(c, (size_t)(e - c));
+}
+
+/* Loads the trace into a fresh GRM and times the run. */
 static double run(const char *path, enum mode mode, const char *metrics_path, uint64_t *insns, uint64_t *cycles)
 {
 	const struct snr_sim_ops *ops = &snr_sim_ta1;
@@ -50,27 +80,27 @@ static double run(const char *path, enum mode mode, const char *metrics_path, ui
 	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
 	if (!t)
 		die(path, err);
-	const char *meta = snr_trace_meta_json(t);
-	/* the config object inside META, as the replayer passes it */
-	char *cfg = NULL;
-	const char *c = strstr(meta, "\"config\":");
-	if (c) {
-		c += 9;
-		int depth = 0;
-		const char *e = c;
-		do {
-			depth += *e == '{', depth -= *e == '}';
-			e++;
-		} while (depth > 0 && *e);
-		cfg = strndup(c, (size_t)(e - c));
-	}
+	char *cfg = trace_config(t);
 	struct snr_sim *s = ops->create(cfg, 0, 1, err, sizeof(err));
 	if (!s)
 		die("create", err);
 	struct snr_tracker null_tracker = {.abi_version = SNR_TRACKER_ABI_VERSION};
+	struct snr_tracker counting = {.abi_version = SNR_TRACKER_ABI_VERSION,
+				       .on_issue = n_issue,
+				       .on_retire = n_retire,
+				       .on_stall = n_stall,
+				       .on_dma = n_dma,
+				       .on_mem = n_mem,
+				       .on_reg = n_reg,
+				       .on_busy = n_busy};
 	struct snr_metrics_writer *mw = NULL;
+	memset(counted, 0, sizeof(counted));
+	if (mode == FUNCTIONAL)
+		ta1_grm_set_functional_only(s, true);
 	if (mode == ALL_NULL)
 		ops->attach_tracker(s, &null_tracker);
+	if (mode == COUNTING)
+		ops->attach_tracker(s, &counting);
 	if (mode == METRICS) {
 		mw = snr_metrics_create(metrics_path, "{\"format\":\"snr metrics\"}", err, sizeof(err));
 		if (!mw)
@@ -79,11 +109,13 @@ static double run(const char *path, enum mode mode, const char *metrics_path, ui
 	}
 	const struct snr_trace_reg *regs = snr_trace_regs(t);
 	struct snr_trace_step st;
-	uint64_t first_pc = 0;
-	bool first = true;
+	uint64_t *pcs = NULL, n = 0, cap = 0;
 	while (snr_trace_next(t, &st) == 1) {
-		if (first)
-			first_pc = st.pc, first = false;
+		if (st.npost_regs || st.npost_mem)
+			die(path, "has steps with effects to apply (host code): not a TA1 trace");
+		if (n == cap)
+			pcs = realloc(pcs, (cap = cap ? 2 * cap : 4096) * sizeof(*pcs));
+		pcs[n++] = st.pc;
 		if (st.code_len && ops->load_code(s, st.pc, st.code, st.code_len))
 			die("load_code", ops->error(s));
 		for (unsigned i = 0; i < st.nregs; i++)
@@ -94,64 +126,59 @@ static double run(const char *path, enum mode mode, const char *metrics_path, ui
 				die("load_mem", ops->error(s));
 	}
 	uint8_t pcb[8];
-	memcpy(pcb, &first_pc, 8);
+	memcpy(pcb, &pcs[0], 8);
 	ops->set_reg(s, TA1_REG_PC, pcb, 8);
-	snr_trace_rewind(t);
 	double t0 = now_s();
-	uint64_t n = 0;
-	while (snr_trace_next(t, &st) == 1) {
-		struct snr_sim_step out;
-		if (ops->step(s, st.index, &out))
-			die("step", ops->error(s));
-		for (unsigned i = 0; i < st.npost_regs; i++)
-			ops->set_reg(s, st.post_regs[i].reg, st.post_regs[i].val, regs[st.post_regs[i].reg].size);
-		for (unsigned i = 0; i < st.npost_mem; i++)
-			ops->load_mem(s, st.post_mem[i].space, st.post_mem[i].chip, st.post_mem[i].addr, st.post_mem[i].data,
-				      st.post_mem[i].len);
-		n++;
-		if (out.exited)
-			break;
-	}
-	*cycles = ops->finish(s);
+	struct snr_sim_run out;
+	if (ops->run(s, 0, n, pcs, &out))
+		die("run", ops->error(s));
+	if (out.diverged)
+		die("run", "diverged");
+	*cycles = mode == FUNCTIONAL ? 0 : ops->finish(s);
 	double dt = now_s() - t0;
 	if (mw && snr_metrics_finish(mw, "{}", err, sizeof(err)))
 		die("metrics", err);
-	*insns = n;
+	*insns = out.done;
+	if (mode == COUNTING)
+		memcpy(counted_kept, counted, sizeof(counted));
 	ops->destroy(s);
 	snr_trace_close(t);
 	free(cfg);
+	free(pcs);
 	return dt;
 }
 
-static double decode_only(const char *path)
+static void row(const char *name, double best, uint64_t insns, uint64_t cycles, double base)
 {
-	char err[1024];
-	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
-	if (!t)
-		die(path, err);
-	struct snr_trace_step st;
-	while (snr_trace_next(t, &st) == 1)
-		;
-	snr_trace_rewind(t);
-	double t0 = now_s();
-	while (snr_trace_next(t, &st) == 1)
-		;
-	double dt = now_s() - t0;
-	snr_trace_close(t);
-	return dt;
-}
-
-static void row(const char *name, double best, double decode, uint64_t insns, uint64_t cycles)
-{
-	double sim = best - decode > 0 ? best - decode : best;
-	printf("%-10s %9.2f M insn/s %9.2f M cycles/s   (simulator alone %7.2f M insn/s)\n", name, insns / best / 1e6,
-	       cycles / best / 1e6, insns / sim / 1e6);
+	printf("%-11s %8.2f M insn/s", name, insns / best / 1e6);
+	if (cycles)
+		printf(" %8.2f M cycles/s", cycles / best / 1e6);
+	else
+		printf(" %17s", "");
+	if (base > 0)
+		printf("   %.2fx the functional-only time", best / base);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_replay T.snrt [REPEAT]\n");
+		fprintf(stderr, "usage: bench_replay T.snrt [REPEAT [MODE]]\n");
+		return 2;
+	}
+	if (argc > 3) { /* one mode, for profiling */
+		for (int m = 0; m < NMODES; m++)
+			if (!strcmp(argv[3], mode_name[m])) {
+				uint64_t insns, cycles;
+				double best = 1e9;
+				for (int r = 0; r < atoi(argv[2]); r++) {
+					double dt = run(argv[1], (enum mode)m, "/dev/null", &insns, &cycles);
+					best = dt < best ? dt : best;
+				}
+				row(mode_name[m], best, insns, m == FUNCTIONAL ? 0 : cycles, 0);
+				return 0;
+			}
+		fprintf(stderr, "bench_replay: no mode %s\n", argv[3]);
 		return 2;
 	}
 	const char *path = argv[1];
@@ -159,14 +186,14 @@ int main(int argc, char **argv)
 	char mpath[256];
 	snprintf(mpath, sizeof(mpath), "%s/bench-replay-%d.snrm", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
-	double best[3] = {1e9, 1e9, 1e9}, dec = 1e9, rep = 1e9;
-	uint64_t insns = 0, cycles = 0;
+	double best[NMODES], rep = 1e9;
+	uint64_t insns = 0, cycles = 0, c = 0;
+	for (int m = 0; m < NMODES; m++)
+		best[m] = 1e9;
 	/* Interleaved, so that drift in the machine's speed hits every mode alike. */
 	for (int r = 0; r < repeat; r++) {
-		double d = decode_only(path);
-		dec = d < dec ? d : dec;
-		for (int m = 0; m < 3; m++) {
-			double dt = run(path, (enum mode)m, mpath, &insns, &cycles);
+		for (int m = 0; m < NMODES; m++) {
+			double dt = run(path, (enum mode)m, mpath, &insns, m == FUNCTIONAL ? &c : &cycles);
 			best[m] = dt < best[m] ? dt : best[m];
 		}
 		struct snr_replay_opts o = {.trace_path = path, .sim = "ta1", .metrics_path = mpath};
@@ -178,16 +205,18 @@ int main(int argc, char **argv)
 		double dt = now_s() - t0;
 		rep = dt < rep ? dt : rep;
 	}
-	printf("trace %s: %llu instructions, %llu cycles (best of %d)\n", path, (unsigned long long)insns,
+	printf("trace %s: %llu instructions, %llu cycles (best of %d, CPU time)\n", path, (unsigned long long)insns,
 	       (unsigned long long)cycles, repeat);
-	printf("decoding the trace's steps alone: %.2f M steps/s\n", insns / dec / 1e6);
-	row("none", best[NONE], dec, insns, cycles);
-	row("all-NULL", best[ALL_NULL], dec, insns, cycles);
-	row("metrics", best[METRICS], dec, insns, cycles);
-	printf("%-10s %9.2f M insn/s %9.2f M cycles/s   (whole snr replay -o: load, checks, digest, metrics)\n",
+	for (int m = 0; m < NMODES; m++)
+		row(mode_name[m], best[m], insns, m == FUNCTIONAL ? 0 : cycles, m == FUNCTIONAL ? 0 : best[FUNCTIONAL]);
+	printf("%-11s %8.2f M insn/s %8.2f M cycles/s   (whole snr replay -o: load, checks, digest, metrics)\n",
 	       "replay", insns / rep / 1e6, cycles / rep / 1e6);
-	printf("all-NULL tracker vs none: %+.1f%% time; metrics vs none: %.2fx\n",
-	       100.0 * (best[ALL_NULL] - best[NONE]) / best[NONE], best[METRICS] / best[NONE]);
+	printf("all-NULL tracker vs timing: %+.1f%% time; counting (every callback) vs timing: %.2fx; "
+	       "metrics vs timing: %.2fx\n",
+	       100.0 * (best[ALL_NULL] - best[TIMING]) / best[TIMING], best[COUNTING] / best[TIMING],
+	       best[METRICS] / best[TIMING]);
+	printf("events counted per run: %llu issue, %llu retire, %llu reg\n", (unsigned long long)counted_kept[0],
+	       (unsigned long long)counted_kept[1], (unsigned long long)counted_kept[5]);
 	unlink(mpath);
 	return 0;
 }

@@ -258,6 +258,12 @@ uint64_t ta1_chip_get_reg(const struct ta1_chip *c, unsigned r)
 	return 0;
 }
 
+const uint8_t *ta1_chip_core(const struct ta1_chip *c, uint64_t *size)
+{
+	*size = c->m->cfg.core_memory_bytes;
+	return c->core;
+}
+
 void ta1_chip_set_cycle(struct ta1_chip *c, uint64_t cycle)
 {
 	c->model_clock = true;

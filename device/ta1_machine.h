@@ -98,6 +98,11 @@ void ta1_chip_set_cycle(struct ta1_chip *c, uint64_t cycle);
 size_t ta1_chip_read_mem(struct ta1_chip *c, uint64_t addr, void *buf, size_t len);
 size_t ta1_chip_write_mem(struct ta1_chip *c, uint64_t addr, const void *buf, size_t len);
 
+/* The chip's core memory (code, data, stack) as host bytes, starting at
+ * TA1_CORE_BASE; *size is its size. For readers that fetch instruction
+ * words at the rate the replayer steps (sim/grm_ta1.c). */
+const uint8_t *ta1_chip_core(const struct ta1_chip *c, uint64_t *size);
+
 /* Software breakpoints (per chip; the RSP server sets them on every chip).
  * Returns 0, or -1 if the table is full (64 per chip). */
 int ta1_chip_set_breakpoint(struct ta1_chip *c, uint64_t addr);

@@ -96,27 +96,6 @@ void snr_buf_put(struct snr_buf *b, const void *d, size_t n)
 	b->len += n;
 }
 
-void snr_buf_u8(struct snr_buf *b, uint8_t v)
-{
-	if (b->len == b->cap)
-		snr_buf_need(b, 1);
-	b->p[b->len++] = v;
-}
-
-/* Encoders write every event field through here: straight into the buffer. */
-void snr_buf_varint(struct snr_buf *b, uint64_t v)
-{
-	if (b->cap - b->len < 10)
-		snr_buf_need(b, 10);
-	uint8_t *p = b->p + b->len;
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	b->len = (size_t)(p - b->p);
-}
-
 uint64_t snr_cur_varint(struct snr_cursor *c)
 {
 	uint64_t v = 0;

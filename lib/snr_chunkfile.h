@@ -27,8 +27,25 @@ struct snr_buf {
 
 void snr_buf_need(struct snr_buf *b, size_t n);
 void snr_buf_put(struct snr_buf *b, const void *d, size_t n);
-void snr_buf_u8(struct snr_buf *b, uint8_t v);
-void snr_buf_varint(struct snr_buf *b, uint64_t v);
+/* Inline: the metrics writer puts every event field through these. */
+static inline void snr_buf_u8(struct snr_buf *b, uint8_t v)
+{
+	if (b->len == b->cap)
+		snr_buf_need(b, 1);
+	b->p[b->len++] = v;
+}
+static inline void snr_buf_varint(struct snr_buf *b, uint64_t v)
+{
+	if (b->cap - b->len < 10)
+		snr_buf_need(b, 10);
+	uint8_t *p = b->p + b->len;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	b->len = (size_t)(p - b->p);
+}
 static inline uint64_t snr_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t snr_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 

@@ -107,6 +107,18 @@ void snr_ranges_missing(const struct snr_ranges *s, uint32_t key, uint64_t lo, u
 	}
 }
 
+bool snr_ranges_find(const struct snr_ranges *s, uint32_t key, uint64_t addr, struct snr_range *out)
+{
+	const struct snr_range_list *l = snr_ranges_get(s, key);
+	if (!l)
+		return false;
+	size_t i = lower(l, addr + 1); /* first range with hi > addr */
+	if (i == l->n || l->r[i].lo > addr)
+		return false;
+	*out = l->r[i];
+	return true;
+}
+
 uint64_t snr_ranges_bytes(const struct snr_ranges *s)
 {
 	uint64_t n = 0;

@@ -7,6 +7,7 @@
 #ifndef SNR_RANGES_H
 #define SNR_RANGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,8 @@ void snr_ranges_add(struct snr_ranges *s, uint32_t key, uint64_t lo, uint64_t hi
  * with realloc; *nout counts them). */
 void snr_ranges_missing(const struct snr_ranges *s, uint32_t key, uint64_t lo, uint64_t hi, struct snr_range **out,
 			size_t *nout, size_t *cap);
+/* The range of the set that contains addr: true and *out set, or false. */
+bool snr_ranges_find(const struct snr_ranges *s, uint32_t key, uint64_t addr, struct snr_range *out);
 /* Total bytes in the set. */
 uint64_t snr_ranges_bytes(const struct snr_ranges *s);
 const struct snr_range_list *snr_ranges_get(const struct snr_ranges *s, uint32_t key);

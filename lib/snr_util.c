@@ -43,6 +43,13 @@ void *snr_xmalloc(size_t n)
 	return p;
 }
 
+void *snr_xmemdup(const void *p, size_t n)
+{
+	void *q = snr_xmalloc(n);
+	memcpy(q, p, n);
+	return q;
+}
+
 void *snr_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

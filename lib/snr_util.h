@@ -26,6 +26,7 @@ void *snr_xmalloc(size_t n);
 void *snr_xcalloc(size_t n, size_t size);
 void *snr_xrealloc(void *p, size_t n);
 char *snr_xstrdup(const char *s);
+void *snr_xmemdup(const void *p, size_t n);
 
 /* Parses an unsigned integer (decimal, 0x hex, optional K/M/G binary suffix
  * when allow_suffix). Returns false on any junk, sign, or overflow. */

@@ -4,7 +4,10 @@
  * Chunks: META (JSON), SYMBOLS, EVENTS (zstd batches of event records),
  * SUMMARY (JSON, last). An event record is one kind byte followed by varint
  * fields in the order of the struct in sim/snr_tracker.h; signed fields are
- * zigzag-encoded. Batches flush every 64 Ki events, so a replay killed
+ * zigzag-encoded. Since version 3, instruction indices, pcs, cycles and
+ * memory addresses are stored as zigzag deltas from the chunk's running
+ * context (struct ctx), which makes most fields one byte. Batches flush every
+ * 64 Ki events and each starts from a zero context, so a replay killed
  * part-way leaves a readable, truncated file.
  */
 #include "metrics.h"
@@ -22,10 +25,18 @@ enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
 enum { EV_ISSUE = 1, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY };
 #define EVENTS_PER_CHUNK 65536
 
+/* The running context of delta-encoded fields (version 3), zero at the
+ * start of every EVENTS chunk: the last instruction index and pc seen, the
+ * last issue cycle, the last memory address. */
+struct ctx {
+	uint64_t index, pc, cycle, addr;
+};
+
 struct snr_metrics_writer {
 	struct snr_chunk_writer cw;
 	struct snr_buf ev;
 	uint64_t nev;
+	struct ctx x;
 	struct snr_tracker tracker;
 };
 
@@ -36,6 +47,7 @@ static void flush_events(struct snr_metrics_writer *w)
 	snr_chunkw_put(&w->cw, CH_EVENTS, w->ev.p, w->ev.len, true);
 	w->ev.len = 0;
 	w->nev = 0;
+	memset(&w->x, 0, sizeof(w->x));
 }
 
 static void ev_begin(struct snr_metrics_writer *w, uint8_t kind)
@@ -53,16 +65,21 @@ static void ev_begin(struct snr_metrics_writer *w, uint8_t kind)
 
 #define V(x) snr_buf_varint(&w->ev, (uint64_t)(x))
 #define Z(x) snr_buf_varint(&w->ev, snr_zigzag((int64_t)(x)))
+/* a delta from the context, modulo 2^64 */
+#define D(x, base) Z((uint64_t)(x) - (uint64_t)(base))
 
 static void w_insn(struct snr_metrics_writer *w, uint8_t kind, const struct snr_ev_insn *e)
 {
 	ev_begin(w, kind);
-	V(e->index);
-	V(e->pc);
-	V(e->issue);
-	V(e->retire);
+	D(e->index, w->x.index);
+	D(e->pc, w->x.pc);
+	D(e->issue, w->x.cycle);
+	D(e->retire, e->issue);
 	V(e->unit);
 	V(e->cls);
+	w->x.index = e->index;
+	w->x.pc = e->pc;
+	w->x.cycle = e->issue;
 }
 static void w_issue(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_ISSUE, e); }
 static void w_retire(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_RETIRE, e); }
@@ -70,12 +87,13 @@ static void w_stall(void *u, const struct snr_ev_stall *e)
 {
 	struct snr_metrics_writer *w = u;
 	ev_begin(w, EV_STALL);
-	V(e->index);
+	D(e->index, w->x.index);
 	V(e->cycles);
-	V(e->start);
+	D(e->start, w->x.cycle);
 	V(e->cause);
-	Z(e->responsible);
+	D(e->index, e->responsible);
 	V(e->dma_id);
+	w->x.index = e->index;
 }
 static void w_dma(void *u, const struct snr_ev_dma *e)
 {
@@ -105,33 +123,37 @@ static void w_mem(void *u, const struct snr_ev_mem *e)
 {
 	struct snr_metrics_writer *w = u;
 	ev_begin(w, EV_MEM);
-	V(e->index);
-	V(e->cycle);
+	D(e->index, w->x.index);
+	D(e->cycle, w->x.cycle);
 	V(e->write);
 	V(e->space);
 	V(e->chip);
-	V(e->addr);
+	D(e->addr, w->x.addr);
 	V(e->bytes);
+	w->x.index = e->index;
+	w->x.addr = e->addr;
 }
 static void w_reg(void *u, const struct snr_ev_reg *e)
 {
 	struct snr_metrics_writer *w = u;
 	ev_begin(w, EV_REG);
-	V(e->index);
+	D(e->index, w->x.index);
 	V(e->reg);
 	V(e->write);
+	w->x.index = e->index;
 }
 static void w_busy(void *u, const struct snr_ev_busy *e)
 {
 	struct snr_metrics_writer *w = u;
 	ev_begin(w, EV_BUSY);
 	V(e->unit);
-	V(e->start);
-	V(e->end);
-	V(e->index);
+	D(e->start, w->x.cycle);
+	D(e->end, e->start);
+	D(e->index, w->x.index);
 }
 #undef V
 #undef Z
+#undef D
 
 struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen)
 {
@@ -281,20 +303,27 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			return -1;
 		}
 		struct snr_cursor cu = {m->f.raw, m->f.raw + n, 0};
+		const bool delta = m->f.version >= 3;
+		struct ctx x = {0};
 #define V() snr_cur_varint(&cu)
 #define Z() snr_unzigzag(snr_cur_varint(&cu))
+/* a field stored as a delta from base since version 3, as itself before */
+#define D(base) (delta ? (uint64_t)(base) + (uint64_t)Z() : V())
 		while (cu.p < cu.end && !cu.bad) {
 			uint8_t kind = snr_cur_u8(&cu);
 			switch (kind) {
 			case EV_ISSUE:
 			case EV_RETIRE: {
 				struct snr_ev_insn e;
-				e.index = V();
-				e.pc = V();
-				e.issue = V();
-				e.retire = V();
+				e.index = D(x.index);
+				e.pc = D(x.pc);
+				e.issue = D(x.cycle);
+				e.retire = D(e.issue);
 				e.unit = (uint8_t)V();
 				e.cls = (uint8_t)V();
+				x.index = e.index;
+				x.pc = e.pc;
+				x.cycle = e.issue;
 				void (*fn)(void *, const struct snr_ev_insn *) = kind == EV_ISSUE ? t->on_issue : t->on_retire;
 				if (!cu.bad && fn)
 					fn(t->user, &e);
@@ -302,12 +331,13 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			}
 			case EV_STALL: {
 				struct snr_ev_stall e;
-				e.index = V();
+				e.index = D(x.index);
 				e.cycles = V();
-				e.start = V();
+				e.start = D(x.cycle);
 				e.cause = (uint8_t)V();
-				e.responsible = Z();
+				e.responsible = delta ? (int64_t)(e.index - (uint64_t)Z()) : Z();
 				e.dma_id = V();
+				x.index = e.index;
 				if (e.cause >= SNR_STALL_COUNT)
 					cu.bad = 1;
 				if (!cu.bad && t->on_stall)
@@ -345,22 +375,25 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			}
 			case EV_MEM: {
 				struct snr_ev_mem e;
-				e.index = V();
-				e.cycle = V();
+				e.index = D(x.index);
+				e.cycle = D(x.cycle);
 				e.write = (uint8_t)V();
 				e.space = (uint8_t)V();
 				e.chip = (uint16_t)V();
-				e.addr = V();
+				e.addr = D(x.addr);
 				e.bytes = V();
+				x.index = e.index;
+				x.addr = e.addr;
 				if (!cu.bad && t->on_mem)
 					t->on_mem(t->user, &e);
 				break;
 			}
 			case EV_REG: {
 				struct snr_ev_reg e;
-				e.index = V();
+				e.index = D(x.index);
 				e.reg = (uint16_t)V();
 				e.write = (uint8_t)V();
+				x.index = e.index;
 				if (!cu.bad && t->on_reg)
 					t->on_reg(t->user, &e);
 				break;
@@ -368,9 +401,9 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			case EV_BUSY: {
 				struct snr_ev_busy e;
 				e.unit = (uint8_t)V();
-				e.start = V();
-				e.end = V();
-				e.index = V();
+				e.start = D(x.cycle);
+				e.end = D(e.start);
+				e.index = D(x.index);
 				if (e.unit >= SNR_UNIT_COUNT || e.end < e.start)
 					cu.bad = 1;
 				if (!cu.bad && t->on_busy)
@@ -383,6 +416,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 		}
 #undef V
 #undef Z
+#undef D
 		if (cu.bad) {
 			snr_chunkf_fail(&m->f, c, "event record at payload offset %td is malformed", cu.p - m->f.raw);
 			snr_fmt(err, errlen, "%s", m->f.err);

@@ -18,7 +18,8 @@
 #include "sim/snr_tracker.h"
 
 #define SNR_METRICS_MAGIC "SNRMETRC"
-#define SNR_METRICS_VERSION 2 /* 2: DMA events carry the WAITED stall split and slack */
+#define SNR_METRICS_VERSION 3 /* 2: DMA events carry the WAITED stall split and slack;
+				 3: indices, pcs, cycles, addresses as deltas */
 
 struct snr_metrics_writer;
 

@@ -66,9 +66,10 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 			"(docs/simulator-plugin.md)", name);
 		goto refuse;
 	}
-	if (ops->abi_version != SNR_SIM_ABI_VERSION) {
-		snr_fmt(err, errlen, "%s implements simulator ABI version %u; this snr needs version %d: rebuild the "
-			"plugin against this snr's sim/snr_sim.h", name, ops->abi_version, SNR_SIM_ABI_VERSION);
+	if (ops->abi_version < SNR_SIM_ABI_MIN_VERSION || ops->abi_version > SNR_SIM_ABI_VERSION) {
+		snr_fmt(err, errlen, "%s implements simulator ABI version %u; this snr loads versions %d to %d: "
+			"rebuild the plugin against this snr's sim/snr_sim.h", name, ops->abi_version,
+			SNR_SIM_ABI_MIN_VERSION, SNR_SIM_ABI_VERSION);
 		goto refuse;
 	}
 	/* Every method is required: a NULL one would crash in the middle of a replay. */
@@ -78,7 +79,7 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 		: !ops->read_mem ? "read_mem" : !ops->load_code ? "load_code" : !ops->step ? "step"
 		: !ops->finish ? "finish" : NULL;
 	if (missing) {
-		snr_fmt(err, errlen, "%s: snr_sim_plugin.%s is NULL; every member is required", name, missing);
+		snr_fmt(err, errlen, "%s: snr_sim_plugin.%s is NULL; every member but run is required", name, missing);
 		goto refuse;
 	}
 	return ops; /* the handle stays open for the life of the process */
@@ -106,7 +107,8 @@ struct pc_misses {
 struct collector {
 	struct snr_replay_result *r;
 	struct snr_cache *cache; /* NULL unless a cache report was asked for */
-	uint64_t pc;             /* of the instruction being stepped */
+	const uint64_t *pcs;     /* the window's pcs, by instruction index */
+	uint64_t npcs;
 	struct pc_misses *pm;
 	size_t pm_cap, pm_n;
 	const struct snr_tracker *fwd[2];
@@ -192,7 +194,7 @@ static struct pc_misses *pm_slot(struct collector *c, uint64_t pc)
 static void collect_cache(struct collector *c, const struct snr_ev_mem *e)
 {
 	enum snr_cache_served lvl = snr_cache_access(c->cache, e->addr, e->bytes, NULL);
-	struct pc_misses *m = pm_slot(c, c->pc);
+	struct pc_misses *m = pm_slot(c, e->index < c->npcs ? c->pcs[e->index] : 0);
 	m->accesses++;
 	m->l1_misses += lvl != SNR_CACHE_L1;
 	m->l2_misses += lvl == SNR_CACHE_MEMORY;
@@ -336,6 +338,94 @@ json_t *snr_replay_summary(const struct snr_replay_result *r)
 	return j;
 }
 
+/* ---- the window: pcs and effects kept from the trace ----------------------------- */
+
+/* A step's effects that the simulator cannot compute (a host system call's
+ * results), copied out of the trace's buffers. */
+struct post {
+	uint64_t index;
+	struct snr_trace_regval *regs;
+	unsigned nregs;
+	struct snr_trace_mem *mem;
+	unsigned nmem;
+};
+
+struct window {
+	uint64_t *pcs;
+	uint64_t n, cap;
+	struct post *post;
+	size_t npost, cap_post;
+};
+
+static void post_keep(struct window *w, const struct snr_trace_step *st, const struct snr_trace_reg *regs)
+{
+	if (w->npost == w->cap_post) {
+		w->cap_post = w->cap_post ? 2 * w->cap_post : 64;
+		w->post = snr_xrealloc(w->post, w->cap_post * sizeof(*w->post));
+	}
+	struct post *p = &w->post[w->npost++];
+	p->index = st->index;
+	p->nregs = st->npost_regs;
+	p->regs = snr_xcalloc(p->nregs + 1, sizeof(*p->regs));
+	for (unsigned i = 0; i < p->nregs; i++) {
+		p->regs[i].reg = st->post_regs[i].reg;
+		p->regs[i].val = snr_xmemdup(st->post_regs[i].val, regs[st->post_regs[i].reg].size);
+	}
+	p->nmem = st->npost_mem;
+	p->mem = snr_xcalloc(p->nmem + 1, sizeof(*p->mem));
+	for (unsigned i = 0; i < p->nmem; i++) {
+		p->mem[i] = st->post_mem[i];
+		p->mem[i].data = snr_xmemdup(st->post_mem[i].data, st->post_mem[i].len);
+	}
+}
+
+static void window_free(struct window *w)
+{
+	for (size_t i = 0; i < w->npost; i++) {
+		for (unsigned k = 0; k < w->post[i].nregs; k++)
+			free((void *)w->post[i].regs[k].val);
+		for (unsigned k = 0; k < w->post[i].nmem; k++)
+			free((void *)w->post[i].mem[k].data);
+		free(w->post[i].regs);
+		free(w->post[i].mem);
+	}
+	free(w->post);
+	free(w->pcs);
+}
+
+/* Runs n instructions from index first through the simulator's run() when
+ * it has one (ABI 2), else step by step, reading the pc before each. */
+static int run_window(const struct snr_sim_ops *sim, struct snr_sim *s, int pc_reg, unsigned pc_size, uint64_t first,
+		      uint64_t n, const uint64_t *pcs, struct snr_sim_run *out)
+{
+	if (sim->abi_version >= 2 && sim->run)
+		return sim->run(s, first, n, pcs, out);
+	memset(out, 0, sizeof(*out));
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t cur[16] = {0};
+		uint64_t pc = 0;
+		if (sim->get_reg(s, (unsigned)pc_reg, cur, pc_size))
+			return -1;
+		memcpy(&pc, cur, 8);
+		if (pc != pcs[i]) {
+			out->diverged = true;
+			out->pc = pc;
+			return 0;
+		}
+		struct snr_sim_step st;
+		if (sim->step(s, first + i, &st))
+			return -1;
+		out->done = i + 1;
+		out->next_pc = st.next_pc;
+		if (st.exited) {
+			out->exited = true;
+			out->exit_code = st.exit_code;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* ---- the replay ------------------------------------------------------------------ */
 
 int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen)
@@ -350,6 +440,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	char *cfg_json = NULL, *meta_out = NULL;
 	struct collector col = {0};
 	struct code_map cm = {0};
+	struct window win = {0};
 	int rc = -1;
 	double t0 = now_s();
 
@@ -441,16 +532,17 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		goto out;
 	}
 
-	/* Pass 1: trace load. */
+	/* Pass 1: trace load. The pcs, and the effects to apply after steps the
+	 * simulator cannot compute, are kept for pass 2, which then reads no
+	 * trace. */
 	struct snr_trace_step st;
 	int n;
-	bool have_pc = false;
-	uint64_t first_pc = 0;
 	while ((n = snr_trace_next(t, &st)) == 1) {
-		if (!have_pc) {
-			first_pc = st.pc;
-			have_pc = true;
+		if (win.n == win.cap) {
+			win.cap = win.cap ? 2 * win.cap : 4096;
+			win.pcs = snr_xrealloc(win.pcs, win.cap * sizeof(*win.pcs));
 		}
+		win.pcs[win.n++] = st.pc;
 		if (st.code_len) {
 			code_add(&cm, st.pc, st.code, st.code_len);
 			if (sim->load_code(s, st.pc, st.code, st.code_len))
@@ -462,6 +554,8 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		for (unsigned i = 0; i < st.nmem; i++)
 			if (sim->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
 				goto sim_fail;
+		if (st.npost_regs || st.npost_mem)
+			post_keep(&win, &st, regs);
 		r->recorded++;
 	}
 	if (n < 0) {
@@ -469,10 +563,12 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		goto out;
 	}
 	r->truncated = snr_trace_truncated(t);
-	if (!have_pc) {
+	if (win.n == 0) {
 		snr_fmt(err, errlen, "%s holds no instructions", o->trace_path);
 		goto out;
 	}
+	col.pcs = win.pcs;
+	col.npcs = win.n;
 	/* the pc register */
 	int pc_reg = -1;
 	json_t *mregs = json_object_get(meta, "registers");
@@ -484,56 +580,60 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		goto out;
 	}
 	uint8_t pcbuf[16] = {0};
-	memcpy(pcbuf, &first_pc, 8);
+	memcpy(pcbuf, &win.pcs[0], 8);
 	if (sim->set_reg(s, (unsigned)pc_reg, pcbuf, regs[pc_reg].size))
 		goto sim_fail;
 
-	/* Pass 2: run and compare. */
-	snr_trace_rewind(t);
+	/* Pass 2: run and compare, in runs that end at each step with effects to
+	 * apply and at least every 64k instructions (for the progress line). */
 	r->ok = true;
 	double last_draw = 0;
-	while ((n = snr_trace_next(t, &st)) == 1) {
-		uint8_t cur[16] = {0};
-		uint64_t pc = 0;
-		if (sim->get_reg(s, (unsigned)pc_reg, cur, regs[pc_reg].size))
-			goto sim_fail;
-		memcpy(&pc, cur, 8);
-		if (pc != st.pc) {
-			char want[300], got[300];
-			describe(t, isa, isa_self, &cm, st.pc, want, sizeof(want));
-			describe(t, isa, isa_self, &cm, pc, got, sizeof(got));
+	size_t next_post = 0;
+	uint64_t at = 0;
+	while (at < win.n) {
+		uint64_t end = at + 65536 < win.n ? at + 65536 : win.n;
+		if (next_post < win.npost && win.post[next_post].index < end)
+			end = win.post[next_post].index + 1;
+		struct snr_sim_run run;
+		int src = run_window(sim, s, pc_reg, regs[pc_reg].size, at, end - at, win.pcs + at, &run);
+		r->instructions += run.done;
+		at += run.done;
+		if (src) {
+			char where[300];
+			describe(t, isa, isa_self, &cm, win.pcs[at], where, sizeof(where));
 			r->ok = false;
-			report_add(r, "diverged at instruction %llu: the trace executed %s; the simulator is at %s\n",
-				   (unsigned long long)st.index, want, got);
-			if (st.index > 0)
-				report_add(r, "the instruction before it (%llu) decided the path: its inputs differ from the "
-					      "recording's\n",
-					   (unsigned long long)st.index - 1);
-			break;
-		}
-		struct snr_sim_step out;
-		col.pc = st.pc;
-		if (sim->step(s, st.index, &out)) {
-			char at[300];
-			describe(t, isa, isa_self, &cm, st.pc, at, sizeof(at));
-			r->ok = false;
-			report_add(r, "instruction %llu (%s) failed in the simulator: %s\n", (unsigned long long)st.index, at,
+			report_add(r, "instruction %llu (%s) failed in the simulator: %s\n", (unsigned long long)at, where,
 				   sim->error(s));
 			break;
 		}
-		for (unsigned i = 0; i < st.npost_regs; i++)
-			if (sim->set_reg(s, st.post_regs[i].reg, st.post_regs[i].val, regs[st.post_regs[i].reg].size))
-				goto sim_fail;
-		for (unsigned i = 0; i < st.npost_mem; i++)
-			if (sim->load_mem(s, st.post_mem[i].space, st.post_mem[i].chip, st.post_mem[i].addr,
-					  st.post_mem[i].data, st.post_mem[i].len))
-				goto sim_fail;
-		r->instructions++;
-		if (out.exited) {
+		if (run.diverged) {
+			char want[300], got[300];
+			describe(t, isa, isa_self, &cm, win.pcs[at], want, sizeof(want));
+			describe(t, isa, isa_self, &cm, run.pc, got, sizeof(got));
+			r->ok = false;
+			report_add(r, "diverged at instruction %llu: the trace executed %s; the simulator is at %s\n",
+				   (unsigned long long)at, want, got);
+			if (at > 0)
+				report_add(r, "the instruction before it (%llu) decided the path: its inputs differ from the "
+					      "recording's\n",
+					   (unsigned long long)at - 1);
+			break;
+		}
+		if (next_post < win.npost && win.post[next_post].index == at - 1 && run.done) {
+			const struct post *p = &win.post[next_post++];
+			for (unsigned i = 0; i < p->nregs; i++)
+				if (sim->set_reg(s, p->regs[i].reg, p->regs[i].val, regs[p->regs[i].reg].size))
+					goto sim_fail;
+			for (unsigned i = 0; i < p->nmem; i++)
+				if (sim->load_mem(s, p->mem[i].space, p->mem[i].chip, p->mem[i].addr, p->mem[i].data,
+						  p->mem[i].len))
+					goto sim_fail;
+		}
+		if (run.exited) {
 			r->exited = true;
 			break;
 		}
-		if (o->progress && (r->instructions & 4095) == 0 && now_s() - last_draw > 0.2) {
+		if (o->progress && now_s() - last_draw > 0.2) {
 			fprintf(stderr, "\rreplayed %llu of %llu instructions", (unsigned long long)r->instructions,
 				(unsigned long long)r->recorded);
 			last_draw = now_s();
@@ -541,10 +641,6 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	}
 	if (o->progress && last_draw > 0)
 		fputc('\n', stderr);
-	if (n < 0) {
-		snr_fmt(err, errlen, "%s", snr_trace_error(t));
-		goto out;
-	}
 	r->cycles = sim->finish(s);
 	if (col.cache)
 		cache_report(o->cache_report, o->cache_report_rows ? o->cache_report_rows : 20, &col, &cache_cfg, t, isa,
@@ -636,5 +732,6 @@ out:
 	free(cm.pc);
 	free(cm.bytes);
 	free(cm.len);
+	window_free(&win);
 	return rc;
 }

@@ -11,6 +11,7 @@
  */
 #include <fcntl.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,32 @@
 #include "lib/snr_config.h"
 #include "lib/snr_ranges.h"
 #include "lib/snr_util.h"
+#include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 #include "sim/ta1_timing.h"
+
+/* Decode cache: one slot per 4-byte word of core memory, valid while the
+ * word it was decoded from is still there (a slot checks its word on every
+ * fetch, so code the window overwrites is decoded again). Instructions whose
+ * operand access does not depend on register values (ALU, multiply, divide,
+ * branches, jumps) keep their access in the slot; the others ask the query
+ * each time. */
+enum { SLOT_EMPTY, SLOT_STATIC, SLOT_DYNAMIC };
+struct slot {
+	uint32_t word;
+	uint8_t kind;
+	uint8_t cls;
+	struct ta1_insn in;
+	uint64_t regs_read, regs_written;
+};
+
+/* Recently confirmed ranges of valid (captured or written) bytes: subsets of
+ * `valid`, which only grows, so a hit needs no lookup. */
+#define VALID_CACHE 8
+struct valid_hit {
+	uint32_t key;
+	uint64_t lo, hi;
+};
 
 struct snr_sim {
 	struct snr_config cfg;
@@ -30,9 +55,16 @@ struct snr_sim {
 	struct ta1_chip *c;
 	unsigned chip;
 	struct ta1_timing_model *timing;
+	bool functional_only; /* no timing model (bench/: the functional-only rate) */
 	const struct snr_tracker *tracker;
 	struct snr_ranges valid;
+	struct valid_hit hits[VALID_CACHE];
+	unsigned next_hit;
 	uint64_t reg_valid; /* bit r: register r was loaded or written (ta1_reg_id) */
+	const uint8_t *core;
+	uint64_t core_size;
+	struct slot *slots;
+	struct ta1_query_ctx q;
 	int null_fd;
 	bool flags_seeded;
 	char err[600];
@@ -57,6 +89,17 @@ static struct snr_sim *grm_create(const char *config_json, unsigned chip, unsign
 	if (!s->m)
 		goto fail;
 	s->c = ta1_machine_chip(s->m, chip);
+	s->core = ta1_chip_core(s->c, &s->core_size);
+	s->slots = mmap(NULL, s->core_size / 4 * sizeof(*s->slots), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (s->slots == MAP_FAILED) {
+		s->slots = NULL;
+		snr_fmt(err, errlen, "ta1: cannot map the decode cache for %llu bytes of core memory",
+			(unsigned long long)s->core_size);
+		ta1_machine_free(s->m);
+		goto fail;
+	}
+	ta1_chip_query_ctx(s->c, &s->q);
 	/* The replayed program's writes go nowhere but must succeed as on the device. */
 	s->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	ta1_machine_set_output(s->m, s->null_fd, s->null_fd);
@@ -75,6 +118,8 @@ static void grm_destroy(struct snr_sim *s)
 		return;
 	ta1_timing_free(s->timing);
 	ta1_machine_free(s->m);
+	if (s->slots)
+		munmap(s->slots, s->core_size / 4 * sizeof(*s->slots));
 	snr_ranges_free(&s->valid);
 	if (s->null_fd >= 0)
 		close(s->null_fd);
@@ -165,8 +210,32 @@ static int grm_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, un
 	return 0;
 }
 
+/* [lo, hi) of key lies inside one valid range: from the recent hits, else
+ * from the set (remembering the range found). */
+static bool valid_covers(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
+{
+	for (unsigned i = 0; i < VALID_CACHE; i++) {
+		const struct valid_hit *h = &s->hits[i];
+		if (h->key == key && lo >= h->lo && hi <= h->hi && h->hi > h->lo)
+			return true;
+	}
+	struct snr_range r;
+	if (!snr_ranges_find(&s->valid, key, lo, &r) || hi > r.hi)
+		return false;
+	s->hits[s->next_hit] = (struct valid_hit){key, r.lo, r.hi};
+	s->next_hit = (s->next_hit + 1) % VALID_CACHE;
+	return true;
+}
+
+static void valid_add(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo || valid_covers(s, key, lo, hi))
+		return;
+	snr_ranges_add(&s->valid, key, lo, hi);
+}
+
 static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct ta1_insn *in,
-		    const struct ta1_query_ctx *q, const struct ta1_access *a)
+		    const struct ta1_access *a)
 {
 	char dis[96]; /* formatted only on failure: this runs for every instruction */
 	uint64_t unknown = a->regs_read & ~s->reg_valid & ~1ull;
@@ -179,19 +248,23 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 			(unsigned long long)index, (unsigned long long)pc, dis, r);
 		return -1;
 	}
-	struct snr_range *miss = NULL;
-	size_t nmiss = 0, cap = 0;
 	for (unsigned i = 0; i < a->nregions; i++) {
 		const struct ta1_region *g = &a->region[i];
 		if (g->write || !g->rows)
 			continue;
-		uint64_t base = ta1_region_canonical(q, g);
-		for (uint64_t row = 0; row < g->rows && !nmiss; row++) {
+		uint64_t base = ta1_region_canonical(&s->q, g);
+		uint32_t key = snr_ranges_key(g->space, g->chip);
+		for (uint64_t row = 0; row < g->rows; row++) {
 			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
-			snr_ranges_missing(&s->valid, snr_ranges_key(g->space, g->chip), lo, lo + g->row_bytes, &miss,
-					   &nmiss, &cap);
-		}
-		if (nmiss) {
+			if (valid_covers(s, key, lo, lo + g->row_bytes))
+				continue;
+			struct snr_range *miss = NULL;
+			size_t nmiss = 0, cap = 0;
+			snr_ranges_missing(&s->valid, key, lo, lo + g->row_bytes, &miss, &nmiss, &cap);
+			if (!nmiss) { /* valid, but across ranges that touch without merging */
+				free(miss);
+				continue;
+			}
 			ta1_disasm(in, pc, dis, sizeof(dis));
 			snr_fmt(s->err, sizeof(s->err),
 				"instruction %llu (pc 0x%llx: %s) reads %llu bytes at 0x%llx that the trace did not "
@@ -202,52 +275,109 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 			return -1;
 		}
 	}
-	free(miss);
 	return 0;
 }
 
-static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
+/* The decoded instruction at pc and its access, from the decode cache when
+ * the slot still holds the word in memory. False if pc holds no valid
+ * instruction (or lies outside core memory: the step then faults). */
+static bool fetch(struct snr_sim *s, uint64_t pc, struct ta1_insn *in, struct ta1_access *a, uint8_t *cls)
+{
+	uint64_t off = pc - TA1_CORE_BASE;
+	uint32_t w;
+	struct slot *sl = NULL;
+	if (off <= s->core_size - 4 && !(pc & 3)) {
+		memcpy(&w, s->core + off, 4);
+		sl = &s->slots[off >> 2];
+		if (sl->kind != SLOT_EMPTY && sl->word == w) {
+			*in = sl->in;
+			*cls = sl->cls;
+			if (sl->kind == SLOT_STATIC) {
+				a->regs_read = sl->regs_read;
+				a->regs_written = sl->regs_written;
+				a->nregions = 0;
+				a->fault = NULL;
+				a->fault_region = 0;
+			} else {
+				ta1_access_query(in, &s->q, a);
+			}
+			return true;
+		}
+	} else if (ta1_chip_read_mem(s->c, pc, &w, 4) != 4) {
+		return false;
+	}
+	if (!ta1_decode(w, in))
+		return false;
+	*cls = (uint8_t)ta1_insn_table[in->op].cls;
+	ta1_access_query(in, &s->q, a);
+	if (sl) {
+		bool fixed = (*cls == TA1_CLASS_ALU || *cls == TA1_CLASS_MUL || *cls == TA1_CLASS_DIV ||
+			      *cls == TA1_CLASS_BRANCH || *cls == TA1_CLASS_JUMP) &&
+			     a->nregions == 0 && !a->fault;
+		*sl = (struct slot){.word = w,
+				    .kind = fixed ? SLOT_STATIC : SLOT_DYNAMIC,
+				    .cls = *cls,
+				    .in = *in,
+				    .regs_read = a->regs_read,
+				    .regs_written = a->regs_written};
+	}
+	return true;
+}
+
+/* Executes the instruction at pc, the chip's current pc. */
+static inline int step_one(struct snr_sim *s, uint64_t index, uint64_t pc, struct snr_sim_step *out)
 {
 	struct ta1_chip *c = s->c;
-	struct ta1_query_ctx q;
-	uint64_t x[32];
-	ta1_chip_query_ctx(c, &q);
-	memcpy(x, q.x, sizeof(x)); /* the registers before the step, for the timing model */
-	x[0] = 0;
-	q.x = x;
-	uint64_t pc = ta1_chip_get_reg(c, TA1_REG_PC);
-	uint32_t w = 0;
 	struct ta1_insn in;
-	memset(out, 0, sizeof(*out));
+	struct ta1_access a;
+	uint8_t cls;
 	out->pc = pc;
-	if (ta1_chip_read_mem(c, pc, &w, 4) != 4 || !ta1_decode(w, &in)) {
+	out->exited = false;
+	out->exit_code = 0;
+	if (!fetch(s, pc, &in, &a, &cls)) {
+		uint32_t w = 0;
+		ta1_chip_read_mem(c, pc, &w, 4);
 		snr_fmt(s->err, sizeof(s->err), "instruction %llu: no valid instruction at pc 0x%llx (0x%08x)",
 			(unsigned long long)index, (unsigned long long)pc, w);
 		return -1;
 	}
-	struct ta1_access a;
-	ta1_access_query(&in, &q, &a);
-	if (poisoned(s, index, pc, &in, &q, &a))
-		return -1;
-	/* Flags captured at the window's start are completions of DMAs issued
-	 * before it; the timing model learns of them once. */
-	if (!s->flags_seeded) {
-		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-			for (uint64_t k = ta1_chip_get_reg(c, TA1_REG_FLAG0 + f); k > 0; k--)
-				ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-		s->flags_seeded = true;
+	if ((a.regs_read & ~s->reg_valid & ~1ull) || a.nregions) /* else nothing to check */
+		if (poisoned(s, index, pc, &in, &a))
+			return -1;
+	/* The timing model reads the registers an Xta instruction names as they
+	 * were before it executed; scalar instructions it times from their
+	 * access alone. */
+	uint64_t before[32];
+	const uint64_t *x = s->q.x;
+	if (cls == TA1_CLASS_DMA_ISSUE || cls == TA1_CLASS_DMA_WAIT || cls == TA1_CLASS_VECTOR ||
+	    cls == TA1_CLASS_MATRIX) {
+		memcpy(before, s->q.x, sizeof(before));
+		x = before;
 	}
-	ta1_chip_set_cycle(c, ta1_timing_now(s->timing));
+	if (!s->functional_only) {
+		/* Flags captured at the window's start are completions of DMAs issued
+		 * before it; the timing model learns of them once. */
+		if (__builtin_expect(!s->flags_seeded, 0)) {
+			for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+				for (uint64_t k = ta1_chip_get_reg(c, TA1_REG_FLAG0 + f); k > 0; k--)
+					ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+			s->flags_seeded = true;
+		}
+		if (cls == TA1_CLASS_CSR) /* the cycle CSR reads the model's clock */
+			ta1_chip_set_cycle(c, ta1_timing_now(s->timing));
+	}
 	enum ta1_stop st = ta1_chip_step(c);
-	if (st == TA1_STOP_FAULT) {
-		snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
-			ta1_chip_fault(c));
-		return -1;
-	}
-	if (st == TA1_STOP_EBREAK) {
-		snr_fmt(s->err, sizeof(s->err), "instruction %llu at pc 0x%llx is an ebreak", (unsigned long long)index,
-			(unsigned long long)pc);
-		return -1;
+	if (__builtin_expect(st != TA1_STOP_BUDGET, 0)) {
+		if (st == TA1_STOP_FAULT) {
+			snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
+				ta1_chip_fault(c));
+			return -1;
+		}
+		if (st == TA1_STOP_EBREAK) {
+			snr_fmt(s->err, sizeof(s->err), "instruction %llu at pc 0x%llx is an ebreak",
+				(unsigned long long)index, (unsigned long long)pc);
+			return -1;
+		}
 	}
 	out->next_pc = ta1_chip_get_reg(c, TA1_REG_PC);
 	if (st == TA1_STOP_EXIT) {
@@ -255,20 +385,57 @@ static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 		out->exit_code = ta1_chip_exit_code(c);
 		out->next_pc = pc + 4;
 	}
-	ta1_timing_insn(s->timing, index, pc, &in, &a, x, out->next_pc);
+	if (!s->functional_only)
+		ta1_timing_insn(s->timing, index, pc, &in, &a, x, out->next_pc);
 	s->reg_valid |= a.regs_written;
 	for (unsigned i = 0; i < a.nregions; i++) {
 		const struct ta1_region *g = &a.region[i];
 		if (!g->write || !g->rows)
 			continue;
-		uint64_t base = ta1_region_canonical(&q, g);
+		uint64_t base = ta1_region_canonical(&s->q, g);
+		uint32_t key = snr_ranges_key(g->space, g->chip);
+		if (g->rows == 1 || g->stride == (int64_t)g->row_bytes) {
+			valid_add(s, key, base, base + g->row_bytes * g->rows);
+			continue;
+		}
 		for (uint64_t row = 0; row < g->rows; row++) {
 			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
-			snr_ranges_add(&s->valid, snr_ranges_key(g->space, g->chip), lo, lo + g->row_bytes);
+			valid_add(s, key, lo, lo + g->row_bytes);
 		}
 	}
 	return 0;
 }
+
+static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
+{
+	return step_one(s, index, ta1_chip_get_reg(s->c, TA1_REG_PC), out);
+}
+
+static int grm_run(struct snr_sim *s, uint64_t first, uint64_t n, const uint64_t *pcs, struct snr_sim_run *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint64_t pc = ta1_chip_get_reg(s->c, TA1_REG_PC);
+	for (uint64_t i = 0; i < n; i++) {
+		if (pc != pcs[i]) {
+			out->diverged = true;
+			out->pc = pc;
+			return 0;
+		}
+		struct snr_sim_step st;
+		if (step_one(s, first + i, pc, &st))
+			return -1;
+		out->done = i + 1;
+		out->next_pc = pc = st.next_pc;
+		if (st.exited) {
+			out->exited = true;
+			out->exit_code = st.exit_code;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+void ta1_grm_set_functional_only(struct snr_sim *s, bool on) { s->functional_only = on; }
 
 static uint64_t grm_finish(struct snr_sim *s) { return ta1_timing_drain(s->timing); }
 
@@ -286,5 +453,6 @@ const struct snr_sim_ops snr_sim_ta1 = {
 	.read_mem = grm_read_mem,
 	.load_code = grm_load_code,
 	.step = grm_step,
+	.run = grm_run,
 	.finish = grm_finish,
 };

@@ -1,5 +1,6 @@
 /*
- * snr_sim.h: the simulator plugin ABI (version 1).
+ * snr_sim.h: the simulator plugin ABI (version 2; version 1 plugins, which
+ * have no run(), still load).
  *
  * A simulator replays a recorded window: the replayer loads the snapshot
  * (registers and captured memory, the paper's trace-load command), then steps
@@ -29,7 +30,8 @@
 
 #include "sim/snr_tracker.h"
 
-#define SNR_SIM_ABI_VERSION 1
+#define SNR_SIM_ABI_VERSION 2
+#define SNR_SIM_ABI_MIN_VERSION 1 /* the oldest version the replayer loads */
 
 struct snr_sim;
 
@@ -37,6 +39,16 @@ struct snr_sim_step {
 	uint64_t pc;      /* the pc the instruction executed at */
 	uint64_t next_pc; /* the pc after it */
 	bool exited;      /* the program ended (TA1: ecall exit) */
+	int exit_code;
+};
+
+/* What run() did. */
+struct snr_sim_run {
+	uint64_t done;    /* instructions executed */
+	uint64_t next_pc; /* the pc after the last one executed */
+	bool diverged;    /* stopped before instruction first + done: the pc was not pcs[done] */
+	uint64_t pc;      /* with diverged: the simulator's pc there */
+	bool exited;      /* the last one executed ended the program */
 	int exit_code;
 };
 
@@ -64,6 +76,16 @@ struct snr_sim_ops {
 	int (*step)(struct snr_sim *s, uint64_t index, struct snr_sim_step *out);
 	/* Lets everything in flight finish; returns the window's total cycles. */
 	uint64_t (*finish)(struct snr_sim *s);
+
+	/* Version 2, optional (NULL: the replayer calls step() and get_reg()):
+	 * executes up to n instructions as the window's first, first + 1, ...,
+	 * each only if the current pc is pcs[i]; returns early, with out saying
+	 * why, at a pc that differs or when the program exits. -1 (error() says
+	 * why, out->done counts those executed) if an instruction failed as in
+	 * step(). What step() would report is reported alike; run() exists so
+	 * that the replayer does not pay an indirect call and a register read
+	 * per instruction. */
+	int (*run)(struct snr_sim *s, uint64_t first, uint64_t n, const uint64_t *pcs, struct snr_sim_run *out);
 };
 
 extern const struct snr_sim_ops snr_sim_ta1;

@@ -116,6 +116,10 @@ struct ta1_timing_model {
 	uint64_t flag_done[TA1_NUM_FLAGS], flag_inflight[TA1_NUM_FLAGS];
 
 	struct ta1_timing_totals tot;
+
+	/* per op, from the ISA table and the config: class, unit, scalar latency */
+	uint8_t op_cls[TA1_OP_COUNT], op_unit[TA1_OP_COUNT];
+	uint64_t op_latency[TA1_OP_COUNT];
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -234,6 +238,9 @@ static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_d
 
 /* ---- life cycle ---------------------------------------------------------- */
 
+static uint64_t scalar_latency(const struct ta1_timing_model *t, enum ta1_timing tc);
+static enum snr_unit unit_of(enum ta1_class c);
+
 struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker,
 					unsigned chip)
 {
@@ -249,6 +256,11 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 		t->flag_head[f] = t->flag_tail[f] = NIL;
 	t->next_event = INFINITY;
 	t->next_id = 1;
+	for (unsigned op = 0; op < TA1_OP_COUNT; op++) {
+		t->op_cls[op] = (uint8_t)ta1_insn_table[op].cls;
+		t->op_unit[op] = (uint8_t)unit_of(ta1_insn_table[op].cls);
+		t->op_latency[op] = scalar_latency(t, ta1_insn_table[op].timing);
+	}
 	return t;
 }
 
@@ -735,9 +747,8 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc)
 {
 	const bool legal = in->op < TA1_OP_COUNT && !a->fault;
-	const struct ta1_insn_info *ii = legal ? &ta1_insn_table[in->op] : NULL;
-	const enum ta1_class cls = legal ? ii->cls : TA1_CLASS_ALU;
-	const enum snr_unit unit = unit_of(cls);
+	const enum ta1_class cls = legal ? (enum ta1_class)t->op_cls[in->op] : TA1_CLASS_ALU;
+	const enum snr_unit unit = legal ? (enum snr_unit)t->op_unit[in->op] : SNR_UNIT_SCALAR;
 	const bool async = cls == TA1_CLASS_VECTOR || cls == TA1_CLASS_MATRIX || cls == TA1_CLASS_DMA_ISSUE;
 	uint64_t at = t->next_issue;
 
@@ -787,7 +798,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 		at = do_wait(t, index, at, (unsigned)x[in->rs1], x[in->rs2]);
 
 	const uint64_t issue = at;
-	const uint64_t latency = scalar_latency(t, legal ? ii->timing : TA1_TIME_ALU);
+	const uint64_t latency = legal ? t->op_latency[in->op] : t->cfg.scalar_alu_cycles;
 	uint64_t retire = issue + latency;
 
 	/* Asynchronous work. */

@@ -9,7 +9,9 @@
  *    the file header), never read as data;
  *  - a well-checksummed EVENTS chunk holding a malformed record is reported
  *    with its chunk and payload offset;
- *  - a file cut short reads as a prefix: no SUMMARY, whole chunks only.
+ *  - a file cut short reads as a prefix: no SUMMARY, whole chunks only;
+ *  - records written by hand as docs/metrics-format.md specifies them, in
+ *    version 3 (deltas) and version 2 (absolute values), read back alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +373,110 @@ static void test_malformed_record(const char *path)
 	snr_metrics_close(m);
 }
 
+/* What the hand-written files below must read back as. */
+struct seen {
+	struct snr_ev_insn issue, retire;
+	struct snr_ev_stall stall;
+	struct snr_ev_mem mem[2];
+	struct snr_ev_reg reg;
+	struct snr_ev_busy busy;
+	int nmem, n;
+};
+static void s_issue(void *u, const struct snr_ev_insn *e) { ((struct seen *)u)->issue = *e, ((struct seen *)u)->n++; }
+static void s_retire(void *u, const struct snr_ev_insn *e) { ((struct seen *)u)->retire = *e, ((struct seen *)u)->n++; }
+static void s_stall(void *u, const struct snr_ev_stall *e) { ((struct seen *)u)->stall = *e, ((struct seen *)u)->n++; }
+static void s_mem(void *u, const struct snr_ev_mem *e)
+{
+	struct seen *s = u;
+	if (s->nmem < 2)
+		s->mem[s->nmem++] = *e;
+	s->n++;
+}
+static void s_reg(void *u, const struct snr_ev_reg *e) { ((struct seen *)u)->reg = *e, ((struct seen *)u)->n++; }
+static void s_busy(void *u, const struct snr_ev_busy *e) { ((struct seen *)u)->busy = *e, ((struct seen *)u)->n++; }
+
+static void put_varint(uint8_t *b, size_t *n, uint64_t v)
+{
+	while (v >= 0x80) {
+		b[(*n)++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[(*n)++] = (uint8_t)v;
+}
+
+/* One instruction (index 1000 at pc 0x10040, issued at 5000, retired at
+ * 5003) with a stall blamed on no instruction, two loads, a register write
+ * and a busy interval, encoded in `version` by hand. */
+static void test_versions(const char *path, uint32_t version)
+{
+	uint8_t b[256];
+	size_t n = 0;
+	const int d = version >= 3; /* deltas from the context (I, P, C, A), zero at the chunk's start */
+#define VI(x) put_varint(b, &n, (uint64_t)(x))
+#define ZI(x) put_varint(b, &n, snr_zigzag((int64_t)(x)))
+	b[n++] = 1; /* ISSUE */
+	if (d) { ZI(1000); ZI(0x10040); ZI(5000); ZI(3); } else { VI(1000); VI(0x10040); VI(5000); VI(5003); }
+	VI(0), VI(3);
+	b[n++] = 2; /* RETIRE: the same instruction */
+	if (d) { ZI(0); ZI(0); ZI(0); ZI(3); } else { VI(1000); VI(0x10040); VI(5000); VI(5003); }
+	VI(0), VI(3);
+	b[n++] = 3; /* STALL: 2 cycles from 4998, cause register (4), responsible -1 */
+	if (d) { ZI(0); VI(2); ZI(-2); VI(4); ZI(1001); } else { VI(1000); VI(2); VI(4998); VI(4); ZI(-1); }
+	VI(0);
+	b[n++] = 5; /* MEM: a read of 8 bytes at 0x20001000, then one at 0x20000ff8 */
+	if (d) { ZI(0); ZI(0); } else { VI(1000); VI(5000); }
+	VI(0), VI(1), VI(0);
+	if (d) ZI(0x20001000); else VI(0x20001000);
+	VI(8);
+	b[n++] = 5;
+	if (d) { ZI(1); ZI(1); } else { VI(1001); VI(5001); }
+	VI(0), VI(1), VI(0);
+	if (d) ZI(-8); else VI(0x20000ff8);
+	VI(8);
+	b[n++] = 6; /* REG: instruction 1001 writes register 7 */
+	if (d) ZI(0); else VI(1001);
+	VI(7), VI(1);
+	b[n++] = 7; /* BUSY: the scalar unit over [4990, 5010) for instruction 990 */
+	VI(0);
+	if (d) { ZI(-10); ZI(20); ZI(-11); } else { VI(4990); VI(5010); VI(990); }
+#undef VI
+#undef ZI
+	struct snr_chunk_writer w;
+	char err[600];
+	CHECK(snr_chunkw_create(&w, path, SNR_METRICS_MAGIC, version, err, sizeof(err)) == 0, "%s", err);
+	snr_chunkw_put(&w, 1, META, strlen(META), false);
+	snr_chunkw_put(&w, 3, b, n, false);
+	snr_chunkw_close(&w);
+	struct seen s = {0};
+	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .user = &s, .on_issue = s_issue,
+				.on_retire = s_retire, .on_stall = s_stall, .on_mem = s_mem, .on_reg = s_reg,
+				.on_busy = s_busy};
+	struct snr_metrics *m = snr_metrics_open(path, err, sizeof(err));
+	CHECK(m != NULL, "version %u: %s", version, err);
+	if (!m)
+		return;
+	CHECK(snr_metrics_replay(m, &t, err, sizeof(err)) == 0, "version %u: %s", version, err);
+	snr_metrics_close(m);
+	CHECK(s.n == 7, "version %u: %d events", version, s.n);
+	CHECK(s.issue.index == 1000 && s.issue.pc == 0x10040 && s.issue.issue == 5000 && s.issue.retire == 5003 &&
+		      s.issue.cls == 3,
+	      "version %u: issue %llu 0x%llx %llu %llu", version, (unsigned long long)s.issue.index,
+	      (unsigned long long)s.issue.pc, (unsigned long long)s.issue.issue, (unsigned long long)s.issue.retire);
+	CHECK(!memcmp(&s.issue, &s.retire, sizeof(s.issue)), "version %u: retire as issue", version);
+	CHECK(s.stall.index == 1000 && s.stall.cycles == 2 && s.stall.start == 4998 && s.stall.cause == 4 &&
+		      s.stall.responsible == -1,
+	      "version %u: stall %llu %llu %lld", version, (unsigned long long)s.stall.index,
+	      (unsigned long long)s.stall.start, (long long)s.stall.responsible);
+	CHECK(s.nmem == 2 && s.mem[0].addr == 0x20001000 && s.mem[0].cycle == 5000 && s.mem[1].index == 1001 &&
+		      s.mem[1].cycle == 5001 && s.mem[1].addr == 0x20000ff8 && s.mem[1].bytes == 8 && s.mem[1].space == 1,
+	      "version %u: mem 0x%llx 0x%llx", version, (unsigned long long)s.mem[0].addr,
+	      (unsigned long long)s.mem[1].addr);
+	CHECK(s.reg.index == 1001 && s.reg.reg == 7 && s.reg.write == 1, "version %u: reg", version);
+	CHECK(s.busy.start == 4990 && s.busy.end == 5010 && s.busy.index == 990,
+	      "version %u: busy [%llu, %llu) %llu", version, (unsigned long long)s.busy.start,
+	      (unsigned long long)s.busy.end, (unsigned long long)s.busy.index);
+}
+
 int main(void)
 {
 	const char *path = tmp_path("rt.snrm");
@@ -378,6 +484,8 @@ int main(void)
 	test_round_trip(path, evs);
 	test_corruption(path, evs);
 	test_malformed_record(path);
+	test_versions(path, 3);
+	test_versions(path, 2);
 	unlink(path);
 	free(evs);
 	return check_report("test_metrics");
