@@ -144,13 +144,13 @@ int snr_cmd_record(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"recorded %llu instructions in %.2f s (%.0f/s), ended by %s%s\n"
-		"captured %llu registers and %llu bytes of memory; the window wrote %llu bytes\n"
+		"captured %llu registers and %llu bytes of memory; the window wrote %llu bytes (%llu by system calls)\n"
 		"trace %s: %llu bytes (%.2f bytes per instruction)\n",
 		(unsigned long long)s.instructions, s.seconds, s.seconds > 0 ? (double)s.instructions / s.seconds : 0.0,
 		!strcmp(s.end_reason, "count") ? "reaching --count" : s.end_reason,
 		!strcmp(s.end_reason, "exited") ? " (the program ended inside the window)" : "",
 		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
-		(unsigned long long)s.bytes_written, o.out_path, (unsigned long long)s.trace_bytes,
+		(unsigned long long)s.bytes_written, (unsigned long long)s.bytes_post, o.out_path, (unsigned long long)s.trace_bytes,
 		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0);
 	return 0;
 }

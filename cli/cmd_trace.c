@@ -210,6 +210,17 @@ static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
 				}
 				printf("}");
 			}
+			if (s.npost_mem) {
+				printf(",\"post_memory\":[");
+				for (unsigned i = 0; i < s.npost_mem; i++) {
+					printf("%s{\"space\":%u,\"chip\":%u,\"addr\":%llu,\"len\":%llu,\"data\":\"",
+					       i ? "," : "", s.post_mem[i].space, s.post_mem[i].chip,
+					       (unsigned long long)s.post_mem[i].addr, (unsigned long long)s.post_mem[i].len);
+					hex(stdout, s.post_mem[i].data, s.post_mem[i].len);
+					printf("\"}");
+				}
+				printf("]");
+			}
 			printf("}\n");
 		} else {
 			printf("%8llu  %#10llx  %-24s %-36s", (unsigned long long)s.index, (unsigned long long)s.pc, sym,
@@ -228,6 +239,14 @@ static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
 			for (unsigned i = 0; i < s.npost_regs; i++) {
 				printf(" after:%s=", regs[s.post_regs[i].reg].name);
 				hex_le(stdout, s.post_regs[i].val, regs[s.post_regs[i].reg].size);
+			}
+			for (unsigned i = 0; i < s.npost_mem; i++) {
+				printf(" after:mem[%#llx+%llu]", (unsigned long long)s.post_mem[i].addr,
+				       (unsigned long long)s.post_mem[i].len);
+				if (s.post_mem[i].len <= 16) {
+					putchar('=');
+					hex(stdout, s.post_mem[i].data, s.post_mem[i].len);
+				}
 			}
 			putchar('\n');
 		}

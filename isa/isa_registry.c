@@ -25,7 +25,8 @@ const struct snr_isa_ops *snr_isa_find(const char *name)
 	if (!name)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (all[i] && all[i]->abi_version == SNR_ISA_ABI_VERSION && !strcmp(all[i]->name, name))
+		if (all[i] && all[i]->abi_version >= SNR_ISA_ABI_MIN_VERSION &&
+		    all[i]->abi_version <= SNR_ISA_ABI_VERSION && !strcmp(all[i]->name, name))
 			return all[i];
 	return NULL;
 }
@@ -37,7 +38,7 @@ const struct snr_isa_ops *snr_isa_for_gdb_arch(const char *gdb_arch)
 	if (!gdb_arch)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (!all[i] || all[i]->abi_version != SNR_ISA_ABI_VERSION)
+		if (!all[i] || all[i]->abi_version < SNR_ISA_ABI_MIN_VERSION || all[i]->abi_version > SNR_ISA_ABI_VERSION)
 			continue;
 		size_t len = strlen(all[i]->gdb_arch);
 		if (!strncmp(all[i]->gdb_arch, gdb_arch, len) && (gdb_arch[len] == '\0' || gdb_arch[len] == ':'))

@@ -481,8 +481,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	size_t membuf_cap = 0;
 	char *meta = NULL, *config_json = NULL;
 	bool *reg_known = NULL;
-	uint8_t *capbuf = NULL;
+	uint8_t *capbuf = NULL, *postbuf = NULL, *prevbuf = NULL, *pmembuf = NULL;
+	size_t pmembuf_cap = 0;
+	const uint8_t **prevval = NULL;
 	struct snr_trace_regval *rv = NULL, *prv = NULL;
+	struct snr_trace_mem pmv[SNR_ISA_MAX_MEM];
 	struct snr_trace_mem *mv = NULL;
 	size_t mv_cap = 0;
 	int rc = -1;
@@ -516,9 +519,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			goto out;
 		}
 	}
-	if (r.isa->abi_version != SNR_ISA_ABI_VERSION) {
-		snr_fmt(err, errlen, "ISA plugin %s has ABI version %u, snr needs %d", r.isa->name, r.isa->abi_version,
-			SNR_ISA_ABI_VERSION);
+	if (r.isa->abi_version < SNR_ISA_ABI_MIN_VERSION || r.isa->abi_version > SNR_ISA_ABI_VERSION) {
+		snr_fmt(err, errlen, "ISA plugin %s has ABI version %u, snr loads versions %d to %d", r.isa->name,
+			r.isa->abi_version, SNR_ISA_ABI_MIN_VERSION, SNR_ISA_ABI_VERSION);
 		goto out;
 	}
 	if (!strcmp(r.isa->name, "ta1")) {
@@ -626,6 +629,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	rv = snr_xcalloc(r.niregs, sizeof(*rv));
 	prv = snr_xcalloc(r.niregs, sizeof(*prv));
 	capbuf = snr_xcalloc(r.niregs, 256); /* captured register bytes of this step */
+	postbuf = snr_xcalloc(r.niregs, 256); /* its post-step register bytes */
+	prevbuf = snr_xcalloc(1, r.regbuf_len); /* the registers before a system call */
+	prevval = snr_xcalloc(r.niregs, sizeof(*prevval));
+	for (size_t k = 0; k < r.niregs; k++)
+		prevval[k] = r.regval[k] ? prevbuf + (r.regval[k] - r.regbuf) : NULL;
 	double last_draw = 0;
 	sum->end_reason = "count";
 	uint64_t i;
@@ -738,6 +746,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			}
 		}
 		/* step */
+		if (acc.record_outputs)
+			memcpy(prevbuf, r.regbuf, r.regbuf_len);
 		if (r.dbg->step(r.d, &st)) {
 			snr_fmt(err, errlen, "instruction %llu at 0x%llx: single-step failed: %s", (unsigned long long)i,
 				(unsigned long long)pc, r.dbg->error(r.d));
@@ -751,13 +761,48 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			unsigned np = 0;
 			for (size_t k = 0; k < r.niregs; k++)
 				if (snr_regset_has(acc.regs_written, (unsigned)k) && r.regval[k] && (int)k != r.pc_reg) {
-					memcpy(capbuf + k * 256, r.regval[k], r.iregs[k].size);
+					memcpy(postbuf + k * 256, r.regval[k], r.iregs[k].size);
 					prv[np].reg = (uint16_t)k;
-					prv[np].val = capbuf + k * 256;
+					prv[np].val = postbuf + k * 256;
 					np++;
 				}
 			step.npost_regs = np;
 			step.post_regs = prv;
+			/* and the memory it wrote, where the ISA knows the call */
+			if (snr_isa_has_syscall_writes(r.isa)) {
+				struct snr_isa_regs before = {.val = prevval, .chip = (unsigned)o->chip, .nchips = r.nchips};
+				struct snr_isa_regs after = {.val = r.regval, .chip = (unsigned)o->chip, .nchips = r.nchips};
+				struct snr_mem_region wr[SNR_ISA_MAX_MEM];
+				unsigned nw = r.isa->syscall_writes(r.isa_self, ce->bytes, ce->len, pc, &before, &after, wr,
+								    SNR_ISA_MAX_MEM);
+				size_t need = 0;
+				for (unsigned q = 0; q < nw; q++)
+					need += wr[q].row_bytes;
+				if (need > pmembuf_cap)
+					pmembuf = snr_xrealloc(pmembuf, pmembuf_cap = need);
+				unsigned nm = 0;
+				size_t at = 0;
+				for (unsigned q = 0; q < nw; q++) {
+					uint64_t len = wr[q].row_bytes;
+					if (r.dbg->read_mem(r.d, wr[q].addr, pmembuf + at, len)) {
+						snr_fmt(err, errlen,
+							"instruction %llu at 0x%llx: reading the %llu bytes the system call "
+							"wrote at 0x%llx: %s",
+							(unsigned long long)i, (unsigned long long)pc, (unsigned long long)len,
+							(unsigned long long)wr[q].addr, r.dbg->error(r.d));
+						goto out;
+					}
+					uint32_t key = snr_ranges_key(wr[q].space, wr[q].chip);
+					pmv[nm++] = (struct snr_trace_mem){wr[q].space, wr[q].chip, wr[q].addr, len,
+									   pmembuf + at};
+					snr_ranges_add(&known, key, wr[q].addr, wr[q].addr + len);
+					snr_ranges_add(&written, key, wr[q].addr, wr[q].addr + len);
+					at += len;
+					sum->bytes_post += len;
+				}
+				step.npost_mem = nm;
+				step.post_mem = pmv;
+			}
 		}
 		if (snr_trace_add_step(w, &step)) {
 			snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
@@ -834,6 +879,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		json_object_set_new(e, "registers_captured", json_integer((json_int_t)sum->regs_captured));
 		json_object_set_new(e, "bytes_captured", json_integer((json_int_t)sum->bytes_captured));
 		json_object_set_new(e, "bytes_written", json_integer((json_int_t)sum->bytes_written));
+		json_object_set_new(e, "bytes_by_system_calls", json_integer((json_int_t)sum->bytes_post));
 		json_object_set_new(e, "seconds", json_real(sum->seconds));
 		char *ej = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(e);
@@ -857,6 +903,10 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	rc = 0;
 out:
 	free(capbuf);
+	free(postbuf);
+	free(prevbuf);
+	free(prevval);
+	free(pmembuf);
 	if (w)
 		snr_trace_abandon(w);
 	if (r.d)

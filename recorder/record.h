@@ -34,6 +34,7 @@ struct snr_record_summary {
 	uint64_t regs_captured;
 	uint64_t bytes_captured;
 	uint64_t bytes_written; /* memory written inside the window */
+	uint64_t bytes_post;    /* of it, written by system calls (saved after their steps) */
 	uint64_t trace_bytes;
 	double seconds;
 	const char *end_reason; /* "count", "exited", "fault", "killed" */

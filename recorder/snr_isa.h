@@ -1,5 +1,6 @@
 /*
- * snr_isa.h: the ISA plugin ABI (version 1).
+ * snr_isa.h: the ISA plugin ABI (version 2; version 1 tables, which end
+ * before syscall_writes, are still accepted).
  *
  * For the recorder (Algorithm 1) and the dependency analysis an ISA is one
  * question: given the bytes at pc and the current register values, how long
@@ -18,7 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_ISA_ABI_VERSION 1
+#define SNR_ISA_ABI_VERSION 2
+#define SNR_ISA_ABI_MIN_VERSION 1
 #define SNR_ISA_MAX_REGS 256
 #define SNR_ISA_MAX_MEM 16
 
@@ -96,7 +98,23 @@ struct snr_isa_ops {
 		      const struct snr_isa_regs *regs, struct snr_insn_access *out);
 	/* Disassembly into buf; returns the instruction length or 0 if invalid. */
 	unsigned (*disasm)(void *self, const uint8_t *code, size_t avail, uint64_t pc, char *buf, size_t len);
+
+	/* Version 2, optional (NULL: none known). After the step of an
+	 * instruction whose access had record_outputs, the memory it wrote that
+	 * the registers tell (a system call's buffers: read()'s bytes, fstat()'s
+	 * struct), from the registers before and after the step. Fills up to max
+	 * regions and returns how many; the recorder reads their bytes after the
+	 * step and stores them with it, as it stores the registers. */
+	unsigned (*syscall_writes)(void *self, const uint8_t *code, size_t avail, uint64_t pc,
+				   const struct snr_isa_regs *before, const struct snr_isa_regs *after,
+				   struct snr_mem_region *out, unsigned max);
 };
+
+/* Whether the plugin has syscall_writes (a version 1 table ends before it). */
+static inline bool snr_isa_has_syscall_writes(const struct snr_isa_ops *isa)
+{
+	return isa->abi_version >= 2 && isa->syscall_writes;
+}
 
 static inline void snr_regset_add(uint64_t *set, unsigned r) { set[r / 64] |= 1ull << (r % 64); }
 static inline bool snr_regset_has(const uint64_t *set, unsigned r) { return (set[r / 64] >> (r % 64)) & 1; }

@@ -82,6 +82,8 @@ struct snr_sim {
 
 	/* the step in progress */
 	uint64_t index, pc;
+	bool in_rep; /* the last step left a rep string instruction mid-way (rep_pc, rep_index) */
+	uint64_t rep_pc, rep_index;
 	bool failed, exited;
 	int exit_code;
 	char err[600];
@@ -551,9 +553,75 @@ static int uc_sim_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *o
 	if (s->mask & SNR_TRACK_RETIRE)
 		s->tracker->on_retire(s->tracker->user, &ev);
 	uc_reg_read(s->uc, UC_X86_REG_RIP, &out->next_pc);
+	s->in_rep = out->next_pc == pc;
+	s->rep_pc = pc;
+	s->rep_index = index;
 	if (s->exited) {
 		out->exited = true;
 		out->exit_code = s->exit_code;
+	}
+	return 0;
+}
+
+/* A single-step trap may come after several iterations of a rep string
+ * instruction (x86 fast-string operation), while unicorn steps one
+ * iteration at a time: when the recording has left the instruction and the
+ * replay has not, the remaining iterations belong to its last recorded step. */
+static int finish_rep(struct snr_sim *s)
+{
+	uint64_t pc = s->rep_pc;
+	s->index = s->rep_index;
+	s->pc = pc;
+	for (uint64_t n = 0; pc == s->rep_pc; n++) {
+		if (n >= (1ull << 32)) {
+			snr_fmt(s->err, sizeof(s->err), "instruction %llu: a rep instruction that does not end",
+				(unsigned long long)s->rep_index);
+			return -1;
+		}
+		uc_err e = uc_emu_start(s->uc, pc, 0, 0, 1);
+		if (s->failed)
+			return -1;
+		if (e != UC_ERR_OK) {
+			char at[300];
+			describe(s, pc, at, sizeof(at));
+			snr_fmt(s->err, sizeof(s->err), "instruction %llu (%s) stops unicorn: %s",
+				(unsigned long long)s->rep_index, at, uc_strerror(e));
+			return -1;
+		}
+		s->now += 1 + s->stall;
+		s->stall = 0;
+		uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+	}
+	s->in_rep = false;
+	return 0;
+}
+
+static int uc_sim_run(struct snr_sim *s, uint64_t first, uint64_t n, const uint64_t *pcs, struct snr_sim_run *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t pc = 0;
+		uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+		if (pc != pcs[i] && s->in_rep && pc == s->rep_pc) {
+			if (finish_rep(s))
+				return -1;
+			uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+		}
+		if (pc != pcs[i]) {
+			out->diverged = true;
+			out->pc = pc;
+			return 0;
+		}
+		struct snr_sim_step st;
+		if (uc_sim_step(s, first + i, &st))
+			return -1;
+		out->done = i + 1;
+		out->next_pc = st.next_pc;
+		if (st.exited) {
+			out->exited = true;
+			out->exit_code = st.exit_code;
+			return 0;
+		}
 	}
 	return 0;
 }
@@ -575,4 +643,5 @@ const struct snr_sim_ops snr_sim_unicorn = {
 	.load_code = uc_sim_load_code,
 	.step = uc_sim_step,
 	.finish = uc_sim_finish,
+	.run = uc_sim_run,
 };

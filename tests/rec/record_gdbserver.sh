@@ -5,11 +5,12 @@
 # its load bias + nm's offset, read from /proc/PID/maps), rsp captured at the
 # first push, the load of `seed` captured with its value (rip-relative in
 # the PIE), the stack slots written by call/push never captured, and
-# `snr trace dump` disassembling. No replay: x86 replay is not there yet.
-# Exit 77 without gdbserver.
-# usage: record_gdbserver.sh SNR SRC_DIR
+# `snr trace dump` disassembling; and proved minimal and complete from the
+# trace itself by check_trace_host (unicorn's memory hooks, uncaptured
+# registers filled two ways). Exit 77 without gdbserver.
+# usage: record_gdbserver.sh SNR SRC_DIR CHECK_TRACE_HOST
 set -u
-SNR=$1; SRC=$2
+SNR=$1; SRC=$2; CHECK=$3
 command -v gdbserver >/dev/null || { echo "skip: gdbserver is not installed (scripts/install-deps)"; exit 77; }
 CC=${CC:-cc}
 T=$(mktemp -d); GS=""
@@ -38,6 +39,7 @@ for kind in nopie pie; do
   wait $GS; GS=""
   grep -q "^x86_rec " "$T/gs.out" || fail "$kind: the program did not finish after the detach: $(cat "$T/gs.out")"
   "$SNR" trace verify "$T/$kind.snrt" || fail "$kind: verify"
+  "$CHECK" "$T/$kind.snrt" || fail "$kind: the trace is not minimal and complete"
   "$SNR" trace info "$T/$kind.snrt" >"$T/info.txt"
   grep -q "^isa *x86-64" "$T/info.txt" || fail "$kind: isa: $(cat "$T/info.txt")"
   grep -q "^instructions 20000 of 20000" "$T/info.txt" || fail "$kind: count: $(cat "$T/info.txt")"

@@ -7,6 +7,8 @@
  *   x86_rec io       io(): writes iobuf[0], write(1, "io\n", 3), read(0,
  *                    iobuf, 8), then hashes iobuf[0..8); prints "io ADDR H"
  *                    with ADDR = &iobuf
+ *   x86_rec rep      reps(): rep movsb of 8 KiB, rep stosq of 4 KiB, then
+ *                    a hash of the copy; prints "rep H"
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +47,22 @@ __attribute__((noinline)) uint64_t io(void)
 	return h;
 }
 
+static uint8_t repsrc[8192], repdst[8192];
+
+__attribute__((noinline)) uint64_t reps(void)
+{
+	void *d = repdst, *s = repsrc;
+	uint64_t n = sizeof(repsrc);
+	__asm__ volatile("cld; rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+	d = repdst + 4096;
+	n = 512;
+	__asm__ volatile("rep stosq" : "+D"(d), "+c"(n) : "a"(0x0101010101010101ull) : "memory");
+	uint64_t h = 0;
+	for (int i = 0; i < (int)sizeof(repdst); i += 64)
+		h = h * 31 + repdst[i] + repdst[i + 63];
+	return h;
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 0; i < 128; i++)
@@ -52,6 +70,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "io")) {
 		sink = io();
 		printf("io %p %llu\n", (void *)iobuf, (unsigned long long)sink);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "rep")) {
+		for (int i = 0; i < (int)sizeof(repsrc); i++)
+			repsrc[i] = (uint8_t)(i * 7 + 3);
+		sink = reps();
+		printf("rep %llu\n", (unsigned long long)sink);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "loop"))
