@@ -10,7 +10,8 @@
  * transfer starts and its destination written when it completes, both under
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
- * relaxed walk visits at most max_chain + its anchors per DMA.
+ * relaxed walk takes in at most max_chain instructions per DMA (plus its
+ * anchors and what it skips as already before the position).
  */
 #include "deps.h"
 
@@ -31,13 +32,71 @@ struct mem_ev {
 	uint16_t chip;
 };
 
+struct page_val {
+	uint64_t page, lo, hi, writer;
+};
+
 struct collect {
 	struct snr_deps *d;
 	size_t insn_cap, edge_cap, dma_cap;
 	int64_t last_reg_writer[TA1_REG_COUNT];
 	struct mem_ev *mem;
 	size_t nmem, mem_cap;
+	/* VMEM page values: the open one per page, the closed ones */
+	uint64_t *cur_w, *cur_writer, *cur_read; /* UINT64_MAX: none */
+	struct page_val *vals;
+	size_t nvals, vals_cap;
 };
+
+static void close_val(struct collect *c, uint64_t p, uint64_t hi)
+{
+	if (c->nvals == c->vals_cap) {
+		c->vals_cap = c->vals_cap ? 2 * c->vals_cap : 1024;
+		c->vals = snr_xrealloc(c->vals, c->vals_cap * sizeof(*c->vals));
+	}
+	c->vals[c->nvals++] = (struct page_val){p, c->cur_w[p], hi, c->cur_writer[p]};
+}
+
+/* One access of page p at `cycle` (accesses come in cycle order). */
+static void page_access(struct collect *c, uint64_t p, uint64_t cycle, bool write, uint64_t index)
+{
+	if (write) {
+		if (c->cur_w[p] != UINT64_MAX)
+			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : cycle);
+		c->cur_w[p] = cycle;
+		c->cur_writer[p] = index;
+		c->cur_read[p] = UINT64_MAX;
+		return;
+	}
+	if (c->cur_w[p] == UINT64_MAX) { /* live-in: there from the start */
+		c->cur_w[p] = 0;
+		c->cur_writer[p] = SNR_DEPS_LIVE_IN;
+	}
+	if (c->cur_read[p] == UINT64_MAX || cycle > c->cur_read[p])
+		c->cur_read[p] = cycle;
+}
+
+/* Closes the values still open at the window's end and files them by page. */
+static void page_values(struct collect *c)
+{
+	struct snr_deps *d = c->d;
+	for (uint64_t p = 0; p < d->npages; p++)
+		if (c->cur_w[p] != UINT64_MAX)
+			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : d->src.cycles + 1);
+	d->occ_start = snr_xcalloc(d->npages + 1, sizeof(*d->occ_start));
+	for (size_t k = 0; k < c->nvals; k++)
+		d->occ_start[c->vals[k].page + 1]++;
+	for (uint64_t p = 0; p < d->npages; p++)
+		d->occ_start[p + 1] += d->occ_start[p];
+	d->occ = snr_xcalloc(c->nvals ? c->nvals : 1, sizeof(*d->occ));
+	size_t *at = snr_xcalloc(d->npages + 1, sizeof(*at));
+	memcpy(at, d->occ_start, (d->npages + 1) * sizeof(*at));
+	for (size_t k = 0; k < c->nvals; k++) { /* stable: each page's values stay in cycle order */
+		const struct page_val *v = &c->vals[k];
+		d->occ[at[v->page]++] = (struct snr_deps_occ){v->lo, v->hi, v->writer};
+	}
+	free(at);
+}
 
 static void grow_insn(struct collect *c, uint64_t index)
 {
@@ -292,14 +351,8 @@ static void mem_edges(struct collect *c)
 		uint64_t lo = canon_addr(e), hi = lo + e->bytes;
 		if (e->space == TA1_SPACE_VMEM && d->npages && lo >= vmem_base) {
 			uint64_t p0 = (lo - vmem_base) / d->page_bytes, p1 = (hi - vmem_base - 1) / d->page_bytes;
-			for (uint64_t p = p0; p <= p1 && p < d->npages; p++) {
-				if (e->write) {
-					if (d->page_first_write[p] == UINT64_MAX)
-						d->page_first_write[p] = e->cycle;
-				} else if (d->page_last_read[p] == UINT64_MAX || e->cycle > d->page_last_read[p]) {
-					d->page_last_read[p] = e->cycle;
-				}
-			}
+			for (uint64_t p = p0; p <= p1 && p < d->npages; p++)
+				page_access(c, p, e->cycle, e->write, e->index);
 		}
 		if (e->write) {
 			ivl_write(m, lo, hi, e->index);
@@ -347,7 +400,9 @@ static bool lightweight(uint8_t cls)
 
 static void anchor(struct walk *w, uint8_t kind, uint64_t pos, int64_t idx, uint64_t dma)
 {
-	if (pos > w->pos || (pos == w->pos && w->kind == SNR_ANCHOR_WINDOW_START)) {
+	/* on a tie, what the walk found names the anchor rather than the flag rule */
+	if (pos > w->pos || (pos == w->pos && (w->kind == SNR_ANCHOR_WINDOW_START ||
+					       (w->kind == SNR_ANCHOR_FLAG && kind != SNR_ANCHOR_FLAG)))) {
 		w->pos = pos;
 		w->kind = kind;
 		w->anchor_index = idx;
@@ -371,13 +426,50 @@ static void anchor_of(struct walk *w, uint64_t i, uint64_t q)
 	anchor(w, SNR_ANCHOR_INSN, q + 1, (int64_t)q, 0);
 }
 
+/* The walk's frontier is a max-heap of instruction indices: the latest
+ * producer is taken first, so by the time an instruction is taken every
+ * anchor after it is known. */
 static void push(struct walk *w, uint64_t q)
 {
 	if (w->nstack == w->stack_cap) {
 		w->stack_cap = w->stack_cap ? 2 * w->stack_cap : 64;
 		w->stack = snr_xrealloc(w->stack, w->stack_cap * sizeof(*w->stack));
 	}
-	w->stack[w->nstack++] = q;
+	size_t k = w->nstack++;
+	while (k && w->stack[(k - 1) / 2] < q) {
+		w->stack[k] = w->stack[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	w->stack[k] = q;
+}
+
+static uint64_t pop(struct walk *w)
+{
+	uint64_t top = w->stack[0], last = w->stack[--w->nstack];
+	size_t k = 0, n = w->nstack;
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && w->stack[c + 1] > w->stack[c])
+			c++;
+		if (w->stack[c] <= last)
+			break;
+		w->stack[k] = w->stack[c];
+		k = c;
+	}
+	if (n)
+		w->stack[k] = last;
+	return top;
+}
+
+/* It must not move above a WAIT on its own flag: it would satisfy it. */
+static void flag_anchor(struct walk *w, const struct snr_deps_dma *m, const uint64_t *waits_flag,
+			const uint64_t *waits_idx, size_t nwaits)
+{
+	for (size_t k = 0; k < nwaits; k++)
+		if (waits_flag[k] == m->flag && waits_idx[k] < (uint64_t)m->issue_index)
+			anchor(w, SNR_ANCHOR_FLAG, waits_idx[k] + 1, (int64_t)waits_idx[k], 0);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -397,12 +489,13 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 	w->kind = SNR_ANCHOR_WINDOW_START;
 	w->anchor_index = -1;
 	w->anchor_dma = 0;
+	flag_anchor(w, m, waits_flag, waits_idx, nwaits);
 	uint64_t latest_direct = 0;
 	bool any_direct = false;
 	for (uint64_t k = w->edge_start[i]; k < w->edge_start[i + 1]; k++) {
 		const struct snr_dep_edge *e = &d->edges[k];
 		if (e->kind == SNR_DEP_REG && e->reg >= 32)
-			continue; /* sync flags: ordered by the flag rule below */
+			continue; /* sync flags: ordered by the flag rule */
 		if (!any_direct || e->producer > latest_direct)
 			latest_direct = e->producer;
 		any_direct = true;
@@ -413,10 +506,12 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 	}
 	bool heavy = false;
 	while (w->nstack && !heavy) {
-		uint64_t p = w->stack[--w->nstack];
+		uint64_t p = pop(w);
 		if (p >= d->ninsn || w->mark[p] == w->gen)
 			continue;
 		w->mark[p] = w->gen;
+		if (p < w->pos)
+			continue; /* already before the point it can move to, and so is all it needs */
 		if (!lightweight(d->insn[p].cls)) {
 			anchor_of(w, i, p);
 			continue;
@@ -426,7 +521,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 			w->slice = snr_xrealloc(w->slice, w->slice_cap * sizeof(*w->slice));
 		}
 		w->slice[w->nslice++] = p;
-		if (w->nslice > d->max_chain) {
+		if (w->nslice > d->max_chain) { /* counts only what would move with it */
 			heavy = true;
 			break;
 		}
@@ -444,11 +539,8 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 		w->kind = SNR_ANCHOR_HEAVY;
 		w->anchor_index = any_direct ? (int64_t)latest_direct : -1;
 		w->anchor_dma = 0;
+		flag_anchor(w, m, waits_flag, waits_idx, nwaits);
 	}
-	/* It must not move above a WAIT on its own flag: it would satisfy it. */
-	for (size_t k = 0; k < nwaits; k++)
-		if (waits_flag[k] == m->flag && waits_idx[k] < i)
-			anchor(w, SNR_ANCHOR_FLAG, waits_idx[k] + 1, (int64_t)waits_idx[k], 0);
 	if (w->pos > i)
 		w->pos = i;
 	m->anchor_kind = w->kind;
@@ -538,16 +630,22 @@ int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opt
 	}
 	d->page_bytes = d->src.cfg.vmem_page_bytes ? d->src.cfg.vmem_page_bytes : 4096;
 	d->npages = d->src.cfg.vmem_bytes / d->page_bytes;
-	d->page_first_write = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
-	d->page_last_read = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
+	c.cur_w = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
+	c.cur_writer = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
+	c.cur_read = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
 	for (uint64_t p = 0; p < d->npages; p++)
-		d->page_first_write[p] = d->page_last_read[p] = UINT64_MAX;
+		c.cur_w[p] = c.cur_read[p] = UINT64_MAX;
 	grow_insn(&c, 0);
 	if (d->src.instructions > d->ninsn) {
 		grow_insn(&c, d->src.instructions - 1);
 	}
 	mem_edges(&c);
+	page_values(&c);
 	free(c.mem);
+	free(c.cur_w);
+	free(c.cur_writer);
+	free(c.cur_read);
+	free(c.vals);
 	qsort(d->edges, d->nedges, sizeof(*d->edges), cmp_edge);
 	size_t kept = 0; /* one edge per (consumer, producer, kind, what) */
 	for (size_t k = 0; k < d->nedges; k++)
@@ -577,8 +675,8 @@ void snr_deps_free(struct snr_deps *d)
 	free(d->dmas);
 	free(d->insn);
 	free(d->edges);
-	free(d->page_first_write);
-	free(d->page_last_read);
+	free(d->occ);
+	free(d->occ_start);
 	snr_source_close(&d->src);
 	memset(d, 0, sizeof(*d));
 }

@@ -15,9 +15,10 @@
  * every other producer, and the writer of any byte those loads or the DMA's
  * own source read, is an anchor; the DMA (with the slice of lightweight
  * instructions it needs) can move up to just after the last anchor (after
- * the WAIT of an anchoring DMA), or to the window's start. A slice longer
- * than max_chain instructions is not lightweight: the DMA then stays behind
- * its latest direct producer.
+ * the WAIT of an anchoring DMA), or to the window's start. If more than
+ * max_chain instructions would have to move with it (the slice at or after
+ * that point), the transformation is not lightweight: the DMA then stays
+ * behind its latest direct producer.
  */
 #ifndef SNR_ANALYZER_DEPS_H
 #define SNR_ANALYZER_DEPS_H
@@ -70,7 +71,16 @@ struct snr_deps_dma {
 	uint64_t backtail_insns, backtail_cycles;
 	uint64_t *slice;       /* lightweight instructions that compute its operands, ascending */
 	size_t nslice;
-	size_t slice_total;    /* the whole slice, including the part already before position */
+	size_t slice_total;    /* the slice the walk took in, including any part a later anchor put before position */
+};
+
+/* A value in a VMEM page: written at cycle lo by instruction `writer`
+ * (SNR_DEPS_LIVE_IN: there before the window), occupied until its last read
+ * (hi = that cycle + 1), or, never read, until the next write or past the
+ * window's end. */
+#define SNR_DEPS_LIVE_IN UINT64_MAX
+struct snr_deps_occ {
+	uint64_t lo, hi, writer;
 };
 
 struct snr_deps_opts {
@@ -89,9 +99,11 @@ struct snr_deps {
 	uint64_t nreg_edges, nmem_edges, ndma_mem_edges;
 	struct snr_deps_dma *dmas; /* by id - 1 */
 	size_t ndmas;
-	/* VMEM pages: occupied from first write to last read (cycles); UINT64_MAX = none */
+	/* VMEM pages: the values each page held, as occupancy intervals
+	 * occ[occ_start[p] .. occ_start[p + 1]), in cycle order */
 	uint64_t page_bytes, npages;
-	uint64_t *page_first_write, *page_last_read;
+	struct snr_deps_occ *occ;
+	size_t *occ_start;
 	double seconds;
 };
 

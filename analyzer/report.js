@@ -156,7 +156,12 @@
       html += '<tr><td>#' + esc(d.id) + ' ' + esc(d.symbol || hex(d.pc || 0)) + '</td><td>' + esc(d.stall_cycles) +
         '</td><td>' + esc(what) + '</td><td>' + pred + '</td><td>' + esc(real) + '</td></tr>';
     });
-    el.innerHTML = html + '</table>' + (rows.length ? '' : '<p>no DMA stalled</p>');
+    html += '</table>';
+    if (s.combined)
+      html += '<p>all ' + esc(s.combined.moves) + ' moves together: realized ' + esc(s.combined.realized_cycles) +
+        ' cycles (' + esc(s.what_if_baseline_cycles) + ' \u2192 ' + esc(s.combined.moved_cycles) +
+        '); the single moves\' realized sum to ' + esc(s.combined.sum_of_single_realized) + '</p>';
+    el.innerHTML = html + (rows.length ? '' : '<p>no DMA stalled</p>');
   }
 
   try {

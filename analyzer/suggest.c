@@ -3,18 +3,18 @@
  * deps.c, and its what-if check (docs/analyses.md "suggest").
  *
  * For each DMA whose WAIT stalled on it (DMA_BASE + DMA_TRANSFER stall
- * cycles S attributed to it): if its backtail B (cycles between the point it
- * could move to and its issue) exceeds S, and VMEM holds a contiguous free
- * region at least as large as its destination from that point until it
- * completes (a page is occupied from its first write to its last read in the
- * window), the move is suggested, predicting S cycles saved.
+ * cycles S attributed to it): if its backtail B (cycles between the farthest
+ * point it could move to and its issue) exceeds S, it moves to the latest
+ * point that hides S; if VMEM holds a contiguous region at least as large as
+ * its destination that holds no other value from that point until it
+ * completes, the move is suggested, predicting S cycles saved.
  *
  * --verify replays the trace once more through a thin wrapper around the
  * TA1 GRM that records, per instruction, the decoded instruction, the
  * operand access and the source values the timing model reads. The what-if
  * feeds that stream to a fresh timing model (sim/ta1_timing.c) in the
  * original order (which must give the replay's cycles) and with the move
- * applied, and reports the difference.
+ * applied, one move at a time and all together, and reports the differences.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -244,6 +244,8 @@ static uint64_t what_if(const struct capture *c, const uint64_t *order, size_t n
 
 struct suggestion {
 	const struct snr_deps_dma *m;
+	uint64_t at;        /* the move: the DMA issues just before this instruction index */
+	size_t slice0;      /* m->slice[slice0..] is what moves with it (the slice at or after `at`) */
 	bool suggested;
 	const char *reason; /* why not */
 	uint64_t free_lo, free_hi; /* VMEM [lo, hi), addresses */
@@ -254,14 +256,16 @@ struct suggestion {
 	int64_t realized_signed;
 };
 
-static bool page_free(const struct snr_deps *d, uint64_t p, uint64_t c0, uint64_t c1)
+/* Page p holds no value over [c0, c1) but those `own` wrote (the DMA's own,
+ * which the move only brings in earlier). */
+static bool page_free(const struct snr_deps *d, uint64_t p, uint64_t c0, uint64_t c1, uint64_t own)
 {
-	uint64_t fw = d->page_first_write[p], lr = d->page_last_read[p];
-	if (fw == UINT64_MAX && lr == UINT64_MAX)
-		return true;
-	uint64_t start = (lr != UINT64_MAX && (fw == UINT64_MAX || lr < fw)) ? 0 : fw;
-	uint64_t end = lr == UINT64_MAX || (fw != UINT64_MAX && lr < fw) ? UINT64_MAX : lr;
-	return end < c0 || start >= c1;
+	for (size_t k = d->occ_start[p]; k < d->occ_start[p + 1]; k++) {
+		const struct snr_deps_occ *v = &d->occ[k];
+		if (v->writer != own && v->lo < c1 && v->hi > c0)
+			return false;
+	}
+	return true;
 }
 
 /* A contiguous VMEM region of `bytes` free over [c0, c1): the DMA's own
@@ -269,7 +273,7 @@ static bool page_free(const struct snr_deps *d, uint64_t p, uint64_t c0, uint64_
 static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, uint64_t c0, uint64_t c1,
 			uint64_t *lo, uint64_t *hi, bool *own)
 {
-	uint64_t pb = d->page_bytes, need = (m->bytes + pb - 1) / pb;
+	uint64_t pb = d->page_bytes, need = (m->bytes + pb - 1) / pb, me = (uint64_t)m->issue_index;
 	if (!need)
 		need = 1;
 	*own = false;
@@ -278,7 +282,7 @@ static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, 
 		uint64_t p1 = (m->dst_addr - TA1_VMEM_BASE + (m->bytes ? m->bytes : 1) - 1) / pb;
 		bool ok = p1 < d->npages;
 		for (uint64_t p = p0; ok && p <= p1; p++)
-			ok = page_free(d, p, c0, c1);
+			ok = page_free(d, p, c0, c1, me);
 		if (ok) {
 			*lo = m->dst_addr;
 			*hi = m->dst_addr + m->bytes;
@@ -288,10 +292,10 @@ static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, 
 	}
 	uint64_t run = 0;
 	for (uint64_t p = 0; p < d->npages; p++) {
-		run = page_free(d, p, c0, c1) ? run + 1 : 0;
+		run = page_free(d, p, c0, c1, me) ? run + 1 : 0;
 		if (run >= need) {
 			uint64_t first = p + 1 - run;
-			while (first + run < d->npages && page_free(d, first + run, c0, c1))
+			while (first + run < d->npages && page_free(d, first + run, c0, c1, me))
 				run++;
 			*lo = TA1_VMEM_BASE + first * pb;
 			*hi = *lo + run * pb;
@@ -299,6 +303,13 @@ static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, 
 		}
 	}
 	return false;
+}
+
+/* The cycle the core reaches instruction p: issued just before p, a DMA
+ * issues then (before any stall of p itself). */
+static uint64_t reach_cycle(const struct snr_deps *d, uint64_t p)
+{
+	return p && p <= d->ninsn ? d->insn[p - 1].issue + 1 : 0;
 }
 
 static void evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, struct suggestion *s)
@@ -311,9 +322,18 @@ static void evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, str
 				    : "backtail does not exceed the stall";
 		return;
 	}
+	/* The move: the latest point at or after the position where the DMA
+	 * would issue at least its stall earlier; no further than needed, so it
+	 * holds its buffer, and hoists instructions, no longer than needed. */
+	uint64_t i = (uint64_t)m->issue_index, issue = d->insn[i].issue;
+	s->at = i;
+	while (s->at > m->position && issue - reach_cycle(d, s->at) < m->stall_cycles)
+		s->at--;
+	while (s->slice0 < m->nslice && m->slice[s->slice0] < s->at)
+		s->slice0++;
 	if (m->dst_space == TA1_SPACE_VMEM) {
 		s->vmem_checked = true;
-		uint64_t c0 = m->position < d->ninsn ? d->insn[m->position].issue : 0;
+		uint64_t c0 = reach_cycle(d, s->at);
 		if (!free_region(d, m, c0, m->complete_cycle, &s->free_lo, &s->free_hi, &s->own_region)) {
 			s->reason = "no contiguous VMEM region of its size is free from the earlier point";
 			return;
@@ -323,51 +343,96 @@ static void evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, str
 	s->predicted = m->stall_cycles;
 }
 
-static void verify(const struct snr_deps *d, const struct capture *c, uint64_t baseline, struct suggestion *s)
+struct slotted {
+	uint64_t slot, index;
+};
+
+static int cmp_slotted(const void *a, const void *b)
 {
-	const struct snr_deps_dma *m = s->m;
-	size_t n = c->n;
-	uint64_t *order = snr_xcalloc(n ? n : 1, sizeof(*order));
-	uint8_t *moved = snr_xcalloc(n ? n : 1, 1);
-	uint64_t i = (uint64_t)m->issue_index;
-	for (size_t k = 0; k < m->nslice; k++)
-		if (m->slice[k] < n)
-			moved[m->slice[k]] = 1;
-	if (i < n)
-		moved[i] = 1;
-	size_t o = 0;
-	for (uint64_t k = 0; k < n; k++) {
-		if (k == m->position) {
-			for (size_t j = 0; j < m->nslice; j++)
-				if (m->slice[j] < n)
-					order[o++] = m->slice[j];
-			order[o++] = i;
+	const struct slotted *x = a, *y = b;
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The what-if order with the moves of `moves` (n suggestions) applied: each
+ * move's slice and DMA ISSUE, in their original order, just before its
+ * point. An instruction in the slices of several moves goes to the earliest
+ * of their points. Returns the length of the order. */
+static size_t moved_order(const struct capture *c, const struct suggestion *const *moves, size_t n, uint64_t *order)
+{
+	size_t len = c->n;
+	uint64_t *slot = snr_xcalloc(len ? len : 1, sizeof(*slot)); /* 0: stays; else point + 1 */
+	for (size_t j = 0; j < n; j++) {
+		const struct suggestion *s = moves[j];
+		const struct snr_deps_dma *m = s->m;
+		for (size_t k = s->slice0; k <= m->nslice; k++) {
+			uint64_t q = k < m->nslice ? m->slice[k] : (uint64_t)m->issue_index;
+			if (q < len && (!slot[q] || slot[q] > s->at + 1))
+				slot[q] = s->at + 1;
 		}
-		if (!moved[k])
+	}
+	/* moved instructions by (point, original index), merged into the rest */
+	struct slotted *byslot = snr_xcalloc(len ? len : 1, sizeof(*byslot));
+	size_t nmoved = 0;
+	for (uint64_t k = 0; k < len; k++)
+		if (slot[k])
+			byslot[nmoved++] = (struct slotted){slot[k], k};
+	qsort(byslot, nmoved, sizeof(*byslot), cmp_slotted);
+	size_t o = 0, mk = 0;
+	for (uint64_t k = 0; k < len; k++) {
+		while (mk < nmoved && byslot[mk].slot <= k + 1)
+			order[o++] = byslot[mk++].index;
+		if (!slot[k])
 			order[o++] = k;
 	}
+	while (mk < nmoved)
+		order[o++] = byslot[mk++].index;
+	free(byslot);
+	free(slot);
+	return o;
+}
+
+static uint64_t what_if_moves(const struct capture *c, const struct suggestion *const *moves, size_t n)
+{
+	uint64_t *order = snr_xcalloc(c->n ? c->n : 1, sizeof(*order));
+	size_t o = moved_order(c, moves, n, order);
 	uint64_t cyc = what_if(c, order, o);
-	(void)d;
+	free(order);
+	return cyc;
+}
+
+static void verify(const struct capture *c, uint64_t baseline, struct suggestion *s)
+{
+	const struct suggestion *one = s;
+	uint64_t cyc = what_if_moves(c, &one, 1);
 	s->verified = true;
 	s->baseline = baseline;
 	s->moved = cyc;
 	s->realized_signed = (int64_t)baseline - (int64_t)cyc;
-	free(order);
-	free(moved);
 }
 
-static void print_pcs(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
+static void print_pcs(FILE *f, const struct snr_deps *d, const struct suggestion *s)
 {
-	if (!m->nslice) {
+	const struct snr_deps_dma *m = s->m;
+	if (s->slice0 >= m->nslice) {
 		fputs("none", f);
 		return;
 	}
-	for (size_t k = 0; k < m->nslice; k++)
-		fprintf(f, "%s0x%" PRIx64, k ? ", " : "", d->insn[m->slice[k]].pc);
+	for (size_t k = s->slice0; k < m->nslice; k++)
+		fprintf(f, "%s0x%" PRIx64, k > s->slice0 ? ", " : "", d->insn[m->slice[k]].pc);
 }
 
+/* All the suggested moves applied together. */
+struct combined {
+	bool done;
+	size_t moves;
+	uint64_t moved;
+	int64_t realized, sum_single; /* baseline - moved; the single moves' realized, summed */
+};
+
 static void print_text(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
-		       uint64_t baseline)
+		       uint64_t baseline, const struct combined *cb)
 {
 	size_t nsug = 0, nstalled = 0;
 	for (size_t k = 0; k < n; k++)
@@ -383,7 +448,7 @@ static void print_text(FILE *f, const struct snr_deps *d, const struct suggestio
 		const struct snr_deps_dma *m = s->m;
 		char sym[256], ysym[256];
 		uint64_t pc = d->insn[m->issue_index].pc;
-		uint64_t ypc = m->position < d->ninsn ? d->insn[m->position].pc : 0;
+		uint64_t ypc = s->at < d->ninsn ? d->insn[s->at].pc : 0;
 		snr_source_symbolize(&d->src, pc, sym, sizeof(sym));
 		snr_source_symbolize(&d->src, ypc, ysym, sizeof(ysym));
 		fprintf(f, "\nDMA %" PRIu64 " at pc 0x%" PRIx64 " (%s), #%" PRId64 ": stall %" PRIu64
@@ -396,9 +461,9 @@ static void print_text(FILE *f, const struct snr_deps *d, const struct suggestio
 		fprintf(f, "  issue the DMA at pc 0x%" PRIx64 ", with the instructions that compute its operands\n"
 			   "  (pcs ",
 			pc);
-		print_pcs(f, d, m);
+		print_pcs(f, d, s);
 		fprintf(f, "), before pc 0x%" PRIx64 " (%s, #%" PRIu64 ");\n  removes ~%" PRIu64 " stall cycles", ypc,
-			ysym, m->position, s->predicted);
+			ysym, s->at, s->predicted);
 		if (s->vmem_checked)
 			fprintf(f, "; VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from pc 0x%" PRIx64 " on%s\n",
 				s->free_lo, s->free_hi, ypc, s->own_region ? " (its own destination)" : "");
@@ -410,10 +475,14 @@ static void print_text(FILE *f, const struct snr_deps *d, const struct suggestio
 				s->predicted, s->realized_signed, s->baseline, s->moved,
 				s->predicted ? 100.0 * (double)s->realized_signed / (double)s->predicted : 0.0);
 	}
+	if (cb->done)
+		fprintf(f, "\nall %zu moves together: realized %" PRId64 " cycles (%" PRIu64 " -> %" PRIu64
+			   "); the single moves' realized sum to %" PRId64 "\n",
+			cb->moves, cb->realized, baseline, cb->moved, cb->sum_single);
 }
 
 static void print_json(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
-		       uint64_t baseline)
+		       uint64_t baseline, const struct combined *cb)
 {
 	fprintf(f, "{\"analysis\":\"suggest\",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64
 		   ",\"max_chain\":%u,\"verified\":%s",
@@ -431,12 +500,12 @@ static void print_json(FILE *f, const struct snr_deps *d, const struct suggestio
 			fprintf(f, ",\"reason\":\"%s\"}", s->reason);
 			continue;
 		}
-		uint64_t ypc = m->position < d->ninsn ? d->insn[m->position].pc : 0;
+		uint64_t ypc = s->at < d->ninsn ? d->insn[s->at].pc : 0;
 		fprintf(f, ",\"move\":{\"dma_pc\":%" PRIu64 ",\"operand_pcs\":[", d->insn[m->issue_index].pc);
-		for (size_t j = 0; j < m->nslice; j++)
-			fprintf(f, "%s%" PRIu64, j ? "," : "", d->insn[m->slice[j]].pc);
+		for (size_t j = s->slice0; j < m->nslice; j++)
+			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", d->insn[m->slice[j]].pc);
 		fprintf(f, "],\"before_pc\":%" PRIu64 ",\"before_index\":%" PRIu64 "},\"predicted_cycles\":%" PRIu64, ypc,
-			m->position, s->predicted);
+			s->at, s->predicted);
 		if (s->vmem_checked)
 			fprintf(f, ",\"vmem_free\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"own_destination\":%s}",
 				s->free_lo, s->free_hi, s->own_region ? "true" : "false");
@@ -448,7 +517,12 @@ static void print_json(FILE *f, const struct snr_deps *d, const struct suggestio
 				s->baseline, s->moved, s->realized_signed);
 		fputc('}', f);
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	if (cb->done)
+		fprintf(f, ",\"combined\":{\"moves\":%zu,\"moved_cycles\":%" PRIu64 ",\"realized_cycles\":%" PRId64
+			   ",\"sum_of_single_realized\":%" PRId64 "}",
+			cb->moves, cb->moved, cb->realized, cb->sum_single);
+	fputs("}\n", f);
 }
 
 int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_verify, bool json, FILE *out,
@@ -470,6 +544,7 @@ int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_ver
 	int rc = 0;
 	uint64_t baseline = 0;
 	bool verified = false;
+	struct combined cb = {0};
 	if (do_verify) {
 		const char *trace_path = d.src.is_trace ? d.src.path : NULL;
 		char *from_meta = NULL;
@@ -502,17 +577,27 @@ int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_ver
 			baseline = what_if(&c, order, c.n);
 			free(order);
 			verified = true;
+			const struct suggestion **moves = snr_xcalloc(n + 1, sizeof(*moves));
 			for (size_t k = 0; k < n; k++)
-				if (sg[k].suggested)
-					verify(&d, &c, baseline, &sg[k]);
+				if (sg[k].suggested) {
+					verify(&c, baseline, &sg[k]);
+					moves[cb.moves++] = &sg[k];
+					cb.sum_single += sg[k].realized_signed;
+				}
+			if (cb.moves) {
+				cb.moved = what_if_moves(&c, moves, cb.moves);
+				cb.realized = (int64_t)baseline - (int64_t)cb.moved;
+				cb.done = true;
+			}
+			free(moves);
 			capture_free(&c);
 		}
 		free(from_meta);
 	}
 	if (json)
-		print_json(out, &d, sg, n, verified, baseline);
+		print_json(out, &d, sg, n, verified, baseline, &cb);
 	else
-		print_text(out, &d, sg, n, verified, baseline);
+		print_text(out, &d, sg, n, verified, baseline, &cb);
 	free(sg);
 	snr_deps_free(&d);
 	return rc;
@@ -524,12 +609,12 @@ static const char suggest_usage[] =
 	"\n"
 	"Algorithm 2 of Snap & Replay: for each DMA a WAIT stalled on, if its relaxed dependency\n"
 	"distance (backtail, `snr analyze deps`) exceeds the stall and VMEM has a contiguous free\n"
-	"region as large as its destination from the earlier point on, suggest moving it there,\n"
-	"with the instructions that compute its operands.\n"
+	"region as large as its destination from the earlier point on, suggest moving it there\n"
+	"(no further than its stall needs), with the instructions that compute its operands.\n"
 	"\n"
-	"  --verify       apply each move in a what-if run of the timing model and print predicted\n"
-	"                 against realized cycles saved (needs the trace; for a metrics file, the\n"
-	"                 trace it was replayed from)\n"
+	"  --verify       apply each move, then all of them together, in what-if runs of the timing\n"
+	"                 model and print predicted against realized cycles saved (needs the trace;\n"
+	"                 for a metrics file, the trace it was replayed from)\n"
 	"  --json         machine-readable output (docs/analyses.md, \"suggest\")\n"
 	"  --max-chain K  the lightweight threshold of the relaxed dependencies (default 16)\n";
 

@@ -34,7 +34,10 @@ static int cmp_vmev(const void *a, const void *b)
 	const struct an_vmev *x = a, *y = b;
 	if (x->cycle != y->cycle)
 		return x->cycle < y->cycle ? -1 : 1;
-	return (int)x->write - (int)y->write; /* reads of a cycle before its writes */
+	/* writes of a cycle before its reads: the timing model lets a consumer
+	 * that waited on a write start in the cycle the write lands, and it reads
+	 * the new value (docs/ta1-timing.md, VMEM_HAZARD) */
+	return (int)y->write - (int)x->write;
 }
 
 static int cmp_pev(const void *a, const void *b)
