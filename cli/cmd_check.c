@@ -76,6 +76,11 @@ int snr_cmd_check(int argc, char **argv)
 		fputs(check_usage, stderr);
 		return 2;
 	}
+	char dirbuf[4096];
+	snprintf(dirbuf, sizeof(dirbuf), "%s", dir);
+	for (size_t n = strlen(dirbuf); n > 1 && dirbuf[n - 1] == '/'; n--)
+		dirbuf[n - 1] = '\0'; /* "traces/" names files traces/x, not traces//x */
+	dir = dirbuf;
 	DIR *d = opendir(dir);
 	if (!d) {
 		snr_err("check: %s: not a readable directory", dir);

@@ -21,7 +21,7 @@ record() { # name elf breakpoint count [device args...]
     sleep 0.05
   done
   $snr record --target tcp:127.0.0.1:"$port" --elf "$elf" --breakpoint "$bp" --count "$count" \
-    -o "traces/$name.snrt" --kill
+    -o "traces/$name.snrt" --kill ${record_args[@]+"${record_args[@]}"}
   wait $dev || true
 }
 
@@ -29,6 +29,18 @@ $snr cc -O2 workloads/mlp.c -o "$tmp/mlp.elf"
 record ta1-mlp-forward "$tmp/mlp.elf" forward 20000
 $snr cc -O1 tests/rec/rec_prog.c -o "$tmp/rec.elf"
 record ta1-rec-window "$tmp/rec.elf" window 60000
+
+# The paper's cases (docs/cases.md): All-Gather's setup on chip 0 of 4, the
+# matmul chain with late weight DMAs, and a decode step at a shorter context
+# (512 positions: its window captures the KV cache, 4 MB at 4,096).
+$snr cc -g workloads/allgather.c -o "$tmp/ag.elf"
+record ta1-allgather-setup "$tmp/ag.elf" setup 4000 --chips 4
+$snr cc -g workloads/matmul_chain.c -o "$tmp/mc.elf"
+record ta1-matmul-chain "$tmp/mc.elf" chain 300
+$snr cc -g -DVMEM_BYTES=524288 -DCTX=512 workloads/decode.c -o "$tmp/dec.elf"
+record_args=(--skip 1 --config workloads/vmem-512k.json)
+record ta1-decode-step "$tmp/dec.elf" decode_step 868 --config workloads/vmem-512k.json
+unset record_args
 
 # An x86-64 host trace, recorded with ptrace and replayed by the unicorn simulator.
 cc -O1 -no-pie tests/uc/uc_kernel.c -o "$tmp/uc_kernel"
