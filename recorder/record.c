@@ -348,6 +348,20 @@ static int map_registers(struct rec *r, char *err, size_t errlen)
 		snr_fmt(err, errlen, "the debugger lacks registers the %s ISA needs: %s", r->isa->name, missing);
 		return -1;
 	}
+	/* Only the ISA's registers are read at each step (RSP: no 'p' round
+	 * trips for floating-point and system registers the ISA does not have). */
+	if (r->dbg->abi_version >= 2 && r->dbg->want_registers) {
+		bool *want = snr_xcalloc(r->ndregs, sizeof(bool));
+		for (size_t i = 0; i < r->niregs; i++)
+			if (r->map[i] >= 0)
+				want[r->map[i]] = true;
+		int wrc = r->dbg->want_registers(r->d, want);
+		free(want);
+		if (wrc) {
+			snr_fmt(err, errlen, "%s", r->dbg->error(r->d));
+			return -1;
+		}
+	}
 	if (r->pc_reg < 0) {
 		snr_fmt(err, errlen, "the %s ISA names no program counter", r->isa->name);
 		return -1;
@@ -494,9 +508,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 
 	memset(sum, 0, sizeof(*sum));
 	sum->end_reason = "error";
-	if (o->dbg->abi_version != SNR_DBG_ABI_VERSION) {
-		snr_fmt(err, errlen, "debugger backend %s has ABI version %u, snr needs %d", o->dbg->name,
-			o->dbg->abi_version, SNR_DBG_ABI_VERSION);
+	if (o->dbg->abi_version < SNR_DBG_ABI_MIN_VERSION || o->dbg->abi_version > SNR_DBG_ABI_VERSION) {
+		snr_fmt(err, errlen, "debugger backend %s has ABI version %u, snr loads versions %d to %d", o->dbg->name,
+			o->dbg->abi_version, SNR_DBG_ABI_MIN_VERSION, SNR_DBG_ABI_VERSION);
 		return -1;
 	}
 	r.d = o->dbg->open(o->target, o->argv, err, errlen);

@@ -1,5 +1,6 @@
 /*
- * snr_debugger.h: the debugger-backend plugin ABI (version 1).
+ * snr_debugger.h: the debugger-backend plugin ABI (version 2; version 1
+ * tables, which end before want_registers, are still accepted).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -18,10 +19,12 @@
 #ifndef SNR_DEBUGGER_H
 #define SNR_DEBUGGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 1
+#define SNR_DBG_ABI_VERSION 2
+#define SNR_DBG_ABI_MIN_VERSION 1
 
 struct snr_dbg; /* a backend's connection, opaque */
 
@@ -88,6 +91,12 @@ struct snr_dbg_ops {
 	int (*detach)(struct snr_dbg *d);
 	/* Ends the program. */
 	int (*kill)(struct snr_dbg *d);
+
+	/* Version 2, optional (NULL: every register is read): want[i] says
+	 * whether the caller needs register i of registers(); read_regs() may
+	 * leave the others as zeros. A backend that pays a round trip per
+	 * register (RSP's 'p' beyond 'g') then asks only for what is wanted. */
+	int (*want_registers)(struct snr_dbg *d, const bool *want);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

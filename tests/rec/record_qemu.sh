@@ -4,8 +4,9 @@
 # reports riscv:rv64; TA1's own registers are optional and absent), verified,
 # proved minimal and complete by check_trace, and replayed in the TA1 GRM.
 # QEMU 7.2 serves 39 registers beyond 'g' only through 'p' (one round trip
-# each per step), so the recording runs with SNR_RSP_REGS=g: TA1 needs only
-# x0-x31 and pc, all in 'g'. Exit 77 without qemu-riscv64 or snr cc.
+# each); the recorder tells the RSP client which registers the ISA needs
+# (x0-x31 and pc, all in 'g'), so no 'p' is sent per step. Exit 77 without
+# qemu-riscv64 or snr cc.
 # usage: record_qemu.sh SNR CHECK_TRACE
 set -u
 SNR=$1; CHECK=$2
@@ -21,7 +22,7 @@ qemu-riscv64 -g "$PORT" "$T/rv.elf" >"$T/qemu.out" 2>&1 &
 QEMU=$!
 ok=""
 for _ in $(seq 100); do
-  SNR_RSP_REGS=g "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/rv.elf" --breakpoint work --count 20000 \
+  "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/rv.elf" --breakpoint work --count 20000 \
     --isa ta1 -o "$T/q.snrt" 2>"$T/rec.err" && { ok=1; break; }
   grep -q "refused" "$T/rec.err" || break
   sleep 0.05
