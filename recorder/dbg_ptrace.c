@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,6 +83,11 @@ struct snr_dbg {
 
 	struct pt_bp bps[PT_MAX_BREAKPOINTS];
 	int nbps;
+
+	/* How a step's stop is awaited (SNR_PTRACE_WAIT): */
+	enum { WAIT_PINNED, WAIT_SPIN, WAIT_BLOCK } wait_mode;
+	bool pinned; /* tracer and tracee share one CPU while stepping */
+	cpu_set_t self_cpus, tracee_cpus; /* their affinities before */
 };
 
 static int fail(struct snr_dbg *d, const char *fmt, ...) SNR_PRINTF(2, 3);
@@ -389,12 +395,57 @@ static int decode_status(struct snr_dbg *d, int status, bool was_cont, bool inte
 	return 0;
 }
 
+/* While single-stepping, the tracer and the stepped thread are pinned to
+ * the CPU the tracer is on: a step then hands that CPU to the tracee and
+ * back without waking another CPU, whose wake-up latency dominates a step
+ * otherwise (a VM's idle CPU most of all). Undone before the program runs
+ * freely again (cont, detach). Failures leave things as they were. */
+static void pin(struct snr_dbg *d)
+{
+	if (d->pinned || d->wait_mode != WAIT_PINNED)
+		return;
+	int cpu = sched_getcpu();
+	if (cpu < 0 || sched_getaffinity(0, sizeof(d->self_cpus), &d->self_cpus) ||
+	    sched_getaffinity(d->pid, sizeof(d->tracee_cpus), &d->tracee_cpus))
+		return;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return;
+	if (sched_setaffinity(d->pid, sizeof(one), &one)) {
+		sched_setaffinity(0, sizeof(d->self_cpus), &d->self_cpus);
+		return;
+	}
+	d->pinned = true;
+}
+
+static void unpin(struct snr_dbg *d)
+{
+	if (!d->pinned)
+		return;
+	sched_setaffinity(d->pid, sizeof(d->tracee_cpus), &d->tracee_cpus);
+	sched_setaffinity(0, sizeof(d->self_cpus), &d->self_cpus);
+	d->pinned = false;
+}
+
 static int wait_blocking(struct snr_dbg *d, int *status, const char *what)
 {
+	if (d->pinned) {
+		/* The tracee runs on this CPU only when we give it up. */
+		for (int spin = 0; spin < 200; spin++) {
+			pid_t r = waitpid(d->pid, status, __WALL | WNOHANG);
+			if (r == d->pid)
+				return 0;
+			if (r < 0 && errno != EINTR)
+				return fail(d, "ptrace: %s: waitpid(%d): %s", what, d->pid, strerror(errno));
+			sched_yield();
+		}
+	}
 	/* A single step stops the tracee within microseconds; polling for that
 	 * briefly avoids the blocking waitpid's wake-up latency, which otherwise
 	 * dominates recording (measured: about 4k steps/s blocking). */
-	for (int spin = 0; spin < 2000; spin++) {
+	for (int spin = 0; d->wait_mode == WAIT_SPIN && spin < 2000; spin++) {
 		pid_t r = waitpid(d->pid, status, __WALL | WNOHANG);
 		if (r == d->pid)
 			return 0;
@@ -449,8 +500,11 @@ static int step_over_bp(struct snr_dbg *d, bool *stepped, struct snr_dbg_stop *s
 
 /* ---- the ABI ------------------------------------------------------------ */
 
+static void unpin(struct snr_dbg *d);
+
 static void pt_free(struct snr_dbg *d)
 {
+	unpin(d);
 	if (d->memfd >= 0)
 		close(d->memfd);
 	free(d->regs);
@@ -528,6 +582,18 @@ static struct snr_dbg *pt_open(const char *target, char *const argv[], char *err
 {
 	struct snr_dbg *d = snr_xcalloc(1, sizeof(*d));
 	d->memfd = -1;
+	const char *wm = getenv("SNR_PTRACE_WAIT");
+	if (!wm || !*wm || !strcmp(wm, "pinned")) {
+		d->wait_mode = WAIT_PINNED;
+	} else if (!strcmp(wm, "spin")) {
+		d->wait_mode = WAIT_SPIN;
+	} else if (!strcmp(wm, "block")) {
+		d->wait_mode = WAIT_BLOCK;
+	} else {
+		snr_fmt(err, errlen, "ptrace: SNR_PTRACE_WAIT=%s: expected pinned, spin or block", wm);
+		free(d);
+		return NULL;
+	}
 	int r;
 	if (target && !strncmp(target, "pid:", 4))
 		r = attach(d, target + 4);
@@ -558,6 +624,7 @@ static int pt_detach(struct snr_dbg *d)
 		if (raw_write(d, d->bps[i].addr, d->bps[i].saved, BP_LEN) < 0)
 			return -1;
 	d->nbps = 0;
+	unpin(d);
 	int sig = d->pending_sig;
 	d->pending_sig = 0;
 	if (ptrace(PTRACE_DETACH, d->pid, NULL, (void *)(uintptr_t)sig) < 0)
@@ -684,6 +751,7 @@ static int pt_cont(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop)
 		return -1;
 	if (stepped && (!d->attached || stop->kind != SNR_DBG_STOP_TRAP))
 		return 0; /* the stepped instruction ended the program or faulted */
+	unpin(d);
 	if (resume(d, PTRACE_CONT, "PTRACE_CONT") < 0)
 		return -1;
 	int status;
@@ -725,6 +793,7 @@ static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 {
 	if (!d->attached)
 		return fail(d, "ptrace: step: pid %d is not traced", d->pid);
+	pin(d);
 	bool stepped;
 	if (step_over_bp(d, &stepped, stop) < 0)
 		return -1;
@@ -740,6 +809,7 @@ static int pt_kill(struct snr_dbg *d)
 {
 	if (!d->attached)
 		return fail(d, "ptrace: kill: pid %d is not traced", d->pid);
+	unpin(d);
 	if (kill(d->pid, SIGKILL) < 0)
 		return fail(d, "ptrace: kill pid %d: %s", d->pid, strerror(errno));
 	int status;

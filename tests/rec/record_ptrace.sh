@@ -4,7 +4,7 @@
 #  2. attaching with --pid to the running program ("loop"): the breakpoint
 #     by name resolves through /proc/PID/exe with the load bias (the first pc
 #     is the mapped base + nm's offset), and the program runs on after the
-#     detach;
+#     detach, on the CPUs it had before;
 #  3. a window with system calls (io(): write, then read(0, iobuf, 8) from a
 #     file): the syscall steps carry post_registers (rax = 3 for write, 8 for
 #     read) in `snr trace dump --json`, and read()'s step the 8 bytes the
@@ -69,8 +69,12 @@ PROG=$!
 sleep 0.2
 LOAD=$(awk -v p="$T/pie" '$6==p {split($1,a,"-"); print a[1]; exit}' "/proc/$PROG/maps")
 [ -n "$LOAD" ] || fail "attach: no mapping of the program in /proc/$PROG/maps"
+CPUS=$(grep Cpus_allowed_list "/proc/$PROG/status")
 "$SNR" record --pid $PROG --breakpoint work --count 20000 -o "$T/b.snrt" 2>"$T/rec.err" ||
   fail "attach: record: $(cat "$T/rec.err")"
+# stepping pins the tracee to the recorder's CPU; the detach gives its CPUs back
+[ "$(grep Cpus_allowed_list "/proc/$PROG/status")" = "$CPUS" ] ||
+  fail "attach: the program's CPUs were not restored: $(grep Cpus_allowed_list "/proc/$PROG/status"), was $CPUS"
 "$SNR" trace verify "$T/b.snrt" || fail "attach: verify"
 want=$((16#$LOAD + 16#$WORK))
 "$SNR" trace info "$T/b.snrt" | grep -q "^breakpoint *work ($(printf %#x $want))" ||
