@@ -15,8 +15,8 @@
 static const char record_usage[] =
 	"usage: snr record (--target tcp:HOST:PORT|unix:PATH | --pid PID | -- CMD ARGS...)\n"
 	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
-	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64]\n"
-	"                  [--timeout SECONDS] [--config M.json] [--kill]\n"
+	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64|PATH.so]\n"
+	"                  [--timeout SECONDS] [--config M.json] [--kill] [--debugger PATH.so]\n"
 	"\n"
 	"Stops the program at the breakpoint and records the next N instructions:\n"
 	"the pc sequence, the code executed, and every register and memory byte an\n"
@@ -36,7 +36,10 @@ static const char record_usage[] =
 	"                     its mapped objects, with their load bias)\n"
 	"  --skip K           record from the (K+1)-th hit of the breakpoint (default 0)\n"
 	"  --chip C           thread (TA1 chip) to record (default 0)\n"
-	"  --isa NAME         instruction set (default auto: from the target's architecture)\n"
+	"  --isa NAME         instruction set (default auto: from the target's architecture),\n"
+	"                     or a vendor's ISA plugin (docs/recorder-plugins.md)\n"
+	"  --debugger PATH.so a vendor's debugger backend; --target, --pid or -- CMD go to\n"
+	"                     its open() as they are (docs/recorder-plugins.md)\n"
 	"  --timeout SECONDS  give up if the breakpoint is not hit in time (default 60)\n"
 	"  --config M.json    TA1 machine config stored in the trace\n"
 	"  --kill             end the program after recording (default: detach, it goes on)\n"
@@ -55,10 +58,11 @@ int snr_cmd_record(int argc, char **argv)
 		{"chip", required_argument, NULL, 'c'},   {"isa", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'}, {"timeout", required_argument, NULL, 'T'},
 		{"config", required_argument, NULL, 'C'}, {"kill", no_argument, NULL, 'K'},
+		{"debugger", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct snr_record_opts o = {.isa = "auto", .timeout_s = 60};
-	const char *pid = NULL;
+	const char *pid = NULL, *debugger = NULL;
 	uint64_t v;
 	char pidtarget[64];
 	int opt;
@@ -73,6 +77,7 @@ int snr_cmd_record(int argc, char **argv)
 		case 'o': o.out_path = optarg; break;
 		case 'C': o.config_path = optarg; break;
 		case 'K': o.kill_after = true; break;
+		case 'D': debugger = optarg; break;
 		case 'k':
 			if (!snr_parse_u64(optarg, &o.skip, true)) {
 				snr_err("record: --skip needs a count, not '%s'", optarg);
@@ -113,7 +118,21 @@ int snr_cmd_record(int argc, char **argv)
 		snr_err("record: --breakpoint, --count and -o are required");
 		return 2;
 	}
-	if (o.target) {
+	char err[1024];
+	if (debugger) {
+		/* a vendor's backend: the target string is its own business */
+		if (pid) {
+			snprintf(pidtarget, sizeof(pidtarget), "pid:%s", pid);
+			o.target = pidtarget;
+		}
+		if (!o.target)
+			o.argv = argv + optind;
+		o.dbg = snr_dbg_load(debugger, err, sizeof(err));
+		if (!o.dbg) {
+			snr_err("record: --debugger: %s", err);
+			return 1;
+		}
+	} else if (o.target) {
 		if (strncmp(o.target, "tcp:", 4) && strncmp(o.target, "unix:", 5)) {
 			snr_err("record: --target must be tcp:HOST:PORT or unix:PATH, not '%s'", o.target);
 			return 2;
@@ -133,7 +152,6 @@ int snr_cmd_record(int argc, char **argv)
 	}
 	o.progress = isatty(2);
 	struct snr_record_summary s;
-	char err[1024];
 	int rc = snr_record(&o, &s, err, sizeof(err));
 	if (rc) {
 		snr_err("record: %s", err);

@@ -36,6 +36,7 @@
 #include "lib/snr_elf.h"
 #include "lib/snr_ranges.h"
 #include "lib/snr_trace.h"
+#include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
 
 #ifndef SNR_VERSION
@@ -287,6 +288,46 @@ struct rec {
 	unsigned nchips;
 };
 
+const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
+{
+	const struct snr_isa_ops *isa = snr_plugin_open(path, "snr_isa_plugin", "ISA", "recorder/snr_isa.h",
+							SNR_ISA_ABI_MIN_VERSION, SNR_ISA_ABI_VERSION, err, errlen);
+	if (!isa)
+		return NULL;
+	const char *missing = !isa->name ? "name" : !isa->gdb_arch ? "gdb_arch" : !isa->create ? "create"
+		: !isa->destroy ? "destroy" : !isa->registers ? "registers" : !isa->access ? "access"
+		: !isa->disasm ? "disasm" : !isa->max_insn_bytes || isa->max_insn_bytes > 16 ? "max_insn_bytes" : NULL;
+	if (missing) {
+		snr_fmt(err, errlen, "%s: snr_isa_plugin.%s is %s", path, missing,
+			strcmp(missing, "max_insn_bytes") ? "NULL; every member but syscall_writes is required"
+							  : "not 1 to 16");
+		snr_plugin_close(isa);
+		return NULL;
+	}
+	return isa;
+}
+
+const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errlen)
+{
+	const struct snr_dbg_ops *dbg = snr_plugin_open(path, "snr_dbg_plugin", "debugger", "recorder/snr_debugger.h",
+							SNR_DBG_ABI_MIN_VERSION, SNR_DBG_ABI_VERSION, err, errlen);
+	if (!dbg)
+		return NULL;
+	const char *missing = !dbg->name ? "name" : !dbg->open ? "open" : !dbg->close ? "close"
+		: !dbg->error ? "error" : !dbg->arch ? "arch" : !dbg->nthreads ? "nthreads"
+		: !dbg->select_thread ? "select_thread" : !dbg->pid ? "pid" : !dbg->registers ? "registers"
+		: !dbg->read_regs ? "read_regs" : !dbg->read_mem ? "read_mem" : !dbg->set_breakpoint ? "set_breakpoint"
+		: !dbg->clear_breakpoint ? "clear_breakpoint" : !dbg->cont ? "cont" : !dbg->step ? "step"
+		: !dbg->detach ? "detach" : !dbg->kill ? "kill" : NULL;
+	if (missing) {
+		snr_fmt(err, errlen, "%s: snr_dbg_plugin.%s is NULL; every member but want_registers is required", path,
+			missing);
+		snr_plugin_close(dbg);
+		return NULL;
+	}
+	return dbg;
+}
+
 static int read_registers(struct rec *r, char *err, size_t errlen)
 {
 	if (r->dbg->read_regs(r->d, r->regbuf)) {
@@ -513,6 +554,10 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			o->dbg->abi_version, SNR_DBG_ABI_MIN_VERSION, SNR_DBG_ABI_VERSION);
 		return -1;
 	}
+	/* a vendor's ISA plugin: refused before anything is connected */
+	const struct snr_isa_ops *isa_plugin = NULL;
+	if (o->isa && strchr(o->isa, '/') && !(isa_plugin = snr_isa_load(o->isa, err, errlen)))
+		return -1;
 	r.d = o->dbg->open(o->target, o->argv, err, errlen);
 	if (!r.d)
 		return -1;
@@ -526,10 +571,12 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				arch ? arch : "(none)");
 			goto out;
 		}
+	} else if (strchr(o->isa, '/')) {
+		r.isa = isa_plugin;
 	} else {
 		r.isa = snr_isa_find(o->isa);
 		if (!r.isa) {
-			snr_fmt(err, errlen, "unknown ISA '%s' (ta1, x86-64, aarch64)", o->isa);
+			snr_fmt(err, errlen, "unknown ISA '%s' (ta1, x86-64, aarch64, or a path to a plugin .so)", o->isa);
 			goto out;
 		}
 	}

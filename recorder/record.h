@@ -45,6 +45,13 @@ struct snr_record_summary {
  * written so far is kept, marked truncated). */
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen);
 
+/* A vendor's ISA plugin (exporting `const struct snr_isa_ops
+ * snr_isa_plugin`) or debugger backend (`const struct snr_dbg_ops
+ * snr_dbg_plugin`) from a shared object; NULL with err naming what is wrong
+ * (docs/recorder-plugins.md). */
+const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen);
+const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errlen);
+
 /* Parses "SYM", "SYM+OFF", "0xADDR", "0xADDR+OFF" into a symbol name (or
  * NULL) and an offset/address. */
 int snr_parse_breakpoint(const char *spec, char *sym, size_t symlen, uint64_t *value);

@@ -8,7 +8,7 @@
  * GDB remote serial protocol client (recorder/dbg_rsp.c; works against
  * `snr device --gdb`, gdbserver and QEMU's -g stub) and ptrace
  * (recorder/dbg_ptrace.c). A vendor backend fills in the same table, sets
- * abi_version to SNR_DBG_ABI_VERSION, and exports it (see docs/plugins.md).
+ * abi_version to SNR_DBG_ABI_VERSION, and exports it as snr_dbg_plugin from a shared object (docs/recorder-plugins.md).
  *
  * Registers are described by the backend (name and size, as the target
  * reports them, e.g. from GDB's target.xml); the recorder matches them to the

@@ -14,7 +14,6 @@
  */
 #include "replay.h"
 
-#include <dlfcn.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/snr_trace.h"
+#include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
 #include "recorder/snr_isa.h"
 #include "replayer/metrics.h"
@@ -55,24 +55,11 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 		snr_fmt(err, errlen, "unknown simulator '%s' (ta1, unicorn, or a path to a plugin .so)", name);
 		return NULL;
 	}
-	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snr_fmt(err, errlen, "cannot load simulator plugin: %s", dlerror());
+	const struct snr_sim_ops *ops = snr_plugin_open(name, "snr_sim_plugin", "simulator", "sim/snr_sim.h",
+							SNR_SIM_ABI_MIN_VERSION, SNR_SIM_ABI_VERSION, err, errlen);
+	if (!ops)
 		return NULL;
-	}
-	const struct snr_sim_ops *ops = dlsym(h, "snr_sim_plugin");
-	if (!ops) {
-		snr_fmt(err, errlen, "%s is not a simulator plugin: it exports no symbol snr_sim_plugin "
-			"(docs/simulator-plugin.md)", name);
-		goto refuse;
-	}
-	if (ops->abi_version < SNR_SIM_ABI_MIN_VERSION || ops->abi_version > SNR_SIM_ABI_VERSION) {
-		snr_fmt(err, errlen, "%s implements simulator ABI version %u; this snr loads versions %d to %d: "
-			"rebuild the plugin against this snr's sim/snr_sim.h", name, ops->abi_version,
-			SNR_SIM_ABI_MIN_VERSION, SNR_SIM_ABI_VERSION);
-		goto refuse;
-	}
-	/* Every method is required: a NULL one would crash in the middle of a replay. */
+	/* Every method but run is required: a NULL one would crash in the middle of a replay. */
 	const char *missing = !ops->name ? "name" : !ops->isa ? "isa" : !ops->create ? "create"
 		: !ops->destroy ? "destroy" : !ops->error ? "error" : !ops->attach_tracker ? "attach_tracker"
 		: !ops->set_reg ? "set_reg" : !ops->get_reg ? "get_reg" : !ops->load_mem ? "load_mem"
@@ -80,12 +67,10 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 		: !ops->finish ? "finish" : NULL;
 	if (missing) {
 		snr_fmt(err, errlen, "%s: snr_sim_plugin.%s is NULL; every member but run is required", name, missing);
-		goto refuse;
+		snr_plugin_close(ops);
+		return NULL;
 	}
-	return ops; /* the handle stays open for the life of the process */
-refuse:
-	dlclose(h);
-	return NULL;
+	return ops; /* the library stays loaded for the life of the process */
 }
 
 /* ---- the replayer's own tracker: totals and last writers, forwarding ------ */

@@ -1,0 +1,25 @@
+/*
+ * snr_plugin.h: loading a vendor's plugin from a shared object (a simulator
+ * for `snr replay --sim`, an ISA or a debugger backend for `snr record`).
+ */
+#ifndef SNR_PLUGIN_H
+#define SNR_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opens path with dlopen(RTLD_NOW | RTLD_LOCAL) and returns its `symbol`,
+ * which must start with a uint32_t ABI version in [min_version,
+ * max_version]. NULL with err saying what failed: "cannot load WHAT plugin:
+ * <dlerror>", "PATH is no WHAT plugin: it exports no symbol SYMBOL", or
+ * "PATH implements WHAT ABI version N; this snr loads versions A to B:
+ * rebuild the plugin against this snr's HEADER". The library stays loaded
+ * for the life of the process. */
+const void *snr_plugin_open(const char *path, const char *symbol, const char *what, const char *header,
+			    uint32_t min_version, uint32_t max_version, char *err, size_t errlen);
+
+/* Closes a plugin opened by snr_plugin_open that the caller refuses after
+ * all (a NULL member, say). */
+void snr_plugin_close(const void *plugin);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * vendor_dbg.c: a debugger backend as a vendor would ship it, a shared
+ * object exporting snr_dbg_plugin (docs/recorder-plugins.md). It is the
+ * tree's RSP client under another name that counts the steps it is asked
+ * for and says so when closed, so a test can tell it was the one used.
+ * Built a second time with VENDOR_ABI_VERSION=99, which snr must refuse.
+ */
+#include <stdio.h>
+
+#include "recorder/snr_debugger.h"
+
+#ifndef VENDOR_ABI_VERSION
+#define VENDOR_ABI_VERSION SNR_DBG_ABI_VERSION
+#endif
+
+static unsigned long steps;
+
+static int v_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
+{
+	steps++;
+	return snr_dbg_rsp.step(d, stop);
+}
+
+static void v_close(struct snr_dbg *d)
+{
+	fprintf(stderr, "vendor-rsp: %lu steps\n", steps);
+	snr_dbg_rsp.close(d);
+}
+
+__attribute__((visibility("default"))) struct snr_dbg_ops snr_dbg_plugin;
+
+__attribute__((constructor)) static void init(void)
+{
+	snr_dbg_plugin = snr_dbg_rsp;
+	snr_dbg_plugin.abi_version = VENDOR_ABI_VERSION;
+	snr_dbg_plugin.name = "vendor-rsp";
+	snr_dbg_plugin.step = v_step;
+	snr_dbg_plugin.close = v_close;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# snr record with a vendor's debugger backend (--debugger PATH.so) and ISA
+# plugin (--isa PATH.so) from shared objects: against `snr device --gdb`,
+# the window is recorded through them (each says how often it was used, and
+# the trace names the backend), verifies and replays in the GRM. A plugin of
+# an ABI version snr does not load, a library without the symbol and a file
+# that is no library are each refused with a message that says which.
+# usage: vendor_plugins.sh SNR VENDOR_DBG.so VENDOR_ISA.so VENDOR_DBG99.so SRC_DIR
+set -u
+SNR=$1; VDBG=$2; VISA=$3; VDBG99=$4; SRC=$5
+T=$(mktemp -d); DEV=""
+cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$SNR" cc -O1 "$SRC/rec_prog.c" -o "$T/p.elf" || fail "snr cc"
+
+rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
+"$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
+DEV=$!
+PORT=""
+for _ in $(seq 200); do
+  PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
+  [ -n "$PORT" ] && break
+  sleep 0.05
+done
+[ -n "$PORT" ] || fail "device did not start: $(cat "$T/dev.err")"
+"$SNR" record --debugger "$VDBG" --isa "$VISA" --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" \
+  --breakpoint window --count 5000 -o "$T/w.snrt" 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+wait $DEV; DEV=""
+grep -q "recorded 5000 instructions" "$T/rec.err" || fail "summary: $(cat "$T/rec.err")"
+steps=$(sed -n 's/^vendor-rsp: \([0-9]*\) steps$/\1/p' "$T/rec.err")
+[ -n "$steps" ] && [ "$steps" -ge 5000 ] || fail "the vendor backend did not do the steps: $(cat "$T/rec.err")"
+queries=$(sed -n 's/^vendor-ta1: \([0-9]*\) queries$/\1/p' "$T/rec.err")
+[ -n "$queries" ] && [ "$queries" -ge 5000 ] || fail "the vendor ISA answered no queries: $(cat "$T/rec.err")"
+"$SNR" trace info "$T/w.snrt" >"$T/info.txt" || fail "trace info"
+grep -q "^debugger *vendor-rsp" "$T/info.txt" || fail "the trace does not name the backend: $(cat "$T/info.txt")"
+"$SNR" replay "$T/w.snrt" >"$T/rep.txt" 2>&1 || fail "replay: $(cat "$T/rep.txt")"
+grep -q "end state matches the recording" "$T/rep.txt" || fail "replay: $(cat "$T/rep.txt")"
+
+expect_fail() { # what, message, snr record args...
+  local what=$1 msg=$2; shift 2
+  "$SNR" record "$@" --target tcp:127.0.0.1:1 --breakpoint window --count 10 -o "$T/x.snrt" >"$T/out" 2>"$T/err"
+  local rc=$?
+  [ $rc -eq 1 ] || fail "$what: exit $rc, want 1 ($(cat "$T/err"))"
+  grep -qF -- "$msg" "$T/err" || fail "$what: stderr lacks '$msg': $(cat "$T/err")"
+}
+expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 2" --debugger "$VDBG99"
+expect_fail "no debugger symbol" "is no debugger plugin: it exports no symbol snr_dbg_plugin" --debugger "$VISA"
+expect_fail "no ISA symbol" "is no ISA plugin: it exports no symbol snr_isa_plugin" --isa "$VDBG" --elf "$T/p.elf"
+echo "not an ELF" >"$T/junk.so"
+expect_fail "not a library" "cannot load debugger plugin" --debugger "$T/junk.so"
+echo ok
