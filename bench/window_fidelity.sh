@@ -30,16 +30,8 @@ whole=$("$SNR" device "$T/w.elf" --timing | sed -n 's/^window cycles \([0-9]*\).
 # instruction at c0+3; the second csrr issues when window() is done.
 whole_window=$((whole - 3))
 
-rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
-"$SNR" device "$T/w.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
-DEV=$!
-PORT=""
-for _ in $(seq 100); do
-  PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-  [ -n "$PORT" ] && break
-  sleep 0.05
-done
-[ -n "$PORT" ] || fail "device did not start"
+. "$(dirname "$0")/../tests/gdb_device.sh"
+gdb_device "$SNR" "$T" "$T/w.elf"
 t0=$(date +%s.%N)
 "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/w.elf" --breakpoint window --count $W \
   -o "$T/w.snrt" 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"

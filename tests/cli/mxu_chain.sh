@@ -63,17 +63,9 @@ whole=$(sed -n 's/^chain \([0-9]*\) cycles$/\1/p' "$T/out")
 [ -n "$whole" ] || fail "--timing run: $(cat "$T/out" "$T/err")"
 within "snr device --timing" "$whole"
 
-rm -f "$T/dev.err"
-"$SNR" device "$T/chain.elf" --config "$T/m.json" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
-DEV=$!
+. "$(dirname "$0")/../gdb_device.sh"
+gdb_device "$SNR" "$T" "$T/chain.elf" --config "$T/m.json"
 trap 'kill $DEV 2>/dev/null; rm -rf "$T"' EXIT
-PORT=""
-for _ in $(seq 200); do
-  PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-  [ -n "$PORT" ] && break
-  sleep 0.05
-done
-[ -n "$PORT" ] || fail "device did not start: $(cat "$T/dev.err")"
 run "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/chain.elf" --config "$T/m.json" --breakpoint chain \
   --count "$W" -o "$T/c.snrt"
 expect_rc 0

@@ -15,15 +15,8 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SNR" cc -O1 "$(dirname "$0")/../rec/rec_prog.c" -o "$T/p.elf" || fail "snr cc"
 
-rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
-"$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
-DEV=$!
-for _ in $(seq 100); do
-  PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-  [ -n "$PORT" ] && break
-  sleep 0.05
-done
-[ -n "$PORT" ] || fail "device did not start: $(cat "$T/dev.err")"
+. "$(dirname "$0")/../gdb_device.sh"
+gdb_device "$SNR" "$T" "$T/p.elf"
 "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 20000 \
   -o "$T/w.snrt" 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
 wait $DEV; DEV=""
