@@ -9,6 +9,8 @@
  * exactly the writers of the bytes it reads. A DMA's source is read when its
  * transfer starts and its destination written when it completes, both under
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
+ * The DMA records are collect.c's (an_data), whose callbacks run in the same
+ * pass; host code (another ISA) gets its register names from its plugin.
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
  * relaxed walk visits at most max_chain + its anchors per DMA.
  */

@@ -1,9 +1,12 @@
 /*
  * report.c: `snr report T.snrt|M.snrm -o report.html`, one self-contained
  * HTML file: a summary, the DMA timeline colored as the paper's Figure 4
- * (base-latency stall, transfer stall, slack), per-unit utilization over
- * time with DMA completions marked, VMEM occupancy against the largest
- * contiguous free region and the fragmentation heatmap (Figure 8).
+ * (base-latency stall, transfer stall, slack) with each DMA's dependency
+ * backtail (`snr analyze deps`), per-unit utilization over time with DMA
+ * completions marked, VMEM occupancy against the largest contiguous free
+ * region and the fragmentation heatmap (Figure 8), and the suggestions of
+ * Algorithm 2 with their what-if results. One replay feeds the dependency
+ * graph and the analyses' collection (deps.c runs collect.c's callbacks).
  *
  * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
  * project's own license), vendored minified and compiled into the binary
@@ -57,8 +60,9 @@ static void usage(FILE *f)
 		   "       [--interval CYCLES]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it): summary, DMA timeline\n"
-		   "(base-latency stall, transfer stall, slack), per-unit utilization with DMA completions,\n"
-		   "VMEM occupancy against the largest contiguous free region, fragmentation heatmap.\n"
+		   "(base-latency stall, transfer stall, slack, and each DMA's dependency backtail),\n"
+		   "per-unit utilization with DMA completions, VMEM occupancy against the largest\n"
+		   "contiguous free region, fragmentation heatmap, suggestions with what-if results.\n"
 		   "--window and --interval are as for `snr analyze util` and `snr analyze vmem`.\n");
 }
 

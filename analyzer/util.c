@@ -7,7 +7,9 @@
  * active (an_dma.active to completion); a transfer's bytes are spread
  * evenly over its active interval for the HBM column (the model's rates
  * vary only when another transfer starts or ends, so this is exact for a
- * transfer alone on HBM and an average otherwise). docs/analyses.md.
+ * transfer alone on HBM and an average otherwise). Host code has two
+ * columns instead: scalar and memory, from the intervals collect.c derives
+ * from its instructions' issue and retire. docs/analyses.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +165,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: snr analyze util T.snrt|M.snrm [--window CYCLES] [--config M.json] [--json]\n"
 		   "\n"
 		   "Busy fraction per window of CYCLES (default: the window's cycles / 20, rounded up)\n"
-		   "for the scalar core, vector unit, MXU, DMA engine, each DMA link, and HBM bandwidth.\n"
+		   "for the scalar core, vector unit, MXU, DMA engine, each DMA link, and HBM bandwidth;\n"
+		   "for host code (x86-64 under unicorn), the scalar core and memory.\n"
 		   "docs/analyses.md.\n");
 }
 
