@@ -43,6 +43,11 @@ struct an_link {
 	char name[40]; /* "hbm0->vmem0" */
 };
 
+/* Host code (another ISA than TA1) has no units that report busy
+ * intervals: collect.c derives them from each instruction's issue and
+ * retire: SNR_UNIT_SCALAR its first cycle, AN_UNIT_MEMORY the rest. */
+#define AN_UNIT_MEMORY SNR_UNIT_COUNT
+
 struct an_busy {
 	uint64_t start, end, index;
 	uint8_t unit;
@@ -57,6 +62,7 @@ struct an_vmev {
 
 struct an_data {
 	struct snr_source src;
+	int ta1;       /* the trace's ISA is TA1: 1, another: 0, not known yet: -1 */
 	unsigned chip; /* the replayed chip */
 	uint64_t cycles;
 	uint64_t *pcs; /* pc of instruction index i */
@@ -73,6 +79,12 @@ struct an_data {
 };
 
 int an_load(struct an_data *d, const char *path, const char *config_path, unsigned want, char *err, size_t errlen);
+/* an_load in two halves, for a pass that feeds other callbacks too
+ * (deps.c): the callbacks that collect what want asks for into d (d zeroed
+ * by the caller; t->user is d), then, after the source ran into d->src, the
+ * derived fields. */
+void an_collect_tracker(struct an_data *d, unsigned want, struct snr_tracker *t);
+void an_collect_finish(struct an_data *d);
 
 /* The command line dma, vmem and util share: [--NUMOPT CYCLES] [--config M.json]
  * [--json] FILE (numopt NULL: no number option), then an_load into d.
@@ -103,6 +115,7 @@ json_t *an_vmem_json(const struct an_data *d, const struct an_vmem *v, bool heat
 
 /* ---- utilization ---- */
 enum { AN_UTIL_SCALAR, AN_UTIL_VECTOR, AN_UTIL_MXU, AN_UTIL_DMA, AN_UTIL_HBM, AN_UTIL_FIXED };
+enum { AN_UTIL_HOST_SCALAR, AN_UTIL_HOST_MEMORY, AN_UTIL_HOST_COLS }; /* host code's columns */
 struct an_util {
 	uint64_t window, nwindows;
 	int ncols;           /* AN_UTIL_FIXED + nlinks */

@@ -122,6 +122,46 @@ static void on_busy(void *user, const struct snr_ev_busy *e)
 	d->busy[d->nbusy++] = (struct an_busy){.start = e->start, .end = e->end, .index = e->index, .unit = e->unit};
 }
 
+static bool is_ta1(struct an_data *d)
+{
+	if (d->ta1 < 0) {
+		json_t *meta = json_loads(d->src.meta_json ? d->src.meta_json : "{}", 0, NULL);
+		const char *isa = json_string_value(json_object_get(meta, "isa"));
+		d->ta1 = !isa || !strcmp(isa, "ta1");
+		json_decref(meta);
+	}
+	return d->ta1 > 0;
+}
+
+static void add_busy(struct an_data *d, uint8_t unit, uint64_t start, uint64_t end, uint64_t index)
+{
+	if (end <= start)
+		return;
+	/* merge with the unit's last interval when they touch */
+	for (size_t k = d->nbusy; k-- > 0 && k + 4 > d->nbusy;)
+		if (d->busy[k].unit == unit) {
+			if (d->busy[k].end == start) {
+				d->busy[k].end = end;
+				return;
+			}
+			break;
+		}
+	GROW(d->busy, d->nbusy, d->capbusy);
+	d->busy[d->nbusy++] = (struct an_busy){.start = start, .end = end, .index = index, .unit = unit};
+}
+
+/* Host code: the instruction's first cycle is the core's, the rest (memory
+ * latency beyond an L1 hit under unicorn's cache model) memory's. */
+static void on_retire(void *user, const struct snr_ev_insn *e)
+{
+	struct an_data *d = user;
+	if (is_ta1(d))
+		return;
+	uint64_t one = e->retire > e->issue ? e->issue + 1 : e->issue;
+	add_busy(d, SNR_UNIT_SCALAR, e->issue, one, e->index);
+	add_busy(d, AN_UNIT_MEMORY, one, e->retire, e->index);
+}
+
 static void on_mem(void *user, const struct snr_ev_mem *e)
 {
 	struct an_data *d = user;
@@ -173,23 +213,30 @@ static void derive_active(struct an_data *d)
 	free(order);
 }
 
-int an_load(struct an_data *d, const char *path, const char *config_path, unsigned want, char *err, size_t errlen)
+void an_collect_tracker(struct an_data *d, unsigned want, struct snr_tracker *t)
 {
-	memset(d, 0, sizeof(*d));
-	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .user = d};
+	memset(t, 0, sizeof(*t));
+	t->abi_version = SNR_TRACKER_ABI_VERSION;
+	t->user = d;
+	d->ta1 = -1;
 	if (want & AN_WANT_DMA) {
-		t.on_issue = on_issue;
-		t.on_dma = on_dma;
+		t->on_issue = on_issue;
+		t->on_dma = on_dma;
 	}
-	if (want & AN_WANT_BUSY)
-		t.on_busy = on_busy;
+	if (want & AN_WANT_BUSY) {
+		t->on_busy = on_busy;
+		t->on_retire = on_retire;
+	}
 	if (want & AN_WANT_VMEM)
-		t.on_mem = on_mem;
-	if (snr_source_run(&d->src, path, NULL, config_path, &t, err, errlen))
-		return -1;
+		t->on_mem = on_mem;
+}
+
+void an_collect_finish(struct an_data *d)
+{
 	d->page_bytes = d->src.cfg.vmem_page_bytes ? d->src.cfg.vmem_page_bytes : 1024;
 	d->vmem_pages = d->src.cfg.vmem_bytes / d->page_bytes;
 	d->cycles = d->src.cycles;
+	is_ta1(d);
 	json_t *meta = json_loads(d->src.meta_json ? d->src.meta_json : "{}", 0, NULL);
 	d->chip = (unsigned)json_integer_value(json_object_get(meta, "chip"));
 	json_decref(meta);
@@ -199,6 +246,16 @@ int an_load(struct an_data *d, const char *path, const char *config_path, unsign
 			d->cycles = m->complete;
 	}
 	derive_active(d);
+}
+
+int an_load(struct an_data *d, const char *path, const char *config_path, unsigned want, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	struct snr_tracker t;
+	an_collect_tracker(d, want, &t);
+	if (snr_source_run(&d->src, path, NULL, config_path, &t, err, errlen))
+		return -1;
+	an_collect_finish(d);
 	return 0;
 }
 

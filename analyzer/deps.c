@@ -9,6 +9,8 @@
  * exactly the writers of the bytes it reads. A DMA's source is read when its
  * transfer starts and its destination written when it completes, both under
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
+ * The DMA records are collect.c's (an_data), whose callbacks run in the same
+ * pass; host code (another ISA) gets its register names from its plugin.
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
  * relaxed walk takes in at most max_chain instructions per DMA (plus its
  * anchors and what it skips as already before the position).
@@ -17,12 +19,14 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_util.h"
+#include "recorder/snr_isa.h"
 
 /* ---- collection ---------------------------------------------------------- */
 
@@ -38,15 +42,20 @@ struct page_val {
 
 struct collect {
 	struct snr_deps *d;
-	size_t insn_cap, edge_cap, dma_cap;
-	int64_t last_reg_writer[TA1_REG_COUNT];
+	size_t insn_cap, edge_cap;
+	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
 	struct mem_ev *mem;
 	size_t nmem, mem_cap;
 	/* VMEM page values: the open one per page, the closed ones */
 	uint64_t *cur_w, *cur_writer, *cur_read; /* UINT64_MAX: none */
 	struct page_val *vals;
 	size_t nvals, vals_cap;
+	struct snr_tracker an; /* collect.c's callbacks, fed from these */
+	bool isa_known;
+	uint64_t not_data[SNR_ISA_MAX_REGS / 64]; /* registers that carry no data dependency */
 };
+
+static void isa_of(struct collect *c);
 
 static void close_val(struct collect *c, uint64_t p, uint64_t hi)
 {
@@ -82,7 +91,7 @@ static void page_values(struct collect *c)
 	struct snr_deps *d = c->d;
 	for (uint64_t p = 0; p < d->npages; p++)
 		if (c->cur_w[p] != UINT64_MAX)
-			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : d->src.cycles + 1);
+			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : d->an.src.cycles + 1);
 	d->occ_start = snr_xcalloc(d->npages + 1, sizeof(*d->occ_start));
 	for (size_t k = 0; k < c->nvals; k++)
 		d->occ_start[c->vals[k].page + 1]++;
@@ -113,28 +122,6 @@ static void grow_insn(struct collect *c, uint64_t index)
 		d->ninsn = index + 1;
 }
 
-static struct snr_deps_dma *dma_slot(struct collect *c, uint64_t id)
-{
-	struct snr_deps *d = c->d;
-	if (id == 0)
-		return NULL;
-	if (id > c->dma_cap) {
-		size_t cap = c->dma_cap ? c->dma_cap : 64;
-		while (cap < id)
-			cap *= 2;
-		d->dmas = snr_xrealloc(d->dmas, cap * sizeof(*d->dmas));
-		memset(d->dmas + c->dma_cap, 0, (cap - c->dma_cap) * sizeof(*d->dmas));
-		for (size_t i = c->dma_cap; i < cap; i++) {
-			d->dmas[i].issue_index = d->dmas[i].wait_index = -1;
-			d->dmas[i].id = i + 1;
-		}
-		c->dma_cap = cap;
-	}
-	if (id > d->ndmas)
-		d->ndmas = id;
-	return &d->dmas[id - 1];
-}
-
 static void add_edge(struct collect *c, uint64_t consumer, uint64_t producer, uint8_t kind, uint8_t space,
 		     uint16_t reg)
 {
@@ -158,12 +145,17 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 	in->cls = e->cls;
 	in->unit = e->unit;
 	in->seen = 1;
+	c->an.on_issue(c->an.user, e);
 }
 
 static void on_reg(void *u, const struct snr_ev_reg *e)
 {
 	struct collect *c = u;
-	if (e->reg >= TA1_REG_COUNT)
+	if (e->reg >= SNR_ISA_MAX_REGS)
+		return;
+	if (!c->isa_known)
+		isa_of(c);
+	if (snr_regset_has(c->not_data, e->reg))
 		return;
 	if (e->write) {
 		c->last_reg_writer[e->reg] = (int64_t)e->index;
@@ -190,54 +182,80 @@ static void on_mem(void *u, const struct snr_ev_mem *e)
 					    .write = e->write,
 					    .space = e->space,
 					    .chip = e->chip};
+	if (c->an.on_mem)
+		c->an.on_mem(c->an.user, e);
 }
 
 static void on_dma(void *u, const struct snr_ev_dma *e)
 {
 	struct collect *c = u;
-	struct snr_deps_dma *m = dma_slot(c, e->id);
-	if (!m)
-		return;
-	switch (e->phase) {
-	case SNR_DMA_ISSUED:
-		m->issue_index = e->issue_index;
-		m->issue_cycle = e->cycle;
-		m->bytes = e->bytes;
-		m->src_space = e->src_space;
-		m->dst_space = e->dst_space;
-		m->src_chip = e->src_chip;
-		m->dst_chip = e->dst_chip;
-		m->src_addr = e->src_addr;
-		m->dst_addr = e->dst_addr;
-		m->flag = e->flag;
-		break;
-	case SNR_DMA_STARTED:
-		m->start_cycle = e->cycle;
-		m->issue_index = e->issue_index;
-		break;
-	case SNR_DMA_COMPLETED:
-		m->complete_cycle = e->cycle;
-		m->completed = true;
-		m->issue_index = e->issue_index;
-		m->flag = e->flag;
-		break;
-	case SNR_DMA_WAITED:
-		m->wait_index = e->wait_index;
-		m->wait_cycle = e->cycle;
-		m->waited = true;
-		m->flag = e->flag;
-		break;
+	c->an.on_dma(c->an.user, e);
+}
+
+static void on_busy(void *u, const struct snr_ev_busy *e)
+{
+	struct collect *c = u;
+	c->an.on_busy(c->an.user, e);
+}
+
+/* The DMA table, from collect.c's records (an_load's, one per DMA merged
+ * from its phase events). Phases not seen are 0 here. */
+static void dmas_from_an(struct snr_deps *d)
+{
+	const struct an_data *a = &d->an;
+	d->ndmas = a->ndmas;
+	d->dmas = snr_xcalloc(d->ndmas ? d->ndmas : 1, sizeof(*d->dmas));
+	for (size_t k = 0; k < a->ndmas; k++) {
+		const struct an_dma *x = &a->dmas[k];
+		struct snr_deps_dma *m = &d->dmas[k];
+		m->id = k + 1;
+		m->issue_index = x->id ? x->issue_index : -1;
+		m->wait_index = x->wait_index;
+		m->bytes = x->bytes;
+		m->issue_cycle = x->issue == AN_NONE ? 0 : x->issue;
+		m->start_cycle = x->start == AN_NONE ? 0 : x->start;
+		m->complete_cycle = x->complete == AN_NONE ? 0 : x->complete;
+		m->wait_cycle = x->wait == AN_NONE ? 0 : x->wait;
+		m->completed = x->complete != AN_NONE;
+		m->waited = x->wait != AN_NONE;
+		m->src_space = x->src_space;
+		m->dst_space = x->dst_space;
+		m->src_chip = x->src_chip;
+		m->dst_chip = x->dst_chip;
+		m->flag = x->flag;
+		m->src_addr = x->src_addr;
+		m->dst_addr = x->dst_addr;
+		m->stall_cycles = an_dma_stall(x);
 	}
 }
 
-static void on_stall(void *u, const struct snr_ev_stall *e)
+/* The trace's ISA (its META is read before the first event): for another
+ * ISA than TA1, the register names from its plugin, and its program counter
+ * is no data dependency (host ISAs report it read and written by every
+ * instruction). */
+static void isa_of(struct collect *c)
 {
-	struct collect *c = u;
-	if (e->cause != SNR_STALL_DMA_BASE && e->cause != SNR_STALL_DMA_TRANSFER)
-		return;
-	struct snr_deps_dma *m = dma_slot(c, e->dma_id);
-	if (m)
-		m->stall_cycles += e->cycles;
+	struct snr_deps *d = c->d;
+	c->isa_known = true;
+	json_t *meta = json_loads(d->an.src.meta_json ? d->an.src.meta_json : "{}", 0, NULL);
+	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
+	d->ta1 = !isa_name || !strcmp(isa_name, "ta1");
+	const struct snr_isa_ops *isa = d->ta1 ? NULL : snr_isa_find(isa_name);
+	char err[256];
+	void *self = isa ? isa->create(NULL, err, sizeof(err)) : NULL;
+	if (self) {
+		size_t n;
+		const struct snr_isa_reg *r = isa->registers(self, &n);
+		d->reg_names = snr_xcalloc(n ? n : 1, sizeof(*d->reg_names));
+		for (size_t i = 0; i < n; i++) {
+			snprintf(d->reg_names[i], sizeof(d->reg_names[i]), "%s", r[i].name);
+			if (r[i].pc && i < SNR_ISA_MAX_REGS)
+				snr_regset_add(c->not_data, (unsigned)i);
+		}
+		d->nreg_names = n;
+		isa->destroy(self);
+	}
+	json_decref(meta);
 }
 
 /* ---- memory: last writer by byte range ----------------------------------- */
@@ -312,6 +330,11 @@ static int cmp_mem(const void *a, const void *b)
 	return 0;
 }
 
+static bool is_dma_issue(const struct snr_deps *d, uint64_t i)
+{
+	return d->ta1 && i < d->ninsn && d->insn[i].cls == TA1_CLASS_DMA_ISSUE;
+}
+
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct snr_dep_edge *x = a, *y = b;
@@ -368,7 +391,7 @@ static void mem_edges(struct collect *c)
 			prev = w;
 			add_edge(c, e->index, w, SNR_DEP_MEM, e->space, 0);
 			d->nmem_edges++;
-			if (w < d->ninsn && d->insn[w].cls == TA1_CLASS_DMA_ISSUE)
+			if (is_dma_issue(d, w))
 				d->ndma_mem_edges++;
 		}
 	}
@@ -614,30 +637,35 @@ int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opt
 	memset(d, 0, sizeof(*d));
 	d->max_chain = o->max_chain ? o->max_chain : SNR_DEPS_DEFAULT_MAX_CHAIN;
 	struct collect c = {.d = d};
-	for (unsigned r = 0; r < TA1_REG_COUNT; r++)
+	for (unsigned r = 0; r < SNR_ISA_MAX_REGS; r++)
 		c.last_reg_writer[r] = -1;
+	an_collect_tracker(&d->an, o->an_want | AN_WANT_DMA, &c.an);
 	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION,
 				.user = &c,
 				.on_issue = on_issue,
-				.on_stall = on_stall,
 				.on_dma = on_dma,
 				.on_mem = on_mem,
-				.on_reg = on_reg};
-	int rc = snr_source_run(&d->src, path, o->sim, o->config_path, &t, err, errlen);
+				.on_reg = on_reg,
+				.on_busy = c.an.on_busy ? on_busy : NULL};
+	int rc = snr_source_run(&d->an.src, path, o->sim, o->config_path, &t, err, errlen);
 	if (rc) {
 		free(c.mem);
 		return -1;
 	}
-	d->page_bytes = d->src.cfg.vmem_page_bytes ? d->src.cfg.vmem_page_bytes : 4096;
-	d->npages = d->src.cfg.vmem_bytes / d->page_bytes;
+	an_collect_finish(&d->an);
+	dmas_from_an(d);
+	if (!c.isa_known)
+		isa_of(&c);
+	d->page_bytes = d->an.src.cfg.vmem_page_bytes ? d->an.src.cfg.vmem_page_bytes : 4096;
+	d->npages = d->an.src.cfg.vmem_bytes / d->page_bytes;
 	c.cur_w = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
 	c.cur_writer = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
 	c.cur_read = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
 	for (uint64_t p = 0; p < d->npages; p++)
 		c.cur_w[p] = c.cur_read[p] = UINT64_MAX;
 	grow_insn(&c, 0);
-	if (d->src.instructions > d->ninsn) {
-		grow_insn(&c, d->src.instructions - 1);
+	if (d->an.src.instructions > d->ninsn) {
+		grow_insn(&c, d->an.src.instructions - 1);
 	}
 	mem_edges(&c);
 	page_values(&c);
@@ -660,7 +688,7 @@ int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opt
 			continue;
 		}
 		d->nmem_edges++;
-		if (e->producer < d->ninsn && d->insn[e->producer].cls == TA1_CLASS_DMA_ISSUE)
+		if (is_dma_issue(d, e->producer))
 			d->ndma_mem_edges++;
 	}
 	relax(d);
@@ -677,7 +705,8 @@ void snr_deps_free(struct snr_deps *d)
 	free(d->edges);
 	free(d->occ);
 	free(d->occ_start);
-	snr_source_close(&d->src);
+	free(d->reg_names);
+	an_free(&d->an);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -713,20 +742,26 @@ const char *snr_anchor_kind_name(enum snr_anchor_kind k)
 
 /* ---- output -------------------------------------------------------------- */
 
-static const char *space_name(unsigned s)
+static const char *space_name(const struct snr_deps *d, unsigned s)
 {
 	static const char *n[] = {"core", "vmem", "mxuw", "hbm", "none"};
+	if (!d->ta1)
+		return "mem"; /* one address space */
 	return s < 5 ? n[s] : "?";
 }
 
-static const char *reg_name(unsigned r, char *buf, size_t len)
+static const char *reg_name(const struct snr_deps *d, unsigned r, char *buf, size_t len)
 {
-	if (r < 32)
+	if (!d->ta1) {
+		if (r < d->nreg_names)
+			return d->reg_names[r];
+	} else if (r < 32) {
 		return ta1_reg_name(r);
-	if (r >= TA1_REG_FLAG0 && r < TA1_REG_FLAG0 + TA1_NUM_FLAGS)
+	} else if (r >= TA1_REG_FLAG0 && r < TA1_REG_FLAG0 + TA1_NUM_FLAGS) {
 		snprintf(buf, len, "flag%u", r - TA1_REG_FLAG0);
-	else
-		snprintf(buf, len, "r%u", r);
+		return buf;
+	}
+	snprintf(buf, len, "r%u", r);
 	return buf;
 }
 
@@ -765,12 +800,12 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 	uint64_t pc = m->issue_index >= 0 ? d->insn[m->issue_index].pc : 0;
 	fprintf(f, "{\"id\":%" PRIu64 ",\"issue_index\":%" PRId64 ",\"pc\":%" PRIu64 ",\"symbol\":", m->id,
 		m->issue_index, pc);
-	json_str(f, m->issue_index >= 0 ? snr_source_symbolize(&d->src, pc, sym, sizeof(sym)) : "");
+	json_str(f, m->issue_index >= 0 ? snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)) : "");
 	fprintf(f,
 		",\"wait_index\":%" PRId64 ",\"flag\":%u,\"bytes\":%" PRIu64 ",\"src\":\"%s\",\"dst\":\"%s\""
 		",\"src_addr\":%" PRIu64 ",\"dst_addr\":%" PRIu64 ",\"issue_cycle\":%" PRIu64
 		",\"complete_cycle\":%" PRIu64 ",\"stall_cycles\":%" PRIu64,
-		m->waited ? m->wait_index : -1, m->flag, m->bytes, space_name(m->src_space), space_name(m->dst_space),
+		m->waited ? m->wait_index : -1, m->flag, m->bytes, space_name(d, m->src_space), space_name(d, m->dst_space),
 		m->src_addr, m->dst_addr, m->issue_cycle, m->complete_cycle, m->stall_cycles);
 	if (m->issue_index < 0) {
 		fputs(",\"relaxed\":null}", f);
@@ -783,7 +818,7 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 		char rb[16];
 		fprintf(f, "%s{\"producer\":%" PRIu64 ",\"kind\":\"%s\",\"what\":\"%s\"}", k ? "," : "", e[k].producer,
 			e[k].kind == SNR_DEP_REG ? "reg" : "mem",
-			e[k].kind == SNR_DEP_REG ? reg_name(e[k].reg, rb, sizeof(rb)) : space_name(e[k].space));
+			e[k].kind == SNR_DEP_REG ? reg_name(d, e[k].reg, rb, sizeof(rb)) : space_name(d, e[k].space));
 	}
 	fprintf(f,
 		"],\"relaxed\":{\"anchor\":\"%s\",\"anchor_index\":%" PRId64 ",\"anchor_dma\":%" PRIu64
@@ -799,21 +834,108 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 		m->backtail_cycles);
 }
 
-static void print_json(FILE *f, const struct snr_deps *d, bool edges)
+/* ---- dependencies by pc: edges grouped by (consumer pc, producer pc,
+ * kind, what), counted, the most frequent first ---------------------------- */
+
+struct pc_pair {
+	uint64_t cpc, ppc, count;
+	uint16_t what; /* REG: the register, MEM: the space */
+	uint8_t kind, used;
+};
+
+static uint64_t pair_hash(uint64_t cpc, uint64_t ppc, unsigned what, unsigned kind)
+{
+	uint64_t h = cpc * 0x9e3779b97f4a7c15ull ^ (ppc + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+	h ^= ((uint64_t)what << 8 | kind) * 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pc_pair *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->cpc != y->cpc)
+		return x->cpc < y->cpc ? -1 : 1;
+	if (x->ppc != y->ppc)
+		return x->ppc < y->ppc ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return (int)x->what - (int)y->what;
+}
+
+/* The top (at most) n pairs, sorted; *out holds them (free it). */
+static size_t top_pairs(const struct snr_deps *d, size_t n, struct pc_pair **out)
+{
+	size_t cap = 1024, used = 0;
+	struct pc_pair *t = snr_xcalloc(cap, sizeof(*t));
+	for (size_t k = 0; k < d->nedges; k++) {
+		const struct snr_dep_edge *e = &d->edges[k];
+		uint64_t cpc = e->consumer < d->ninsn ? d->insn[e->consumer].pc : 0;
+		uint64_t ppc = e->producer < d->ninsn ? d->insn[e->producer].pc : 0;
+		uint16_t what = e->kind == SNR_DEP_REG ? e->reg : e->space;
+		if (2 * (used + 1) > cap) { /* keep the table at most half full */
+			struct pc_pair *old = t;
+			size_t ocap = cap;
+			cap *= 2;
+			t = snr_xcalloc(cap, sizeof(*t));
+			for (size_t i = 0; i < ocap; i++)
+				if (old[i].used) {
+					size_t j = pair_hash(old[i].cpc, old[i].ppc, old[i].what, old[i].kind) & (cap - 1);
+					while (t[j].used)
+						j = (j + 1) & (cap - 1);
+					t[j] = old[i];
+				}
+			free(old);
+		}
+		size_t j = pair_hash(cpc, ppc, what, e->kind) & (cap - 1);
+		while (t[j].used && !(t[j].cpc == cpc && t[j].ppc == ppc && t[j].what == what && t[j].kind == e->kind))
+			j = (j + 1) & (cap - 1);
+		if (!t[j].used) {
+			t[j] = (struct pc_pair){.cpc = cpc, .ppc = ppc, .what = what, .kind = e->kind, .used = 1};
+			used++;
+		}
+		t[j].count++;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (t[i].used)
+			t[m++] = t[i];
+	qsort(t, m, sizeof(*t), cmp_pair);
+	*out = t;
+	return m < n ? m : n;
+}
+
+static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned top)
 {
 	fprintf(f,
 		"{\"analysis\":\"deps\",\"source\":");
-	json_str(f, d->src.path);
+	json_str(f, d->an.src.path);
 	fprintf(f,
 		",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"max_chain\":%u,\"register_edges\":%" PRIu64
 		",\"memory_edges\":%" PRIu64 ",\"dma_memory_edges\":%" PRIu64 ",\"dmas\":[",
-		d->src.instructions, d->src.cycles, d->max_chain, d->nreg_edges, d->nmem_edges, d->ndma_mem_edges);
+		d->an.src.instructions, d->an.src.cycles, d->max_chain, d->nreg_edges, d->nmem_edges, d->ndma_mem_edges);
 	for (size_t k = 0; k < d->ndmas; k++) {
 		if (k)
 			fputc(',', f);
 		fputs("\n", f);
 		snr_deps_print_dma_json(f, d, &d->dmas[k]);
 	}
+	fputs("],\"top_dependencies\":[", f);
+	struct pc_pair *pp;
+	size_t np = top_pairs(d, top, &pp);
+	for (size_t k = 0; k < np; k++) {
+		char cs[256], ps[256], rb[16];
+		fprintf(f, "%s\n{\"consumer_pc\":%" PRIu64 ",\"consumer_symbol\":", k ? "," : "", pp[k].cpc);
+		json_str(f, snr_source_symbolize(&d->an.src, pp[k].cpc, cs, sizeof(cs)));
+		fprintf(f, ",\"producer_pc\":%" PRIu64 ",\"producer_symbol\":", pp[k].ppc);
+		json_str(f, snr_source_symbolize(&d->an.src, pp[k].ppc, ps, sizeof(ps)));
+		fprintf(f, ",\"kind\":\"%s\",\"what\":\"%s\",\"count\":%" PRIu64 "}",
+			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",
+			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : space_name(d, pp[k].what),
+			pp[k].count);
+	}
+	free(pp);
 	fputs("]", f);
 	if (edges) {
 		fputs(",\"edges\":[", f);
@@ -822,17 +944,17 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges)
 			char rb[16];
 			fprintf(f, "%s\n[%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"]", k ? "," : "", e->consumer, e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
-				e->kind == SNR_DEP_REG ? reg_name(e->reg, rb, sizeof(rb)) : space_name(e->space));
+				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : space_name(d, e->space));
 		}
 		fputs("]", f);
 	}
 	fputs("}\n", f);
 }
 
-static void print_text(FILE *f, const struct snr_deps *d, bool edges)
+static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned top)
 {
-	fprintf(f, "deps: %s: %" PRIu64 " instructions, %" PRIu64 " cycles\n", d->src.path, d->src.instructions,
-		d->src.cycles);
+	fprintf(f, "deps: %s: %" PRIu64 " instructions, %" PRIu64 " cycles\n", d->an.src.path, d->an.src.instructions,
+		d->an.src.cycles);
 	fprintf(f, "edges: %" PRIu64 " register, %" PRIu64 " memory (%" PRIu64 " from DMAs)\n", d->nreg_edges,
 		d->nmem_edges, d->ndma_mem_edges);
 	fprintf(f, "relaxed rule: operand slices of at most %u lightweight scalar instructions "
@@ -843,13 +965,13 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges)
 	for (size_t k = 0; k < d->ndmas; k++) {
 		const struct snr_deps_dma *m = &d->dmas[k];
 		char sym[256], link[16], anc[64];
-		snprintf(link, sizeof(link), "%s>%s", space_name(m->src_space), space_name(m->dst_space));
+		snprintf(link, sizeof(link), "%s>%s", space_name(d, m->src_space), space_name(d, m->dst_space));
 		if (m->issue_index < 0) {
 			fprintf(f, "%4" PRIu64 " %7s %-24s %9s %-9s %6" PRIu64 " %-24s\n", m->id, "-", "(before window)",
 				"-", "-", m->stall_cycles, "-");
 			continue;
 		}
-		snr_source_symbolize(&d->src, d->insn[m->issue_index].pc, sym, sizeof(sym));
+		snr_source_symbolize(&d->an.src, d->insn[m->issue_index].pc, sym, sizeof(sym));
 		sym[24] = 0;
 		print_anchor(d, m, anc, sizeof(anc));
 		anc[24] = 0;
@@ -857,6 +979,21 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges)
 			m->id, m->issue_index, sym, m->bytes, link, m->stall_cycles, anc, m->backtail_insns,
 			m->backtail_cycles);
 	}
+	struct pc_pair *pp;
+	size_t np = top_pairs(d, top, &pp);
+	if (np)
+		fprintf(f, "\nmost frequent dependencies by pc (of %" PRIu64 " edges):\n%9s  %-28s    %-28s %-4s %s\n",
+			(uint64_t)d->nedges, "count", "consumer", "producer", "kind", "what");
+	for (size_t k = 0; k < np; k++) {
+		char cs[256], ps[256], rb[16];
+		snr_source_symbolize(&d->an.src, pp[k].cpc, cs, sizeof(cs));
+		snr_source_symbolize(&d->an.src, pp[k].ppc, ps, sizeof(ps));
+		cs[28] = ps[28] = 0;
+		fprintf(f, "%9" PRIu64 "  %-28s <- %-28s %-4s %s\n", pp[k].count, cs, ps,
+			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",
+			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : space_name(d, pp[k].what));
+	}
+	free(pp);
 	if (edges) {
 		fputs("\nconsumer <- producer  kind  what\n", f);
 		for (size_t k = 0; k < d->nedges; k++) {
@@ -864,9 +1001,26 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges)
 			char rb[16];
 			fprintf(f, "%8" PRIu64 " <- %-8" PRIu64 "  %-4s  %s\n", e->consumer, e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
-				e->kind == SNR_DEP_REG ? reg_name(e->reg, rb, sizeof(rb)) : space_name(e->space));
+				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : space_name(d, e->space));
 		}
 	}
+}
+
+/* The DMA whose ISSUE is instruction i, or NULL (DMAs are in issue order). */
+static const struct snr_deps_dma *dma_issued_at(const struct snr_deps *d, uint64_t i)
+{
+	if (!is_dma_issue(d, i))
+		return NULL;
+	size_t a = 0, b = d->ndmas;
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		int64_t x = d->dmas[mid].issue_index;
+		if (x < (int64_t)i)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < d->ndmas && d->dmas[a].issue_index == (int64_t)i ? &d->dmas[a] : NULL;
 }
 
 static int write_dot(const char *path, const struct snr_deps *d)
@@ -881,12 +1035,12 @@ static int write_dot(const char *path, const struct snr_deps *d)
 		const struct snr_deps_dma *m = &d->dmas[k];
 		char sym[256] = "before the window";
 		if (m->issue_index >= 0)
-			snr_source_symbolize(&d->src, d->insn[m->issue_index].pc, sym, sizeof(sym));
+			snr_source_symbolize(&d->an.src, d->insn[m->issue_index].pc, sym, sizeof(sym));
 		fprintf(f,
 			"  dma%" PRIu64 " [shape=box, style=filled, fillcolor=\"%s\", label=\"DMA %" PRIu64
 			" #%" PRId64 "\\n%s\\n%" PRIu64 " B %s>%s\\nstall %" PRIu64 ", backtail %" PRIu64 " cyc\"];\n",
 			m->id, m->stall_cycles ? "#f4b6b6" : "#d7ecd7", m->id, m->issue_index, sym, m->bytes,
-			space_name(m->src_space), space_name(m->dst_space), m->stall_cycles, m->backtail_cycles);
+			space_name(d, m->src_space), space_name(d, m->dst_space), m->stall_cycles, m->backtail_cycles);
 		if (m->waited)
 			fprintf(f,
 				"  wait%" PRId64 " [shape=ellipse, label=\"WAIT #%" PRId64 "\\nflag %u\"];\n"
@@ -897,12 +1051,11 @@ static int write_dot(const char *path, const struct snr_deps *d)
 		/* DMA -> DMA through memory (its source written by another DMA) */
 		size_t ne;
 		const struct snr_dep_edge *e = snr_deps_edges_of(d, (uint64_t)m->issue_index, &ne);
-		for (size_t j = 0; j < ne; j++)
-			if (e[j].kind == SNR_DEP_MEM && d->insn[e[j].producer].cls == TA1_CLASS_DMA_ISSUE)
-				for (size_t q = 0; q < d->ndmas; q++)
-					if (d->dmas[q].issue_index == (int64_t)e[j].producer)
-						fprintf(f, "  dma%" PRIu64 " -> dma%" PRIu64 " [label=\"src data\"];\n",
-							d->dmas[q].id, m->id);
+		for (size_t j = 0; j < ne; j++) {
+			const struct snr_deps_dma *q = e[j].kind == SNR_DEP_MEM ? dma_issued_at(d, e[j].producer) : NULL;
+			if (q)
+				fprintf(f, "  dma%" PRIu64 " -> dma%" PRIu64 " [label=\"src data\"];\n", q->id, m->id);
+		}
 		switch (m->anchor_kind) {
 		case SNR_ANCHOR_DMA:
 			fprintf(f, "  wait%" PRId64 " -> dma%" PRIu64
@@ -926,21 +1079,35 @@ static int write_dot(const char *path, const struct snr_deps *d)
 	return fclose(f) ? -1 : 0;
 }
 
+int snr_deps_parse_count(const char *arg, const char *cmd, const char *opt, unsigned *out)
+{
+	uint64_t v;
+	if (!snr_parse_u64(arg, &v, false) || !v || v > UINT32_MAX) {
+		snr_err("analyze %s: %s needs a positive count, not '%s'", cmd, opt, arg);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static const char deps_usage[] =
 	"usage: snr analyze deps T.snrt|M.snrm [--dot FILE] [--json] [--edges] [--max-chain K]\n"
-	"                        [--sim NAME] [--config M.json]\n"
+	"                        [--top N] [--sim NAME] [--config M.json]\n"
 	"\n"
 	"The dynamic dependency graph of a replayed window through registers (x registers and\n"
 	"sync flags) and memory (core, VMEM, HBM, by byte range). Conservative: each instruction\n"
 	"depends on the last producer of each input. Relaxed: a DMA ISSUE depends on the DMA that\n"
 	"brought its transitive inputs into memory, through at most K lightweight scalar\n"
 	"instructions (default 16). Per DMA: its backtail, how many instructions and cycles\n"
-	"earlier it could issue.\n"
+	"earlier it could issue. Then the N (default 10) most frequent dependencies by pc:\n"
+	"the edges grouped by consumer pc, producer pc, kind and what. Host code (x86-64 traces\n"
+	"replayed by the unicorn simulator) has no DMAs: the graph and that list are its answer.\n"
 	"\n"
 	"  --dot FILE     write a DMA-centric Graphviz graph\n"
 	"  --json         machine-readable output (docs/analyses.md, \"deps\")\n"
 	"  --edges        also list every edge (consumer <- producer)\n"
-	"  --max-chain K  the lightweight threshold\n";
+	"  --max-chain K  the lightweight threshold\n"
+	"  --top N        the N most frequent dependencies by pc (0: none)\n";
 
 int snr_analyze_deps(int argc, char **argv)
 {
@@ -948,11 +1115,14 @@ int snr_analyze_deps(int argc, char **argv)
 					     {"json", no_argument, NULL, 'j'},
 					     {"edges", no_argument, NULL, 'e'},
 					     {"max-chain", required_argument, NULL, 'k'},
+					     {"top", required_argument, NULL, 't'},
 					     {"sim", required_argument, NULL, 's'},
 					     {"config", required_argument, NULL, 'c'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *dot = NULL;
+	unsigned top = 10;
+	uint64_t top64;
 	bool json = false, edges = false;
 	struct snr_deps_opts o = {0};
 	int opt;
@@ -962,7 +1132,17 @@ int snr_analyze_deps(int argc, char **argv)
 		case 'd': dot = optarg; break;
 		case 'j': json = true; break;
 		case 'e': edges = true; break;
-		case 'k': o.max_chain = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'k':
+			if (snr_deps_parse_count(optarg, "deps", "--max-chain", &o.max_chain))
+				return 2;
+			break;
+		case 't':
+			if (!snr_parse_u64(optarg, &top64, false) || top64 > UINT32_MAX) {
+				snr_err("analyze deps: --top needs a count, not '%s'", optarg);
+				return 2;
+			}
+			top = (unsigned)top64;
+			break;
 		case 's': o.sim = optarg; break;
 		case 'c': o.config_path = optarg; break;
 		case 'h': fputs(deps_usage, stdout); return 0;
@@ -983,9 +1163,9 @@ int snr_analyze_deps(int argc, char **argv)
 	}
 	int rc = 0;
 	if (json)
-		print_json(stdout, &d, edges);
+		print_json(stdout, &d, edges, top);
 	else
-		print_text(stdout, &d, edges);
+		print_text(stdout, &d, edges, top);
 	if (dot && write_dot(dot, &d))
 		rc = 1;
 	snr_deps_free(&d);

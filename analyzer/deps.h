@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyzer/analyses.h"
 #include "analyzer/source.h"
 
 #define SNR_DEPS_DEFAULT_MAX_CHAIN 16
@@ -87,10 +88,16 @@ struct snr_deps_opts {
 	const char *sim, *config_path;
 	unsigned max_chain; /* 0: SNR_DEPS_DEFAULT_MAX_CHAIN */
 	bool want_edges;    /* keep every edge (else only counts and what the DMAs need) */
+	unsigned an_want;   /* also collect for analyses.h (AN_WANT_*) in the same pass */
 };
 
 struct snr_deps {
-	struct snr_source src;
+	/* collect.c's pass, run with the graph's: the source (an.src), the DMA
+	 * records the table below is made from, and what opts.an_want asked for */
+	struct an_data an;
+	bool ta1;                 /* the trace's ISA is TA1 (else register names come from its ISA plugin) */
+	char (*reg_names)[16];    /* for another ISA: the plugin's register names */
+	size_t nreg_names;
 	unsigned max_chain;
 	uint64_t ninsn;
 	struct snr_deps_insn *insn;
@@ -116,11 +123,21 @@ const char *snr_anchor_kind_name(enum snr_anchor_kind k);
 int snr_analyze_deps(int argc, char **argv);
 int snr_analyze_suggest(int argc, char **argv);
 
+#define SNR_SUGGEST_DEFAULT_VERIFY_MAX 16
+
 /* Algorithm 2 on path, its report (text or --json) written to out; with
- * do_verify each move is also run through the what-if. Returns 0; 1 when the
- * suggestions were written but --verify could not run (err says why, the
- * suggestions carry no verify results); -1 when nothing could be computed. */
-int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_verify, bool json, FILE *out,
+ * verify_max > 0 the moves with the verify_max largest predictions are
+ * also run through the what-if (each what-if runs the whole window once).
+ * Returns 0; 1 when the suggestions were written but --verify could not run
+ * (err says why, the suggestions carry no verify results); -1 when nothing
+ * could be computed. */
+int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
 		    char *err, size_t errlen);
+/* The same on a graph already computed (snr report: one pass for all). */
+int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
+		      char *err, size_t errlen);
+/* A positive count for option opt of `snr analyze cmd`; 0, or -1 after a
+ * message naming the option and the value. */
+int snr_deps_parse_count(const char *arg, const char *cmd, const char *opt, unsigned *out);
 
 #endif

@@ -1,9 +1,12 @@
 /*
  * report.c: `snr report T.snrt|M.snrm -o report.html`, one self-contained
  * HTML file: a summary, the DMA timeline colored as the paper's Figure 4
- * (base-latency stall, transfer stall, slack), per-unit utilization over
- * time with DMA completions marked, VMEM occupancy against the largest
- * contiguous free region and the fragmentation heatmap (Figure 8).
+ * (base-latency stall, transfer stall, slack) with each DMA's dependency
+ * backtail (`snr analyze deps`), per-unit utilization over time with DMA
+ * completions marked, VMEM occupancy against the largest contiguous free
+ * region and the fragmentation heatmap (Figure 8), and the suggestions of
+ * Algorithm 2 with their what-if results. One replay feeds the dependency
+ * graph and the analyses' collection (deps.c runs collect.c's callbacks).
  *
  * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
  * project's own license), vendored minified and compiled into the binary
@@ -57,8 +60,9 @@ static void usage(FILE *f)
 		   "       [--interval CYCLES]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it): summary, DMA timeline\n"
-		   "(base-latency stall, transfer stall, slack), per-unit utilization with DMA completions,\n"
-		   "VMEM occupancy against the largest contiguous free region, fragmentation heatmap.\n"
+		   "(base-latency stall, transfer stall, slack, and each DMA's dependency backtail),\n"
+		   "per-unit utilization with DMA completions, VMEM occupancy against the largest\n"
+		   "contiguous free region, fragmentation heatmap, suggestions with what-if results.\n"
 		   "--window and --interval are as for `snr analyze util` and `snr analyze vmem`.\n");
 }
 
@@ -83,10 +87,13 @@ int snr_cmd_report(int argc, char **argv)
 			config = optarg;
 			break;
 		case 'w':
-			window = strtoull(optarg, NULL, 0);
-			break;
 		case 'i':
-			interval = strtoull(optarg, NULL, 0);
+			if (!snr_parse_u64(optarg, opt == 'w' ? &window : &interval, true) ||
+			    !(opt == 'w' ? window : interval)) {
+				snr_err("report: --%s needs a positive number of cycles, not '%s'",
+					opt == 'w' ? "window" : "interval", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -100,30 +107,45 @@ int snr_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* One pass feeds the dependency graph (backtails, suggestions) and the
+	 * analyses' collection. */
 	char err[1024];
-	struct an_data d;
-	if (an_load(&d, argv[optind], config, AN_WANT_ALL, err, sizeof(err))) {
+	struct snr_deps g;
+	struct snr_deps_opts so = {.config_path = config, .an_want = AN_WANT_ALL};
+	if (snr_deps_run(&g, argv[optind], &so, err, sizeof(err))) {
 		snr_err("report: %s", err);
-		an_free(&d);
+		snr_deps_free(&g);
 		return 1;
 	}
+	struct an_data *d = &g.an;
 	struct an_vmem v;
 	struct an_util u;
-	an_vmem_compute(&d, interval, &v);
-	an_util_compute(&d, window, &u);
+	an_vmem_compute(d, interval, &v);
+	an_util_compute(d, window, &u);
 	json_t *all = json_object();
-	json_t *dj = an_dma_json(&d);
+	json_t *dj = an_dma_json(d);
+	/* each DMA's backtail (deps): how much earlier it could issue */
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(dj, "dmas"), i, o) {
+		uint64_t id = (uint64_t)json_integer_value(json_object_get(o, "id"));
+		const struct snr_deps_dma *m = id && id <= g.ndmas ? &g.dmas[id - 1] : NULL;
+		bool in_window = m && m->issue_index >= 0;
+		json_object_set_new(o, "backtail_cycles", in_window ? json_integer((json_int_t)m->backtail_cycles) : json_null());
+		json_object_set_new(o, "backtail_insns", in_window ? json_integer((json_int_t)m->backtail_insns) : json_null());
+		json_object_set_new(o, "relaxed_anchor",
+				    in_window ? json_string(snr_anchor_kind_name(m->anchor_kind)) : json_null());
+	}
 	json_object_set_new(all, "dma", dj);
-	json_object_set_new(all, "util", an_util_json(&d, &u));
-	json_object_set_new(all, "vmem", an_vmem_json(&d, &v, true));
+	json_object_set_new(all, "util", an_util_json(d, &u));
+	json_object_set_new(all, "vmem", an_vmem_json(d, &v, true));
 	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
 	 * is at hand (for a metrics file: the trace it names). */
 	{
 		char *buf = NULL, serr[1024] = "";
 		size_t blen = 0;
 		FILE *mf = open_memstream(&buf, &blen);
-		struct snr_deps_opts so = {.config_path = config};
-		int src = mf ? snr_suggest_run(argv[optind], &so, true, true, mf, serr, sizeof(serr)) : -1;
+		int src = mf ? snr_suggest_write(&g, &so, SNR_SUGGEST_DEFAULT_VERIFY_MAX, true, mf, serr, sizeof(serr)) : -1;
 		if (mf)
 			fclose(mf);
 		json_t *sj = src >= 0 && buf ? json_loads(buf, 0, NULL) : NULL;
@@ -145,11 +167,11 @@ int snr_cmd_report(int argc, char **argv)
 		json_decref(all);
 		an_util_free(&u);
 		an_vmem_free(&v);
-		an_free(&d);
+		snr_deps_free(&g);
 		return 1;
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>snr report: ", f);
-	html_text(f, d.src.path);
+	html_text(f, d->src.path);
 	fputs("</title>\n<style>\n"
 	      "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\n"
 	      "h1{font-size:22px}h2{font-size:17px;margin-top:28px}\n"
@@ -163,17 +185,17 @@ int snr_cmd_report(int argc, char **argv)
 	json_t *tot = json_object_get(dj, "totals");
 	uint64_t stall = (uint64_t)json_integer_value(json_object_get(tot, "stall_cycles"));
 	fprintf(f, "<tr><th>source</th><td>");
-	html_text(f, d.src.path);
-	fprintf(f, " (%s)</td></tr>\n", d.src.is_trace ? "trace, replayed" : "metrics file");
+	html_text(f, d->src.path);
+	fprintf(f, " (%s)</td></tr>\n", d->src.is_trace ? "trace, replayed" : "metrics file");
 	fprintf(f, "<tr><th>instructions</th><td>%llu</td></tr>\n<tr><th>cycles</th><td>%llu (IPC %.3f)</td></tr>\n",
-		(unsigned long long)d.src.instructions, (unsigned long long)d.cycles,
-		d.cycles ? (double)d.src.instructions / (double)d.cycles : 0.0);
+		(unsigned long long)d->src.instructions, (unsigned long long)d->cycles,
+		d->cycles ? (double)d->src.instructions / (double)d->cycles : 0.0);
 	fprintf(f,
 		"<tr><th>DMAs</th><td>%llu, %llu bytes</td></tr>\n"
 		"<tr><th>DMA stall</th><td>%llu cycles (%.1f%%): base latency %llu, transfer %llu; slack %llu</td></tr>\n",
 		(unsigned long long)json_integer_value(json_object_get(tot, "dmas")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "bytes")), (unsigned long long)stall,
-		d.cycles ? 100.0 * (double)stall / (double)d.cycles : 0.0,
+		d->cycles ? 100.0 * (double)stall / (double)d->cycles : 0.0,
 		(unsigned long long)json_integer_value(json_object_get(tot, "stall_base_cycles")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "stall_transfer_cycles")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "slack_cycles")));
@@ -207,6 +229,6 @@ int snr_cmd_report(int argc, char **argv)
 	json_decref(all);
 	an_util_free(&u);
 	an_vmem_free(&v);
-	an_free(&d);
+	snr_deps_free(&g);
 	return rc;
 }

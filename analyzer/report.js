@@ -19,8 +19,10 @@
   var cyc = function (v) { return v === null || v === undefined ? NaN : v; };
   var COLORS = {
     'base latency': '#c7d3e3', 'transfer': '#8fb0d6',
-    'base-latency stall': '#d62728', 'transfer stall': '#ff9f1c', 'slack': '#2ca02c'
+    'base-latency stall': '#d62728', 'transfer stall': '#ff9f1c', 'slack': '#2ca02c',
+    'backtail': '#7b3fc4'
   };
+  var BACKTAIL = 'backtail';
   var KINDS = Object.keys(COLORS);
   var charts = [];
   function chart(id, option) {
@@ -31,46 +33,74 @@
   }
 
   /* DMA timeline: one row per DMA (worst stall at the top), its phases as
-   * the paper colors them */
+   * the paper colors them; left of each ISSUE its backtail (snr analyze deps):
+   * a whisker back to the earliest cycle the DMA could have issued */
   function dmaTimeline() {
     var dmas = S.dma.dmas.slice(0, 400);
     var rows = dmas.map(function (d) { return '#' + d.id + ' ' + d.link; }).reverse();
     var n = dmas.length, data = [];
     dmas.forEach(function (d, i) {
       var y = n - 1 - i;
+      var seg = function (a, b, k, extra) {
+        if (b > a) data.push({ value: [y, a, b, KINDS.indexOf(k)], itemStyle: { color: COLORS[k] }, extra: extra });
+      };
+      if (d.issue && d.issue.cycle !== null && d.backtail_cycles)
+        seg(d.issue.cycle - d.backtail_cycles, d.issue.cycle, BACKTAIL,
+          { insns: d.backtail_insns, anchor: d.relaxed_anchor });
       var issue = d.issue && d.issue.cycle !== null ? d.issue.cycle + 1 : 0;
       var start = cyc(d.start_cycle), done = cyc(d.complete_cycle);
       if (isNaN(start) || isNaN(done)) return;
-      var seg = function (a, b, k) { if (b > a) data.push({ value: [y, a, b, KINDS.indexOf(k)], itemStyle: { color: COLORS[k] } }); };
       seg(issue, start, 'base latency');
       seg(start, done, 'transfer');
       if (d.stall_base_cycles) seg(done - d.stall_transfer_cycles - d.stall_base_cycles, done - d.stall_transfer_cycles, 'base-latency stall');
       if (d.stall_transfer_cycles) seg(done - d.stall_transfer_cycles, done, 'transfer stall');
       if (d.slack_cycles && d.wait) seg(done, d.wait.cycle, 'slack');
     });
+    var series = KINDS.map(function (k, ki) {
+      return {
+        type: 'custom', name: k, itemStyle: { color: COLORS[k] },
+        encode: { x: [1, 2], y: 0 },
+        data: data.filter(function (d) { return d.value[3] === ki; }),
+        renderItem: function (params, api) {
+          var a = api.coord([api.value(1), api.value(0)]), b = api.coord([api.value(2), api.value(0)]);
+          var row = api.size([0, 1])[1];
+          var cs = params.coordSys, box = { x: cs.x, y: cs.y, width: cs.width, height: cs.height };
+          if (k === BACKTAIL) {
+            /* a thin bar with a tick at its start: "could issue from here" */
+            var t = Math.max(row * 0.18, 3), tick = Math.max(row * 0.6, 6);
+            var bar = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - t / 2, width: Math.max(b[0] - a[0], 1), height: t }, box);
+            var cap = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - tick / 2, width: 3, height: tick }, box);
+            var parts = [bar, cap].filter(Boolean).map(function (r) { return { type: 'rect', shape: r, style: api.style() }; });
+            return parts.length ? { type: 'group', children: parts } : null;
+          }
+          var h = row * (ki >= 2 ? 0.45 : 0.8);
+          var r = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h }, box);
+          return r && { type: 'rect', shape: r, style: api.style() };
+        }
+      };
+    });
     chart('c-dma', {
       animation: false,
-      tooltip: { formatter: function (p) { return rows[p.value[0]] + '<br>' + KINDS[p.value[3]] + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + (p.value[2] - p.value[1]) + ' cycles)'; } },
+      tooltip: {
+        formatter: function (p) {
+          var k = KINDS[p.value[3]], len = p.value[2] - p.value[1];
+          if (k === BACKTAIL)
+            return rows[p.value[0]] + '<br>backtail: could issue ' + len + ' cycles (' + p.data.extra.insns +
+              ' instructions) earlier, from cycle ' + p.value[1] + ' (relaxed dependency: ' + p.data.extra.anchor + ')';
+          return rows[p.value[0]] + '<br>' + k + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + len + ' cycles)';
+        }
+      },
       legend: { data: KINDS, top: 0 },
       grid: { left: 130, right: 30, top: 40, bottom: 50 },
       xAxis: { type: 'value', name: 'cycle', nameLocation: 'middle', nameGap: 28, min: 0, max: S.dma.source.cycles },
       yAxis: { type: 'category', data: rows },
       dataZoom: [{ type: 'inside', xAxisIndex: 0 }],
-      series: KINDS.map(function (k, ki) {
-        return {
-          type: 'custom', name: k, itemStyle: { color: COLORS[k] },
-          encode: { x: [1, 2], y: 0 },
-          data: data.filter(function (d) { return d.value[3] === ki; }),
-          renderItem: function (params, api) {
-            var a = api.coord([api.value(1), api.value(0)]), b = api.coord([api.value(2), api.value(0)]);
-            var h = api.size([0, 1])[1] * (ki >= 2 ? 0.45 : 0.8);
-            var r = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h },
-              { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height });
-            return r && { type: 'rect', shape: r, style: api.style() };
-          }
-        };
-      })
+      series: series
     });
+    /* what each series holds, for the report test */
+    var counts = {};
+    series.forEach(function (s) { counts[s.name] = s.data.length; });
+    document.body.setAttribute('data-dma-series', JSON.stringify(counts));
   }
 
   /* per-unit utilization per window, DMA completions marked */

@@ -222,18 +222,23 @@ static uint64_t what_if(const struct capture *c, const uint64_t *order, size_t n
 	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
 		for (unsigned k = 0; k < c->pre_window[f]; k++)
 			ta1_timing_pre_window_dma(t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+	/* x and a are reused: only the captured registers and regions are set
+	 * (and x cleared again after), which is all the model reads */
+	uint64_t x[32] = {0};
+	struct ta1_access a = {0};
 	for (size_t k = 0; k < n; k++) {
 		const struct cap_insn *ci = &c->v[order[k]];
-		uint64_t x[32] = {0};
 		x[ci->in.rs3] = ci->xv[3];
 		x[ci->in.rs2] = ci->xv[2];
 		x[ci->in.rs1] = ci->xv[1];
 		x[ci->in.rd] = ci->xv[0];
 		x[0] = 0;
-		struct ta1_access a = {.regs_read = ci->regs_read, .regs_written = ci->regs_written,
-				       .nregions = ci->nregions};
+		a.regs_read = ci->regs_read;
+		a.regs_written = ci->regs_written;
+		a.nregions = ci->nregions;
 		memcpy(a.region, c->regions + ci->region0, ci->nregions * sizeof(*a.region));
 		ta1_timing_insn(t, order[k], ci->pc, &ci->in, &a, x, ci->next_pc);
+		x[ci->in.rs3] = x[ci->in.rs2] = x[ci->in.rs1] = x[ci->in.rd] = 0;
 	}
 	uint64_t cycles = ta1_timing_drain(t);
 	ta1_timing_free(t);
@@ -429,28 +434,29 @@ struct combined {
 	size_t moves;
 	uint64_t moved;
 	int64_t realized, sum_single; /* baseline - moved; the single moves' realized, summed */
+	size_t single_verified;       /* how many single moves sum_single covers */
 };
 
 static void print_text(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
-		       uint64_t baseline, const struct combined *cb)
+		       uint64_t baseline, const struct combined *cb, unsigned verify_max)
 {
 	size_t nsug = 0, nstalled = 0;
 	for (size_t k = 0; k < n; k++)
 		nsug += sg[k].suggested;
 	nstalled = n;
 	fprintf(f, "suggest: %s: %" PRIu64 " instructions, %" PRIu64 " cycles; %zu stalled DMAs, %zu suggestions\n",
-		d->src.path, d->src.instructions, d->src.cycles, nstalled, nsug);
+		d->an.src.path, d->an.src.instructions, d->an.src.cycles, nstalled, nsug);
 	if (verified)
-		fprintf(f, "what-if baseline: %" PRIu64 " cycles (the replay: %" PRIu64 ")\n", baseline,
-			d->src.cycles);
+		fprintf(f, "what-if baseline: %" PRIu64 " cycles (the replay: %" PRIu64 ")%s\n", baseline,
+			d->an.src.cycles, nsug > verify_max ? "; only the largest predictions are verified (--verify-max)" : "");
 	for (size_t k = 0; k < n; k++) {
 		const struct suggestion *s = &sg[k];
 		const struct snr_deps_dma *m = s->m;
 		char sym[256], ysym[256];
 		uint64_t pc = d->insn[m->issue_index].pc;
 		uint64_t ypc = s->at < d->ninsn ? d->insn[s->at].pc : 0;
-		snr_source_symbolize(&d->src, pc, sym, sizeof(sym));
-		snr_source_symbolize(&d->src, ypc, ysym, sizeof(ysym));
+		snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym));
+		snr_source_symbolize(&d->an.src, ypc, ysym, sizeof(ysym));
 		fprintf(f, "\nDMA %" PRIu64 " at pc 0x%" PRIx64 " (%s), #%" PRId64 ": stall %" PRIu64
 			   " cycles, backtail %" PRIu64 " insns / %" PRIu64 " cycles\n",
 			m->id, pc, sym, m->issue_index, m->stall_cycles, m->backtail_insns, m->backtail_cycles);
@@ -474,21 +480,24 @@ static void print_text(FILE *f, const struct snr_deps *d, const struct suggestio
 				   ", %.0f%%)\n",
 				s->predicted, s->realized_signed, s->baseline, s->moved,
 				s->predicted ? 100.0 * (double)s->realized_signed / (double)s->predicted : 0.0);
+		else if (verified)
+			fprintf(f, "  verify: not run (beyond the %u largest predictions)\n", verify_max);
 	}
 	if (cb->done)
 		fprintf(f, "\nall %zu moves together: realized %" PRId64 " cycles (%" PRIu64 " -> %" PRIu64
-			   "); the single moves' realized sum to %" PRId64 "\n",
-			cb->moves, cb->realized, baseline, cb->moved, cb->sum_single);
+			   "); the %s%zu single moves' realized sum to %" PRId64 "\n",
+			cb->moves, cb->realized, baseline, cb->moved, cb->single_verified < cb->moves ? "verified " : "",
+			cb->single_verified, cb->sum_single);
 }
 
 static void print_json(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
-		       uint64_t baseline, const struct combined *cb)
+		       uint64_t baseline, const struct combined *cb, unsigned verify_max)
 {
 	fprintf(f, "{\"analysis\":\"suggest\",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64
 		   ",\"max_chain\":%u,\"verified\":%s",
-		d->src.instructions, d->src.cycles, d->max_chain, verified ? "true" : "false");
+		d->an.src.instructions, d->an.src.cycles, d->max_chain, verified ? "true" : "false");
 	if (verified)
-		fprintf(f, ",\"what_if_baseline_cycles\":%" PRIu64, baseline);
+		fprintf(f, ",\"what_if_baseline_cycles\":%" PRIu64 ",\"verify_max\":%u", baseline, verify_max);
 	fputs(",\"stalled_dmas\":[", f);
 	for (size_t k = 0; k < n; k++) {
 		const struct suggestion *s = &sg[k];
@@ -515,42 +524,49 @@ static void print_json(FILE *f, const struct snr_deps *d, const struct suggestio
 			fprintf(f, ",\"verify\":{\"baseline_cycles\":%" PRIu64 ",\"moved_cycles\":%" PRIu64
 				   ",\"realized_cycles\":%" PRId64 "}",
 				s->baseline, s->moved, s->realized_signed);
+		else if (verified)
+			fputs(",\"verify\":null", f);
 		fputc('}', f);
 	}
 	fputc(']', f);
 	if (cb->done)
 		fprintf(f, ",\"combined\":{\"moves\":%zu,\"moved_cycles\":%" PRIu64 ",\"realized_cycles\":%" PRId64
-			   ",\"sum_of_single_realized\":%" PRId64 "}",
-			cb->moves, cb->moved, cb->realized, cb->sum_single);
+			   ",\"sum_of_single_realized\":%" PRId64 ",\"single_verified\":%zu}",
+			cb->moves, cb->moved, cb->realized, cb->sum_single, cb->single_verified);
 	fputs("}\n", f);
 }
 
-int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_verify, bool json, FILE *out,
-		    char *err, size_t errlen)
+static const struct suggestion *rank_sg;
+static int cmp_predicted(const void *a, const void *b)
 {
-	struct snr_deps d;
-	if (snr_deps_run(&d, path, o, err, errlen)) {
-		snr_deps_free(&d);
-		return -1;
-	}
-	struct suggestion *sg = snr_xcalloc(d.ndmas + 1, sizeof(*sg));
-	size_t n = 0;
-	for (size_t k = 0; k < d.ndmas; k++) {
-		const struct snr_deps_dma *m = &d.dmas[k];
+	const struct suggestion *x = &rank_sg[*(const size_t *)a], *y = &rank_sg[*(const size_t *)b];
+	if (x->predicted != y->predicted)
+		return x->predicted > y->predicted ? -1 : 1;
+	return x->m->id < y->m->id ? -1 : x->m->id > y->m->id;
+}
+
+int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
+		      char *err, size_t errlen)
+{
+	struct suggestion *sg = snr_xcalloc(d->ndmas + 1, sizeof(*sg));
+	size_t n = 0, nsug = 0;
+	for (size_t k = 0; k < d->ndmas; k++) {
+		const struct snr_deps_dma *m = &d->dmas[k];
 		if (m->stall_cycles == 0 || m->issue_index < 0)
 			continue; /* not stalled, or issued before the window: nothing to move */
-		evaluate(&d, m, &sg[n++]);
+		evaluate(d, m, &sg[n]);
+		nsug += sg[n++].suggested;
 	}
 	int rc = 0;
 	uint64_t baseline = 0;
 	bool verified = false;
 	struct combined cb = {0};
-	if (do_verify) {
-		const char *trace_path = d.src.is_trace ? d.src.path : NULL;
+	if (verify_max) {
+		const char *trace_path = d->an.src.is_trace ? d->an.src.path : NULL;
 		char *from_meta = NULL;
-		if (!trace_path && d.src.metrics) {
+		if (!trace_path && d->an.src.metrics) {
 			/* a metrics file names the trace it was replayed from */
-			const char *mj = snr_metrics_meta_json(d.src.metrics);
+			const char *mj = snr_metrics_meta_json(d->an.src.metrics);
 			const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
 			if (k) {
 				k += 9;
@@ -561,7 +577,10 @@ int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_ver
 			trace_path = from_meta;
 		}
 		struct capture c;
-		if (!trace_path) {
+		if (!d->ta1) {
+			snr_fmt(err, errlen, "--verify runs the TA1 timing model; this trace is not TA1 code");
+			rc = 1;
+		} else if (!trace_path) {
 			snr_fmt(err, errlen, "--verify needs the trace");
 			rc = 1;
 		} else if (o->sim && strcmp(o->sim, "ta1")) {
@@ -577,34 +596,57 @@ int snr_suggest_run(const char *path, const struct snr_deps_opts *o, bool do_ver
 			baseline = what_if(&c, order, c.n);
 			free(order);
 			verified = true;
-			const struct suggestion **moves = snr_xcalloc(n + 1, sizeof(*moves));
+			/* Each what-if runs the whole window again: the largest
+			 * predictions first, at most verify_max of them; then all
+			 * the suggested moves together, once. */
+			size_t *rank = snr_xcalloc(nsug + 1, sizeof(*rank)), r = 0;
 			for (size_t k = 0; k < n; k++)
-				if (sg[k].suggested) {
-					verify(&c, baseline, &sg[k]);
-					moves[cb.moves++] = &sg[k];
-					cb.sum_single += sg[k].realized_signed;
-				}
+				if (sg[k].suggested)
+					rank[r++] = k;
+			rank_sg = sg;
+			qsort(rank, r, sizeof(*rank), cmp_predicted);
+			for (size_t k = 0; k < r && k < verify_max; k++) {
+				verify(&c, baseline, &sg[rank[k]]);
+				cb.sum_single += sg[rank[k]].realized_signed;
+				cb.single_verified++;
+			}
+			const struct suggestion **moves = snr_xcalloc(r + 1, sizeof(*moves));
+			for (size_t k = 0; k < r; k++)
+				moves[cb.moves++] = &sg[rank[k]];
 			if (cb.moves) {
 				cb.moved = what_if_moves(&c, moves, cb.moves);
 				cb.realized = (int64_t)baseline - (int64_t)cb.moved;
 				cb.done = true;
 			}
 			free(moves);
+			free(rank);
 			capture_free(&c);
 		}
 		free(from_meta);
 	}
 	if (json)
-		print_json(out, &d, sg, n, verified, baseline, &cb);
+		print_json(out, d, sg, n, verified, baseline, &cb, verify_max);
 	else
-		print_text(out, &d, sg, n, verified, baseline, &cb);
+		print_text(out, d, sg, n, verified, baseline, &cb, verify_max);
 	free(sg);
+	return rc;
+}
+
+int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
+		    char *err, size_t errlen)
+{
+	struct snr_deps d;
+	if (snr_deps_run(&d, path, o, err, errlen)) {
+		snr_deps_free(&d);
+		return -1;
+	}
+	int rc = snr_suggest_write(&d, o, verify_max, json, out, err, errlen);
 	snr_deps_free(&d);
 	return rc;
 }
 
 static const char suggest_usage[] =
-	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--json] [--max-chain K]\n"
+	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--verify-max N] [--json] [--max-chain K]\n"
 	"                           [--sim NAME] [--config M.json]\n"
 	"\n"
 	"Algorithm 2 of Snap & Replay: for each DMA a WAIT stalled on, if its relaxed dependency\n"
@@ -612,15 +654,18 @@ static const char suggest_usage[] =
 	"region as large as its destination from the earlier point on, suggest moving it there\n"
 	"(no further than its stall needs), with the instructions that compute its operands.\n"
 	"\n"
-	"  --verify       apply each move, then all of them together, in what-if runs of the timing\n"
-	"                 model and print predicted against realized cycles saved (needs the trace;\n"
-	"                 for a metrics file, the trace it was replayed from)\n"
-	"  --json         machine-readable output (docs/analyses.md, \"suggest\")\n"
-	"  --max-chain K  the lightweight threshold of the relaxed dependencies (default 16)\n";
+	"  --verify        apply each move, then all of them together, in what-if runs of the timing\n"
+	"                  model and print predicted against realized cycles saved (needs the trace;\n"
+	"                  for a metrics file, the trace it was replayed from)\n"
+	"  --verify-max N  single what-if runs for at most the N largest predictions (default 16;\n"
+	"                  each runs the whole window); all the moves together run once more\n"
+	"  --json          machine-readable output (docs/analyses.md, \"suggest\")\n"
+	"  --max-chain K   the lightweight threshold of the relaxed dependencies (default 16)\n";
 
 int snr_analyze_suggest(int argc, char **argv)
 {
 	static const struct option opts[] = {{"verify", no_argument, NULL, 'v'},
+					     {"verify-max", required_argument, NULL, 'n'},
 					     {"json", no_argument, NULL, 'j'},
 					     {"max-chain", required_argument, NULL, 'k'},
 					     {"sim", required_argument, NULL, 's'},
@@ -628,14 +673,22 @@ int snr_analyze_suggest(int argc, char **argv)
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	bool json = false, do_verify = false;
+	unsigned verify_max = SNR_SUGGEST_DEFAULT_VERIFY_MAX;
 	struct snr_deps_opts o = {0};
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': do_verify = true; break;
+		case 'n':
+			if (snr_deps_parse_count(optarg, "suggest", "--verify-max", &verify_max))
+				return 2;
+			break;
 		case 'j': json = true; break;
-		case 'k': o.max_chain = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'k':
+			if (snr_deps_parse_count(optarg, "suggest", "--max-chain", &o.max_chain))
+				return 2;
+			break;
 		case 's': o.sim = optarg; break;
 		case 'c': o.config_path = optarg; break;
 		case 'h': fputs(suggest_usage, stdout); return 0;
@@ -647,7 +700,7 @@ int snr_analyze_suggest(int argc, char **argv)
 		return 2;
 	}
 	char err[4096] = "";
-	int rc = snr_suggest_run(argv[optind], &o, do_verify, json, stdout, err, sizeof(err));
+	int rc = snr_suggest_run(argv[optind], &o, do_verify ? verify_max : 0, json, stdout, err, sizeof(err));
 	if (rc)
 		snr_err("analyze suggest: %s%s", rc > 0 ? "--verify: " : "", err);
 	return rc < 0 ? 1 : rc;

@@ -7,8 +7,11 @@
  * active (an_dma.active to completion); a transfer's bytes are spread
  * evenly over its active interval for the HBM column (the model's rates
  * vary only when another transfer starts or ends, so this is exact for a
- * transfer alone on HBM and an average otherwise). docs/analyses.md.
+ * transfer alone on HBM and an average otherwise). Host code has two
+ * columns instead: scalar and memory, from the intervals collect.c derives
+ * from its instructions' issue and retire. docs/analyses.md.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,12 +34,37 @@ static void spread(struct an_util *u, uint64_t cycles, int col, uint64_t s, uint
 	}
 }
 
+/* Host code: the core (each instruction's first cycle) and memory (its
+ * cycles beyond that), from the intervals collect.c derived. */
+static int host_compute(const struct an_data *d, uint64_t cycles, struct an_util *u)
+{
+	u->ncols = AN_UTIL_HOST_COLS;
+	u->names = snr_xcalloc((size_t)u->ncols, sizeof(*u->names));
+	u->busy = snr_xcalloc(u->nwindows * (uint64_t)u->ncols, sizeof(*u->busy));
+	u->total = snr_xcalloc((size_t)u->ncols, sizeof(*u->total));
+	snprintf(u->names[AN_UTIL_HOST_SCALAR], sizeof(u->names[0]), "scalar");
+	snprintf(u->names[AN_UTIL_HOST_MEMORY], sizeof(u->names[0]), "memory");
+	for (size_t i = 0; i < d->nbusy; i++) {
+		const struct an_busy *b = &d->busy[i];
+		int col = b->unit == AN_UNIT_MEMORY ? AN_UTIL_HOST_MEMORY : AN_UTIL_HOST_SCALAR;
+		uint64_t e = b->end < cycles ? b->end : cycles;
+		spread(u, cycles, col, b->start, e, 1.0);
+		if (e > b->start)
+			u->total[col] += (double)(e - b->start);
+	}
+	for (int c = 0; c < u->ncols; c++)
+		u->total[c] /= (double)cycles;
+	return 0;
+}
+
 int an_util_compute(const struct an_data *d, uint64_t window, struct an_util *u)
 {
 	memset(u, 0, sizeof(*u));
 	uint64_t cycles = d->cycles ? d->cycles : 1;
 	u->window = window ? window : (cycles + 19) / 20;
 	u->nwindows = (cycles + u->window - 1) / u->window;
+	if (!d->ta1)
+		return host_compute(d, cycles, u);
 	u->ncols = AN_UTIL_FIXED + d->nlinks;
 	u->names = snr_xcalloc((size_t)u->ncols, sizeof(*u->names));
 	u->busy = snr_xcalloc(u->nwindows * (uint64_t)u->ncols, sizeof(*u->busy));
@@ -137,7 +165,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: snr analyze util T.snrt|M.snrm [--window CYCLES] [--config M.json] [--json]\n"
 		   "\n"
 		   "Busy fraction per window of CYCLES (default: the window's cycles / 20, rounded up)\n"
-		   "for the scalar core, vector unit, MXU, DMA engine, each DMA link, and HBM bandwidth.\n"
+		   "for the scalar core, vector unit, MXU, DMA engine, each DMA link, and HBM bandwidth;\n"
+		   "for host code (x86-64 under unicorn), the scalar core and memory.\n"
 		   "docs/analyses.md.\n");
 }
 
@@ -157,15 +186,21 @@ int snr_analyze_util(int argc, char **argv)
 		putchar('\n');
 		json_decref(j);
 	} else {
-		printf("busy %% per window of %llu cycles (%llu cycles); links:", (unsigned long long)u.window,
+		printf("busy %% per window of %llu cycles (%llu cycles)", (unsigned long long)u.window,
 		       (unsigned long long)d.cycles);
-		for (int l = 0; l < d.nlinks; l++)
-			printf(" L%d=%s", l, d.links[l].name);
+		if (d.ta1) {
+			printf("; links:");
+			for (int l = 0; l < d.nlinks; l++)
+				printf(" L%d=%s", l, d.links[l].name);
+		} else {
+			printf("; host code: scalar = each instruction's first cycle, memory = its cycles beyond "
+			       "that");
+		}
 		printf("\n\n%12s", "cycle");
 		int shown = u.ncols < AN_UTIL_FIXED + 8 ? u.ncols : AN_UTIL_FIXED + 8;
 		for (int c = 0; c < shown; c++) {
 			char h[16];
-			if (c < AN_UTIL_FIXED)
+			if (c < AN_UTIL_FIXED || !d.ta1)
 				snprintf(h, sizeof(h), "%.7s", u.names[c]);
 			else
 				snprintf(h, sizeof(h), "L%d", c - AN_UTIL_FIXED);

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""check_report.py DOM.html SHOT.png: the report's script finished with no
-error (body[data-ready], empty #errors), and in the screenshot each chart's
-box (body[data-charts], page coordinates) is drawn: it has many distinct
-colors and a good share of non-background pixels. The PNG is decoded here
-(zlib and the five filters) so the test needs no imaging package."""
+"""check_report.py DOM.html SHOT.png [DEPS.json]: the report's script finished
+with no error (body[data-ready], empty #errors), and in the screenshot each
+chart's box (body[data-charts], page coordinates) is drawn: it has many
+distinct colors and a good share of non-background pixels. The DMA
+timeline's backtail series holds one whisker per DMA of the chart with a
+backtail (body[data-dma-series] against the report's data), each DMA's
+backtail is the one `snr analyze deps --json` (DEPS.json) gives, and the
+whiskers' color is drawn inside the plot area (below the legend, which has
+it too). The PNG is decoded here (zlib and the five filters) so the test
+needs no imaging package."""
 import html, json, re, struct, sys, zlib
 
 dom = open(sys.argv[1], encoding='utf-8', errors='replace').read()
@@ -22,6 +27,30 @@ if not sm or not ('<table>' in sm.group(1) or '<p>' in sm.group(1)):
 boxes = json.loads(html.unescape(re.search(r'data-charts="([^"]*)"', attrs).group(1))) if 'data-charts' in attrs else []
 if [b['id'] for b in boxes] != ['c-dma', 'c-util', 'c-vmem', 'c-heat']:
     errs.append('chart boxes: %r' % boxes)
+
+# the backtail series of the DMA timeline
+BACKTAIL_RGB = bytes.fromhex('7b3fc4')  # report.js COLORS.backtail
+m = re.search(r'window\.SNR = (\{.*?\});\s*</script>', dom, re.S)
+snr = json.loads(m.group(1)) if m else None
+series = json.loads(html.unescape(re.search(r'data-dma-series="([^"]*)"', attrs).group(1))) \
+    if 'data-dma-series' in attrs else {}
+if not snr:
+    errs.append('no report data (window.SNR) in the page')
+else:
+    shown = snr['dma']['dmas'][:400]
+    want = sum(1 for d in shown if d['issue'] and d['issue']['cycle'] is not None and d.get('backtail_cycles'))
+    if 'backtail' not in series:
+        errs.append('the DMA timeline has no backtail series: %r' % series)
+    elif series['backtail'] != want or want == 0:
+        errs.append('backtail series holds %r whiskers, the data has %d DMAs with a backtail' % (series['backtail'], want))
+    if len(sys.argv) > 3:
+        deps = {d['id']: d for d in json.load(open(sys.argv[3]))['dmas']}
+        for d in snr['dma']['dmas']:
+            r = deps[d['id']]['relaxed']
+            got = (d.get('backtail_cycles'), d.get('backtail_insns'), d.get('relaxed_anchor'))
+            exp = (r['backtail_cycles'], r['backtail_insns'], r['anchor']) if r else (None, None, None)
+            if got != exp:
+                errs.append('DMA %d: report backtail %r, deps %r' % (d['id'], got, exp))
 
 def png(path):
     data = open(path, 'rb').read()
@@ -67,6 +96,16 @@ for b in boxes:
                 ink += 1
     if len(colors) < 8 or ink < n * 0.01:
         errs.append('%s looks blank: %d colors, %.2f%% non-white' % (b['id'], len(colors), 100.0 * ink / max(n, 1)))
+dma_box = [b for b in boxes if b['id'] == 'c-dma']
+if dma_box:
+    b, drawn = dma_box[0], 0
+    for y in range(b['y'] + 40, min(b['y'] + b['h'], h)):  # the plot area: below the legend (grid top 40)
+        r = rows[y]
+        for x in range(b['x'], min(b['x'] + b['w'], w)):
+            if r[x * bpp:x * bpp + 3] == BACKTAIL_RGB:
+                drawn += 1
+    if drawn < 30:
+        errs.append('no backtail whisker drawn in the DMA timeline (%d pixels of its color)' % drawn)
 for e in errs:
     print('FAIL', e)
 sys.exit(1 if errs else 0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # snr report on tests/an/an_prog.c: the HTML loads nothing from outside,
 # opens in headless Chromium with no console errors, and every chart area is
-# drawn (checked on a screenshot by check_report.py). Installs Debian's
+# drawn, the DMA timeline's backtail whiskers included (checked on a
+# screenshot by check_report.py). Installs Debian's
 # chromium when it is missing (scripts/install-deps lists it too).
 # usage: report.sh SNR
 set -u
@@ -35,5 +36,14 @@ if grep -E 'CONSOLE|Uncaught' "$T/dom.err" | grep -vi 'dbus' >"$T/console.txt"; 
   fail "console messages: $(cat "$T/console.txt")"
 fi
 chrome --screenshot="$T/shot.png" "file://$T/r.html" >/dev/null 2>"$T/shot.err" || fail "chromium --screenshot: $(tail -5 "$T/shot.err")"
-python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" || fail "report check"
-echo "ok: report self-contained, no console errors, every chart drawn"
+# the backtails the timeline draws are deps' (DMA #5 reads what #4 brought: it could issue
+# only after #4's WAIT)
+"$SNR" analyze deps "$T/a.snrm" --json >"$T/deps.json" || fail "analyze deps"
+python3 - "$T/deps.json" <<'PY' || fail "deps of an_prog: $(cat "$T/deps.json")"
+import json, sys
+d = {m["id"]: m for m in json.load(open(sys.argv[1]))["dmas"]}
+assert d[5]["relaxed"]["anchor"] == "dma" and d[5]["relaxed"]["anchor_dma"] == 4, d[5]
+assert d[2]["relaxed"]["backtail_cycles"] > 500, d[2]
+PY
+python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" "$T/deps.json" || fail "report check"
+echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them"

@@ -7,7 +7,9 @@
  *              ~300 loop iterations of independent scalar work precede it;
  *   truedep()  a stall from a true dependency: the weight DMA's source
  *              address is loaded from a descriptor another DMA just brought
- *              into core memory.
+ *              into core memory;
+ *   planted3() three planted stalls of one DMA instruction, 16, 64 and
+ *              32 KiB: the 64 KiB one stalls longest (--verify-max).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -76,6 +78,19 @@ __attribute__((noinline)) uint64_t truedep(uint64_t n)
 	return h;
 }
 
+__attribute__((noinline)) uint64_t planted3(uint64_t n)
+{
+	static const uint64_t kib[3] = {16, 64, 32};
+	uint64_t h = 1469598103934665603ull;
+	for (int k = 0; k < 3; k++) {
+		for (uint64_t i = 0; i < n; i++)
+			h = (h ^ i) * 1099511628211ull;
+		ta_dma(TA_VMEM_BASE + 0x300000 + (uint64_t)k * 0x20000, ta_addr(wts), kib[k] * 1024, 5);
+		ta_wait(5, 1);
+	}
+	return h;
+}
+
 int main(void)
 {
 	/* hbm_desc[0] = &wts, written through core memory and a DMA */
@@ -83,8 +98,9 @@ int main(void)
 	ta_dma(ta_addr(hbm_desc), ta_addr(desc), sizeof(desc), 0);
 	ta_wait(0, 1);
 	desc[0] = 0;
+	uint64_t h = planted3(300);
 	tiny();
-	uint64_t h = planted(300);
+	h ^= planted(300);
 	h ^= truedep(301);
 	printf("an_prog %016llx\n", (unsigned long long)h);
 	return 0;

@@ -4,7 +4,7 @@
 # in planted() is suggested by pc and --verify realizes >= 80% of the
 # prediction; the stall of truedep() (source address loaded from a descriptor
 # another DMA just brought in) gets no suggestion. Also a metrics file as the
-# source, --json (parsed) and --dot.
+# source, --json (parsed) and --dot; --verify-max on three planted stalls.
 # usage: deps_suggest.sh SNR
 set -u
 SNR=$1
@@ -32,6 +32,7 @@ record() { # FUNC COUNT OUT
 record tiny 15 "$T/tiny.snrt"
 record planted 1219 "$T/planted.snrt"
 record truedep 1800 "$T/truedep.snrt"
+record planted3 3642 "$T/planted3.snrt"
 pc_of() { printf '0x%x' $((16#$(riscv64-unknown-elf-nm "$T/p.elf" | awk -v s="$1" '$3==s{print $1}') + $2)); }
 
 # 1. deps: the edges of tiny() (indices in an_prog.c's comment).
@@ -84,4 +85,22 @@ grep -q "2 stalled DMAs, 0 suggestions" "$T/td.txt" || fail "true dependency got
 grep -q "its inputs come from a DMA just before" "$T/td.txt" || fail "truedep reason: $(cat "$T/td.txt")"
 "$SNR" analyze deps "$T/truedep.snrt" >"$T/tdd.txt" || fail "deps truedep"
 grep -qE '^ +2 +13 .*DMA 1 \(wait #8\)' "$T/tdd.txt" || fail "truedep relaxed dependency: $(cat "$T/tdd.txt")"
-echo "ok: deps edges, planted stall suggested and verified, true dependency left alone"
+
+# 4. --verify-max: three planted stalls of one DMA instruction (16, 64, 32 KiB); with
+#    --verify-max 1 only the 64 KiB one (the largest prediction) is run, by default all three.
+"$SNR" analyze suggest "$T/planted3.snrt" --verify --verify-max 1 --json >"$T/p3a.json" || fail "suggest --verify-max 1"
+"$SNR" analyze suggest "$T/planted3.snrt" --verify --json >"$T/p3b.json" || fail "suggest --verify (planted3)"
+python3 - "$T/p3a.json" "$T/p3b.json" <<'PY' || fail "--verify-max: $(cat "$T/p3a.json")"
+import json, sys
+one, every = (json.load(open(p)) for p in sys.argv[1:3])
+sug = [x for x in one["stalled_dmas"] if x["suggested"]]
+assert sorted(x["dma"]["bytes"] for x in sug) == [16384, 32768, 65536], sug
+assert one["verify_max"] == 1 and every["verify_max"] == 16
+ran = [x for x in sug if x["verify"] is not None]
+assert [x["dma"]["bytes"] for x in ran] == [65536], ran
+assert ran[0]["predicted_cycles"] == max(x["predicted_cycles"] for x in sug)
+assert all(x["verify"] is not None for x in every["stalled_dmas"] if x["suggested"])
+PY
+"$SNR" analyze suggest "$T/planted3.snrt" --verify-max 0 >"$T/vm0.txt" 2>&1 && fail "--verify-max 0 accepted"
+grep -q -- "--verify-max needs a positive count, not '0'" "$T/vm0.txt" || fail "--verify-max 0: $(cat "$T/vm0.txt")"
+echo "ok: deps edges, planted stall suggested and verified, true dependency left alone, --verify-max"
