@@ -35,15 +35,8 @@ __attribute__((noinline)) void window(void)
 int main(void) { window(); return 0; }
 C
 "$SNR" cc -O1 "$T/p.c" -o "$T/p.elf" || fail "snr cc"
-"$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >/dev/null &
-DEV=$!
-PORT=""
-for _ in $(seq 100); do
-  PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-  [ -n "$PORT" ] && break
-  sleep 0.05
-done
-[ -n "$PORT" ] || fail "device did not start: $(cat "$T/dev.err")"
+. "$(dirname "$0")/../gdb_device.sh"
+gdb_device "$SNR" "$T" "$T/p.elf"
 "$SNR" record --target tcp:127.0.0.1:"$PORT" --elf "$T/p.elf" --breakpoint window --count 40 -o "$T/a.snrt" \
   --kill 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
 wait "$DEV"; DEV=""

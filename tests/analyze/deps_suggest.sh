@@ -14,17 +14,9 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SNR" cc -O1 "$(dirname "$0")/an_prog.c" -o "$T/p.elf" || fail "snr cc"
 
+. "$(dirname "$0")/../gdb_device.sh"
 record() { # FUNC COUNT OUT
-  rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
-  "$SNR" device "$T/p.elf" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
-  DEV=$!
-  PORT=""
-  for _ in $(seq 100); do
-    PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-    [ -n "$PORT" ] && break
-    sleep 0.05
-  done
-  [ -n "$PORT" ] || fail "device did not start: $(cat "$T/dev.err")"
+  gdb_device "$SNR" "$T" "$T/p.elf"
   "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint "$1" --count "$2" -o "$3" \
     2>"$T/rec.err" || fail "record $1: $(cat "$T/rec.err")"
   wait $DEV; DEV=""

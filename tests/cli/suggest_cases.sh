@@ -29,20 +29,12 @@ region() { # name word [device args...]
   [ -n "$c" ] || fail "no region cycles in $name's output: $(cat "$T/$name.out")"
   echo "$c"
 }
+. "$(dirname "$0")/../gdb_device.sh"
 record() { # name breakpoint count [device args...]
   local name=$1 bp=$2 count=$3
   shift 3
-  rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
-  "$SNR" device "$T/$name.elf" --gdb tcp:127.0.0.1:0 --halt "$@" 2>"$T/dev.err" >/dev/null &
-  DEV=$!
-  local port=""
-  for _ in $(seq 200); do
-    port=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  [ -n "$port" ] || fail "device did not start: $(cat "$T/dev.err")"
-  "$SNR" record --target tcp:127.0.0.1:"$port" --elf "$T/$name.elf" --breakpoint "$bp" --count "$count" \
+  gdb_device "$SNR" "$T" "$T/$name.elf" "$@"
+  "$SNR" record --target tcp:127.0.0.1:"$PORT" --elf "$T/$name.elf" --breakpoint "$bp" --count "$count" \
     -o "$T/$name.snrt" --kill 2>"$T/rec.err" || fail "record $name: $(cat "$T/rec.err")"
   wait "$DEV"; DEV=""
   "$SNR" analyze suggest "$T/$name.snrt" --verify --json >"$T/$name.json" 2>"$T/sug.err" \
