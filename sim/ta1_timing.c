@@ -110,6 +110,7 @@ struct ta1_timing_model {
 	uint32_t nactive, cap_active;
 	double et;	   /* engine time: remaining bytes are as of this instant */
 	double next_event; /* INFINITY when idle */
+	uint64_t next_event_cycle; /* the first whole cycle at or after next_event (UINT64_MAX: idle) */
 	uint64_t next_id;
 	uint64_t dma_busy_start, dma_busy_index;
 	uint32_t flag_head[TA1_NUM_FLAGS], flag_tail[TA1_NUM_FLAGS];
@@ -239,6 +240,7 @@ static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_d
 /* ---- life cycle ---------------------------------------------------------- */
 
 static uint64_t scalar_latency(const struct ta1_timing_model *t, enum ta1_timing tc);
+static void set_next_event(struct ta1_timing_model *t, double n);
 static enum snr_unit unit_of(enum ta1_class c);
 
 struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker,
@@ -254,7 +256,7 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 	t->free_head = t->base_head = t->base_tail = NIL;
 	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
 		t->flag_head[f] = t->flag_tail[f] = NIL;
-	t->next_event = INFINITY;
+	set_next_event(t, INFINITY);
 	t->next_id = 1;
 	for (unsigned op = 0; op < TA1_OP_COUNT; op++) {
 		t->op_cls[op] = (uint8_t)ta1_insn_table[op].cls;
@@ -339,6 +341,12 @@ static uint32_t dma_alloc(struct ta1_timing_model *t)
 	return i;
 }
 
+static void set_next_event(struct ta1_timing_model *t, double n)
+{
+	t->next_event = n;
+	t->next_event_cycle = isfinite(n) && n < 1.8e19 ? (uint64_t)ceil(n) : UINT64_MAX;
+}
+
 static void recompute_next_event(struct ta1_timing_model *t)
 {
 	double n = t->base_head != NIL ? (double)t->dmas[t->base_head].base_end : INFINITY;
@@ -348,7 +356,7 @@ static void recompute_next_event(struct ta1_timing_model *t)
 		if (f < n)
 			n = f;
 	}
-	t->next_event = n;
+	set_next_event(t, n);
 }
 
 static void recompute_rates(struct ta1_timing_model *t)
@@ -531,7 +539,7 @@ static void dma_submit(struct ta1_timing_model *t, uint32_t i)
 	}
 	emit_dma(t, d, SNR_DMA_ISSUED, d->issue_cycle, -1, 0, 0, 0);
 	if ((double)d->base_end < t->next_event)
-		t->next_event = (double)d->base_end;
+		set_next_event(t, (double)d->base_end);
 }
 
 static void dma_set_link(struct ta1_timing_model *t, struct dma *d, uint8_t src_space, uint16_t src_chip,
@@ -752,7 +760,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	const bool async = cls == TA1_CLASS_VECTOR || cls == TA1_CLASS_MATRIX || cls == TA1_CLASS_DMA_ISSUE;
 	uint64_t at = t->next_issue;
 
-	if (t->next_event <= (double)at)
+	if (at >= t->next_event_cycle) /* next_event <= at, in integers */
 		engine_run_until(t, (double)at);
 
 	/* 1. Fetch: a taken branch's refill. */
