@@ -1,5 +1,6 @@
 /*
- * snr_debugger.h: the debugger-backend plugin ABI (version 1).
+ * snr_debugger.h: the debugger-backend plugin ABI (version 2; version 1
+ * backends, which have no read_regs_cheap(), still work).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -18,10 +19,12 @@
 #ifndef SNR_DEBUGGER_H
 #define SNR_DEBUGGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 1
+#define SNR_DBG_ABI_VERSION 2
+#define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
 
@@ -88,6 +91,16 @@ struct snr_dbg_ops {
 	int (*detach)(struct snr_dbg *d);
 	/* Ends the program. */
 	int (*kill)(struct snr_dbg *d);
+
+	/* Version 2, optional (NULL: read_regs is as cheap as any read). Reads
+	 * the registers that cost at most one exchange with the target (RSP:
+	 * the 'g' reply and what the stop reply expedited, not the registers
+	 * that take a 'p' round trip each, such as QEMU's AArch64 vector
+	 * registers) into their places in buf, leaving the other bytes of buf
+	 * alone, and sets got[i] (i indexes registers()) for each register
+	 * whose bytes in buf are now current, clearing the others. The
+	 * recorder reads the rest only when it needs them. */
+	int (*read_regs_cheap)(struct snr_dbg *d, uint8_t *buf, bool *got);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;
