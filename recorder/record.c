@@ -716,6 +716,21 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			if (st.thread < 0 || st.thread == o->chip)
 				break;
 		}
+		/* A hit to skip: step off the breakpoint before continuing, as GDB
+		 * does. QEMU's stub does not: continued at a breakpoint, it
+		 * reports the same hit again, so --skip counted it twice. */
+		if (hit < o->skip && (o->dbg->select_thread(r.d, o->chip) || o->dbg->clear_breakpoint(r.d, bp) ||
+				      o->dbg->step(r.d, &st) || o->dbg->set_breakpoint(r.d, bp))) {
+			snr_fmt(err, errlen, "stepping off breakpoint %s after hit %llu: %s", o->breakpoint,
+				(unsigned long long)hit + 1, o->dbg->error(r.d));
+			goto out;
+		}
+		if (hit < o->skip && st.kind != SNR_DBG_STOP_TRAP) {
+			snr_fmt(err, errlen, "the program %s while stepping off breakpoint %s (hit %llu of %llu)",
+				stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)hit + 1,
+				(unsigned long long)o->skip + 1);
+			goto out;
+		}
 	}
 	if (o->dbg->clear_breakpoint(r.d, bp) || o->dbg->select_thread(r.d, o->chip)) {
 		snr_fmt(err, errlen, "clearing the breakpoint: %s", o->dbg->error(r.d));
@@ -777,6 +792,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			if (read_registers(&r, err, errlen))
 				goto out;
 			r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
+		}
+		if (acc.fault && sum->unmodelled++ == 0) {
+			sum->first_unmodelled_index = i;
+			sum->first_unmodelled_pc = pc;
+			snprintf(sum->first_unmodelled, sizeof(sum->first_unmodelled), "%s", acc.fault);
 		}
 		if (!acc.length || acc.length > ce->len)
 			acc.length = ce->len;
@@ -873,7 +893,13 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		/* System calls and counters: a simulator cannot recompute their
 		 * results, so their register outputs are recorded after the step. */
 		if (acc.record_outputs && st.kind == SNR_DBG_STOP_TRAP) {
-			if (read_registers(&r, err, errlen))
+			if (read_step_registers(&r, err, errlen))
+				goto out;
+			bool all = true; /* the outputs came with the cheap read */
+			for (size_t k = 0; k < r.niregs; k++)
+				if (snr_regset_has(acc.regs_written, (unsigned)k) && r.map[k] >= 0 && r.stale[k])
+					all = false;
+			if (!all && read_registers(&r, err, errlen))
 				goto out;
 			unsigned np = 0;
 			for (size_t k = 0; k < r.niregs; k++)

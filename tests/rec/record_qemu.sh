@@ -4,7 +4,8 @@
 # reports riscv:rv64; TA1's own registers are optional and absent), verified,
 # proved minimal and complete by check_trace, and replayed in the TA1 GRM.
 # QEMU 7.2 serves 39 registers beyond 'g' only through 'p' (one round trip
-# each per step), so the recording runs with SNR_RSP_REGS=g: TA1 needs only
+# each; the recorder reads them only at the window's ends), and the recording
+# runs with SNR_RSP_REGS=g, which leaves them out altogether: TA1 needs only
 # x0-x31 and pc, all in 'g'. Exit 77 without qemu-riscv64 or snr cc.
 # usage: record_qemu.sh SNR CHECK_TRACE
 set -u

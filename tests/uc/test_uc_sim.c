@@ -217,7 +217,7 @@ static void test_aarch64(void)
 	/* brk #0: an exception a user-mode replay cannot take */
 	static const uint32_t brk[] = {0xd4200000};
 	s = a64_fresh(brk, 1);
-	CHECK(a64->step(s, 0, &out) != 0 && strstr(a64->error(s), "raises exception"), "brk: %s", a64->error(s));
+	CHECK(a64->step(s, 0, &out) != 0 && strstr(a64->error(s), "(pc 0x400000: brk #0) raises exception"), "brk: %s", a64->error(s));
 	a64->destroy(s);
 }
 
