@@ -5,7 +5,7 @@
  *   sim, no tracker    the plugin ABI stepping one instruction per
  *                      uc_emu_start, poison checks on (they are not optional)
  *   sim, tracker       every tracker callback registered (counting), the
- *                      cache model and register events included
+ *                      cache model, register and busy events included
  *   snr_replay()       the whole replayer: pc checks, post-step values,
  *                      its own collector, the end-state digest
  *   unicorn alone      the peer figure: one uc_emu_start(pc, 0, 0, N) over
@@ -38,8 +38,9 @@ static uint64_t events;
 static void ev_insn(void *u, const struct snr_ev_insn *e) { (void)u, (void)e, events++; }
 static void ev_mem(void *u, const struct snr_ev_mem *e) { (void)u, (void)e, events++; }
 static void ev_reg(void *u, const struct snr_ev_reg *e) { (void)u, (void)e, events++; }
+static void ev_busy(void *u, const struct snr_ev_busy *e) { (void)u, (void)e, events++; }
 static const struct snr_tracker counting = {SNR_TRACKER_ABI_VERSION, NULL, ev_insn, ev_insn, NULL, NULL,
-					    ev_mem, ev_reg, NULL};
+					    ev_mem, ev_reg, ev_busy};
 
 static const struct snr_sim_ops *ops = &snr_sim_unicorn;
 static bool aarch64;

@@ -28,6 +28,9 @@
  *
  * Timing: one cycle per instruction plus, for each memory access, the cache
  * model's latency beyond an L1 hit (sim/snr_cache.h; docs/unicorn-sim.md).
+ * The scalar unit is busy for the instruction's one cycle, not while it waits
+ * on memory: busy events are those runs, so `snr analyze util` shows the
+ * fraction of cycles the core executed.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -101,6 +104,10 @@ struct snr_sim {
 	struct snr_cache *cache;
 	uint64_t now, stall; /* cycles; this instruction's memory cycles beyond L1 hits */
 	uint64_t l1_latency;
+	/* the scalar unit's current busy run (cycles with an instruction
+	 * executing, not waiting on memory), reported as one busy event */
+	bool run_open;
+	uint64_t run_start, run_end, run_index;
 
 	/* the step in progress */
 	uint64_t index, pc;
@@ -610,6 +617,15 @@ static void reg_events(struct snr_sim *s, const uint64_t *set, bool write)
 		}
 }
 
+static void flush_busy(struct snr_sim *s)
+{
+	if (!s->run_open)
+		return;
+	struct snr_ev_busy e = {SNR_UNIT_SCALAR, s->run_start, s->run_end, s->run_index};
+	s->tracker->on_busy(s->tracker->user, &e);
+	s->run_open = false;
+}
+
 static int uc_sim_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -668,6 +684,17 @@ static int uc_sim_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *o
 		s->reg_valid[w] |= c->regs_written[w];
 	if (s->mask & SNR_TRACK_REG)
 		reg_events(s, c->regs_written, true);
+	if (s->mask & SNR_TRACK_BUSY) {
+		if (s->run_open && s->run_end == s->now) {
+			s->run_end++;
+		} else {
+			flush_busy(s);
+			s->run_open = true;
+			s->run_start = s->now;
+			s->run_end = s->now + 1;
+			s->run_index = index;
+		}
+	}
 	s->now += 1 + s->stall;
 	ev.retire = s->now;
 	if (s->mask & SNR_TRACK_RETIRE)
@@ -680,7 +707,11 @@ static int uc_sim_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *o
 	return 0;
 }
 
-static uint64_t uc_sim_finish(struct snr_sim *s) { return s->now; }
+static uint64_t uc_sim_finish(struct snr_sim *s)
+{
+	flush_busy(s);
+	return s->now;
+}
 
 #define UC_SIM_OPS(ISA, CREATE)                                                                                \
 	{                                                                                                      \

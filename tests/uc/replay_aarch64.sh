@@ -4,8 +4,8 @@
 # matmul) runs under qemu-aarch64 -g and is recorded through the RSP client
 # (40000 instructions from kernels(), --isa aarch64; QEMU's default CPU has
 # SVE, so its vector registers come as z0-z31); the trace replays in unicorn
-# with every pc and the end state matching, and check_host_trace proves it
-# complete and minimal. A window of matmul_blocked recorded from a CPU
+# with every pc and the end state matching, `snr analyze util` and `deps`
+# run on it, and check_host_trace proves it complete and minimal. A window of matmul_blocked recorded from a CPU
 # without SVE (v0-v31 in target.xml) replays too. A window that runs into
 # glibc's LSE atomics draws the recorder's warning and fails to replay there.
 # Damaged copies fail the way they must: without the page of src[] (an
@@ -66,6 +66,11 @@ grep -q "^instructions  40000" "$T/out" || fail "replayed count"
 "$SNR" replay --sim unicorn "$T/k.snrt" >"$T/out" 2>&1 || fail "--sim unicorn"
 "$SNR" replay --cache-report=3 "$T/k.snrt" >"$T/out" 2>&1 || fail "--cache-report"
 grep -q "matmul_blocked" "$T/out" || fail "no cache report naming the matmul"
+# the analyses run on host code: the core's busy fraction, the dependencies
+"$SNR" analyze util "$T/k.snrt" >"$T/out" 2>&1 || fail "analyze util"
+awk '$1 ~ /^[0-9]+$/ && $2 > 0 { busy = 1 } END { exit !busy }' "$T/out" || fail "util: the scalar unit is never busy"
+"$SNR" analyze deps "$T/k.snrt" >"$T/out" 2>&1 || fail "analyze deps"
+grep -q "^edges: [1-9][0-9]* register, [1-9][0-9]* memory" "$T/out" || fail "deps: no register and memory edges"
 "$CHECK" "$T/k.snrt" >"$T/out" 2>&1 || fail "check_host_trace"
 grep -q "40000 instructions replayed in unicorn" "$T/out" || fail "check_host_trace summary"
 

@@ -49,6 +49,13 @@ static uint64_t get64(struct snr_sim *s, const char *name, int *rc)
 static unsigned nmem, nreg_reads;
 static void on_mem(void *u, const struct snr_ev_mem *e) { (void)u, (void)e, nmem++; }
 static void on_reg(void *u, const struct snr_ev_reg *e) { (void)u, nreg_reads += !e->write; }
+static uint64_t busy_cycles, busy_events;
+static void on_busy(void *u, const struct snr_ev_busy *e)
+{
+	(void)u;
+	busy_cycles += e->end - e->start;
+	busy_events++;
+}
 
 /* A fresh simulator with code at 0x401000 and rbx = 0x600000. */
 static struct snr_sim *fresh(const uint8_t *code, unsigned len)
@@ -102,7 +109,8 @@ static struct snr_sim *a64_fresh(const uint32_t *code, unsigned nwords)
 	char err[300];
 	struct snr_sim *s = a64->create(NULL, 0, 1, err, sizeof(err));
 	CHECK(s != NULL, "aarch64 create: %s", err);
-	static const struct snr_tracker t = {SNR_TRACKER_ABI_VERSION, NULL, NULL, NULL, NULL, NULL, on_mem, on_reg, NULL};
+	static const struct snr_tracker t = {SNR_TRACKER_ABI_VERSION, NULL, NULL, NULL, NULL, NULL, on_mem, on_reg,
+					     on_busy};
 	a64->attach_tracker(s, &t);
 	for (unsigned i = 0; i < nwords; i++)
 		CHECK(a64->load_code(s, 0x400000 + 4 * i, (const uint8_t *)&code[i], 4) == 0, "load_code: %s",
@@ -155,8 +163,15 @@ static void test_aarch64(void)
 	static const uint32_t wr[] = {0xf9000420, 0xf9400423};
 	s = a64_fresh(wr, 2);
 	a64_set(s, "x0", 0x1234);
+	busy_cycles = busy_events = 0;
 	CHECK(a64->step(s, 0, &out) == 0 && a64->step(s, 1, &out) == 0, "aarch64 write, read: %s", a64->error(s));
 	CHECK(a64_get(s, "x3", &rc) == 0x1234, "x3 read back");
+	/* the store misses both cache levels (200 cycles, 196 beyond an L1
+	 * hit), the load hits L1: the scalar unit is busy 2 of 2 + 196 cycles,
+	 * in two runs */
+	uint64_t cycles = a64->finish(s);
+	CHECK(busy_cycles == 2 && busy_events == 2 && cycles == 198, "busy %llu cycles in %llu events of %llu",
+	      (unsigned long long)busy_cycles, (unsigned long long)busy_events, (unsigned long long)cycles);
 	a64->destroy(s);
 
 	/* fadd d0, d0, d1: needs fpcr; vector registers round-trip all 16 bytes */
