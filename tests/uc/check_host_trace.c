@@ -88,16 +88,17 @@ int main(int argc, char **argv)
 	struct snr_replay_opts o = {.trace_path = argv[1], .tracker = &tr};
 	struct snr_replay_result r;
 	char err[600];
-	if (snr_replay(&o, &r, err, sizeof(err))) {
-		fprintf(stderr, "check_host_trace: replay: %s\n", err);
-		return 1;
-	}
-	if (!r.ok) {
-		fprintf(stderr, "check_host_trace: incomplete: the replay failed:\n%s", r.report);
-		return 1;
-	}
-	if (!r.exited && !r.end_state_checked) {
-		fprintf(stderr, "check_host_trace: %s has no end-state digest to check the replay against\n", argv[1]);
+	const char *why = NULL;
+	if (snr_replay(&o, &r, err, sizeof(err)))
+		fprintf(stderr, "check_host_trace: replay: %s\n", why = err);
+	else if (!r.ok)
+		fprintf(stderr, "check_host_trace: incomplete: the replay failed:\n%s", why = r.report);
+	else if (!r.exited && !r.end_state_checked)
+		fprintf(stderr, "check_host_trace: %s has no end-state digest to check the replay against\n",
+			why = argv[1]);
+	if (why) {
+		free(ev.mem);
+		free(ev.reg);
 		return 1;
 	}
 
@@ -163,18 +164,18 @@ int main(int argc, char **argv)
 				reg_known[ev.reg[q].reg] = true;
 		snr_ranges_free(&rd);
 	}
-	if (n < 0) {
+	int rc = 1;
+	if (n < 0)
 		fprintf(stderr, "check_host_trace: %s\n", snr_trace_error(t));
-		return 1;
-	}
-	if (violations) {
+	else if (violations)
 		fprintf(stderr, "check_host_trace: %d violations\n", violations);
-		return 1;
-	}
-	printf("check_host_trace: %llu instructions replayed in unicorn with no uncaptured read%s; %llu bytes and "
-	       "%llu registers captured, each read by its instruction, none twice, none after a write\n",
-	       (unsigned long long)steps, r.end_state_checked ? " and the end state matching" : "",
-	       (unsigned long long)bytes, (unsigned long long)nreg_captured);
+	else
+		rc = 0;
+	if (rc == 0)
+		printf("check_host_trace: %llu instructions replayed in unicorn with no uncaptured read%s; %llu bytes "
+		       "and %llu registers captured, each read by its instruction, none twice, none after a write\n",
+		       (unsigned long long)steps, r.end_state_checked ? " and the end state matching" : "",
+		       (unsigned long long)bytes, (unsigned long long)nreg_captured);
 	snr_trace_close(t);
 	snr_ranges_free(&known);
 	free(miss);
@@ -182,5 +183,5 @@ int main(int argc, char **argv)
 	free(reg_read);
 	free(ev.mem);
 	free(ev.reg);
-	return 0;
+	return rc;
 }
