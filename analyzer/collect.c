@@ -115,9 +115,16 @@ static void on_dma(void *user, const struct snr_ev_dma *e)
 	}
 }
 
+static bool is_ta1(struct an_data *d);
+
 static void on_busy(void *user, const struct snr_ev_busy *e)
 {
 	struct an_data *d = user;
+	/* Host code: the scalar column comes from each instruction's first cycle
+	 * (on_retire below), the same cycles the unicorn engine reports as busy
+	 * runs; taking both would count them twice. */
+	if (e->unit == SNR_UNIT_SCALAR && !is_ta1(d))
+		return;
 	GROW(d->busy, d->nbusy, d->capbusy);
 	d->busy[d->nbusy++] = (struct an_busy){.start = e->start, .end = e->end, .index = e->index, .unit = e->unit};
 }

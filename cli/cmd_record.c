@@ -170,5 +170,12 @@ int snr_cmd_record(int argc, char **argv)
 		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
 		(unsigned long long)s.bytes_written, (unsigned long long)s.bytes_post, o.out_path, (unsigned long long)s.trace_bytes,
 		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0);
+	if (s.unmodelled)
+		fprintf(stderr,
+			"warning: the ISA plugin could not model %llu instruction%s (first: instruction %llu at 0x%llx: "
+			"%s); what they read may be missing from the trace, and a replay then fails there\n",
+			(unsigned long long)s.unmodelled, s.unmodelled == 1 ? "" : "s",
+			(unsigned long long)s.first_unmodelled_index, (unsigned long long)s.first_unmodelled_pc,
+			s.first_unmodelled);
 	return 0;
 }

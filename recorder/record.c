@@ -286,6 +286,12 @@ struct rec {
 	const uint8_t **regval; /* per ISA register, pointer into regbuf or NULL */
 	int pc_reg;
 	unsigned nchips;
+	/* Cheap reads (snr_dbg_ops.read_regs_cheap): a register the window
+	 * wrote since its last read is stale; the access query sees it as
+	 * unknown (qval NULL). */
+	bool *stale;
+	bool *got; /* per debugger register */
+	const uint8_t **qval;
 };
 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
@@ -320,7 +326,7 @@ const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errle
 		: !dbg->clear_breakpoint ? "clear_breakpoint" : !dbg->cont ? "cont" : !dbg->step ? "step"
 		: !dbg->detach ? "detach" : !dbg->kill ? "kill" : NULL;
 	if (missing) {
-		snr_fmt(err, errlen, "%s: snr_dbg_plugin.%s is NULL; every member but want_registers is required", path,
+		snr_fmt(err, errlen, "%s: snr_dbg_plugin.%s is NULL; every member but read_regs_cheap is required", path,
 			missing);
 		snr_plugin_close(dbg);
 		return NULL;
@@ -328,10 +334,124 @@ const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errle
 	return dbg;
 }
 
+/* Reads every register: all current. */
 static int read_registers(struct rec *r, char *err, size_t errlen)
 {
 	if (r->dbg->read_regs(r->d, r->regbuf)) {
 		snr_fmt(err, errlen, "reading registers: %s", r->dbg->error(r->d));
+		return -1;
+	}
+	for (size_t k = 0; k < r->niregs; k++) {
+		r->stale[k] = false;
+		r->qval[k] = r->regval[k];
+	}
+	return 0;
+}
+
+/*
+ * Reads the registers for the next step's query. Algorithm 1 needs a
+ * register's value for two things: to capture it at its first read, which
+ * comes before any write, so the value read at the window's start is still
+ * current; and for the query's address arithmetic (base and index
+ * registers, which every stub sends in its cheapest reply). So with a
+ * backend that has read_regs_cheap only the cheap registers are read per
+ * step, and a register the window wrote and that read did not refresh is
+ * stale: the query gets no value for it. A query that needed one (it reads
+ * it and reports a fault) is asked again after a full read.
+ */
+static int read_step_registers(struct rec *r, char *err, size_t errlen)
+{
+	if (r->dbg->abi_version < 2 || !r->dbg->read_regs_cheap)
+		return read_registers(r, err, errlen);
+	if (r->dbg->read_regs_cheap(r->d, r->regbuf, r->got)) {
+		snr_fmt(err, errlen, "reading registers: %s", r->dbg->error(r->d));
+		return -1;
+	}
+	for (size_t k = 0; k < r->niregs; k++) {
+		if (r->map[k] >= 0 && r->got[r->map[k]])
+			r->stale[k] = false;
+		r->qval[k] = r->stale[k] ? NULL : r->regval[k];
+	}
+	if (r->stale[r->pc_reg]) /* a backend whose cheapest read lacks the pc */
+		return read_registers(r, err, errlen);
+	return 0;
+}
+
+/* The query faulted reading a register it got no value for. */
+static bool needs_stale(const struct rec *r, const struct snr_insn_access *a)
+{
+	if (!a->fault)
+		return false;
+	for (size_t k = 0; k < r->niregs; k++)
+		if (r->stale[k] && snr_regset_has(a->regs_read, (unsigned)k))
+			return true;
+	return false;
+}
+
+/* ---- stepping ------------------------------------------------------------------ */
+
+/* Does the instruction go on at the next one (or, x86 rep, at itself)? */
+static bool falls_through(enum snr_insn_class c)
+{
+	return c == SNR_CLASS_SCALAR || c == SNR_CLASS_LOAD || c == SNR_CLASS_STORE || c == SNR_CLASS_VECTOR;
+}
+
+/*
+ * Executes the instruction at pc, and only it. QEMU's user-mode stub (7.2,
+ * qemu-aarch64 -g) single-steps a system call and the instruction after it
+ * in one go (the svc leaves the translated code by an exception, and the
+ * step's debug exception comes one instruction later), and a breakpoint
+ * does not stop it ("singlestep overrides breakpoints"). So a system call
+ * (a system instruction whose outputs are recorded) runs to a breakpoint on
+ * the instruction after it instead, within the --timeout (one that does not
+ * come back there, such as rt_sigreturn, is an error). Any other step that
+ * lands anywhere but after an instruction that falls through is an error
+ * too: the debugger ran instructions the trace would not hold.
+ */
+static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t index, uint64_t pc,
+		     struct snr_dbg_stop *st, char *err, size_t errlen)
+{
+	uint64_t next = pc + a->length;
+	bool to_next = a->cls == SNR_CLASS_SYSTEM && a->record_outputs;
+	if (to_next) {
+		int timeout_ms = r->o->timeout_s > 0 ? r->o->timeout_s * 1000 : 60000;
+		if (r->dbg->set_breakpoint(r->d, next) || r->dbg->cont(r->d, timeout_ms, st)) {
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: running the system instruction to a breakpoint "
+				"after it: %s", (unsigned long long)index, (unsigned long long)pc, r->dbg->error(r->d));
+			return -1;
+		}
+		if (st->kind == SNR_DBG_STOP_TIMEOUT) {
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: the system call did not come back to the next "
+				"instruction (0x%llx) within %d s; the program was left stopped",
+				(unsigned long long)index, (unsigned long long)pc, (unsigned long long)next,
+				timeout_ms / 1000);
+			return -1;
+		}
+		bool alive = st->kind == SNR_DBG_STOP_TRAP || st->kind == SNR_DBG_STOP_SIGNAL;
+		if (alive && r->dbg->clear_breakpoint(r->d, next)) {
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: clearing the breakpoint after it: %s",
+				(unsigned long long)index, (unsigned long long)pc, r->dbg->error(r->d));
+			return -1;
+		}
+		if (st->kind == SNR_DBG_STOP_TRAP && st->pc != next) {
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: the system call stopped at 0x%llx, not at the "
+				"next instruction (0x%llx)", (unsigned long long)index, (unsigned long long)pc,
+				(unsigned long long)st->pc, (unsigned long long)next);
+			return -1;
+		}
+		return 0;
+	}
+	if (r->dbg->step(r->d, st)) {
+		snr_fmt(err, errlen, "instruction %llu at 0x%llx: single-step failed: %s", (unsigned long long)index,
+			(unsigned long long)pc, r->dbg->error(r->d));
+		return -1;
+	}
+	if (st->kind == SNR_DBG_STOP_TRAP && falls_through(a->cls) && st->pc != next && st->pc != pc) {
+		snr_fmt(err, errlen,
+			"instruction %llu at 0x%llx: the single step stopped at 0x%llx, not at the next instruction "
+			"(0x%llx): the debugger ran instructions the trace would miss",
+			(unsigned long long)index, (unsigned long long)pc, (unsigned long long)st->pc,
+			(unsigned long long)next);
 		return -1;
 	}
 	return 0;
@@ -361,6 +481,9 @@ static int map_registers(struct rec *r, char *err, size_t errlen)
 	r->regbuf = snr_xcalloc(1, r->regbuf_len);
 	r->map = snr_xcalloc(r->niregs, sizeof(*r->map));
 	r->regval = snr_xcalloc(r->niregs, sizeof(*r->regval));
+	r->qval = snr_xcalloc(r->niregs, sizeof(*r->qval));
+	r->stale = snr_xcalloc(r->niregs, sizeof(*r->stale));
+	r->got = snr_xcalloc(r->ndregs, sizeof(*r->got));
 	r->pc_reg = -1;
 	char missing[512] = "";
 	for (size_t i = 0; i < r->niregs; i++) {
@@ -388,20 +511,6 @@ static int map_registers(struct rec *r, char *err, size_t errlen)
 	if (missing[0]) {
 		snr_fmt(err, errlen, "the debugger lacks registers the %s ISA needs: %s", r->isa->name, missing);
 		return -1;
-	}
-	/* Only the ISA's registers are read at each step (RSP: no 'p' round
-	 * trips for floating-point and system registers the ISA does not have). */
-	if (r->dbg->abi_version >= 2 && r->dbg->want_registers) {
-		bool *want = snr_xcalloc(r->ndregs, sizeof(bool));
-		for (size_t i = 0; i < r->niregs; i++)
-			if (r->map[i] >= 0)
-				want[r->map[i]] = true;
-		int wrc = r->dbg->want_registers(r->d, want);
-		free(want);
-		if (wrc) {
-			snr_fmt(err, errlen, "%s", r->dbg->error(r->d));
-			return -1;
-		}
 	}
 	if (r->pc_reg < 0) {
 		snr_fmt(err, errlen, "the %s ISA names no program counter", r->isa->name);
@@ -657,6 +766,21 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			if (st.thread < 0 || st.thread == o->chip)
 				break;
 		}
+		/* A hit to skip: step off the breakpoint before continuing, as GDB
+		 * does. QEMU's stub does not: continued at a breakpoint, it
+		 * reports the same hit again, so --skip counted it twice. */
+		if (hit < o->skip && (o->dbg->select_thread(r.d, o->chip) || o->dbg->clear_breakpoint(r.d, bp) ||
+				      o->dbg->step(r.d, &st) || o->dbg->set_breakpoint(r.d, bp))) {
+			snr_fmt(err, errlen, "stepping off breakpoint %s after hit %llu: %s", o->breakpoint,
+				(unsigned long long)hit + 1, o->dbg->error(r.d));
+			goto out;
+		}
+		if (hit < o->skip && st.kind != SNR_DBG_STOP_TRAP) {
+			snr_fmt(err, errlen, "the program %s while stepping off breakpoint %s (hit %llu of %llu)",
+				stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)hit + 1,
+				(unsigned long long)o->skip + 1);
+			goto out;
+		}
 	}
 	if (o->dbg->clear_breakpoint(r.d, bp) || o->dbg->select_thread(r.d, o->chip)) {
 		snr_fmt(err, errlen, "clearing the breakpoint: %s", o->dbg->error(r.d));
@@ -699,7 +823,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	sum->end_reason = "count";
 	uint64_t i;
 	for (i = 0; i < o->count; i++) {
-		if (read_registers(&r, err, errlen))
+		if ((i == 0 ? read_registers : read_step_registers)(&r, err, errlen))
 			goto out;
 		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
 		struct snr_trace_step step = {.index = i, .pc = pc};
@@ -716,9 +840,19 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			ce->len = (uint8_t)n;
 			cc.n++;
 		}
-		struct snr_isa_regs iv = {.val = r.regval, .chip = (unsigned)o->chip, .nchips = r.nchips};
+		struct snr_isa_regs iv = {.val = r.qval, .chip = (unsigned)o->chip, .nchips = r.nchips};
 		struct snr_insn_access acc;
 		r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
+		if (needs_stale(&r, &acc)) {
+			if (read_registers(&r, err, errlen))
+				goto out;
+			r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
+		}
+		if (acc.fault && sum->unmodelled++ == 0) {
+			sum->first_unmodelled_index = i;
+			sum->first_unmodelled_pc = pc;
+			snprintf(sum->first_unmodelled, sizeof(sum->first_unmodelled), "%s", acc.fault);
+		}
 		if (!acc.length || acc.length > ce->len)
 			acc.length = ce->len;
 		if (ce->len && !(ce->used & 2)) { /* code goes into the trace once per pc */
@@ -793,8 +927,10 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		step.mem = mv;
 		/* outputs */
 		for (size_t k = 0; k < r.niregs; k++)
-			if (snr_regset_has(acc.regs_written, (unsigned)k))
+			if (snr_regset_has(acc.regs_written, (unsigned)k)) {
 				reg_known[k] = true;
+				r.stale[k] = true;
+			}
 		for (unsigned m = 0; m < acc.nmem; m++) {
 			const struct snr_mem_region *g = &acc.mem[m];
 			if (!g->write)
@@ -809,15 +945,18 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		/* step */
 		if (acc.record_outputs)
 			memcpy(prevbuf, r.regbuf, r.regbuf_len);
-		if (r.dbg->step(r.d, &st)) {
-			snr_fmt(err, errlen, "instruction %llu at 0x%llx: single-step failed: %s", (unsigned long long)i,
-				(unsigned long long)pc, r.dbg->error(r.d));
+		if (step_insn(&r, &acc, i, pc, &st, err, errlen))
 			goto out;
-		}
 		/* System calls and counters: a simulator cannot recompute their
 		 * results, so their register outputs are recorded after the step. */
 		if (acc.record_outputs && st.kind == SNR_DBG_STOP_TRAP) {
-			if (read_registers(&r, err, errlen))
+			if (read_step_registers(&r, err, errlen))
+				goto out;
+			bool all = true; /* the outputs came with the cheap read */
+			for (size_t k = 0; k < r.niregs; k++)
+				if (snr_regset_has(acc.regs_written, (unsigned)k) && r.map[k] >= 0 && r.stale[k])
+					all = false;
+			if (!all && read_registers(&r, err, errlen))
 				goto out;
 			unsigned np = 0;
 			for (size_t k = 0; k < r.niregs; k++)
@@ -990,5 +1129,8 @@ out:
 	free(r.regbuf);
 	free(r.map);
 	free(r.regval);
+	free(r.qval);
+	free(r.stale);
+	free(r.got);
 	return rc;
 }

@@ -39,6 +39,11 @@ struct snr_record_summary {
 	double seconds;
 	const char *end_reason; /* "count", "exited", "fault", "killed" */
 	int exit_code;
+	/* Instructions whose access query reported a fault (an effect the ISA
+	 * plugin does not model, bytes it cannot decode): what they read may be
+	 * missing from the trace. The first one's index, pc and reason. */
+	uint64_t unmodelled, first_unmodelled_index, first_unmodelled_pc;
+	char first_unmodelled[200];
 };
 
 /* Runs the whole recording. Returns 0, or -1 with err filled (a trace

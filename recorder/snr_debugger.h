@@ -1,6 +1,6 @@
 /*
  * snr_debugger.h: the debugger-backend plugin ABI (version 2; version 1
- * tables, which end before want_registers, are still accepted).
+ * backends, which have no read_regs_cheap(), still work).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define SNR_DBG_ABI_VERSION 2
-#define SNR_DBG_ABI_MIN_VERSION 1
+#define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
 
@@ -92,11 +92,15 @@ struct snr_dbg_ops {
 	/* Ends the program. */
 	int (*kill)(struct snr_dbg *d);
 
-	/* Version 2, optional (NULL: every register is read): want[i] says
-	 * whether the caller needs register i of registers(); read_regs() may
-	 * leave the others as zeros. A backend that pays a round trip per
-	 * register (RSP's 'p' beyond 'g') then asks only for what is wanted. */
-	int (*want_registers)(struct snr_dbg *d, const bool *want);
+	/* Version 2, optional (NULL: read_regs is as cheap as any read). Reads
+	 * the registers that cost at most one exchange with the target (RSP:
+	 * the 'g' reply and what the stop reply expedited, not the registers
+	 * that take a 'p' round trip each, such as QEMU's AArch64 vector
+	 * registers) into their places in buf, leaving the other bytes of buf
+	 * alone, and sets got[i] (i indexes registers()) for each register
+	 * whose bytes in buf are now current, clearing the others. The
+	 * recorder reads the rest only when it needs them. */
+	int (*read_regs_cheap)(struct snr_dbg *d, uint8_t *buf, bool *got);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

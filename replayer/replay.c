@@ -43,14 +43,16 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 			return &snr_sim_ta1;
 		if (isa && !strcmp(isa, "x86-64"))
 			return &snr_sim_unicorn;
+		if (isa && !strcmp(isa, "aarch64"))
+			return &snr_sim_unicorn_aarch64;
 		snr_fmt(err, errlen, "no simulator in snr replays %s traces; name one with --sim PATH.so",
 			isa ? isa : "(unknown ISA)");
 		return NULL;
 	}
 	if (!strcmp(name, "ta1"))
 		return &snr_sim_ta1;
-	if (!strcmp(name, "unicorn"))
-		return &snr_sim_unicorn;
+	if (!strcmp(name, "unicorn")) /* one engine per ISA, under one name */
+		return isa && !strcmp(isa, "aarch64") ? &snr_sim_unicorn_aarch64 : &snr_sim_unicorn;
 	if (!strchr(name, '/')) {
 		snr_fmt(err, errlen, "unknown simulator '%s' (ta1, unicorn, or a path to a plugin .so)", name);
 		return NULL;

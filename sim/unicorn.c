@@ -1,29 +1,36 @@
 /*
  * unicorn.c: the unicorn engine (libunicorn 2, QEMU's TCG) behind the
- * simulator ABI, for traces of x86-64 host code. An engine written by other
- * people than snr's recorder and ISA plugin, so a replay that matches is
- * evidence about the recording, not about shared code.
+ * simulator ABI, for traces of x86-64 and aarch64 host code. An engine
+ * written by other people than snr's recorder and ISA plugins, so a replay
+ * that matches is evidence about the recording, not about shared code.
  *
- * Memory is mapped on demand in 4 KiB pages: loading bytes (captured memory,
- * code) maps the pages they touch; a write to an unmapped page maps it. A
- * byte is valid once the trace loaded it or the window wrote it (one range
- * set, lib/snr_ranges.h); the read hook checks every read against that set,
- * so a read of a byte the recorder did not capture fails the step, whether
- * its page is mapped (partly captured) or not. Registers: the ISA plugin's
- * access query (isa/capstone, cached per pc) names the registers each
- * instruction reads and writes; reading one never captured nor written fails
- * the step the same way, and get_reg refuses such registers so the end-state
- * comparison covers only registers with a meaningful value.
+ * One engine table per ISA (struct engine below: unicorn's arch and CPU, the
+ * register map from the trace's names to unicorn's ids, how a system call
+ * traps); everything else is shared. Memory is mapped on demand in 4 KiB
+ * pages: loading bytes (captured memory, code) maps the pages they touch; a
+ * write to an unmapped page maps it. A byte is valid once the trace loaded it
+ * or the window wrote it (one range set, lib/snr_ranges.h); the read hook
+ * checks every read against that set, so a read of a byte the recorder did
+ * not capture fails the step, whether its page is mapped (partly captured)
+ * or not. Registers: the ISA plugin's access query (isa/capstone, cached per
+ * pc) names the registers each instruction reads and writes; reading one
+ * never captured nor written fails the step the same way, and get_reg
+ * refuses such registers so the end-state comparison covers only registers
+ * with a meaningful value.
  *
- * Each step is uc_emu_start(pc, 0, 0, 1). `syscall` does not run: its hook
- * leaves the registers as they are and the replayer applies the values the
- * recorder saved after it (exit/exit_group end the window). Segment selectors
- * and the AVX upper halves are kept beside the engine: user code does not
- * change them, and unicorn 2's TCG has no AVX (an AVX instruction fails the
- * step as an invalid instruction).
+ * Each step is uc_emu_start(pc, 0, 0, 1). A system call (x86-64 `syscall`,
+ * aarch64 `svc #0`) does not run: its hook leaves the registers as they are
+ * and the replayer applies the values the recorder saved after it
+ * (exit/exit_group end the window). Registers user code cannot change are
+ * kept beside the engine: x86-64's segment selectors and AVX upper halves
+ * (unicorn 2's TCG has no AVX: an AVX instruction fails the step as an
+ * invalid instruction), and aarch64's cpsr bits other than NZCV.
  *
  * Timing: one cycle per instruction plus, for each memory access, the cache
  * model's latency beyond an L1 hit (sim/snr_cache.h; docs/unicorn-sim.md).
+ * The scalar unit is busy for the instruction's one cycle, not while it waits
+ * on memory: busy events are those runs, so `snr analyze util` shows the
+ * fraction of cycles the core executed.
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -39,7 +46,24 @@
 
 #define PAGE 4096ull
 
-enum reg_kind { R_UC, R_SHADOW, R_EFLAGS, R_MXCSR };
+enum reg_kind {
+	R_UC,     /* unicorn's register of the same size */
+	R_SHADOW, /* kept beside the engine */
+	R_EFLAGS, /* x86-64: bit 1 reads as 1 */
+	R_NZCV,   /* aarch64 cpsr: NZCV in unicorn, the other bits beside it */
+};
+
+/* What differs between the ISAs. */
+struct engine {
+	const struct snr_isa_ops *isa;
+	uc_arch arch;
+	uc_mode mode;
+	int cpu_model; /* UC_CPU_*, or -1 for unicorn's default */
+	int pc_id;
+	int (*uc_id_for)(const char *name, enum reg_kind *kind);
+	/* installs the hook that stops a system call from running */
+	uc_err (*hook_syscall)(struct snr_sim *s);
+};
 
 struct reg_map {
 	const char *name;
@@ -58,6 +82,7 @@ struct code_entry {
 };
 
 struct snr_sim {
+	const struct engine *eng;
 	uc_engine *uc;
 	uc_hook h_read, h_write, h_read_unmapped, h_write_unmapped, h_fetch_unmapped, h_syscall;
 	const struct snr_isa_ops *isa;
@@ -79,6 +104,10 @@ struct snr_sim {
 	struct snr_cache *cache;
 	uint64_t now, stall; /* cycles; this instruction's memory cycles beyond L1 hits */
 	uint64_t l1_latency;
+	/* the scalar unit's current busy run (cycles with an instruction
+	 * executing, not waiting on memory), reported as one busy event */
+	bool run_open;
+	uint64_t run_start, run_end, run_index;
 
 	/* the step in progress */
 	uint64_t index, pc;
@@ -95,7 +124,7 @@ static void describe(struct snr_sim *s, uint64_t pc, char *buf, size_t len);
 
 /* ---- registers ---------------------------------------------------------------- */
 
-static int uc_id_for(const char *name, enum reg_kind *kind)
+static int x86_id_for(const char *name, enum reg_kind *kind)
 {
 	static const char *const gpr[16] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
 					    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
@@ -113,10 +142,8 @@ static int uc_id_for(const char *name, enum reg_kind *kind)
 		*kind = R_EFLAGS;
 		return UC_X86_REG_EFLAGS;
 	}
-	if (!strcmp(name, "mxcsr")) {
-		*kind = R_MXCSR;
+	if (!strcmp(name, "mxcsr"))
 		return UC_X86_REG_MXCSR;
-	}
 	if (!strcmp(name, "fs_base"))
 		return UC_X86_REG_FS_BASE;
 	if (!strcmp(name, "gs_base"))
@@ -127,24 +154,80 @@ static int uc_id_for(const char *name, enum reg_kind *kind)
 	return -1;
 }
 
-static struct snr_sim *uc_sim_create(const char *config_json, unsigned chip, unsigned nchips, char *err,
-				     size_t errlen)
+/* aarch64, the trace's (GDB's) names: x0-x30, sp, pc, cpsr, v0-v31, fpsr,
+ * fpcr, tpidr. */
+static int a64_id_for(const char *name, enum reg_kind *kind)
 {
-	(void)chip;
-	(void)nchips;
+	*kind = R_UC;
+	if ((name[0] == 'x' || name[0] == 'v') && name[1] >= '0' && name[1] <= '9') {
+		int n = atoi(name + 1);
+		if (name[0] == 'v' && n < 32)
+			return UC_ARM64_REG_V0 + n;
+		if (n <= 28) /* x29 and x30 are numbered apart from x0-x28 */
+			return UC_ARM64_REG_X0 + n;
+		if (n == 29)
+			return UC_ARM64_REG_X29;
+		if (n == 30)
+			return UC_ARM64_REG_X30;
+	}
+	static const struct {
+		const char *name;
+		int id;
+	} other[] = {{"sp", UC_ARM64_REG_SP},     {"pc", UC_ARM64_REG_PC},     {"fpsr", UC_ARM64_REG_FPSR},
+		     {"fpcr", UC_ARM64_REG_FPCR}, {"tpidr", UC_ARM64_REG_TPIDR_EL0}};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (!strcmp(name, other[i].name))
+			return other[i].id;
+	if (!strcmp(name, "cpsr")) {
+		*kind = R_NZCV;
+		return UC_ARM64_REG_NZCV;
+	}
+	*kind = R_SHADOW;
+	return -1;
+}
+
+static void hook_syscall_x86(uc_engine *uc, void *user);
+static void hook_intr_a64(uc_engine *uc, uint32_t intno, void *user);
+
+static uc_err x86_hook_syscall(struct snr_sim *s)
+{
+	return uc_hook_add(s->uc, &s->h_syscall, UC_HOOK_INSN, (void *)hook_syscall_x86, s, 1, 0, UC_X86_INS_SYSCALL);
+}
+
+static uc_err a64_hook_syscall(struct snr_sim *s)
+{
+	return uc_hook_add(s->uc, &s->h_syscall, UC_HOOK_INTR, (void *)hook_intr_a64, s, 1, 0);
+}
+
+static const struct engine engine_x86_64 = {
+	&snr_isa_x86_64, UC_ARCH_X86, UC_MODE_64, -1, UC_X86_REG_RIP, x86_id_for, x86_hook_syscall,
+};
+/* The "max" CPU: the instructions QEMU's default aarch64 CPU runs (no SVE
+ * state is in the trace's register file, so SVE code cannot replay). */
+static const struct engine engine_aarch64 = {
+	&snr_isa_aarch64, UC_ARCH_ARM64, UC_MODE_ARM, UC_CPU_ARM64_MAX, UC_ARM64_REG_PC, a64_id_for, a64_hook_syscall,
+};
+
+static struct snr_sim *uc_sim_create(const struct engine *eng, const char *config_json, char *err, size_t errlen)
+{
 	struct snr_sim *s = snr_xcalloc(1, sizeof(*s));
+	s->eng = eng;
 	struct snr_cache_cfg cc;
 	if (snr_cache_cfg_parse(&cc, config_json, err, errlen))
 		goto fail;
 	s->cache = snr_cache_new(&cc);
 	s->l1_latency = cc.l1.latency;
-	s->isa = &snr_isa_x86_64;
+	s->isa = eng->isa;
 	s->isa_self = s->isa->create(config_json, err, errlen);
 	if (!s->isa_self)
 		goto fail;
-	uc_err e = uc_open(UC_ARCH_X86, UC_MODE_64, &s->uc);
+	uc_err e = uc_open(eng->arch, eng->mode, &s->uc);
 	if (e != UC_ERR_OK) {
-		snr_fmt(err, errlen, "unicorn: uc_open: %s", uc_strerror(e));
+		snr_fmt(err, errlen, "unicorn: uc_open (%s): %s", eng->isa->name, uc_strerror(e));
+		goto fail;
+	}
+	if (eng->cpu_model >= 0 && (e = uc_ctl_set_cpu_model(s->uc, eng->cpu_model)) != UC_ERR_OK) {
+		snr_fmt(err, errlen, "unicorn: selecting the %s CPU model: %s", eng->isa->name, uc_strerror(e));
 		goto fail;
 	}
 	const struct snr_isa_reg *file = s->isa->registers(s->isa_self, &s->nregs);
@@ -153,18 +236,34 @@ static struct snr_sim *uc_sim_create(const char *config_json, unsigned chip, uns
 	for (size_t i = 0; i < s->nregs; i++) {
 		s->regs[i].name = file[i].name;
 		s->regs[i].size = file[i].size;
-		s->regs[i].uc_id = uc_id_for(file[i].name, &s->regs[i].kind);
+		s->regs[i].uc_id = eng->uc_id_for(file[i].name, &s->regs[i].kind);
 		if (file[i].pc)
 			s->pc_reg = (unsigned)i;
 	}
 	snr_regset_add(s->reg_valid, s->pc_reg);
 	return s;
 fail:
+	if (s->uc)
+		uc_close(s->uc);
 	snr_cache_free(s->cache);
 	if (s->isa_self)
 		s->isa->destroy(s->isa_self);
 	free(s);
 	return NULL;
+}
+
+static struct snr_sim *uc_sim_create_x86_64(const char *config_json, unsigned chip, unsigned nchips, char *err,
+					    size_t errlen)
+{
+	(void)chip, (void)nchips;
+	return uc_sim_create(&engine_x86_64, config_json, err, errlen);
+}
+
+static struct snr_sim *uc_sim_create_aarch64(const char *config_json, unsigned chip, unsigned nchips, char *err,
+					     size_t errlen)
+{
+	(void)chip, (void)nchips;
+	return uc_sim_create(&engine_aarch64, config_json, err, errlen);
 }
 
 static void uc_sim_destroy(struct snr_sim *s)
@@ -192,9 +291,9 @@ static int uc_sim_set_reg(struct snr_sim *s, unsigned reg, const uint8_t *val, u
 	const struct reg_map *m = &s->regs[reg];
 	uint8_t buf[64] = {0};
 	memcpy(buf, val, size);
-	if (m->kind == R_SHADOW) {
+	if (m->kind == R_SHADOW || m->kind == R_NZCV)
 		memcpy(s->shadow[reg], val, size);
-	} else {
+	if (m->kind != R_SHADOW) {
 		if (m->kind == R_EFLAGS)
 			buf[0] |= 2; /* the reserved bit reads as 1 */
 		uc_err e = uc_reg_write(s->uc, m->uc_id, buf);
@@ -219,6 +318,13 @@ static int reg_value(struct snr_sim *s, unsigned reg, uint8_t *val)
 	if (e != UC_ERR_OK) {
 		snr_fmt(s->err, sizeof(s->err), "unicorn: reading %s: %s", m->name, uc_strerror(e));
 		return -1;
+	}
+	if (m->kind == R_NZCV) { /* NZCV from unicorn, the rest as loaded */
+		uint32_t nzcv, rest;
+		memcpy(&nzcv, buf, 4);
+		memcpy(&rest, s->shadow[reg], 4);
+		nzcv = (nzcv & 0xf0000000u) | (rest & 0x0fffffffu);
+		memcpy(buf, &nzcv, 4);
 	}
 	memcpy(val, buf, m->size);
 	return 0;
@@ -290,8 +396,8 @@ static int uc_sim_load_mem(struct snr_sim *s, uint8_t space, uint16_t chip, uint
 {
 	(void)chip;
 	if (space != 0) {
-		snr_fmt(s->err, sizeof(s->err), "unicorn: x86-64 has one address space; the trace names space %u",
-			space);
+		snr_fmt(s->err, sizeof(s->err), "unicorn: %s has one address space; the trace names space %u",
+			s->isa->name, space);
 		return -1;
 	}
 	if (!len)
@@ -431,7 +537,7 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
 	return false;
 }
 
-static void hook_syscall(uc_engine *uc, void *user)
+static void hook_syscall_x86(uc_engine *uc, void *user)
 {
 	struct snr_sim *s = user;
 	uint64_t nr = 0, code = 0;
@@ -442,6 +548,29 @@ static void hook_syscall(uc_engine *uc, void *user)
 		s->exit_code = (int)code;
 	}
 	/* nothing else: the replayer applies the recorded results */
+}
+
+/* aarch64 exceptions: svc is a system call (Linux: number in x8, result in
+ * x0), which the hook leaves to the recorded results; pc is past the svc
+ * already. Any other exception (brk, udf, hvc) fails the step. */
+#define A64_EXCP_SWI 2 /* QEMU's number for svc */
+static void hook_intr_a64(uc_engine *uc, uint32_t intno, void *user)
+{
+	struct snr_sim *s = user;
+	if (intno != A64_EXCP_SWI) {
+		char at[300];
+		describe(s, s->pc, at, sizeof(at));
+		fail(s, "instruction %llu (%s) raises exception %u, which a user-mode replay cannot take",
+		     (unsigned long long)s->index, at, intno);
+		return;
+	}
+	uint64_t nr = 0, code = 0;
+	uc_reg_read(uc, UC_ARM64_REG_X8, &nr);
+	uc_reg_read(uc, UC_ARM64_REG_X0, &code);
+	if (nr == 93 || nr == 94) { /* exit, exit_group */
+		s->exited = true;
+		s->exit_code = (int)code;
+	}
 }
 
 static int uc_sim_attach_tracker(struct snr_sim *s, const struct snr_tracker *t)
@@ -461,7 +590,7 @@ static int install_hooks(struct snr_sim *s)
 				UC_HOOK_MEM_READ_UNMAPPED | UC_HOOK_MEM_WRITE_UNMAPPED | UC_HOOK_MEM_FETCH_UNMAPPED,
 				(void *)hook_unmapped, s, 1, 0);
 	if (e == UC_ERR_OK)
-		e = uc_hook_add(s->uc, &s->h_syscall, UC_HOOK_INSN, (void *)hook_syscall, s, 1, 0, UC_X86_INS_SYSCALL);
+		e = s->eng->hook_syscall(s);
 	if (e != UC_ERR_OK) {
 		snr_fmt(s->err, sizeof(s->err), "unicorn: adding hooks: %s", uc_strerror(e));
 		return -1;
@@ -490,13 +619,22 @@ static void reg_events(struct snr_sim *s, const uint64_t *set, bool write)
 		}
 }
 
+static void flush_busy(struct snr_sim *s)
+{
+	if (!s->run_open)
+		return;
+	struct snr_ev_busy e = {SNR_UNIT_SCALAR, s->run_start, s->run_end, s->run_index};
+	s->tracker->on_busy(s->tracker->user, &e);
+	s->run_open = false;
+}
+
 static int uc_sim_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!s->h_fetch_unmapped && install_hooks(s))
 		return -1;
 	uint64_t pc = 0;
-	uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+	uc_reg_read(s->uc, s->eng->pc_id, &pc);
 	out->pc = pc;
 	s->index = index;
 	s->pc = pc;
@@ -548,12 +686,24 @@ static int uc_sim_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *o
 		s->reg_valid[w] |= c->regs_written[w];
 	if (s->mask & SNR_TRACK_REG)
 		reg_events(s, c->regs_written, true);
+	if (s->mask & SNR_TRACK_BUSY) {
+		if (s->run_open && s->run_end == s->now) {
+			s->run_end++;
+		} else {
+			flush_busy(s);
+			s->run_open = true;
+			s->run_start = s->now;
+			s->run_end = s->now + 1;
+			s->run_index = index;
+		}
+	}
 	s->now += 1 + s->stall;
 	ev.retire = s->now;
 	if (s->mask & SNR_TRACK_RETIRE)
 		s->tracker->on_retire(s->tracker->user, &ev);
-	uc_reg_read(s->uc, UC_X86_REG_RIP, &out->next_pc);
-	s->in_rep = out->next_pc == pc;
+	uc_reg_read(s->uc, s->eng->pc_id, &out->next_pc);
+	/* x86's rep string instructions stay at their pc between iterations */
+	s->in_rep = s->eng->arch == UC_ARCH_X86 && out->next_pc == pc;
 	s->rep_pc = pc;
 	s->rep_index = index;
 	if (s->exited) {
@@ -590,7 +740,7 @@ static int finish_rep(struct snr_sim *s)
 		}
 		s->now += 1 + s->stall;
 		s->stall = 0;
-		uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+		uc_reg_read(s->uc, s->eng->pc_id, &pc);
 	}
 	s->in_rep = false;
 	return 0;
@@ -601,11 +751,11 @@ static int uc_sim_run(struct snr_sim *s, uint64_t first, uint64_t n, const uint6
 	memset(out, 0, sizeof(*out));
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t pc = 0;
-		uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+		uc_reg_read(s->uc, s->eng->pc_id, &pc);
 		if (pc != pcs[i] && s->in_rep && pc == s->rep_pc) {
 			if (finish_rep(s))
 				return -1;
-			uc_reg_read(s->uc, UC_X86_REG_RIP, &pc);
+			uc_reg_read(s->uc, s->eng->pc_id, &pc);
 		}
 		if (pc != pcs[i]) {
 			out->diverged = true;
@@ -626,22 +776,19 @@ static int uc_sim_run(struct snr_sim *s, uint64_t first, uint64_t n, const uint6
 	return 0;
 }
 
-static uint64_t uc_sim_finish(struct snr_sim *s) { return s->now; }
+static uint64_t uc_sim_finish(struct snr_sim *s)
+{
+	flush_busy(s);
+	return s->now;
+}
 
-const struct snr_sim_ops snr_sim_unicorn = {
-	.abi_version = SNR_SIM_ABI_VERSION,
-	.name = "unicorn",
-	.isa = "x86-64",
-	.create = uc_sim_create,
-	.destroy = uc_sim_destroy,
-	.error = uc_sim_error,
-	.attach_tracker = uc_sim_attach_tracker,
-	.set_reg = uc_sim_set_reg,
-	.get_reg = uc_sim_get_reg,
-	.load_mem = uc_sim_load_mem,
-	.read_mem = uc_sim_read_mem,
-	.load_code = uc_sim_load_code,
-	.step = uc_sim_step,
-	.finish = uc_sim_finish,
-	.run = uc_sim_run,
-};
+#define UC_SIM_OPS(ISA, CREATE)                                                                                \
+	{                                                                                                      \
+		.abi_version = SNR_SIM_ABI_VERSION, .name = "unicorn", .isa = ISA, .create = CREATE,           \
+		.destroy = uc_sim_destroy, .error = uc_sim_error, .attach_tracker = uc_sim_attach_tracker,     \
+		.set_reg = uc_sim_set_reg, .get_reg = uc_sim_get_reg, .load_mem = uc_sim_load_mem,             \
+		.read_mem = uc_sim_read_mem, .load_code = uc_sim_load_code, .step = uc_sim_step,               \
+		.finish = uc_sim_finish, .run = uc_sim_run,                                                    \
+	}
+const struct snr_sim_ops snr_sim_unicorn = UC_SIM_OPS("x86-64", uc_sim_create_x86_64);
+const struct snr_sim_ops snr_sim_unicorn_aarch64 = UC_SIM_OPS("aarch64", uc_sim_create_aarch64);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Re-records the stored TA1 traces from their workloads (run from the
-# repository root after building): each is a window recorded through
-# `snr device --gdb`. Then review and refresh the goldens on purpose:
+# Re-records the stored traces from their workloads (run from the repository
+# root after building): TA1 windows through `snr device --gdb`, host windows
+# through ptrace and qemu-aarch64 -g. Then review and refresh the goldens on
+# purpose:
 #   traces/record.sh && ./build/snr check traces --update
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,3 +46,18 @@ unset record_args
 # An x86-64 host trace, recorded with ptrace and replayed by the unicorn simulator.
 cc -O1 -no-pie tests/uc/uc_kernel.c -o "$tmp/uc_kernel"
 $snr record --breakpoint kernels --count 30000 --kill -o traces/x86-64-kernels.snrt -- "$tmp/uc_kernel"
+
+# An aarch64 host trace, recorded from qemu-aarch64 -g through the RSP client
+# and replayed by the unicorn simulator's aarch64 engine.
+aarch64-linux-gnu-gcc -O1 -static tests/uc/uc_kernel.c -o "$tmp/uc_kernel_a64"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+qemu-aarch64 -g "$port" "$tmp/uc_kernel_a64" >/dev/null &
+qemu=$!
+for _ in $(seq 100); do
+  $snr record --target tcp:127.0.0.1:"$port" --elf "$tmp/uc_kernel_a64" --breakpoint kernels --count 30000 \
+    --isa aarch64 --kill -o traces/aarch64-kernels.snrt 2>"$tmp/rec.err" && break
+  grep -q refused "$tmp/rec.err" || { cat "$tmp/rec.err"; exit 1; }
+  sleep 0.05
+done
+cat "$tmp/rec.err"
+wait $qemu || true

@@ -3,7 +3,10 @@
  * the encoding itself.
  *
  * Register file (GDB's names): x0-x30, sp, pc, cpsr, v0-v31 (16 bytes),
- * fpsr, fpcr, and tpidr (TLS, GDB's "tls" feature; optional). w, b, h, s, d
+ * fpsr, fpcr, and tpidr (TLS, GDB's "tls" feature; optional). QEMU names
+ * the vector registers z0-z31 when the CPU has SVE (their low 16 bytes are
+ * v0-v31) and TLS tpidr_el0 among its system registers: the alternative
+ * names. w, b, h, s, d
  * and q views map to the full register; every AArch64 write to a view
  * zero-extends, so it is a full write, except where a SIMD instruction keeps
  * part of its destination (ins, xtn2, lane loads, accumulating forms): SIMD
@@ -12,8 +15,8 @@
  * Capstone 4's AArch64 detail is wrong in places that matter to Algorithm 1:
  * aliases with a zero-register destination (cmp, cmn, tst) report their
  * source as written and not read; msr reports its source as written; svc
- * reports x30 as written; ret does not read x30; memory operands carry no
- * size. So memory effects come from the encoding (the load/store group is
+ * reports x30 as written; movz and movn read their destination; ret does
+ * not read x30; memory operands carry no size. So memory effects come from the encoding (the load/store group is
  * regular; the classes are drawn at ldst_effects()), and register writes
  * from capstone are kept only where the encoding says the instruction
  * writes that register (Rd for data processing).
@@ -38,7 +41,7 @@ enum {
 };
 
 #define X(n, alt) {n, alt, 8, false, false}
-#define V(n) {n, NULL, 16, false, true}
+#define V(n) {"v" #n, "z" #n, 16, false, true}
 static const struct snr_isa_reg a64_regs[A_NREGS] = {
 	X("x0", NULL), X("x1", NULL), X("x2", NULL), X("x3", NULL), X("x4", NULL), X("x5", NULL), X("x6", NULL),
 	X("x7", NULL), X("x8", NULL), X("x9", NULL), X("x10", NULL), X("x11", NULL), X("x12", NULL),
@@ -46,11 +49,11 @@ static const struct snr_isa_reg a64_regs[A_NREGS] = {
 	X("x19", NULL), X("x20", NULL), X("x21", NULL), X("x22", NULL), X("x23", NULL), X("x24", NULL),
 	X("x25", NULL), X("x26", NULL), X("x27", NULL), X("x28", NULL), X("x29", "fp"), X("x30", "lr"),
 	X("sp", NULL), {"pc", NULL, 8, true, false}, {"cpsr", NULL, 4, false, false},
-	V("v0"), V("v1"), V("v2"), V("v3"), V("v4"), V("v5"), V("v6"), V("v7"), V("v8"), V("v9"), V("v10"),
-	V("v11"), V("v12"), V("v13"), V("v14"), V("v15"), V("v16"), V("v17"), V("v18"), V("v19"), V("v20"),
-	V("v21"), V("v22"), V("v23"), V("v24"), V("v25"), V("v26"), V("v27"), V("v28"), V("v29"), V("v30"),
-	V("v31"),
-	{"fpsr", NULL, 4, false, true}, {"fpcr", NULL, 4, false, true}, {"tpidr", NULL, 8, false, true},
+	V(0), V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8), V(9), V(10),
+	V(11), V(12), V(13), V(14), V(15), V(16), V(17), V(18), V(19), V(20),
+	V(21), V(22), V(23), V(24), V(25), V(26), V(27), V(28), V(29), V(30),
+	V(31),
+	{"fpsr", NULL, 4, false, true}, {"fpcr", NULL, 4, false, true}, {"tpidr", "tpidr_el0", 8, false, true},
 };
 #undef X
 #undef V
@@ -203,6 +206,8 @@ static void reg_write(struct a64_query *q, unsigned id)
 	case K_GPR: case K_VEC:
 		break;
 	}
+	if (q->insn->id == ARM64_INS_SVC)
+		return; /* capstone 4 has svc write x30; system_effects() models it */
 	if (grp_dp(w)) {
 		/* Data processing writes Rd and nothing else; capstone's alias
 		 * forms (cmp = subs xzr, ...) name a source as written. */
@@ -466,6 +471,10 @@ static int a64_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		reg_read(&q, rd[i]);
 	for (unsigned i = 0; i < nwr; i++)
 		reg_write(&q, wr[i]);
+	if ((w & 0x1f800000) == 0x12800000 && ((w >> 29) & 3) != 3 && (w & 31) != 31) {
+		/* movn, movz write all of Rd (capstone 4 has them read it, as movk does) */
+		out->regs_read[(w & 31) / 64] &= ~(1ull << (w & 31) % 64);
+	}
 	cs_arm64 *d = &s->insn->detail->arm64;
 	if (d->update_flags)
 		cs_acc_write_partial(out, A_CPSR);

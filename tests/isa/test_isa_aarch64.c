@@ -5,7 +5,9 @@
  * loads, exclusives (a store-exclusive may not store: read + write), SIMD
  * ld1/st1 (multiple and lane), bl/blr/ret, flag-setting aliases whose
  * destination is the zero register (capstone 4 reports the source as
- * written), svc, mrs/msr, and a system instruction that must fault.
+ * written), move-wide immediates (capstone 4 has movz read its destination),
+ * scalar FP loads, stores and arithmetic, svc (not reading x30), mrs/msr,
+ * and a system instruction that must fault.
  */
 #include <stdio.h>
 
@@ -59,10 +61,21 @@ static const struct isa_case cases[] = {
 	{"1f0040f2", "tst x0, #1", {{0}}, 4, SCALAR, "x0", "cpsr", NULL, {{0}}},
 	{"200002ab", "adds x0, x1, x2", {{0}}, 4, SCALAR, "x1 x2", "x0 cpsr", NULL, {{0}}},
 	{"2000020b", "add w0, w1, w2", {{0}}, 4, SCALAR, "x1 x2", "x0", "x0", {{0}}},
+	/* move wide: movz and movn write all of Rd, movk keeps the rest */
+	{"881580d2", "movz x8, #0xac", {{0}}, 4, SCALAR, NULL, "x8", "x8", {{0}}},
+	{"08018052", "movz w8, #0x8", {{0}}, 4, SCALAR, NULL, "x8", "x8", {{0}}},
+	{"e0ff9f92", "movn x0, #0xffff", {{0}}, 4, SCALAR, NULL, "x0", "x0", {{0}}},
+	{"2000a0f2", "movk x0, #0x1, lsl #16", {{0}}, 4, SCALAR, "x0", "x0", NULL, {{0}}},
+	/* scalar floating point (the matmul's inner loop) */
+	{"4108611e", "fmul d1, d2, d1", {{0}}, 4, VECTOR, "v1 v2 fpcr", "v1 fpsr", NULL, {{0}}},
+	{"a27864fc", "ldr d2, [x5, x4, lsl #3]", {{"x5", 0x1000}, {"x4", 2}}, 4, LOAD, "x4 x5", "v2", "v2",
+	 {{0, 0x1010, 8}}},
+	{"20782ffc", "str d0, [x1, x15, lsl #3]", {{"x1", 0x1000}, {"x15", 1}}, 4, STORE, "v0 x1 x15", "", NULL,
+	 {{1, 0x1008, 8}}},
 	{"ff4300d1", "sub sp, sp, #0x10", {{0}}, 4, SCALAR, "sp", "sp", NULL, {{0}}},
 	{"2028614e", "xtn2 v0.8h, v1.4s", {{0}}, 4, VECTOR, "v0 v1 fpcr", "v0 fpsr", NULL, {{0}}},
 	/* system */
-	{"010000d4", "svc #0", {{0}}, 4, SYSTEM, "x8 x0 x1 x2 x3 x4 x5", "x0", NULL, {{0}}},
+	{"010000d4", "svc #0", {{0}}, 4, SYSTEM, "x8 x0 x1 x2 x3 x4 x5", "x0", "x30", {{0}}},
 	{"00423bd5", "mrs x0, nzcv", {{0}}, 4, SYSTEM, "cpsr", "x0", NULL, {{0}}},
 	{"00421bd5", "msr nzcv, x0", {{0}}, 4, SYSTEM, "x0", "cpsr", NULL, {{0}}},
 	{"40d03bd5", "mrs x0, tpidr_el0", {{0}}, 4, SYSTEM, "tpidr", "x0", NULL, {{0}}},

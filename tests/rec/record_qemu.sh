@@ -4,9 +4,9 @@
 # reports riscv:rv64; TA1's own registers are optional and absent), verified,
 # proved minimal and complete by check_trace, and replayed in the TA1 GRM.
 # QEMU 7.2 serves 39 registers beyond 'g' only through 'p' (one round trip
-# each); the recorder tells the RSP client which registers the ISA needs
-# (x0-x31 and pc, all in 'g'), so no 'p' is sent per step. Exit 77 without
-# qemu-riscv64 or snr cc.
+# each; the recorder reads them with cheap register reads only when an
+# instruction needs them, and TA1 needs only x0-x31 and pc, all in 'g'), so
+# no 'p' is sent per step. Exit 77 without qemu-riscv64 or snr cc.
 # usage: record_qemu.sh SNR CHECK_TRACE
 set -u
 SNR=$1; CHECK=$2

@@ -1,11 +1,13 @@
 #!/bin/sh
-# replay_host.sh SNR KERNEL TRACE_DROP_PAGE: the host kernel (a system call,
-# a copy loop, a blocked matmul) recorded through ptrace (50000 instructions)
-# and through gdbserver (20000: each step is a round trip) replays in
-# unicorn with every pc and the end state matching; the
-# ptrace trace without one captured data page fails naming the page.
+# replay_host.sh SNR KERNEL TRACE_EDIT CHECK_HOST_TRACE: the host kernel (a
+# system call, a copy loop, a blocked matmul) recorded through ptrace (50000
+# instructions) and through gdbserver (20000: each step is a round trip)
+# replays in unicorn with every pc and the end state matching, and
+# check_host_trace proves the ptrace trace complete and minimal. The ptrace
+# trace without one captured data page fails naming the page; without the
+# capture of xmm0 (kernels' argument) it fails naming the register.
 set -u
-SNR=$1 KERNEL=$2 DROP=$3
+SNR=$1 KERNEL=$2 EDIT=$3 CHECK=$4
 T=$(mktemp -d)
 GS_PID=
 cleanup() { [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null; rm -rf "$T"; }
@@ -16,6 +18,7 @@ fail() { echo "FAIL: $*"; [ -f "$T/out" ] && cat "$T/out"; exit 1; }
 	fail "ptrace record"
 "$SNR" replay "$T/p.snrt" >"$T/out" 2>&1 || fail "replay of the ptrace trace"
 grep -q "end state matches" "$T/out" || fail "ptrace trace: no end-state match"
+"$CHECK" "$T/p.snrt" >"$T/out" 2>&1 || fail "check_host_trace"
 "$SNR" replay --sim unicorn "$T/p.snrt" >"$T/out" 2>&1 || fail "--sim unicorn"
 "$SNR" replay --cache-report=5 "$T/p.snrt" >"$T/out" 2>&1 || fail "--cache-report"
 grep -q "L1 misses" "$T/out" && grep -q "matmul_blocked" "$T/out" || fail "no cache report naming the matmul"
@@ -42,8 +45,12 @@ else
 	echo "gdbserver not installed: its half skipped"
 fi
 
-PAGE=$("$DROP" "$T/p.snrt" "$T/bad.snrt") || fail "trace_drop_page"
+PAGE=$("$EDIT" drop-page "$T/p.snrt" "$T/bad.snrt") || fail "trace_edit drop-page"
 "$SNR" replay "$T/bad.snrt" >"$T/out" 2>&1 && fail "a trace missing page $PAGE replayed"
 grep -q "did not capture" "$T/out" || fail "no poisoned-read report"
 grep -q "at ${PAGE%???}" "$T/out" || fail "the report does not name page $PAGE"
+AT=$("$EDIT" drop-reg "$T/p.snrt" "$T/noreg.snrt" xmm0) || fail "trace_edit drop-reg"
+"$SNR" replay "$T/noreg.snrt" >"$T/out" 2>&1 && fail "a trace without xmm0 replayed"
+grep -q "instruction $AT (.*) reads register xmm0, which the trace neither captured" "$T/out" ||
+	fail "the report does not name xmm0 at instruction $AT"
 echo "ok"

@@ -1,16 +1,24 @@
 /*
  * uc_kernel.c: the host program the unicorn tests record: a blocked matmul
- * and a byte-copy loop, compiled -O1 -no-pie so the window stays in plain
- * SSE2 code (unicorn 2's TCG has no AVX: libc's ifunc'd routines stay out).
+ * and a byte-copy loop around a system call. On x86-64, compiled -O1
+ * -no-pie so the window stays in plain SSE2 code (unicorn 2's TCG has no
+ * AVX: libc's ifunc'd routines stay out). On aarch64 (Debian's cross
+ * compiler, -static, run under qemu-aarch64 -g), smaller (-DN=16
+ * -DCOPY=512) because QEMU's stub single-steps at ~1,200 instructions/s.
  */
 #include <stdint.h>
 #include <stdio.h>
 
-#define N 24
+#ifndef N
+#define N 24 /* a multiple of B */
+#endif
 #define B 8
+#ifndef COPY
+#define COPY 4096
+#endif
 
 static double a[N][N], b[N][N], c[N][N];
-static unsigned char src[4096], dst[4096];
+static unsigned char src[COPY], dst[COPY];
 
 __attribute__((noinline)) void matmul_blocked(void)
 {
@@ -36,13 +44,22 @@ static long pid_seen;
 /* A system call inside the window: the replay takes its result from the trace. */
 __attribute__((noinline)) long raw_getpid(void)
 {
+#if defined(__aarch64__)
+	register long nr __asm__("x8") = 172, r __asm__("x0");
+	__asm__ volatile("svc #0" : "=r"(r) : "r"(nr) : "memory");
+#else
 	long r;
 	__asm__ volatile("syscall" : "=a"(r) : "a"(39L) : "rcx", "r11", "memory");
+#endif
 	return r;
 }
 
-__attribute__((noinline)) void kernels(void)
+static double scaled;
+
+/* scale arrives in a vector register (xmm0, v0) that the window reads first */
+__attribute__((noinline)) void kernels(double scale)
 {
+	scaled = scale + scale;
 	pid_seen = raw_getpid();
 	copy_loop(dst, src, sizeof(src));
 	matmul_blocked();
@@ -56,12 +73,12 @@ int main(void)
 			a[i][j] = (double)(i + 2 * j) / 7.0;
 			b[i][j] = (double)(3 * i - j) / 5.0;
 		}
-	for (int i = 0; i < 4096; i++)
+	for (int i = 0; i < COPY; i++)
 		src[i] = (unsigned char)(i * 13 + 1);
-	kernels();
+	kernels(1.5);
 	double s = 0;
 	for (int i = 0; i < N; i++)
 		s += c[i][i];
-	printf("%f %u %d\n", s, dst[100], pid_seen > 0);
+	printf("%g %f %u %d\n", scaled, s, dst[100], pid_seen > 0);
 	return 0;
 }
