@@ -5,13 +5,13 @@
 # (40000 instructions from kernels(), --isa aarch64; QEMU's default CPU has
 # SVE, so its vector registers come as z0-z31); the trace replays in unicorn
 # with every pc and the end state matching, `snr analyze util` and `deps`
-# run on it, and check_host_trace proves it complete and minimal. A window of matmul_blocked recorded from a CPU
+# run on it, and check_trace_host (tests/rec) proves it complete and minimal. A window of matmul_blocked recorded from a CPU
 # without SVE (v0-v31 in target.xml) replays too. A window that runs into
 # glibc's LSE atomics draws the recorder's warning and fails to replay there.
 # Damaged copies fail the way they must: without the page of src[] (an
 # uncaptured read naming it), without the capture of fpcr (the first FP
 # instruction names the register), with a range captured twice
-# (check_host_trace refuses it). Fails when qemu-aarch64 or the cross
+# (check_trace_host (tests/rec) refuses it). Fails when qemu-aarch64 or the cross
 # compiler is missing: scripts/install-deps installs both.
 set -u
 SNR=$1 KERNEL=$2 EDIT=$3 CHECK=$4
@@ -71,8 +71,8 @@ grep -q "matmul_blocked" "$T/out" || fail "no cache report naming the matmul"
 awk '$1 ~ /^[0-9]+$/ && $2 > 0 { busy = 1 } END { exit !busy }' "$T/out" || fail "util: the scalar unit is never busy"
 "$SNR" analyze deps "$T/k.snrt" >"$T/out" 2>&1 || fail "analyze deps"
 grep -q "^edges: [1-9][0-9]* register, [1-9][0-9]* memory" "$T/out" || fail "deps: no register and memory edges"
-"$CHECK" "$T/k.snrt" >"$T/out" 2>&1 || fail "check_host_trace"
-grep -q "40000 instructions replayed in unicorn" "$T/out" || fail "check_host_trace summary"
+"$CHECK" "$T/k.snrt" >"$T/out" 2>&1 || fail "check_trace_host: $(cat "$T/out")"
+grep -q "40000 instructions (aarch64).* minimal and complete" "$T/out" || fail "check_trace_host summary: $(cat "$T/out")"
 
 # no SVE: QEMU's target.xml has aarch64-fpu.xml (v0-v31, fpsr, fpcr)
 record_window n 3000 matmul_blocked 0 -cpu cortex-a57
@@ -103,6 +103,6 @@ grep -q "instruction $AT (pc 0x[0-9a-f]*: f[a-z]* d[0-9, d]*) reads register fpc
 	fail "the report does not name fpcr at instruction $AT"
 
 "$EDIT" recapture "$T/k.snrt" "$T/twice.snrt" >/dev/null || fail "trace_edit recapture"
-"$CHECK" "$T/twice.snrt" >"$T/out" 2>&1 && fail "check_host_trace accepted a range captured twice"
-grep -q "again" "$T/out" || fail "check_host_trace: no 'captured again'"
+"$CHECK" "$T/twice.snrt" >"$T/out" 2>&1 && fail "check_trace_host accepted a range captured twice"
+grep -q "captured a second time: not minimal" "$T/out" || fail "check_trace_host: no 'captured a second time': $(cat "$T/out")"
 echo "ok"

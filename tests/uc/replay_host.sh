@@ -3,7 +3,7 @@
 # system call, a copy loop, a blocked matmul) recorded through ptrace (50000
 # instructions) and through gdbserver (20000: each step is a round trip)
 # replays in unicorn with every pc and the end state matching, and
-# check_host_trace proves the ptrace trace complete and minimal. The ptrace
+# check_trace_host (tests/rec) proves the ptrace trace complete and minimal. The ptrace
 # trace without one captured data page fails naming the page; without the
 # capture of xmm0 (kernels' argument) it fails naming the register.
 set -u
@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*"; [ -f "$T/out" ] && cat "$T/out"; exit 1; }
 	fail "ptrace record"
 "$SNR" replay "$T/p.snrt" >"$T/out" 2>&1 || fail "replay of the ptrace trace"
 grep -q "end state matches" "$T/out" || fail "ptrace trace: no end-state match"
-"$CHECK" "$T/p.snrt" >"$T/out" 2>&1 || fail "check_host_trace"
+"$CHECK" "$T/p.snrt" >"$T/out" 2>&1 || fail "check_trace_host: $(cat "$T/out")"
 "$SNR" replay --sim unicorn "$T/p.snrt" >"$T/out" 2>&1 || fail "--sim unicorn"
 "$SNR" replay --cache-report=5 "$T/p.snrt" >"$T/out" 2>&1 || fail "--cache-report"
 grep -q "L1 misses" "$T/out" && grep -q "matmul_blocked" "$T/out" || fail "no cache report naming the matmul"
