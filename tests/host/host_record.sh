@@ -110,6 +110,26 @@ for mode in presets explicit; do
   fi
 done
 
+# 2b. One timeline: the serving loop's host trace and a replayed TA1 window
+# (tests/an/an_prog.c, recorded from `snr device --gdb`) placed at launch 2.
+. "$(dirname "$0")/../an/lib.sh"
+record_an_prog "$SNR" "$T"
+run "$SNR" host record -o "$T/tl.snrh" -- "$SERVE" "$T/p.elf" 3 "$T"
+expect_rc 0
+run "$SNR" export perfetto "$T/a.snrm" -o "$T/solo.json"
+expect_rc 0
+run "$SNR" export perfetto "$T/tl.snrh" "$T/a.snrm" --launch 2 -o "$T/tl.json"
+expect_rc 0
+python3 "$(dirname "$0")/check_host_perfetto.py" "$T/tl.json" "$T/solo.json" 2 3 || fail "host + device Perfetto export"
+# several launches and no --launch: the window goes to the trace's start, with a note
+run "$SNR" export perfetto "$T/tl.snrh" "$T/a.snrm" -o "$T/tl0.json"
+expect_rc 0; expect_err "choose a launch with --launch N"
+grep -q "at the host trace's start" "$T/tl0.json" || fail "window not labelled as placed at the trace start"
+run "$SNR" export perfetto "$T/tl.snrh" "$T/a.snrm" --launch 4 -o "$T/x.json"
+expect_rc 2; expect_err "the host trace has 3 ta1rt_launch calls"
+run "$SNR" export perfetto "$T/a.snrm" --launch 1 -o "$T/x.json"
+expect_rc 2; expect_err "no .snrh is given"
+
 # 3. SIGINT detaches every probe: the recorder's programs (by id) are gone.
 ids() { bpftool prog show 2>/dev/null | awk '/ name (handle_switch|handle_wakeup|do_sample|api_enter|api_exit|sys_enter|sys_exit) / { sub(":", "", $1); print $1 }' | sort; }
 ids >"$T/ids.before"
