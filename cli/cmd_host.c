@@ -19,7 +19,7 @@
 
 static const char host_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
-	"                       [--uprobe LIB:SYMBOL:BUCKET]... [--no-presets] [--no-io] -o H.snrh\n"
+	"                       [--uprobe LIB:SYMBOL:BUCKET]... [--no-presets] [--no-io] [--no-cupti] -o H.snrh\n"
 	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
 	"\n"
 	"record traces one process with eBPF (as root): every scheduler switch of its\n"
@@ -31,6 +31,9 @@ static const char host_usage[] =
 	"(ta1rt_open/load/launch -> H:CTRL, ta1rt_wait -> H:WAIT_DEV) when the process\n"
 	"uses them. It stops when the process exits, after -d, or on SIGINT/SIGTERM\n"
 	"(which it passes on to a CMD it started); every probe is detached on exit.\n"
+	"A CMD it starts gets libsnr_cupti.so as CUDA_INJECTION64_PATH (when built and\n"
+	"not already set; --no-cupti: never), so a CUDA program's GPU activity lands in\n"
+	"the same trace when it exits normally.\n"
 	"\n"
 	"report prints per-thread on/off-CPU time by state and by bucket, the calls,\n"
 	"and the top off-CPU stacks. --folded writes PREFIX.oncpu.folded and\n"
@@ -113,10 +116,11 @@ static int host_record_main(int argc, char **argv)
 					     {"min-block", required_argument, NULL, 'm'},
 					     {"no-presets", no_argument, NULL, 'P'},
 					     {"no-io", no_argument, NULL, 'I'},
+					     {"no-cupti", no_argument, NULL, 'C'},
 					     {"quiet", no_argument, NULL, 'q'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
-	struct snrh_record_opts o = {.hz = 99, .io_syscalls = true, .presets = true};
+	struct snrh_record_opts o = {.hz = 99, .io_syscalls = true, .presets = true, .cupti = true};
 	int c, rc = 2;
 	uint64_t v;
 	char *end;
@@ -164,6 +168,7 @@ static int host_record_main(int argc, char **argv)
 			break;
 		case 'P': o.presets = false; break;
 		case 'I': o.io_syscalls = false; break;
+		case 'C': o.cupti = false; break;
 		case 'q': o.quiet = true; break;
 		case 'h': fputs(host_usage, stdout); rc = 0; goto out;
 		default: goto out;

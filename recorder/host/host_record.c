@@ -8,6 +8,13 @@
  * write the .snrh. Every exit path goes through one cleanup label that
  * destroys the skeletons and closes the perf events, so no probe outlives
  * the command.
+ *
+ * A command it starts also gets libsnr_cupti.so as CUDA_INJECTION64_PATH
+ * (when built, and unless the caller set that variable) with
+ * SNR_CUPTI_OUTPUT pointing at a scratch file: a CUDA program's driver
+ * loads the library, which writes its activity records there at exit, and
+ * they are merged into the host trace. Other programs never read the
+ * variables.
  */
 #include "host_record.h"
 
@@ -196,6 +203,29 @@ static char *find_exe(const char *argv0)
 	return NULL;
 }
 
+/* libsnr_cupti.so: $SNR_CUPTI_LIB, else the build tree's, else the
+ * installed one (paths from meson); NULL when none exists. */
+static char *find_cupti_lib(bool *bad_env)
+{
+	const char *env = getenv("SNR_CUPTI_LIB");
+	*bad_env = false;
+	if (env) {
+		if (is_file(env))
+			return realpath(env, NULL);
+		*bad_env = true;
+		return NULL;
+	}
+#ifdef SNR_CUPTI_LIB_BUILD
+	if (is_file(SNR_CUPTI_LIB_BUILD))
+		return snr_xstrdup(SNR_CUPTI_LIB_BUILD);
+#endif
+#ifdef SNR_CUPTI_LIB_INSTALL
+	if (is_file(SNR_CUPTI_LIB_INSTALL))
+		return snr_xstrdup(SNR_CUPTI_LIB_INSTALL);
+#endif
+	return NULL;
+}
+
 static const struct snrh_uprobe_spec presets[] = {
 	{"libcudart", "cudaLaunchKernel", "H:CTRL", true},
 	{"libcudart", "cudaGraphLaunch", "H:CTRL", true},
@@ -302,7 +332,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	struct stack_remap *remap = NULL;
 	struct rec_state st;
 	struct snrh_trace trace;
-	char *exe = NULL;
+	char *exe = NULL, *cupti_lib = NULL, cupti_out[64] = "";
 	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, child_status = -1;
 	struct sigaction sa_old_int, sa_old_term;
 	bool signals_set = false;
@@ -331,6 +361,29 @@ int snrh_record(const struct snrh_record_opts *o)
 			fail("%s: command not found", o->cmd[0]);
 			goto cleanup;
 		}
+		if (o->cupti && getenv("CUDA_INJECTION64_PATH")) {
+			if (!o->quiet)
+				fprintf(stderr, "snr host record: CUDA_INJECTION64_PATH is set (%s): left as it is, no CUPTI "
+						"records merged\n",
+					getenv("CUDA_INJECTION64_PATH"));
+		} else if (o->cupti) {
+			bool bad_env;
+			cupti_lib = find_cupti_lib(&bad_env);
+			if (bad_env) {
+				fail("SNR_CUPTI_LIB=%s: no such file (the path of libsnr_cupti.so)", getenv("SNR_CUPTI_LIB"));
+				goto cleanup;
+			}
+			if (cupti_lib) {
+				snprintf(cupti_out, sizeof(cupti_out), "/tmp/snr-cupti-XXXXXX.snrh");
+				int fd = mkstemps(cupti_out, 5);
+				if (fd < 0) {
+					fail("cannot create a scratch file in /tmp for CUPTI records: %s", strerror(errno));
+					cupti_out[0] = 0;
+					goto cleanup;
+				}
+				close(fd);
+			}
+		}
 		if (pipe(go_pipe)) {
 			fail("pipe: %s", strerror(errno));
 			goto cleanup;
@@ -347,6 +400,10 @@ int snrh_record(const struct snrh_record_opts *o)
 			if (read(go_pipe[0], &go, 1) != 1)
 				_exit(127);
 			close(go_pipe[0]);
+			if (cupti_lib) {
+				setenv("CUDA_INJECTION64_PATH", cupti_lib, 1);
+				setenv("SNR_CUPTI_OUTPUT", cupti_out, 1);
+			}
 			execvp(o->cmd[0], o->cmd);
 			fprintf(stderr, "snr host record: %s: %s\n", o->cmd[0], strerror(errno));
 			_exit(127);
@@ -563,6 +620,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	json_decref(trace.maps);
 	trace.maps = snrh_sym_maps_json(sym);
 
+	char err[700];
 	struct utsname un;
 	uname(&un);
 	json_t *cmdline = json_array();
@@ -584,11 +642,19 @@ int snrh_record(const struct snrh_record_opts *o)
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
 				      (json_int_t)on_skel->bss->dropped_events, "buckets",
 				      (json_int_t)bk_skel->bss->dropped_events));
+	json_object_set_new(trace.meta, "cupti_injection", cupti_lib ? json_string(cupti_lib) : json_null());
+	/* The injected library wrote its file at the command's exit (not when
+	 * the command was killed: atexit handlers do not run then). */
+	struct stat cupti_st;
+	if (cupti_out[0] && stat(cupti_out, &cupti_st) == 0 && cupti_st.st_size > 0 &&
+	    snrh_trace_read(&trace, cupti_out, err, sizeof(err)))
+		fprintf(stderr, "snr host record: the CUPTI records are unreadable (%s); the host trace is written "
+				"without them\n",
+			err);
 	if (child_status >= 0)
 		json_object_set_new(trace.meta, "exit_status",
 				    json_integer(WIFEXITED(child_status) ? WEXITSTATUS(child_status)
 									  : 128 + WTERMSIG(child_status)));
-	char err[700];
 	if (snrh_trace_write(&trace, o->output, err, sizeof(err))) {
 		fail("%s", err);
 		goto cleanup;
@@ -596,9 +662,9 @@ int snrh_record(const struct snrh_record_opts *o)
 	if (!o->quiet)
 		fprintf(stderr,
 			"snr host record: %.3f s, %zu threads, %zu off-CPU intervals, %zu samples, %zu API/I-O "
-			"intervals -> %s\n",
+			"intervals, %zu CUPTI records -> %s\n",
 			(double)(t_end - t_start) / 1e9, trace.threads.n, trace.offcpu.n, trace.samples.n,
-			trace.intervals.n, o->output);
+			trace.intervals.n, trace.device.n, o->output);
 	rc = 0;
 
 cleanup:
@@ -633,6 +699,9 @@ cleanup:
 	free(st.samples.v);
 	free(st.intervals.v);
 	free(exe);
+	free(cupti_lib);
+	if (cupti_out[0])
+		unlink(cupti_out);
 	snrh_trace_free(&trace);
 	return rc;
 }

@@ -229,6 +229,19 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		json_array_size(cmd) ? json_string_value(json_array_get(cmd, 0)) : exe ? exe : "?",
 		t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0, (unsigned long long)hz,
 		(long long)json_integer_value(json_object_get(m, "min_offcpu_us")));
+	/* CUPTI files merged in (libsnr_cupti.so's META.cupti). */
+	json_t *merged = json_object_get(m, "merged"), *one;
+	size_t mi;
+	json_array_foreach(merged, mi, one)
+	{
+		json_t *c = json_object_get(one, "cupti");
+		if (c)
+			fprintf(out, "CUPTI (pid %lld): %lld records, %lld skipped, %lld dropped by CUPTI\n",
+				(long long)json_integer_value(json_object_get(one, "pid")),
+				(long long)json_integer_value(json_object_get(c, "records")),
+				(long long)json_integer_value(json_object_get(c, "skipped")),
+				(long long)json_integer_value(json_object_get(c, "dropped")));
+	}
 	json_t *dropped = json_object_get(m, "dropped");
 	const char *k;
 	json_t *v;

@@ -10,6 +10,8 @@
 . "$(dirname "$0")/../cli/lib.sh"
 FACTS=${2:?host_facts}
 SERVE=${3:?ta1_serve}
+STANDIN=${4:?cuda_standin}
+CUPTI=${5:?cupti or no-cupti}
 skip() { echo "SKIP: $*"; exit 77; }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
@@ -129,6 +131,35 @@ run "$SNR" export perfetto "$T/tl.snrh" "$T/a.snrm" --launch 4 -o "$T/x.json"
 expect_rc 2; expect_err "the host trace has 3 ta1rt_launch calls"
 run "$SNR" export perfetto "$T/a.snrm" --launch 1 -o "$T/x.json"
 expect_rc 2; expect_err "no .snrh is given"
+
+# 2c. CUPTI injection: a command gets libsnr_cupti.so as CUDA_INJECTION64_PATH
+# (when built) and what the library writes at exit is merged into the host
+# trace. No GPU here: cuda_standin does what the driver does with the
+# variable (dlopen, InitializeInjection); the real library then writes its
+# META (0 records, there is no driver to produce any).
+run "$SNR" host record -o "$T/cu.snrh" -- "$STANDIN"
+expect_rc 0
+if [ "$CUPTI" = cupti ]; then
+  lib=$(sed -n 's/^CUDA_INJECTION64_PATH=//p' "$T/out")
+  case "$lib" in */libsnr_cupti.so) [ -f "$lib" ] || fail "injected $lib does not exist";;
+    *) fail "CUDA_INJECTION64_PATH in the command: '$lib', want libsnr_cupti.so";; esac
+  grep -q "^SNR_CUPTI_OUTPUT=/tmp/snr-cupti-" "$T/out" || fail "no SNR_CUPTI_OUTPUT in the command: $(cat "$T/out")"
+  expect_out "InitializeInjection -> 1"
+  out=$(sed -n 's/^SNR_CUPTI_OUTPUT=//p' "$T/out")
+  [ ! -e "$out" ] || fail "the scratch CUPTI file $out was left behind"
+  run "$SNR" host report "$T/cu.snrh"
+  expect_rc 0; expect_out "CUPTI (pid"
+else
+  grep -qx "CUDA_INJECTION64_PATH=" "$T/out" || fail "injected without libsnr_cupti.so built: $(cat "$T/out")"
+fi
+run "$SNR" host record --no-cupti -o "$T/cu.snrh" -- "$STANDIN"
+expect_rc 0
+grep -qx "CUDA_INJECTION64_PATH=" "$T/out" || fail "--no-cupti still injected: $(cat "$T/out")"
+CUDA_INJECTION64_PATH=/elsewhere/lib.so run "$SNR" host record -o "$T/cu.snrh" -- "$STANDIN"
+grep -qx "CUDA_INJECTION64_PATH=/elsewhere/lib.so" "$T/out" || fail "the caller's CUDA_INJECTION64_PATH was replaced"
+expect_err "left as it is"
+SNR_CUPTI_LIB=/nonexistent/libsnr_cupti.so run "$SNR" host record -o "$T/cu.snrh" -- /bin/true
+expect_rc 1; expect_err "SNR_CUPTI_LIB=/nonexistent/libsnr_cupti.so: no such file"
 
 # 3. SIGINT detaches every probe: the recorder's programs (by id) are gone.
 ids() { bpftool prog show 2>/dev/null | awk '/ name (handle_switch|handle_wakeup|do_sample|api_enter|api_exit|sys_enter|sys_exit) / { sub(":", "", $1); print $1 }' | sort; }
