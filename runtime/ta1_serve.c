@@ -99,8 +99,12 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("served %d requests, %llu device instructions, in %.3f s (%.2f requests/s); %.6f s in ta1rt_wait\n",
-	       requests, (unsigned long long)total, secs, secs > 0 ? requests / secs : 0.0, (double)wait_ns / 1e9);
+	struct timespec cpu;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	printf("served %d requests, %llu device instructions, in %.3f s (%.2f requests/s); %.6f s in ta1rt_wait; "
+	       "cpu %.3f s\n",
+	       requests, (unsigned long long)total, secs, secs > 0 ? requests / secs : 0.0, (double)wait_ns / 1e9,
+	       (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
 	ta1rt_close(dev);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -44,6 +45,8 @@
 #include "oncpu.skel.h"
 
 #define STACK_MAP_ENTRIES 16384
+#define POLL_MS 50      /* how often the rings are drained (and the process checked) */
+#define SNAPSHOT_MS 200 /* how often /proc/PID/maps is re-read */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -521,7 +524,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	signals_set = true;
 
 	sym = snrh_sym_new();
-	uint64_t t_start = mono_ns(CLOCK_MONOTONIC);
+	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), cpu_start = mono_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (child) {
 		if (write(go_pipe[1], "g", 1) != 1) {
 			fail("cannot start the command: %s", strerror(errno));
@@ -534,22 +537,30 @@ int snrh_record(const struct snrh_record_opts *o)
 		fprintf(stderr, "snr host record: tracing pid %d (%u uprobes, %d CPUs sampled at %u Hz); Ctrl-C stops\n",
 			pid, (unsigned)trace.probes.n, nperf, o->hz);
 
-	/* poll */
+	/* poll: the programs submit without waking us (host_bpf.h), so drain the
+	 * rings every POLL_MS, or earlier when one is a quarter full. */
 	uint64_t deadline = o->duration_s > 0 ? t_start + (uint64_t)(o->duration_s * 1e9) : 0;
+	uint64_t next_snapshot = 0;
 	int polls = 0;
 	for (;;) {
-		int err = ring_buffer__poll(rb, 50);
+		int err = ring_buffer__poll(rb, POLL_MS);
+		if (err >= 0)
+			err = ring_buffer__consume(rb);
+		polls++;
 		if (err < 0 && err != -EINTR) {
 			fail("polling the ring buffers: %s", strerror(-err));
 			break;
 		}
 		if (stop_signal)
 			break;
-		if (deadline && mono_ns(CLOCK_MONOTONIC) >= deadline)
+		uint64_t now = mono_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline)
 			break;
 		/* The maps go with the process: keep a fresh copy while it lives. */
-		if (polls++ % 4 == 0)
+		if (now >= next_snapshot) {
 			snrh_sym_snapshot(sym, pid);
+			next_snapshot = now + SNAPSHOT_MS * 1000000ull;
+		}
 		if (child) {
 			int status;
 			if (waitpid(child, &status, WNOHANG) == child) {
@@ -561,7 +572,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			break;
 		}
 	}
-	uint64_t t_end = mono_ns(CLOCK_MONOTONIC);
+	uint64_t t_end = mono_ns(CLOCK_MONOTONIC), cpu_tracing = mono_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
 	ring_buffer__consume(rb);
 	if (child) {
 		/* Pass SIGINT/SIGTERM on (SIGTERM when -d ran out); a command that
@@ -642,6 +653,13 @@ int snrh_record(const struct snrh_record_opts *o)
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
 				      (json_int_t)on_skel->bss->dropped_events, "buckets",
 				      (json_int_t)bk_skel->bss->dropped_events));
+	json_object_set_new(trace.meta, "repaired_switch_ins", json_integer((json_int_t)off_skel->bss->repaired_switch_ins));
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	json_object_set_new(trace.meta, "tracer",
+			    json_pack("{s:f, s:f, s:f, s:I}", "user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+				      "sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, "cpu_while_tracing_s",
+				      (double)cpu_tracing / 1e9, "polls", (json_int_t)polls));
 	json_object_set_new(trace.meta, "cupti_injection", cupti_lib ? json_string(cupti_lib) : json_null());
 	/* The injected library wrote its file at the command's exit (not when
 	 * the command was killed: atexit handlers do not run then). */
@@ -662,9 +680,11 @@ int snrh_record(const struct snrh_record_opts *o)
 	if (!o->quiet)
 		fprintf(stderr,
 			"snr host record: %.3f s, %zu threads, %zu off-CPU intervals, %zu samples, %zu API/I-O "
-			"intervals, %zu CUPTI records -> %s\n",
+			"intervals, %zu CUPTI records -> %s (tracer: %.3f s CPU while tracing, %.3f s in all, %d polls)\n",
 			(double)(t_end - t_start) / 1e9, trace.threads.n, trace.offcpu.n, trace.samples.n,
-			trace.intervals.n, trace.device.n, o->output);
+			trace.intervals.n, trace.device.n, o->output, (double)cpu_tracing / 1e9,
+			(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+			polls);
 	rc = 0;
 
 cleanup:

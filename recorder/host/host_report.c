@@ -242,6 +242,10 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 				(long long)json_integer_value(json_object_get(c, "skipped")),
 				(long long)json_integer_value(json_object_get(c, "dropped")));
 	}
+	json_int_t repaired = json_integer_value(json_object_get(m, "repaired_switch_ins"));
+	if (repaired)
+		fprintf(out, "note: %lld switch-ins the tracer did not see were reconstructed from the threads' run time\n",
+			(long long)repaired);
 	json_t *dropped = json_object_get(m, "dropped");
 	const char *k;
 	json_t *v;

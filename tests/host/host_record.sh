@@ -54,7 +54,11 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e.get('c
 
 # 1b. Exact tolerances: one thread sleeps 200 ms ten times (nanosleep issued
 # from sleep_200ms) and spins 200 ms of wall time ten times (spin_200ms).
-HZ=99
+# HZ 997: on a loaded machine the spinner holds a CPU at only some ticks, so
+# its sample count is binomial; ~2000 ticks keep that noise well inside 10%
+# (at 99 Hz it is about as wide as the tolerance). Not a multiple of the
+# scheduler tick, so samples do not lock onto its phase.
+HZ=997
 run "$SNR" host record -F $HZ -o "$T/exact.snrh" -- "$FACTS" exact 10
 expect_rc 0
 cp "$T/out" "$T/exact.out"
@@ -64,13 +68,16 @@ run "$SNR" host report "$T/exact.snrh" --folded "$T/exact"
 expect_rc 0
 cp "$T/out" "$T/exact.report"
 # Off-CPU: the thread's S-state total and the weight of stacks through
-# sleep_200ms, each within 5% of 2 s.
+# sleep_200ms, each within 5% of 2 s as the program measured it around its
+# nanosleep calls (2 s plus the wakeup latency, which is off-CPU time too
+# and grows past 5% of 2 s when the machine is loaded enough).
 s_ms=$(awk '$1 == "host_facts" && $2 ~ /^[0-9]+$/ { print $6; exit }' "$T/exact.report")
-awk -v s="$s_ms" 'BEGIN { exit !(s >= 1900 && s <= 2100) }' || \
-  fail "exact: off-CPU in state S = $s_ms ms, want 2000 ms +- 5% (host_facts measured $sleep_wall s asleep)"
 w=$(awk '/^host_facts;/ && /;sleep_200ms;/ { s += $NF } END { print s + 0 }' "$T/exact.offcpu.folded")
-awk -v w="$w" 'BEGIN { exit !(w >= 1900000 && w <= 2100000) }' || \
-  fail "exact: off-CPU in the sleeping stack = $w us, want 2000000 +- 5%: $(sort -t' ' -k2 -n "$T/exact.offcpu.folded" | tail -3)"
+awk -v s="$s_ms" -v r="$sleep_wall" 'BEGIN { exit !(s >= 950 * r && s <= 1050 * r) }' || \
+  fail "exact: off-CPU in state S = $s_ms ms, want $sleep_wall s +- 5%: $(sed -n 3,5p "$T/exact.report"); sleep_200ms stacks $w us"
+awk -v w="$w" -v r="$sleep_wall" 'BEGIN { exit !(w >= 950000 * r && w <= 1050000 * r) }' || \
+  fail "exact: off-CPU in the sleeping stack = $w us, want $sleep_wall s +- 5%: $(sort -t' ' -k2 -n "$T/exact.offcpu.folded" | tail -3)"
+awk -v w="$sleep_wall" 'BEGIN { exit !(w >= 2.0 && w <= 2.5) }' || fail "exact: host_facts slept $sleep_wall s, want 10 x 200 ms"
 # On-CPU: samples in spin_200ms within 10% of the spin's CPU time x HZ. The
 # reference is the thread's own CPU time inside the spins
 # (CLOCK_THREAD_CPUTIME_ID), not 2 s: on a loaded machine a 2 s wall-time
@@ -79,7 +86,7 @@ n=$(awk -v w=$((1000000 / HZ)) '/;spin_200ms/ { s += $NF } END { printf "%d", s 
 awk -v n="$n" -v c="$spin_cpu" -v hz=$HZ 'BEGIN { r = c * hz; exit !(n >= 0.9 * r && n <= 1.1 * r) }' || \
   fail "exact: $n samples in spin_200ms, want ${spin_cpu} s CPU x $HZ Hz +- 10% (spin wall time $spin_wall s)"
 awk -v w="$spin_wall" 'BEGIN { exit !(w >= 1.95 && w <= 2.2) }' || fail "exact: the spins took $spin_wall s of wall time, want 2 s"
-echo "exact: S $s_ms ms, sleep_200ms stack $w us (2 s +- 5%); $n samples in spin_200ms vs $spin_cpu s CPU x $HZ Hz (spin wall $spin_wall s, 2 s x HZ = $((2 * HZ)))"
+echo "exact: S $s_ms ms, sleep_200ms stack $w us (host_facts: $sleep_wall s asleep); $n samples in spin_200ms vs $spin_cpu s CPU x $HZ Hz (spin wall $spin_wall s, 2 s x HZ = $((2 * HZ)))"
 
 # 2. The TA1 serving loop: ta1rt_wait time is H:WAIT_DEV (presets, then an explicit --uprobe).
 cat >"$T/dev.c" <<'C'
