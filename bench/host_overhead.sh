@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Overhead of `snr host record` (eBPF off-CPU, on-CPU sampling at 99 Hz,
-# uprobe buckets, I/O system calls) on a CPU-bound program (host_work) and
+# uprobe buckets) on a CPU-bound program (host_work) and
 # on the libta1rt serving loop (ta1_serve): each workload times itself, run
 # untraced and traced alternately REPS times. Printed per workload:
 #   wall  medians of elapsed time untraced and traced, and the median of the
@@ -16,11 +16,11 @@
 #
 # MODES picks tracer configurations to isolate the probes (sched_switch is
 # always on: it is what the trace is made of):
-#   all       everything (the default of snr host record)
-#   sched     -F 0 --no-presets --no-io   scheduler switches only
-#   sample    --no-presets --no-io        + on-CPU sampling at 99 Hz
-#   uprobes   -F 0 --no-io                + runtime API uprobes
-#   io        -F 0 --no-presets           + I/O system calls
+#   all       the default of snr host record (scheduler, sampling, uprobes)
+#   sched     -F 0 --no-presets           scheduler switches only
+#   sample    --no-presets                + on-CPU sampling at 99 Hz
+#   uprobes   -F 0                        + runtime API uprobes
+#   iocalls   --io-calls                  the default + every I/O system call
 # usage: host_overhead.sh SNR HOST_WORK TA1_SERVE [REPS]   (MODES="all sched ..." WORKLOADS="work serve")
 set -u
 SNR=$1 WORK=$2 SERVE=$3 REPS=${4:-5}
@@ -35,8 +35,8 @@ for name in $WORKLOADS; do
   if [ "$name" = work ]; then cmd=("$WORK" 400000000); else cmd=("$SERVE" "$T/mlp.elf" 20 "$T"); fi
   for mode in $MODES; do
     case $mode in
-      all) opts=();; sched) opts=(-F 0 --no-presets --no-io);; sample) opts=(--no-presets --no-io);;
-      uprobes) opts=(-F 0 --no-io);; io) opts=(-F 0 --no-presets);;
+      all) opts=();; sched) opts=(-F 0 --no-presets);; sample) opts=(--no-presets);;
+      uprobes) opts=(-F 0);; iocalls) opts=(--io-calls);;
       *) echo "host_overhead: unknown mode $mode"; exit 2;;
     esac
     : >"$T/plain"; : >"$T/traced"; : >"$T/ratio"; : >"$T/cpu"; : >"$T/polls"; : >"$T/cpuratio"

@@ -6,7 +6,7 @@
  * per event. On a loaded 2-CPU machine that was one wakeup of `snr host
  * record` per scheduler switch of the traced threads, each wakeup
  * preempting one of those threads and causing more switches (the serving
- * loop ran 12-75% slower traced). Records are submitted without a wakeup;
+ * loop ran 12-95% slower traced). Records are submitted without a wakeup;
  * the reader drains the rings on its own timer (host_record.c), and only a
  * ring more than a quarter full wakes it early so nothing is dropped.
  */

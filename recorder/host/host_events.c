@@ -176,7 +176,7 @@ void snrh_trace_events(const struct snrh_trace *t, json_t *events)
 		const struct snrh_offcpu *e = &off[i];
 		snprintf(name, sizeof(name), "off-CPU %s", state_names[e->state & 3]);
 		json_t *ev = x_event(name, "offcpu", pid, e->tid, e->start, e->end);
-		const char *b = snrh_bucket_at(bk, e->tid, e->start);
+		const char *b = snrh_bucket_for(bk, e->tid, e->start, e->kstack);
 		const char *wc = e->waker ? comm_of(t, e->waker) : NULL;
 		json_t *args = json_pack("{s:s, s:I, s:o, s:o}", "state", state_names[e->state & 3], "waker",
 					 (json_int_t)e->waker, "user_stack", stack_json(t, e->ustack), "kernel_stack",
@@ -197,7 +197,7 @@ void snrh_trace_events(const struct snrh_trace *t, json_t *events)
 	free(off);
 	for (size_t i = 0; i < t->samples.n; i++) {
 		const struct snrh_sample *s = &t->samples.v[i];
-		const char *b = snrh_bucket_at(bk, s->tid, s->ts);
+		const char *b = snrh_bucket_for(bk, s->tid, s->ts, s->kstack);
 		json_array_append_new(
 			events, json_pack("{s:s, s:s, s:s, s:s, s:f, s:I, s:I, s:{s:s, s:I, s:o, s:o}}", "name",
 					  leaf_name(t, s->ustack), "cat", "sample", "ph", "i", "s", "t", "ts", us(s->ts), "pid",

@@ -267,8 +267,10 @@ static int32_t remap_stack(struct snrh_trace *t, struct snrh_symbolizer *sym, st
 		if (kernel) {
 			snrh_sym_kernel(sym, ips[i], &name, &off);
 			module = "[kernel]";
-			/* The tracer's own frames (bpf_prog_*, bpf_trace_run4) sit on top. */
-			if (!s.nframes && name && (!strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf_", 6)))
+			/* The tracer's own frames (bpf_prog_*, bpf_trace_run4, and
+			 * __traceiter_* when a tracepoint has several probes) sit on top. */
+			if (!s.nframes && name &&
+			    (!strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf_", 6) || !strncmp(name, "__traceiter_", 12)))
 				continue;
 		} else {
 			snrh_sym_user(sym, ips[i], &name, &module, &off);

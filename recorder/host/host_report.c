@@ -4,8 +4,9 @@
  * Exact on-CPU and off-CPU totals come from the scheduler (every switch,
  * however short). Buckets follow gPerf's rules, restricted to what the host
  * sees: an instant belongs to the outermost probed runtime call around it
- * (H:CTRL, H:WAIT_DEV, ...), else to a file or network system call (H:IO),
- * else it is application time (H:APP) if on CPU and unattributed blocking if
+ * (H:CTRL, H:WAIT_DEV, ...), else to a file or network system call (H:IO:
+ * a traced call with --io-calls, otherwise a kernel stack inside one), else
+ * it is application time (H:APP) if on CPU and unattributed blocking if
  * off CPU. An off-CPU interval is classified by its switch-out instant (a
  * thread blocks inside one call); on-CPU time per bucket is estimated from
  * the samples (count x 1/HZ).
@@ -81,6 +82,14 @@ const char *snrh_bucket_at(const struct snrh_bucketer *b, uint32_t tid, uint64_t
 	if (!iv)
 		iv = find_iv(b->io, b->nio, tid, ts);
 	return iv ? snrh_probe_bucket(b->t, iv->probe) : NULL;
+}
+
+const char *snrh_bucket_for(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts, int32_t kstack)
+{
+	const char *bucket = snrh_bucket_at(b, tid, ts);
+	if (!bucket && snrh_stack_io_syscall(b->t, kstack))
+		bucket = "H:IO";
+	return bucket;
 }
 
 /* ---- per-thread bucket table ---- */
@@ -281,13 +290,13 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	}
 	for (size_t i = 0; i < t->samples.n; i++) {
 		struct thread_rows *tr = rows_for(rows, t->threads.n, t->samples.v[i].tid);
-		const char *b = snrh_bucket_at(bk, t->samples.v[i].tid, t->samples.v[i].ts);
+		const char *b = snrh_bucket_for(bk, t->samples.v[i].tid, t->samples.v[i].ts, t->samples.v[i].kstack);
 		if (tr)
 			row_for(tr, b ? b : "H:APP")->oncpu_samples++;
 	}
 	for (size_t i = 0; i < t->offcpu.n; i++) {
 		struct thread_rows *tr = rows_for(rows, t->threads.n, t->offcpu.v[i].tid);
-		const char *b = snrh_bucket_at(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start);
+		const char *b = snrh_bucket_for(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start, t->offcpu.v[i].kstack);
 		if (tr)
 			row_for(tr, b ? b : "(no bucket)")->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
 	}

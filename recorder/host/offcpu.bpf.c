@@ -141,9 +141,14 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	/* Every switch on the machine comes here: decide with two reads
+	 * whether it concerns the traced process before anything else. */
+	bool out = BPF_CORE_READ(prev, tgid) == target_tgid, in = BPF_CORE_READ(next, tgid) == target_tgid;
+	if (!out && !in)
+		return 0;
 	u64 now = bpf_ktime_get_ns();
 
-	if (BPF_CORE_READ(prev, tgid) == target_tgid) {
+	if (out) {
 		u32 tid = BPF_CORE_READ(prev, pid);
 		u64 runtime = BPF_CORE_READ(prev, se.sum_exec_runtime);
 		struct snrh_thread_totals *t = totals_for(tid);
@@ -174,7 +179,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 		}
 	}
 
-	if (BPF_CORE_READ(next, tgid) != target_tgid)
+	if (!in)
 		return 0;
 	u32 tid = BPF_CORE_READ(next, pid);
 	struct snrh_thread_totals *t = totals_for(tid);

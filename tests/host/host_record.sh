@@ -95,7 +95,7 @@ C
 "$SNR" cc "$T/dev.c" -o "$T/dev.elf" || fail "snr cc"
 for mode in presets explicit; do
   args=()
-  [ "$mode" = explicit ] && args=(--no-presets --uprobe libta1rt:ta1rt_wait:H:WAIT_DEV --uprobe libta1rt:ta1rt_launch:H:CTRL)
+  [ "$mode" = explicit ] && args=(--no-presets --uprobe libta1rt:ta1rt_wait:H:WAIT_DEV --uprobe libta1rt:ta1rt_launch:H:CTRL --io-calls)
   run "$SNR" host record "${args[@]}" -o "$T/serve.snrh" -- "$SERVE" "$T/dev.elf" 6 "$T"
   expect_rc 0
   self_wait=$(sed -n 's/.*; \([0-9.]*\) s in ta1rt_wait.*/\1/p' "$T/out")
@@ -113,9 +113,30 @@ for mode in presets explicit; do
   awk -v a="$incall" -v s="$self_wait" 'BEGIN { r = s * 1000; exit !(a >= 0.95 * r && a <= 1.05 * r) }' || \
     fail "$mode: H:WAIT_DEV $incall ms, but ta1_serve measured $self_wait s inside ta1rt_wait (want within 5%)"
   echo "$mode: H:WAIT_DEV $incall ms, ta1_serve's own clock in ta1rt_wait $self_wait s"
-  if [ "$mode" = presets ]; then
-    grep -q "^sys:fsync  *H:IO" "$T/out" || fail "no fsync in H:IO"
+  if [ "$mode" = explicit ]; then
+    grep -q "^sys:fsync  *H:IO" "$T/out" || fail "--io-calls: no fsync in H:IO: $(cat "$T/out")"
+  else
+    grep -q "^sys:" "$T/out" && fail "system calls traced without --io-calls: $(grep '^sys:' "$T/out" | head -3)"
     grep -q "^ta1-device" "$T/out" || fail "no ta1-device thread"
+    # H:IO from kernel stacks: every off-CPU interval of ta1_serve blocked
+    # in a file system call outside ta1rt_* is H:IO, and on a disk-backed
+    # directory fsync does block.
+    run "$SNR" host report "$T/serve.snrh" --trace-events "$T/serve.json"
+    expect_rc 0
+    python3 - "$T/serve.json" "$(stat -f -c %T "$T")" <<'PY' || fail "H:IO from kernel stacks"
+import json, re, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+io = re.compile(r'^__x64_sys_(read|write|fsync|openat|pread64|pwrite64)\+')
+n = 0
+for e in ev:
+    if e.get('cat') == 'offcpu' and any(io.match(f) for f in e['args']['kernel_stack']):
+        if e['args'].get('bucket') not in ('H:IO', 'H:CTRL', 'H:WAIT_DEV'):
+            sys.exit('off-CPU in an I/O system call not in H:IO: %r' % e['args'])
+        n += e['args'].get('bucket') == 'H:IO'
+print('off-CPU intervals in H:IO from kernel stacks:', n)
+if n == 0 and sys.argv[2] != 'tmpfs':
+    sys.exit('no off-CPU interval in H:IO (fsync on %s)' % sys.argv[2])
+PY
   fi
 done
 

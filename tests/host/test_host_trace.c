@@ -72,7 +72,25 @@ int main(void)
 	CHECK(!strcmp(snrh_bucket_at(b, 7, 1850000000), "H:IO"), "%s", "!strcmp(snrh_bucket_at(b, 7, 1850000000), \"H:IO\")");
 	CHECK(snrh_bucket_at(b, 7, 1050000000) == NULL, "%s", "snrh_bucket_at(b, 7, 1050000000) == NULL");
 	CHECK(snrh_bucket_at(b, 8, 1200000000) == NULL, "%s", "snrh_bucket_at(b, 8, 1200000000) == NULL");
+	/* Without traced system calls, a kernel stack inside one is H:IO; a
+	 * probed call around the instant still wins. */
+	struct snrh_stack io = {1, 3, calloc(3, sizeof(struct snrh_frame))};
+	io.frames[0] = (struct snrh_frame){0xffff0100, snrh_intern(&r, "schedule"), snrh_intern(&r, "[kernel]"), 0};
+	io.frames[1] = (struct snrh_frame){0xffff0200, snrh_intern(&r, "__x64_sys_fsync"), snrh_intern(&r, "[kernel]"), 0};
+	io.frames[2] = (struct snrh_frame){0xffff0300, snrh_intern(&r, "do_syscall_64"), snrh_intern(&r, "[kernel]"), 0};
+	SNRH_PUSH(r.stacks, io);
+	int32_t io_idx = (int32_t)r.stacks.n - 1;
+	CHECK(!strcmp(snrh_stack_io_syscall(&r, io_idx) ? snrh_stack_io_syscall(&r, io_idx) : "", "fsync"), "%s",
+	      "fsync found in the kernel stack");
+	CHECK(snrh_stack_io_syscall(&r, 1) == NULL, "%s", "futex_wait is no I/O call");
+	CHECK(snrh_stack_io_syscall(&r, 0) == NULL, "%s", "a user stack is no I/O call");
+	const char *sb = snrh_bucket_for(b, 7, 1950000000, io_idx);
+	CHECK(sb && !strcmp(sb, "H:IO"), "bucket from the stack: %s", sb ? sb : "none");
+	sb = snrh_bucket_for(b, 7, 1200000000, io_idx);
+	CHECK(sb && !strcmp(sb, "H:WAIT_DEV"), "a probed call wins over the stack: %s", sb ? sb : "none");
+	CHECK(snrh_bucket_for(b, 7, 1950000000, 1) == NULL, "%s", "no bucket for a futex stack outside calls");
 	snrh_bucketer_free(b);
+	free(r.stacks.v[--r.stacks.n].frames);
 
 	/* A second file (CUPTI-like) merges: strings renumbered, meta kept. */
 	struct snrh_trace c;
