@@ -11,6 +11,14 @@
  * (s -> f) join each ISSUE to its WAIT. Counters (C) give VMEM occupancy and
  * the largest contiguous free region at the vmem analysis's samples.
  * Timestamps are microseconds: cycle * 1e6 / clock_hz.
+ *
+ * Host traces (.snrh, `snr host record`, told apart by their magic) go on
+ * the same timeline: their threads, calls, libta1rt launches and CUPTI
+ * records (recorder/host/host_events.c) on CLOCK_MONOTONIC, and each
+ * replayed window shifted onto that clock: it starts where the host trace's
+ * matching ta1rt_launch call starts (--launch N, or the only launch), else
+ * where the host trace starts; cycles still become time through the
+ * config's clock_hz. docs/host.md explains the choice.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -18,13 +26,20 @@
 
 #include "analyzer/analyses.h"
 #include "lib/snr_util.h"
+#include "recorder/host/host_trace.h"
 
 enum { TID_SCALAR = 1, TID_VECTOR, TID_MXU, TID_DMA, TID_DMAOPS, TID_LINK0 = 100, LANES = 32 };
 
 struct out {
 	FILE *f;
 	bool first;
+	double base_us; /* where cycle 0 of the replayed window lies on the output's clock */
 };
+
+static double ts_us(const struct out *o, const struct an_data *d, uint64_t cycle)
+{
+	return o->base_us + an_us(d, cycle);
+}
 
 static void ev_begin(struct out *o)
 {
@@ -52,13 +67,13 @@ static void slice(struct out *o, const struct an_data *d, int pid, int tid, cons
 		end = start;
 	ev_begin(o);
 	fprintf(o->f, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f%s%s%s}",
-		name, cat, pid, tid, an_us(d, start), an_us(d, end) - an_us(d, start), args ? ",\"args\":{" : "",
+		name, cat, pid, tid, ts_us(o, d, start), an_us(d, end) - an_us(d, start), args ? ",\"args\":{" : "",
 		args ? args : "", args ? "}" : "");
 }
 
-static int export_one(struct out *o, const struct an_data *d, int pid)
+static int export_one(struct out *o, const struct an_data *d, int pid, const char *label)
 {
-	name_meta(o, "process_name", pid, 0, d->src.path, pid);
+	name_meta(o, "process_name", pid, 0, label, pid);
 	static const char *unit_names[] = {"scalar", "vector", "mxu", "dma engine"};
 	for (int u = 0; u < 4; u++)
 		name_meta(o, "thread_name", pid, TID_SCALAR + u, unit_names[u], TID_SCALAR + u);
@@ -153,12 +168,12 @@ static int export_one(struct out *o, const struct an_data *d, int pid)
 			fprintf(o->f,
 				"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,\"tid\":%d,"
 				"\"ts\":%.6f}",
-				(unsigned long long)m->id, id, pid, TID_DMAOPS, an_us(d, m->issue));
+				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(o, d, m->issue));
 			ev_begin(o);
 			fprintf(o->f,
 				"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,"
 				"\"tid\":%d,\"ts\":%.6f}",
-				(unsigned long long)m->id, id, pid, TID_DMAOPS, an_us(d, m->wait));
+				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(o, d, m->wait));
 		}
 	}
 	/* VMEM counters */
@@ -170,14 +185,14 @@ static int export_one(struct out *o, const struct an_data *d, int pid)
 		fprintf(o->f,
 			"{\"ph\":\"C\",\"name\":\"VMEM occupied (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%.6f,"
 			"\"args\":{\"used\":%llu,\"unused\":%llu}}",
-			pid, an_us(d, v.t[s]), (unsigned long long)(v.used[s] * v.page_bytes / 1024),
+			pid, ts_us(o, d, v.t[s]), (unsigned long long)(v.used[s] * v.page_bytes / 1024),
 			(unsigned long long)(v.unused[s] * v.page_bytes / 1024));
 		(void)occ;
 		ev_begin(o);
 		fprintf(o->f,
 			"{\"ph\":\"C\",\"name\":\"VMEM largest free region (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%.6f,"
 			"\"args\":{\"largest_free\":%llu}}",
-			pid, an_us(d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
+			pid, ts_us(o, d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
 	}
 	an_vmem_free(&v);
 	return 0;
@@ -185,12 +200,44 @@ static int export_one(struct out *o, const struct an_data *d, int pid)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: snr export perfetto T.snrt|M.snrm... -o trace.json [--config M.json]\n"
+	fprintf(f, "usage: snr export perfetto [H.snrh [CUPTI.snrh...]] [T.snrt|M.snrm...] -o trace.json\n"
+		   "                           [--config M.json] [--launch N]\n"
 		   "\n"
 		   "Chrome trace-event JSON (open it in ui.perfetto.dev): a track per unit, per DMA link\n"
 		   "lanes with base latency, transfer, stall and slack phases, flows from each DMA ISSUE\n"
 		   "to its WAIT, counters for VMEM occupancy and the largest free region.\n"
-		   "One process per input file. docs/analyses.md.\n");
+		   "One process per input file. docs/analyses.md.\n"
+		   "\n"
+		   "With host traces (snr host record; CUPTI files merge into them) everything is on\n"
+		   "the host's clock (CLOCK_MONOTONIC, microseconds): each host thread's on/off-CPU\n"
+		   "slices with stacks in args, its probed calls by bucket, libta1rt launches and\n"
+		   "CUPTI records as device tracks. A replayed window (T.snrt or M.snrm) starts at\n"
+		   "the host trace's ta1rt_launch number N (--launch N; by default the only launch\n"
+		   "if there is exactly one), else at the start of the host trace; its cycles become\n"
+		   "time through the config's clock_hz. docs/host.md.\n");
+}
+
+/* A host trace (.snrh) by its magic; anything else goes to an_load. */
+static bool is_host_trace(const char *path)
+{
+	char magic[8] = {0};
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t got = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	return got == sizeof(magic) && !memcmp(magic, SNRH_MAGIC, sizeof(magic));
+}
+
+static void put_json(struct out *o, json_t *events)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(events, i, e)
+	{
+		ev_begin(o);
+		json_dumpf(e, o->f, JSON_COMPACT);
+	}
 }
 
 int snr_cmd_export(int argc, char **argv)
@@ -205,9 +252,11 @@ int snr_cmd_export(int argc, char **argv)
 	}
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"config", required_argument, NULL, 'c'},
+					     {"launch", required_argument, NULL, 'l'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *out_path = NULL, *config = NULL;
+	uint64_t launch = 0;
 	int opt;
 	optind = 1;
 	argc--;
@@ -219,6 +268,12 @@ int snr_cmd_export(int argc, char **argv)
 			break;
 		case 'c':
 			config = optarg;
+			break;
+		case 'l':
+			if (!snr_parse_u64(optarg, &launch, false) || !launch) {
+				snr_err("export: --launch wants a launch number from 1, not '%s'", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -232,22 +287,87 @@ int snr_cmd_export(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+
+	/* Host traces first: they fix the clock the replayed windows go on. */
+	struct snrh_trace host;
+	snrh_trace_init(&host);
+	json_object_clear(host.meta);
+	int nhost = 0, ndev = 0, rc = 0;
+	char err[1024];
+	for (int i = optind; i < argc; i++) {
+		if (!is_host_trace(argv[i])) {
+			ndev++;
+			continue;
+		}
+		if (snrh_trace_read(&host, argv[i], err, sizeof(err))) {
+			snr_err("export: %s", err);
+			snrh_trace_free(&host);
+			return 1;
+		}
+		nhost++;
+	}
+	double base_us = 0;
+	char placed[160] = "";
+	if (launch && !nhost) {
+		snr_err("export: --launch %llu places a replayed window at a launch of a host trace, but no .snrh is given",
+			(unsigned long long)launch);
+		snrh_trace_free(&host);
+		return 2;
+	}
+	if (nhost) {
+		struct snrh_launch *ln = NULL;
+		size_t nln = snrh_ta1_launches(&host, &ln);
+		if (launch > nln) {
+			snr_err("export: --launch %llu, but the host trace has %zu ta1rt_launch call%s",
+				(unsigned long long)launch, nln, nln == 1 ? "" : "s");
+			free(ln);
+			snrh_trace_free(&host);
+			return 2;
+		}
+		if (!launch && nln == 1)
+			launch = 1;
+		if (launch) {
+			base_us = (double)ln[launch - 1].start / 1e3;
+			snprintf(placed, sizeof(placed), " (at ta1rt_launch #%llu)", (unsigned long long)launch);
+		} else {
+			base_us = (double)(uint64_t)json_integer_value(json_object_get(host.meta, "t_start_ns")) / 1e3;
+			snprintf(placed, sizeof(placed), " (at the host trace's start)");
+			if (nln > 1 && ndev)
+				fprintf(stderr,
+					"snr export: the host trace has %zu ta1rt_launch calls; the replayed window starts at "
+					"the trace's start (choose a launch with --launch N)\n",
+					nln);
+		}
+		free(ln);
+	}
+
 	FILE *f = fopen(out_path, "w");
 	if (!f) {
-		snr_err("export: cannot write %s", out_path);
+		snr_err("export: cannot write %s: %m", out_path);
+		snrh_trace_free(&host);
 		return 1;
 	}
-	struct out o = {.f = f, .first = true};
+	struct out o = {.f = f, .first = true, .base_us = base_us};
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-	int rc = 0;
+	if (nhost) {
+		json_t *events = json_array();
+		snrh_trace_events(&host, events);
+		put_json(&o, events);
+		json_decref(events);
+	}
+	snrh_trace_free(&host);
+	int pid = 0;
 	for (int i = optind; i < argc && !rc; i++) {
-		char err[1024];
+		if (is_host_trace(argv[i]))
+			continue;
 		struct an_data d;
 		if (an_load(&d, argv[i], config, AN_WANT_ALL, err, sizeof(err))) {
 			snr_err("export: %s", err);
 			rc = 1;
 		} else {
-			rc = export_one(&o, &d, i - optind + 1);
+			char label[4200];
+			snprintf(label, sizeof(label), "%s%s", d.src.path, placed);
+			rc = export_one(&o, &d, ++pid, label);
 		}
 		an_free(&d);
 	}

@@ -19,18 +19,24 @@
 
 static const char host_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
-	"                       [--uprobe LIB:SYMBOL:BUCKET]... [--no-presets] [--no-io] -o H.snrh\n"
+	"                       [--uprobe LIB:SYMBOL:BUCKET]... [--no-presets] [--io-calls] [--no-cupti] -o H.snrh\n"
 	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
 	"\n"
 	"record traces one process with eBPF (as root): every scheduler switch of its\n"
 	"threads (off-CPU intervals with state, user+kernel stack and waker), on-CPU\n"
-	"samples at HZ (default 99), uprobes on runtime APIs and I/O system calls that\n"
-	"put time in gPerf's buckets (H:CTRL, H:WAIT_DEV, H:IO; H:APP is the rest).\n"
+	"samples at HZ (default 99), uprobes on runtime APIs that put time in gPerf's\n"
+	"buckets (H:CTRL, H:WAIT_DEV; H:APP is the rest). H:IO is time whose kernel\n"
+	"stack is in a file or network system call; --io-calls also traces each such\n"
+	"call (exact in-call times and counts, but every system call on the machine\n"
+	"then takes the kernel's slow path while recording).\n"
 	"Presets cover libcudart (cudaLaunchKernel, cudaMemcpy[Async], cudaGraphLaunch\n"
 	"-> H:CTRL; cuda{Stream,Device,Event}Synchronize -> H:WAIT_DEV) and libta1rt\n"
 	"(ta1rt_open/load/launch -> H:CTRL, ta1rt_wait -> H:WAIT_DEV) when the process\n"
 	"uses them. It stops when the process exits, after -d, or on SIGINT/SIGTERM\n"
 	"(which it passes on to a CMD it started); every probe is detached on exit.\n"
+	"A CMD it starts gets libsnr_cupti.so as CUDA_INJECTION64_PATH (when built and\n"
+	"not already set; --no-cupti: never), so a CUDA program's GPU activity lands in\n"
+	"the same trace when it exits normally.\n"
 	"\n"
 	"report prints per-thread on/off-CPU time by state and by bucket, the calls,\n"
 	"and the top off-CPU stacks. --folded writes PREFIX.oncpu.folded and\n"
@@ -112,11 +118,12 @@ static int host_record_main(int argc, char **argv)
 					     {"uprobe", required_argument, NULL, 'u'},
 					     {"min-block", required_argument, NULL, 'm'},
 					     {"no-presets", no_argument, NULL, 'P'},
-					     {"no-io", no_argument, NULL, 'I'},
+					     {"io-calls", no_argument, NULL, 'I'},
+					     {"no-cupti", no_argument, NULL, 'C'},
 					     {"quiet", no_argument, NULL, 'q'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
-	struct snrh_record_opts o = {.hz = 99, .io_syscalls = true, .presets = true};
+	struct snrh_record_opts o = {.hz = 99, .io_syscalls = false, .presets = true, .cupti = true};
 	int c, rc = 2;
 	uint64_t v;
 	char *end;
@@ -163,7 +170,8 @@ static int host_record_main(int argc, char **argv)
 			o.nuprobes++;
 			break;
 		case 'P': o.presets = false; break;
-		case 'I': o.io_syscalls = false; break;
+		case 'I': o.io_syscalls = true; break;
+		case 'C': o.cupti = false; break;
 		case 'q': o.quiet = true; break;
 		case 'h': fputs(host_usage, stdout); rc = 0; goto out;
 		default: goto out;

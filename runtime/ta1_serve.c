@@ -3,7 +3,9 @@
  * libta1rt: per request it tokenizes on the CPU (H:APP), stages the request
  * to a file and fsyncs it (H:IO), launches the TA1 program (H:CTRL) and
  * waits for the device (H:WAIT_DEV), then reads the response back (H:IO).
- * `snr host record -- ta1_serve PROG.elf N DIR` shows each part.
+ * `snr host record -- ta1_serve PROG.elf N DIR` shows each part. It times
+ * its own calls to ta1rt_wait (CLOCK_MONOTONIC around each call) and prints
+ * the sum, the reference for the tracer's H:WAIT_DEV time.
  *
  * usage: ta1_serve PROG.elf [REQUESTS [DIR]]
  */
@@ -71,8 +73,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const char *prompt = "the quick brown fox jumps over the lazy dog; a serving loop tokenizes this";
-	uint64_t total = 0;
-	struct timespec t0, t1;
+	uint64_t total = 0, wait_ns = 0;
+	struct timespec t0, t1, w0, w1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < requests; i++) {
 		uint64_t tokens = tokenize(prompt, 20000);
@@ -84,7 +86,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ta1_serve: launch failed\n");
 			return 1;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &w0);
 		int code = ta1rt_wait(dev, err, sizeof(err));
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		wait_ns += (uint64_t)((w1.tv_sec - w0.tv_sec) * 1000000000LL + (w1.tv_nsec - w0.tv_nsec));
 		if (code < 0) {
 			fprintf(stderr, "ta1_serve: device: %s\n", err);
 			return 1;
@@ -94,8 +99,12 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("served %d requests, %llu device instructions, in %.3f s (%.2f requests/s)\n", requests,
-	       (unsigned long long)total, secs, secs > 0 ? requests / secs : 0.0);
+	struct timespec cpu;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	printf("served %d requests, %llu device instructions, in %.3f s (%.2f requests/s); %.6f s in ta1rt_wait; "
+	       "cpu %.3f s\n",
+	       requests, (unsigned long long)total, secs, secs > 0 ? requests / secs : 0.0, (double)wait_ns / 1e9,
+	       (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
 	ta1rt_close(dev);
 	return 0;
 }

@@ -16,6 +16,9 @@
 #include <bpf/bpf_tracing.h>
 
 #include "host.h"
+#include "host_bpf.h"
+
+#define RING_BYTES (4 << 20)
 
 const volatile int target_tgid = 0;
 const volatile bool trace_io_syscalls = true;
@@ -44,7 +47,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
+	__uint(max_entries, RING_BYTES);
 } events SEC(".maps");
 
 static __always_inline void emit(u32 tid, u64 start, u64 end, u32 probe)
@@ -60,7 +63,7 @@ static __always_inline void emit(u32 tid, u64 start, u64 end, u32 probe)
 	e->end_ns = end;
 	e->probe = probe;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, snrh_submit_flags(&events, RING_BYTES));
 }
 
 SEC("uprobe")

@@ -8,6 +8,13 @@
  * write the .snrh. Every exit path goes through one cleanup label that
  * destroys the skeletons and closes the perf events, so no probe outlives
  * the command.
+ *
+ * A command it starts also gets libsnr_cupti.so as CUDA_INJECTION64_PATH
+ * (when built, and unless the caller set that variable) with
+ * SNR_CUPTI_OUTPUT pointing at a scratch file: a CUDA program's driver
+ * loads the library, which writes its activity records there at exit, and
+ * they are merged into the host trace. Other programs never read the
+ * variables.
  */
 #include "host_record.h"
 
@@ -21,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -37,6 +45,8 @@
 #include "oncpu.skel.h"
 
 #define STACK_MAP_ENTRIES 16384
+#define POLL_MS 50      /* how often the rings are drained (and the process checked) */
+#define SNAPSHOT_MS 200 /* how often /proc/PID/maps is re-read */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -196,6 +206,29 @@ static char *find_exe(const char *argv0)
 	return NULL;
 }
 
+/* libsnr_cupti.so: $SNR_CUPTI_LIB, else the build tree's, else the
+ * installed one (paths from meson); NULL when none exists. */
+static char *find_cupti_lib(bool *bad_env)
+{
+	const char *env = getenv("SNR_CUPTI_LIB");
+	*bad_env = false;
+	if (env) {
+		if (is_file(env))
+			return realpath(env, NULL);
+		*bad_env = true;
+		return NULL;
+	}
+#ifdef SNR_CUPTI_LIB_BUILD
+	if (is_file(SNR_CUPTI_LIB_BUILD))
+		return snr_xstrdup(SNR_CUPTI_LIB_BUILD);
+#endif
+#ifdef SNR_CUPTI_LIB_INSTALL
+	if (is_file(SNR_CUPTI_LIB_INSTALL))
+		return snr_xstrdup(SNR_CUPTI_LIB_INSTALL);
+#endif
+	return NULL;
+}
+
 static const struct snrh_uprobe_spec presets[] = {
 	{"libcudart", "cudaLaunchKernel", "H:CTRL", true},
 	{"libcudart", "cudaGraphLaunch", "H:CTRL", true},
@@ -234,8 +267,10 @@ static int32_t remap_stack(struct snrh_trace *t, struct snrh_symbolizer *sym, st
 		if (kernel) {
 			snrh_sym_kernel(sym, ips[i], &name, &off);
 			module = "[kernel]";
-			/* The tracer's own frames (bpf_prog_*, bpf_trace_run4) sit on top. */
-			if (!s.nframes && name && (!strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf_", 6)))
+			/* The tracer's own frames (bpf_prog_*, bpf_trace_run4, and
+			 * __traceiter_* when a tracepoint has several probes) sit on top. */
+			if (!s.nframes && name &&
+			    (!strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf_", 6) || !strncmp(name, "__traceiter_", 12)))
 				continue;
 		} else {
 			snrh_sym_user(sym, ips[i], &name, &module, &off);
@@ -302,7 +337,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	struct stack_remap *remap = NULL;
 	struct rec_state st;
 	struct snrh_trace trace;
-	char *exe = NULL;
+	char *exe = NULL, *cupti_lib = NULL, cupti_out[64] = "";
 	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, child_status = -1;
 	struct sigaction sa_old_int, sa_old_term;
 	bool signals_set = false;
@@ -331,6 +366,29 @@ int snrh_record(const struct snrh_record_opts *o)
 			fail("%s: command not found", o->cmd[0]);
 			goto cleanup;
 		}
+		if (o->cupti && getenv("CUDA_INJECTION64_PATH")) {
+			if (!o->quiet)
+				fprintf(stderr, "snr host record: CUDA_INJECTION64_PATH is set (%s): left as it is, no CUPTI "
+						"records merged\n",
+					getenv("CUDA_INJECTION64_PATH"));
+		} else if (o->cupti) {
+			bool bad_env;
+			cupti_lib = find_cupti_lib(&bad_env);
+			if (bad_env) {
+				fail("SNR_CUPTI_LIB=%s: no such file (the path of libsnr_cupti.so)", getenv("SNR_CUPTI_LIB"));
+				goto cleanup;
+			}
+			if (cupti_lib) {
+				snprintf(cupti_out, sizeof(cupti_out), "/tmp/snr-cupti-XXXXXX.snrh");
+				int fd = mkstemps(cupti_out, 5);
+				if (fd < 0) {
+					fail("cannot create a scratch file in /tmp for CUPTI records: %s", strerror(errno));
+					cupti_out[0] = 0;
+					goto cleanup;
+				}
+				close(fd);
+			}
+		}
 		if (pipe(go_pipe)) {
 			fail("pipe: %s", strerror(errno));
 			goto cleanup;
@@ -347,6 +405,10 @@ int snrh_record(const struct snrh_record_opts *o)
 			if (read(go_pipe[0], &go, 1) != 1)
 				_exit(127);
 			close(go_pipe[0]);
+			if (cupti_lib) {
+				setenv("CUDA_INJECTION64_PATH", cupti_lib, 1);
+				setenv("SNR_CUPTI_OUTPUT", cupti_out, 1);
+			}
 			execvp(o->cmd[0], o->cmd);
 			fprintf(stderr, "snr host record: %s: %s\n", o->cmd[0], strerror(errno));
 			_exit(127);
@@ -464,7 +526,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	signals_set = true;
 
 	sym = snrh_sym_new();
-	uint64_t t_start = mono_ns(CLOCK_MONOTONIC);
+	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), cpu_start = mono_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (child) {
 		if (write(go_pipe[1], "g", 1) != 1) {
 			fail("cannot start the command: %s", strerror(errno));
@@ -477,22 +539,30 @@ int snrh_record(const struct snrh_record_opts *o)
 		fprintf(stderr, "snr host record: tracing pid %d (%u uprobes, %d CPUs sampled at %u Hz); Ctrl-C stops\n",
 			pid, (unsigned)trace.probes.n, nperf, o->hz);
 
-	/* poll */
+	/* poll: the programs submit without waking us (host_bpf.h), so drain the
+	 * rings every POLL_MS, or earlier when one is a quarter full. */
 	uint64_t deadline = o->duration_s > 0 ? t_start + (uint64_t)(o->duration_s * 1e9) : 0;
+	uint64_t next_snapshot = 0;
 	int polls = 0;
 	for (;;) {
-		int err = ring_buffer__poll(rb, 50);
+		int err = ring_buffer__poll(rb, POLL_MS);
+		if (err >= 0)
+			err = ring_buffer__consume(rb);
+		polls++;
 		if (err < 0 && err != -EINTR) {
 			fail("polling the ring buffers: %s", strerror(-err));
 			break;
 		}
 		if (stop_signal)
 			break;
-		if (deadline && mono_ns(CLOCK_MONOTONIC) >= deadline)
+		uint64_t now = mono_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline)
 			break;
 		/* The maps go with the process: keep a fresh copy while it lives. */
-		if (polls++ % 4 == 0)
+		if (now >= next_snapshot) {
 			snrh_sym_snapshot(sym, pid);
+			next_snapshot = now + SNAPSHOT_MS * 1000000ull;
+		}
 		if (child) {
 			int status;
 			if (waitpid(child, &status, WNOHANG) == child) {
@@ -504,7 +574,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			break;
 		}
 	}
-	uint64_t t_end = mono_ns(CLOCK_MONOTONIC);
+	uint64_t t_end = mono_ns(CLOCK_MONOTONIC), cpu_tracing = mono_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
 	ring_buffer__consume(rb);
 	if (child) {
 		/* Pass SIGINT/SIGTERM on (SIGTERM when -d ran out); a command that
@@ -563,6 +633,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	json_decref(trace.maps);
 	trace.maps = snrh_sym_maps_json(sym);
 
+	char err[700];
 	struct utsname un;
 	uname(&un);
 	json_t *cmdline = json_array();
@@ -584,11 +655,26 @@ int snrh_record(const struct snrh_record_opts *o)
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
 				      (json_int_t)on_skel->bss->dropped_events, "buckets",
 				      (json_int_t)bk_skel->bss->dropped_events));
+	json_object_set_new(trace.meta, "repaired_switch_ins", json_integer((json_int_t)off_skel->bss->repaired_switch_ins));
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	json_object_set_new(trace.meta, "tracer",
+			    json_pack("{s:f, s:f, s:f, s:I}", "user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+				      "sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, "cpu_while_tracing_s",
+				      (double)cpu_tracing / 1e9, "polls", (json_int_t)polls));
+	json_object_set_new(trace.meta, "cupti_injection", cupti_lib ? json_string(cupti_lib) : json_null());
+	/* The injected library wrote its file at the command's exit (not when
+	 * the command was killed: atexit handlers do not run then). */
+	struct stat cupti_st;
+	if (cupti_out[0] && stat(cupti_out, &cupti_st) == 0 && cupti_st.st_size > 0 &&
+	    snrh_trace_read(&trace, cupti_out, err, sizeof(err)))
+		fprintf(stderr, "snr host record: the CUPTI records are unreadable (%s); the host trace is written "
+				"without them\n",
+			err);
 	if (child_status >= 0)
 		json_object_set_new(trace.meta, "exit_status",
 				    json_integer(WIFEXITED(child_status) ? WEXITSTATUS(child_status)
 									  : 128 + WTERMSIG(child_status)));
-	char err[700];
 	if (snrh_trace_write(&trace, o->output, err, sizeof(err))) {
 		fail("%s", err);
 		goto cleanup;
@@ -596,9 +682,11 @@ int snrh_record(const struct snrh_record_opts *o)
 	if (!o->quiet)
 		fprintf(stderr,
 			"snr host record: %.3f s, %zu threads, %zu off-CPU intervals, %zu samples, %zu API/I-O "
-			"intervals -> %s\n",
+			"intervals, %zu CUPTI records -> %s (tracer: %.3f s CPU while tracing, %.3f s in all, %d polls)\n",
 			(double)(t_end - t_start) / 1e9, trace.threads.n, trace.offcpu.n, trace.samples.n,
-			trace.intervals.n, o->output);
+			trace.intervals.n, trace.device.n, o->output, (double)cpu_tracing / 1e9,
+			(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+			polls);
 	rc = 0;
 
 cleanup:
@@ -633,6 +721,9 @@ cleanup:
 	free(st.samples.v);
 	free(st.intervals.v);
 	free(exe);
+	free(cupti_lib);
+	if (cupti_out[0])
+		unlink(cupti_out);
 	snrh_trace_free(&trace);
 	return rc;
 }

@@ -24,6 +24,7 @@ struct snrh_record_opts {
 	unsigned nuprobes;
 	const char *output;
 	bool quiet;
+	bool cupti; /* -- CMD: inject libsnr_cupti.so (CUDA_INJECTION64_PATH) and merge its records */
 };
 
 /* Returns 0, or 1 with a message printed. */

@@ -4,8 +4,9 @@
  * Exact on-CPU and off-CPU totals come from the scheduler (every switch,
  * however short). Buckets follow gPerf's rules, restricted to what the host
  * sees: an instant belongs to the outermost probed runtime call around it
- * (H:CTRL, H:WAIT_DEV, ...), else to a file or network system call (H:IO),
- * else it is application time (H:APP) if on CPU and unattributed blocking if
+ * (H:CTRL, H:WAIT_DEV, ...), else to a file or network system call (H:IO:
+ * a traced call with --io-calls, otherwise a kernel stack inside one), else
+ * it is application time (H:APP) if on CPU and unattributed blocking if
  * off CPU. An off-CPU interval is classified by its switch-out instant (a
  * thread blocks inside one call); on-CPU time per bucket is estimated from
  * the samples (count x 1/HZ).
@@ -81,6 +82,14 @@ const char *snrh_bucket_at(const struct snrh_bucketer *b, uint32_t tid, uint64_t
 	if (!iv)
 		iv = find_iv(b->io, b->nio, tid, ts);
 	return iv ? snrh_probe_bucket(b->t, iv->probe) : NULL;
+}
+
+const char *snrh_bucket_for(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts, int32_t kstack)
+{
+	const char *bucket = snrh_bucket_at(b, tid, ts);
+	if (!bucket && snrh_stack_io_syscall(b->t, kstack))
+		bucket = "H:IO";
+	return bucket;
 }
 
 /* ---- per-thread bucket table ---- */
@@ -229,6 +238,23 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		json_array_size(cmd) ? json_string_value(json_array_get(cmd, 0)) : exe ? exe : "?",
 		t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0, (unsigned long long)hz,
 		(long long)json_integer_value(json_object_get(m, "min_offcpu_us")));
+	/* CUPTI files merged in (libsnr_cupti.so's META.cupti). */
+	json_t *merged = json_object_get(m, "merged"), *one;
+	size_t mi;
+	json_array_foreach(merged, mi, one)
+	{
+		json_t *c = json_object_get(one, "cupti");
+		if (c)
+			fprintf(out, "CUPTI (pid %lld): %lld records, %lld skipped, %lld dropped by CUPTI\n",
+				(long long)json_integer_value(json_object_get(one, "pid")),
+				(long long)json_integer_value(json_object_get(c, "records")),
+				(long long)json_integer_value(json_object_get(c, "skipped")),
+				(long long)json_integer_value(json_object_get(c, "dropped")));
+	}
+	json_int_t repaired = json_integer_value(json_object_get(m, "repaired_switch_ins"));
+	if (repaired)
+		fprintf(out, "note: %lld switch-ins the tracer did not see were reconstructed from the threads' run time\n",
+			(long long)repaired);
 	json_t *dropped = json_object_get(m, "dropped");
 	const char *k;
 	json_t *v;
@@ -264,13 +290,13 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	}
 	for (size_t i = 0; i < t->samples.n; i++) {
 		struct thread_rows *tr = rows_for(rows, t->threads.n, t->samples.v[i].tid);
-		const char *b = snrh_bucket_at(bk, t->samples.v[i].tid, t->samples.v[i].ts);
+		const char *b = snrh_bucket_for(bk, t->samples.v[i].tid, t->samples.v[i].ts, t->samples.v[i].kstack);
 		if (tr)
 			row_for(tr, b ? b : "H:APP")->oncpu_samples++;
 	}
 	for (size_t i = 0; i < t->offcpu.n; i++) {
 		struct thread_rows *tr = rows_for(rows, t->threads.n, t->offcpu.v[i].tid);
-		const char *b = snrh_bucket_at(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start);
+		const char *b = snrh_bucket_for(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start, t->offcpu.v[i].kstack);
 		if (tr)
 			row_for(tr, b ? b : "(no bucket)")->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
 	}
@@ -395,60 +421,4 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	snrh_bucketer_free(bk);
 	free(rows);
 	return rc ? -1 : 0;
-}
-
-/* ---- trace-event JSON ---- */
-
-static json_t *x_event(const char *name, const char *cat, long long pid, uint32_t tid, uint64_t start, uint64_t end)
-{
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "name", name, "cat", cat, "ph", "X", "ts",
-			 (double)start / 1e3, "dur", (double)(end - start) / 1e3, "pid", (json_int_t)pid, "tid",
-			 (json_int_t)tid);
-}
-
-void snrh_trace_events(const struct snrh_trace *t, json_t *events)
-{
-	long long pid = (long long)json_integer_value(json_object_get(t->meta, "pid"));
-	struct snrh_bucketer *bk = snrh_bucketer_new(t);
-	for (size_t i = 0; i < t->threads.n; i++)
-		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "name", "thread_name", "ph", "M",
-							"pid", (json_int_t)pid, "tid", (json_int_t)t->threads.v[i].tid,
-							"args", "name", snrh_str(t, t->threads.v[i].comm)));
-	for (size_t i = 0; i < t->offcpu.n; i++) {
-		const struct snrh_offcpu *e = &t->offcpu.v[i];
-		char name[32];
-		snprintf(name, sizeof(name), "off-CPU %s", state_names[e->state & 3]);
-		json_t *ev = x_event(name, "offcpu", pid, e->tid, e->start, e->end);
-		const char *b = snrh_bucket_at(bk, e->tid, e->start);
-		json_object_set_new(ev, "args", json_pack("{s:s, s:I}", "bucket", b ? b : "", "waker", (json_int_t)e->waker));
-		json_array_append_new(events, ev);
-	}
-	for (size_t i = 0; i < t->intervals.n; i++) {
-		const struct snrh_interval *iv = &t->intervals.v[i];
-		char buf[64];
-		json_array_append_new(events, x_event(snrh_probe_name(t, iv->probe, buf, sizeof(buf)),
-						      snrh_probe_bucket(t, iv->probe), pid, iv->tid, iv->start, iv->end));
-	}
-	for (size_t i = 0; i < t->samples.n; i++) {
-		const struct snrh_sample *s = &t->samples.v[i];
-		const char *leaf = "[unknown]";
-		if (s->ustack >= 0 && (size_t)s->ustack < t->stacks.n && t->stacks.v[s->ustack].nframes)
-			leaf = snrh_str(t, t->stacks.v[s->ustack].frames[0].sym);
-		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:f, s:I, s:I}", "name", leaf, "cat", "oncpu",
-							"ph", "i", "s", "t", "ts", (double)s->ts / 1e3, "pid",
-							(json_int_t)pid, "tid", (json_int_t)s->tid));
-	}
-	static const char *const kinds[] = {"?", "kernel", "memcpy", "memset", "runtime", "driver", "sync"};
-	for (size_t i = 0; i < t->device.n; i++) {
-		const struct snrh_device_rec *d = &t->device.v[i];
-		int host_side = d->kind == SNRH_DEV_RUNTIME_API || d->kind == SNRH_DEV_DRIVER_API;
-		/* Device work goes on a per-stream track of a "GPU n" process. */
-		json_t *ev = x_event(snrh_str(t, d->name), kinds[d->kind < 7 ? d->kind : 0],
-				     host_side ? pid : 1000000 + d->device, host_side ? d->tid : d->stream, d->start,
-				     d->end);
-		json_object_set_new(ev, "args", json_pack("{s:I, s:I}", "correlation", (json_int_t)d->corr, "bytes",
-							  (json_int_t)d->bytes));
-		json_array_append_new(events, ev);
-	}
-	snrh_bucketer_free(bk);
 }

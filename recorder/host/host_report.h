@@ -22,6 +22,10 @@ struct snrh_bucketer;
 struct snrh_bucketer *snrh_bucketer_new(const struct snrh_trace *t);
 void snrh_bucketer_free(struct snrh_bucketer *b);
 const char *snrh_bucket_at(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts);
+/* The same, then H:IO when the kernel stack taken at that instant is inside
+ * a file or network system call (the default record traces no system
+ * calls, see docs/host.md). */
+const char *snrh_bucket_for(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts, int32_t kstack);
 
 int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out);
 

@@ -98,6 +98,24 @@ const char *snrh_syscall_name(uint32_t nr)
 	return NULL;
 }
 
+const char *snrh_stack_io_syscall(const struct snrh_trace *t, int32_t kstack)
+{
+	if (kstack < 0 || (size_t)kstack >= t->stacks.n || !t->stacks.v[kstack].kernel)
+		return NULL;
+	const struct snrh_stack *s = &t->stacks.v[kstack];
+	/* Leaf first: the innermost syscall entry function is the call. */
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		const char *n = snrh_str(t, s->frames[f].sym);
+		if (strncmp(n, "__x64_sys_", 10))
+			continue;
+		for (size_t i = 0; i < sizeof(io_syscalls) / sizeof(io_syscalls[0]); i++)
+			if (!strcmp(n + 10, io_syscalls[i].name))
+				return io_syscalls[i].name;
+		return NULL;
+	}
+	return NULL;
+}
+
 const char *snrh_probe_name(const struct snrh_trace *t, uint32_t probe, char *buf, size_t len)
 {
 	if (probe & 0x80000000u) {

@@ -11,6 +11,9 @@
 #include <bpf/bpf_tracing.h>
 
 #include "host.h"
+#include "host_bpf.h"
+
+#define RING_BYTES (4 << 20)
 
 const volatile int target_tgid = 0;
 
@@ -25,7 +28,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
+	__uint(max_entries, RING_BYTES);
 } events SEC(".maps");
 
 SEC("perf_event")
@@ -47,7 +50,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	e->cpu = bpf_get_smp_processor_id();
 	e->pad = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, snrh_submit_flags(&events, RING_BYTES));
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,9 +118,21 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 						   CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
 						   CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (cuptiActivityEnable(kinds[i]) != CUPTI_SUCCESS)
-			fprintf(stderr, "libsnr_cupti: cannot enable activity kind %d\n", (int)kinds[i]);
+	char failed[128] = "";
+	CUptiResult why = CUPTI_SUCCESS;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		CUptiResult r = cuptiActivityEnable(kinds[i]);
+		if (r != CUPTI_SUCCESS) {
+			size_t n = strlen(failed);
+			snprintf(failed + n, sizeof(failed) - n, " %d", (int)kinds[i]);
+			why = r;
+		}
+	}
+	if (failed[0]) {
+		const char *msg = NULL;
+		cuptiGetResultString(why, &msg);
+		fprintf(stderr, "libsnr_cupti: cannot enable CUPTI activity kinds%s: %s\n", failed, msg ? msg : "?");
+	}
 	atexit(finish);
 	return 1;
 }

@@ -22,6 +22,8 @@ static void build(struct snrh_trace *t)
 	json_object_set_new(t->meta, "t_end_ns", json_integer(2000000000));
 	struct snrh_probe p = {0, strdup("/lib/libta1rt.so"), strdup("ta1rt_wait"), strdup("H:WAIT_DEV")};
 	SNRH_PUSH(t->probes, p);
+	struct snrh_probe pl = {1, strdup("/lib/libta1rt.so"), strdup("ta1rt_launch"), strdup("H:CTRL")};
+	SNRH_PUSH(t->probes, pl);
 	struct snrh_stack us = {0, 2, calloc(2, sizeof(struct snrh_frame))};
 	us.frames[0] = (struct snrh_frame){0x1000, snrh_intern(t, "ta1rt_wait"), snrh_intern(t, "/lib/libta1rt.so"), 4};
 	us.frames[1] = (struct snrh_frame){0x2000, snrh_intern(t, "main"), snrh_intern(t, "/bin/serve"), 8};
@@ -31,7 +33,8 @@ static void build(struct snrh_trace *t)
 	SNRH_PUSH(t->stacks, ks);
 	struct snrh_thread th = {7, snrh_intern(t, "serve"), 300000000, {1000, 600000000, 5000, 0}, 12};
 	SNRH_PUSH(t->threads, th);
-	/* ta1rt_wait 1.1..1.7 s; read() 1.8..1.9 s */
+	/* ta1rt_launch 1.00..1.04 s, ta1rt_wait 1.1..1.7 s; read() 1.8..1.9 s */
+	SNRH_PUSH(t->intervals, ((struct snrh_interval){7, 1, 1000000000, 1040000000}));
 	SNRH_PUSH(t->intervals, ((struct snrh_interval){7, 0, 1100000000, 1700000000}));
 	SNRH_PUSH(t->intervals, ((struct snrh_interval){7, 0x80000000u | 0, 1800000000, 1900000000}));
 	SNRH_PUSH(t->offcpu, ((struct snrh_offcpu){7, 8, 1, 1150000000, 1650000000, 0, 1}));
@@ -55,7 +58,7 @@ int main(void)
 	snrh_trace_init(&r);
 	json_object_clear(r.meta);
 	CHECK(snrh_trace_read(&r, path, err, sizeof(err)) == 0, "%s", "snrh_trace_read(&r, path, err, sizeof(err)) == 0");
-	CHECK(r.threads.n == 1 && r.offcpu.n == 2 && r.samples.n == 2 && r.intervals.n == 2 && r.device.n == 1, "%s", "r.threads.n == 1 && r.offcpu.n == 2 && r.samples.n == 2 && r.intervals.n == 2 && r.device.n == 1");
+	CHECK(r.threads.n == 1 && r.offcpu.n == 2 && r.samples.n == 2 && r.intervals.n == 3 && r.device.n == 1, "%s", "r.threads.n == 1 && r.offcpu.n == 2 && r.samples.n == 2 && r.intervals.n == 3 && r.device.n == 1");
 	CHECK(r.stacks.n == 2 && r.stacks.v[0].nframes == 2 && !strcmp(snrh_str(&r, r.stacks.v[0].frames[1].sym), "main"), "%s", "r.stacks.n == 2 && r.stacks.v[0].nframes == 2 && !strcmp(snrh_str(&r, r.stacks.v[0].frames[1].sym), \"main\")");
 	CHECK(r.offcpu.v[0].ustack == 0 && r.offcpu.v[0].kstack == 1 && r.offcpu.v[1].ustack == -1, "%s", "r.offcpu.v[0].ustack == 0 && r.offcpu.v[0].kstack == 1 && r.offcpu.v[1].ustack == -1");
 	CHECK(r.offcpu.v[0].end - r.offcpu.v[0].start == 500000000, "%s", "r.offcpu.v[0].end - r.offcpu.v[0].start == 500000000");
@@ -69,7 +72,25 @@ int main(void)
 	CHECK(!strcmp(snrh_bucket_at(b, 7, 1850000000), "H:IO"), "%s", "!strcmp(snrh_bucket_at(b, 7, 1850000000), \"H:IO\")");
 	CHECK(snrh_bucket_at(b, 7, 1050000000) == NULL, "%s", "snrh_bucket_at(b, 7, 1050000000) == NULL");
 	CHECK(snrh_bucket_at(b, 8, 1200000000) == NULL, "%s", "snrh_bucket_at(b, 8, 1200000000) == NULL");
+	/* Without traced system calls, a kernel stack inside one is H:IO; a
+	 * probed call around the instant still wins. */
+	struct snrh_stack io = {1, 3, calloc(3, sizeof(struct snrh_frame))};
+	io.frames[0] = (struct snrh_frame){0xffff0100, snrh_intern(&r, "schedule"), snrh_intern(&r, "[kernel]"), 0};
+	io.frames[1] = (struct snrh_frame){0xffff0200, snrh_intern(&r, "__x64_sys_fsync"), snrh_intern(&r, "[kernel]"), 0};
+	io.frames[2] = (struct snrh_frame){0xffff0300, snrh_intern(&r, "do_syscall_64"), snrh_intern(&r, "[kernel]"), 0};
+	SNRH_PUSH(r.stacks, io);
+	int32_t io_idx = (int32_t)r.stacks.n - 1;
+	CHECK(!strcmp(snrh_stack_io_syscall(&r, io_idx) ? snrh_stack_io_syscall(&r, io_idx) : "", "fsync"), "%s",
+	      "fsync found in the kernel stack");
+	CHECK(snrh_stack_io_syscall(&r, 1) == NULL, "%s", "futex_wait is no I/O call");
+	CHECK(snrh_stack_io_syscall(&r, 0) == NULL, "%s", "a user stack is no I/O call");
+	const char *sb = snrh_bucket_for(b, 7, 1950000000, io_idx);
+	CHECK(sb && !strcmp(sb, "H:IO"), "bucket from the stack: %s", sb ? sb : "none");
+	sb = snrh_bucket_for(b, 7, 1200000000, io_idx);
+	CHECK(sb && !strcmp(sb, "H:WAIT_DEV"), "a probed call wins over the stack: %s", sb ? sb : "none");
+	CHECK(snrh_bucket_for(b, 7, 1950000000, 1) == NULL, "%s", "no bucket for a futex stack outside calls");
 	snrh_bucketer_free(b);
+	free(r.stacks.v[--r.stacks.n].frames);
 
 	/* A second file (CUPTI-like) merges: strings renumbered, meta kept. */
 	struct snrh_trace c;
@@ -98,10 +119,68 @@ int main(void)
 	CHECK(strstr(text, "memcpy"), "%s", "strstr(text, \"memcpy\")");
 	free(text);
 
-	/* Trace events: 1 thread name + 2 off-CPU + 2 intervals + 2 samples + 2 device. */
+	/* Trace events (tracks as in host_events.c). */
 	json_t *ev = json_array();
 	snrh_trace_events(&r, ev);
-	CHECK(json_array_size(ev) == 9, "%s", "json_array_size(ev) == 9");
+	size_t i;
+	json_t *e;
+	int noff = 0, non = 0, nsamples = 0, ncalls = 0, nlaunch = 0, nflows = 0, nkernel = 0;
+	json_array_foreach(ev, i, e)
+	{
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		json_int_t pid = json_integer_value(json_object_get(e, "pid")), tid = json_integer_value(json_object_get(e, "tid"));
+		double ts = json_real_value(json_object_get(e, "ts")), dur = json_real_value(json_object_get(e, "dur"));
+		json_t *args = json_object_get(e, "args");
+		if (!cat)
+			continue;
+		if (!strcmp(cat, "offcpu") && ts == 1150000.0) {
+			noff++;
+			CHECK(pid == 42 && tid == 7 && dur == 500000.0 && !strcmp(name, "off-CPU S"), "off-CPU slice %s", name);
+			CHECK(!strcmp(json_string_value(json_object_get(args, "bucket")), "H:WAIT_DEV") &&
+				      !strcmp(json_string_value(json_array_get(json_object_get(args, "user_stack"), 0)),
+					      "ta1rt_wait+0x4 (libta1rt.so)") &&
+				      !strcmp(json_string_value(json_array_get(json_object_get(args, "kernel_stack"), 0)),
+					      "futex_wait+0x0 ([kernel])") &&
+				      json_integer_value(json_object_get(args, "waker")) == 8,
+			      "%s", "off-CPU args: bucket, stacks, waker");
+		} else if (!strcmp(cat, "offcpu")) {
+			noff++;
+			const char *b = json_string_value(json_object_get(args, "bucket"));
+			CHECK(ts == 1810000.0 && json_array_size(json_object_get(args, "user_stack")) == 0 && b &&
+				      !strcmp(b, "H:IO"),
+			      "second off-CPU slice at %f, in %s", ts, b ? b : "no bucket");
+		} else if (!strcmp(cat, "oncpu")) {
+			non++;
+			CHECK(tid == 7 && ts == 1650000.0 && dur == 160000.0, "on-CPU gap at %f for %f", ts, dur);
+		} else if (!strcmp(cat, "sample")) {
+			nsamples++;
+			CHECK(!strcmp(ph, "i") && tid == 7, "%s", "sample is an instant on the thread");
+		} else if (!strcmp(cat, "H:WAIT_DEV") || !strcmp(cat, "H:IO") || !strcmp(cat, "H:CTRL")) {
+			ncalls++;
+			CHECK(tid == SNRH_EV_TID_CALLS + 7, "call %s on tid %lld", name, (long long)tid);
+			CHECK(!strcmp(name, "H:WAIT_DEV: ta1rt_wait") || !strcmp(name, "H:IO: sys:read") ||
+				      !strcmp(name, "H:CTRL: ta1rt_launch"),
+			      "call named %s", name);
+		} else if (!strcmp(cat, "ta1.launch") && !strcmp(ph, "X")) {
+			nlaunch++;
+			CHECK(pid == SNRH_EV_PID_TA1 && ts == 1000000.0 && dur == 700000.0 && !strcmp(name, "launch #1"),
+			      "launch slice [%f, +%f) %s", ts, dur, name);
+		} else if (!strcmp(cat, "ta1.launch")) {
+			nflows++;
+		} else if (!strcmp(cat, "kernel")) {
+			nkernel++;
+			CHECK(pid == SNRH_EV_PID_GPU && tid == 7 && ts == 1200000.0, "%s", "kernel on GPU 0 stream 7");
+		}
+	}
+	CHECK(noff == 2 && non == 1 && nsamples == 2 && ncalls == 3 && nlaunch == 1 && nflows == 2 && nkernel == 1,
+	      "events: %d off-CPU, %d on-CPU, %d samples, %d calls, %d launches, %d flow ends, %d kernels", noff, non,
+	      nsamples, ncalls, nlaunch, nflows, nkernel);
+	struct snrh_launch *ln = NULL;
+	CHECK(snrh_ta1_launches(&r, &ln) == 1 && ln[0].call_end == 1040000000 && ln[0].end == 1700000000,
+	      "%s", "one launch, busy until its wait returned");
+	free(ln);
 	json_decref(ev);
 
 	/* A truncated file names itself. */
