@@ -529,6 +529,59 @@ static unsigned a64_disasm(void *self, const uint8_t *code, size_t avail, uint64
 	return 4;
 }
 
+/* Linux arm64 (asm-generic numbers) system calls that write memory their
+ * arguments locate (x0-x5). Calls that write through pointers held in
+ * memory (readv, recvmsg, ioctl) are not listed. */
+static const struct cs_syscall_write a64_syscall_table[] = {
+	{63, 1, -1, 0},     /* read(fd, buf, count): buf[0, result) */
+	{67, 1, -1, 0},     /* pread64 */
+	{207, 1, -1, 0},    /* recvfrom(fd, buf, len, ...) */
+	{278, 0, -1, 0},    /* getrandom(buf, len, flags) */
+	{17, 0, -1, 0},     /* getcwd(buf, size) */
+	{78, 2, -1, 0},     /* readlinkat(dfd, path, buf, size) */
+	{61, 1, -1, 0},     /* getdents64(fd, dirp, count) */
+	{123, 2, -1, 0},    /* sched_getaffinity(pid, len, mask) */
+	{79, 2, 128, 0},    /* newfstatat(dfd, path, statbuf, flags): arm64's struct stat */
+	{80, 1, 128, 0},    /* fstat(fd, statbuf) */
+	{291, 4, 256, 0},   /* statx(dfd, path, flags, mask, statxbuf) */
+	{113, 1, 16, 0},    /* clock_gettime(clock, tp) */
+	{169, 0, 16, 0},    /* gettimeofday(tv, tz) */
+	{169, 1, 8, 0},
+	{59, 0, 8, 0},      /* pipe2(fds, flags) */
+	{160, 0, 390, 0},   /* uname(buf) */
+	{179, 0, 112, 0},   /* sysinfo(info) */
+	{165, 1, 144, 0},   /* getrusage(who, usage) */
+	{163, 1, 16, 0},    /* getrlimit(resource, rlim) */
+	{261, 3, 16, 0},    /* prlimit64(pid, resource, new, old) */
+	{135, 2, -2 - 3, 0},/* rt_sigprocmask(how, set, oldset, sigsetsize) */
+	{134, 2, 32, 0},    /* rt_sigaction(sig, act, oldact, 8): the kernel's struct */
+	{101, 1, 16, 0},    /* nanosleep(req, rem) */
+	{115, 3, 16, 0},    /* clock_nanosleep(clock, flags, req, rem) */
+	{73, 0, -2 - 1, 8}, /* ppoll(fds, nfds, ...): struct pollfd fds[nfds] */
+	{22, 1, -1, 16},    /* epoll_pwait(epfd, events, max, ...): result x epoll_event (16 bytes on arm64) */
+};
+
+static unsigned a64_syscall_writes(void *self, const uint8_t *code, size_t avail, uint64_t pc,
+				   const struct snr_isa_regs *before, const struct snr_isa_regs *after,
+				   struct snr_mem_region *out, unsigned max)
+{
+	(void)self, (void)pc;
+	uint32_t w;
+	if (avail < 4 || !before->val[8] || !after->val[A_X0])
+		return 0;
+	memcpy(&w, code, 4);
+	if ((w & 0xffe0001fu) != 0xd4000001u)
+		return 0; /* only svc */
+	uint64_t nr, res, args[6] = {0};
+	memcpy(&nr, before->val[8], 8);
+	memcpy(&res, after->val[A_X0], 8);
+	for (int i = 0; i < 6; i++)
+		if (before->val[i])
+			memcpy(&args[i], before->val[i], 8);
+	return cs_syscall_writes(a64_syscall_table, sizeof(a64_syscall_table) / sizeof(a64_syscall_table[0]), nr, res,
+				 args, out, max);
+}
+
 const struct snr_isa_ops snr_isa_aarch64 = {
 	.abi_version = SNR_ISA_ABI_VERSION,
 	.name = "aarch64",
@@ -539,4 +592,5 @@ const struct snr_isa_ops snr_isa_aarch64 = {
 	.registers = a64_registers,
 	.access = a64_access,
 	.disasm = a64_disasm,
+	.syscall_writes = a64_syscall_writes,
 };

@@ -115,4 +115,39 @@ static inline int cs_reg_value(const struct snr_isa_regs *regs, const struct snr
 	return 1;
 }
 
+/* ---- what system calls write (snr_isa_ops.syscall_writes) ---------------- */
+
+/* A system call that writes memory its arguments locate: number, the
+ * argument holding the address (0-5), and the length: a constant, the
+ * result (-1), or another argument's value (-2 - arg); times `scale`
+ * (elements of an array: pollfd, epoll_event), 0 meaning 1. */
+struct cs_syscall_write {
+	unsigned nr;
+	uint8_t arg;
+	int64_t len;
+	uint8_t scale;
+};
+
+/* The regions a call numbered nr, with arguments args[0..5] and result res,
+ * wrote: none if it failed (res negative, -errno). */
+static inline unsigned cs_syscall_writes(const struct cs_syscall_write *table, size_t n, uint64_t nr, uint64_t res,
+					 const uint64_t args[6], struct snr_mem_region *out, unsigned max)
+{
+	unsigned k = 0;
+	if ((int64_t)res < 0)
+		return 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		if (table[i].nr != nr)
+			continue;
+		uint64_t addr = args[table[i].arg], len = table[i].len >= 0 ? (uint64_t)table[i].len
+							   : table[i].len == -1 ? res
+										: args[-2 - table[i].len];
+		len *= table[i].scale ? table[i].scale : 1;
+		if (!addr || !len || len > (64ull << 20))
+			continue;
+		out[k++] = (struct snr_mem_region){.write = 1, .addr = addr, .row_bytes = len, .rows = 1};
+	}
+	return k;
+}
+
 #endif

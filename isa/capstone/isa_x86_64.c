@@ -707,47 +707,42 @@ static unsigned x86_disasm(void *self, const uint8_t *code, size_t avail, uint64
 
 /* ---- what system calls write ------------------------------------------- */
 
-/* Linux x86-64 system calls that write memory the registers locate: the
- * number, the argument holding the address (0-5: rdi rsi rdx r10 r8 r9),
- * and the length: a constant, the result (-1), or another argument's value
- * (-2 - arg). Calls that write through pointers held in memory (readv's
- * iovecs, recvmsg) or only on some paths (ioctl) are not listed. */
-static const struct {
-	unsigned nr;
-	uint8_t arg;
-	int64_t len;
-} x86_syscall_writes_table[] = {
-	{0, 1, -1},     /* read(fd, buf, count): buf[0, result) */
-	{17, 1, -1},    /* pread64 */
-	{45, 1, -1},    /* recvfrom(fd, buf, len, ...) */
-	{4, 1, 144},    /* stat(path, statbuf) */
-	{5, 1, 144},    /* fstat(fd, statbuf) */
-	{6, 1, 144},    /* lstat */
-	{262, 2, 144},  /* newfstatat(dfd, path, statbuf, flags) */
-	{332, 4, 256},  /* statx(dfd, path, flags, mask, statxbuf) */
-	{228, 1, 16},   /* clock_gettime(clock, tp) */
-	{96, 0, 16},    /* gettimeofday(tv, tz) */
-	{96, 1, 8},
-	{201, 0, 8},    /* time(tloc) */
-	{318, 0, -1},   /* getrandom(buf, len, flags) */
-	{22, 0, 8},     /* pipe(fds) */
-	{293, 0, 8},    /* pipe2(fds, flags) */
-	{63, 0, 390},   /* uname(buf) */
-	{79, 0, -1},    /* getcwd(buf, size): the path and its NUL */
-	{89, 1, -1},    /* readlink(path, buf, size) */
-	{267, 2, -1},   /* readlinkat(dfd, path, buf, size) */
-	{217, 1, -1},   /* getdents64(fd, dirp, count) */
-	{99, 0, 112},   /* sysinfo(info) */
-	{98, 1, 144},   /* getrusage(who, usage) */
-	{97, 1, 16},    /* getrlimit(resource, rlim) */
-	{302, 3, 16},   /* prlimit64(pid, resource, new, old) */
-	{204, 2, -1},   /* sched_getaffinity(pid, len, mask) */
-	{14, 2, -2 - 3},/* rt_sigprocmask(how, set, oldset, sigsetsize) */
-	{13, 2, 32},    /* rt_sigaction(sig, act, oldact, 8): the kernel's struct */
-	{35, 1, 16},    /* nanosleep(req, rem) */
-	{230, 3, 16},   /* clock_nanosleep(clock, flags, req, rem) */
-	{7, 0, -2 - 1}, /* poll(fds, nfds, timeout): fds[nfds] (x 8 below) */
-	{232, 1, -1},   /* epoll_wait(epfd, events, max, timeout): result x 12 below */
+/* Linux x86-64 system calls that write memory their arguments locate (rdi
+ * rsi rdx r10 r8 r9 are arguments 0-5). Calls that write through pointers
+ * held in memory (readv's iovecs, recvmsg) or only on some paths (ioctl) are
+ * not listed. */
+static const struct cs_syscall_write x86_syscall_table[] = {
+	{0, 1, -1, 0},      /* read(fd, buf, count): buf[0, result) */
+	{17, 1, -1, 0},     /* pread64 */
+	{45, 1, -1, 0},     /* recvfrom(fd, buf, len, ...) */
+	{4, 1, 144, 0},     /* stat(path, statbuf) */
+	{5, 1, 144, 0},     /* fstat(fd, statbuf) */
+	{6, 1, 144, 0},     /* lstat */
+	{262, 2, 144, 0},   /* newfstatat(dfd, path, statbuf, flags) */
+	{332, 4, 256, 0},   /* statx(dfd, path, flags, mask, statxbuf) */
+	{228, 1, 16, 0},    /* clock_gettime(clock, tp) */
+	{96, 0, 16, 0},     /* gettimeofday(tv, tz) */
+	{96, 1, 8, 0},
+	{201, 0, 8, 0},     /* time(tloc) */
+	{318, 0, -1, 0},    /* getrandom(buf, len, flags) */
+	{22, 0, 8, 0},      /* pipe(fds) */
+	{293, 0, 8, 0},     /* pipe2(fds, flags) */
+	{63, 0, 390, 0},    /* uname(buf) */
+	{79, 0, -1, 0},     /* getcwd(buf, size): the path and its NUL */
+	{89, 1, -1, 0},     /* readlink(path, buf, size) */
+	{267, 2, -1, 0},    /* readlinkat(dfd, path, buf, size) */
+	{217, 1, -1, 0},    /* getdents64(fd, dirp, count) */
+	{99, 0, 112, 0},    /* sysinfo(info) */
+	{98, 1, 144, 0},    /* getrusage(who, usage) */
+	{97, 1, 16, 0},     /* getrlimit(resource, rlim) */
+	{302, 3, 16, 0},    /* prlimit64(pid, resource, new, old) */
+	{204, 2, -1, 0},    /* sched_getaffinity(pid, len, mask) */
+	{14, 2, -2 - 3, 0}, /* rt_sigprocmask(how, set, oldset, sigsetsize) */
+	{13, 2, 32, 0},     /* rt_sigaction(sig, act, oldact, 8): the kernel's struct */
+	{35, 1, 16, 0},     /* nanosleep(req, rem) */
+	{230, 3, 16, 0},    /* clock_nanosleep(clock, flags, req, rem) */
+	{7, 0, -2 - 1, 8},  /* poll(fds, nfds, timeout): struct pollfd fds[nfds] */
+	{232, 1, -1, 12},   /* epoll_wait(epfd, events, max, timeout): result x packed epoll_event */
 };
 
 static unsigned x86_syscall_writes(void *self, const uint8_t *code, size_t avail, uint64_t pc,
@@ -755,41 +750,17 @@ static unsigned x86_syscall_writes(void *self, const uint8_t *code, size_t avail
 				   struct snr_mem_region *out, unsigned max)
 {
 	(void)self, (void)pc;
-	static const int args[6] = {X_RDI, X_RSI, X_RDX, X_R10, X_R8, X_R9};
+	static const int argr[6] = {X_RDI, X_RSI, X_RDX, X_R10, X_R8, X_R9};
 	if (avail < 2 || code[0] != 0x0f || code[1] != 0x05 || !before->val[X_RAX] || !after->val[X_RAX])
 		return 0; /* only syscall */
-	uint64_t nr, res;
+	uint64_t nr, res, args[6] = {0};
 	memcpy(&nr, before->val[X_RAX], 8);
 	memcpy(&res, after->val[X_RAX], 8);
-	if ((int64_t)res < 0)
-		return 0; /* failed: -errno, nothing written */
-	unsigned n = 0;
-	for (size_t i = 0; i < sizeof(x86_syscall_writes_table) / sizeof(x86_syscall_writes_table[0]) && n < max; i++) {
-		if (x86_syscall_writes_table[i].nr != nr)
-			continue;
-		int64_t len = x86_syscall_writes_table[i].len;
-		uint64_t addr, bytes;
-		if (!before->val[args[x86_syscall_writes_table[i].arg]])
-			continue;
-		memcpy(&addr, before->val[args[x86_syscall_writes_table[i].arg]], 8);
-		if (len >= 0) {
-			bytes = (uint64_t)len;
-		} else if (len == -1) {
-			bytes = res;
-		} else {
-			if (!before->val[args[-2 - len]])
-				continue;
-			memcpy(&bytes, before->val[args[-2 - len]], 8);
-		}
-		if (nr == 7)
-			bytes *= 8; /* struct pollfd */
-		if (nr == 232)
-			bytes *= 12; /* struct epoll_event, packed */
-		if (!addr || !bytes || bytes > (64ull << 20))
-			continue;
-		out[n++] = (struct snr_mem_region){.write = 1, .addr = addr, .row_bytes = bytes, .rows = 1};
-	}
-	return n;
+	for (int i = 0; i < 6; i++)
+		if (before->val[argr[i]])
+			memcpy(&args[i], before->val[argr[i]], 8);
+	return cs_syscall_writes(x86_syscall_table, sizeof(x86_syscall_table) / sizeof(x86_syscall_table[0]), nr, res,
+				 args, out, max);
 }
 
 const struct snr_isa_ops snr_isa_x86_64 = {

@@ -10,6 +10,7 @@
  * and a system instruction that must fault.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "tests/isa/isa_cases.h"
 
@@ -83,6 +84,51 @@ static const struct isa_case cases[] = {
 	{"000000", "(bad)", {{0}}, 0},
 };
 
+
+/* syscall_writes: the buffers a system call filled, from the registers
+ * before the step (number, arguments) and after it (the result). */
+static unsigned syscall_case(const struct snr_isa_ops *isa, void *self, const char *hex, const char *const *names,
+			     const uint64_t *before_v, size_t nb, const char *res_name, uint64_t res,
+			     struct snr_mem_region *out)
+{
+	size_t n;
+	const struct snr_isa_reg *f = isa->registers(self, &n);
+	static uint8_t bb[256][16], ab[256][16];
+	const uint8_t *bv[256] = {0}, *av[256] = {0};
+	for (size_t i = 0; i < nb; i++) {
+		int r = case_reg_index(f, n, names[i]);
+		memcpy(bb[r], &before_v[i], 8);
+		bv[r] = bb[r];
+		av[r] = ab[r];
+		memcpy(ab[r], &before_v[i], 8);
+	}
+	int r = case_reg_index(f, n, res_name);
+	memcpy(ab[r], &res, 8);
+	av[r] = ab[r];
+	uint8_t code[16];
+	size_t len = strlen(hex) / 2;
+	for (size_t i = 0; i < len; i++)
+		sscanf(hex + 2 * i, "%2hhx", &code[i]);
+	struct snr_isa_regs before = {.val = bv}, after = {.val = av};
+	return isa->syscall_writes(self, code, len, 0x1000, &before, &after, out, 4);
+}
+
+static void test_syscall_writes(void *self)
+{
+	static const char *const names[] = {"x8", "x0", "x1", "x2", "x3"};
+	struct snr_mem_region m[4];
+	/* svc #0 with x8 = 63, read(0, 0x5000, 64) returning 8 */
+	uint64_t rd[] = {63, 0, 0x5000, 64, 0};
+	unsigned k = syscall_case(&snr_isa_aarch64, self, "010000d4", names, rd, 5, "x0", 8, m);
+	CHECK(k == 1 && m[0].addr == 0x5000 && m[0].row_bytes == 8, "read: %u regions", k);
+	CHECK(syscall_case(&snr_isa_aarch64, self, "010000d4", names, rd, 5, "x0", (uint64_t)-14, m) == 0, "failed read");
+	/* newfstatat(AT_FDCWD, path, 0x6000, 0): arm64's 128-byte struct stat */
+	uint64_t st[] = {79, (uint64_t)-100, 0x4000, 0x6000, 0};
+	k = syscall_case(&snr_isa_aarch64, self, "010000d4", names, st, 5, "x0", 0, m);
+	CHECK(k == 1 && m[0].addr == 0x6000 && m[0].row_bytes == 128, "newfstatat");
+	CHECK(syscall_case(&snr_isa_aarch64, self, "1f2003d5", names, rd, 5, "x0", 8, m) == 0, "nop");
+}
+
 int main(void)
 {
 	char err[128];
@@ -97,6 +143,7 @@ int main(void)
 		CHECK(case_reg_index(f, n, gdb[i]) >= 0, "no register %s", gdb[i]);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		run_case(&snr_isa_aarch64, self, &cases[i], "cpsr", 0);
+	test_syscall_writes(self);
 	snr_isa_aarch64.destroy(self);
 	return check_report("test_isa_aarch64");
 }

@@ -7,6 +7,7 @@
  * syscall, and instructions that must report a fault. Also the registry.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "tests/isa/isa_cases.h"
 
@@ -169,6 +170,59 @@ static void test_register_file(const struct snr_isa_ops *ops, void *self)
 		CHECK(case_reg_index(f, n, gdb[i]) >= 0, "no register %s", gdb[i]);
 }
 
+
+/* syscall_writes: the buffers a system call filled, from the registers
+ * before the step (number, arguments) and after it (the result). */
+static unsigned syscall_case(const struct snr_isa_ops *isa, void *self, const char *hex, const char *const *names,
+			     const uint64_t *before_v, size_t nb, const char *res_name, uint64_t res,
+			     struct snr_mem_region *out)
+{
+	size_t n;
+	const struct snr_isa_reg *f = isa->registers(self, &n);
+	static uint8_t bb[256][16], ab[256][16];
+	const uint8_t *bv[256] = {0}, *av[256] = {0};
+	for (size_t i = 0; i < nb; i++) {
+		int r = case_reg_index(f, n, names[i]);
+		memcpy(bb[r], &before_v[i], 8);
+		bv[r] = bb[r];
+		av[r] = ab[r];
+		memcpy(ab[r], &before_v[i], 8);
+	}
+	int r = case_reg_index(f, n, res_name);
+	memcpy(ab[r], &res, 8);
+	av[r] = ab[r];
+	uint8_t code[16];
+	size_t len = strlen(hex) / 2;
+	for (size_t i = 0; i < len; i++)
+		sscanf(hex + 2 * i, "%2hhx", &code[i]);
+	struct snr_isa_regs before = {.val = bv}, after = {.val = av};
+	return isa->syscall_writes(self, code, len, 0x1000, &before, &after, out, 4);
+}
+
+static void test_syscall_writes(void *self)
+{
+	static const char *const names[] = {"rax", "rdi", "rsi", "rdx", "r10"};
+	struct snr_mem_region m[4];
+	/* read(0, 0x5000, 64) returning 8: 8 bytes at 0x5000 */
+	uint64_t rd[] = {0, 0, 0x5000, 64, 0};
+	unsigned k = syscall_case(&snr_isa_x86_64, self, "0f05", names, rd, 5, "rax", 8, m);
+	CHECK(k == 1 && m[0].write && m[0].addr == 0x5000 && m[0].row_bytes == 8, "read: %u regions", k);
+	/* a failed read (-EFAULT) wrote nothing */
+	CHECK(syscall_case(&snr_isa_x86_64, self, "0f05", names, rd, 5, "rax", (uint64_t)-14, m) == 0, "failed read");
+	/* fstat(3, 0x6000): the 144-byte struct */
+	uint64_t st[] = {5, 3, 0x6000, 0, 0};
+	k = syscall_case(&snr_isa_x86_64, self, "0f05", names, st, 5, "rax", 0, m);
+	CHECK(k == 1 && m[0].addr == 0x6000 && m[0].row_bytes == 144, "fstat");
+	/* poll(0x7000, 3, -1): three 8-byte pollfds */
+	uint64_t pl[] = {7, 0x7000, 3, (uint64_t)-1, 0};
+	k = syscall_case(&snr_isa_x86_64, self, "0f05", names, pl, 5, "rax", 1, m);
+	CHECK(k == 1 && m[0].addr == 0x7000 && m[0].row_bytes == 24, "poll");
+	/* write(1, ...) writes no memory of the program; nor does an instruction that is not syscall */
+	uint64_t wr[] = {1, 1, 0x5000, 8, 0};
+	CHECK(syscall_case(&snr_isa_x86_64, self, "0f05", names, wr, 5, "rax", 8, m) == 0, "write");
+	CHECK(syscall_case(&snr_isa_x86_64, self, "90", names, rd, 5, "rax", 8, m) == 0, "nop");
+}
+
 int main(void)
 {
 	char err[128];
@@ -181,6 +235,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		run_case(&snr_isa_x86_64, self, &cases[i], "eflags", 0x202);
 	test_registry();
+	test_syscall_writes(self);
 	snr_isa_x86_64.destroy(self);
 	return check_report("test_isa_x86_64");
 }
