@@ -171,34 +171,6 @@ static void test_register_file(const struct snr_isa_ops *ops, void *self)
 }
 
 
-/* syscall_writes: the buffers a system call filled, from the registers
- * before the step (number, arguments) and after it (the result). */
-static unsigned syscall_case(const struct snr_isa_ops *isa, void *self, const char *hex, const char *const *names,
-			     const uint64_t *before_v, size_t nb, const char *res_name, uint64_t res,
-			     struct snr_mem_region *out)
-{
-	size_t n;
-	const struct snr_isa_reg *f = isa->registers(self, &n);
-	static uint8_t bb[256][16], ab[256][16];
-	const uint8_t *bv[256] = {0}, *av[256] = {0};
-	for (size_t i = 0; i < nb; i++) {
-		int r = case_reg_index(f, n, names[i]);
-		memcpy(bb[r], &before_v[i], 8);
-		bv[r] = bb[r];
-		av[r] = ab[r];
-		memcpy(ab[r], &before_v[i], 8);
-	}
-	int r = case_reg_index(f, n, res_name);
-	memcpy(ab[r], &res, 8);
-	av[r] = ab[r];
-	uint8_t code[16];
-	size_t len = strlen(hex) / 2;
-	for (size_t i = 0; i < len; i++)
-		sscanf(hex + 2 * i, "%2hhx", &code[i]);
-	struct snr_isa_regs before = {.val = bv}, after = {.val = av};
-	return isa->syscall_writes(self, code, len, 0x1000, &before, &after, out, 4);
-}
-
 static void test_syscall_writes(void *self)
 {
 	static const char *const names[] = {"rax", "rdi", "rsi", "rdx", "r10"};
