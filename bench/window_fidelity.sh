@@ -10,8 +10,9 @@
 #      it in the TA1 GRM: the cycles of the same instructions from a snapshot;
 #   4. prints both and the difference (docs/ta1-timing.md, "A window against
 #      the whole run", explains it);
-#   5. runs bench_replay on the trace: replay speed with no tracker, an
-#      all-NULL tracker, the metrics writer, and `snr replay -o` end to end.
+#   5. runs bench_replay on the trace: replay speed functional-only, with
+#      timing, an all-NULL tracker, every callback counting, the metrics
+#      writer, and `snr replay -o` end to end.
 # usage: window_fidelity.sh SNR BENCH_REPLAY [REPEAT [KEEP_DIR]]
 set -u
 SNR=$1; BENCH=$2; REPEAT=${3:-5}; KEEP=${4:-}
