@@ -871,14 +871,17 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 			t->tr.on_retire(t->tr.user, &e);
 	}
 	if (t->mask & SNR_TRACK_REG) {
+		/* the callback and its user in locals: the calls could change *t */
+		void (*on_reg)(void *, const struct snr_ev_reg *) = t->tr.on_reg;
+		void *user = t->tr.user;
+		struct snr_ev_reg e = {.index = index};
 		for (int w = 0; w < 2; w++) {
 			uint64_t regs = (w ? a->regs_written : a->regs_read) & ~(1ull << TA1_REG_PC);
+			e.write = (uint8_t)w;
 			while (regs) {
-				unsigned r = (unsigned)__builtin_ctzll(regs);
+				e.reg = (uint16_t)__builtin_ctzll(regs);
 				regs &= regs - 1;
-				struct snr_ev_reg e = {
-				    .index = index, .reg = (uint16_t)r, .write = (uint8_t)w};
-				t->tr.on_reg(t->tr.user, &e);
+				on_reg(user, &e);
 			}
 		}
 	}
