@@ -12,7 +12,7 @@
  *               compressed into a .snrm);
  *   replay      `snr replay -o` end to end (snr_replay: trace load, pc checks,
  *               the replayer's collector, metrics, end-state digest).
- * The first five load the trace, keep its pcs (as the replayer does), and
+ * The first five load the trace as the replayer does (replayer/window.c) and
  * time only the run through the simulator's run() method.
  *
  * usage: bench_replay T.snrt [REPEAT [MODE]]   (best of REPEAT, default 5;
@@ -28,6 +28,7 @@
 #include "lib/snr_trace.h"
 #include "replayer/metrics.h"
 #include "replayer/replay.h"
+#include "replayer/window.h"
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 
@@ -107,30 +108,14 @@ static double run(const char *path, enum mode mode, const char *metrics_path, ui
 			die("metrics", err);
 		ops->attach_tracker(s, snr_metrics_tracker(mw));
 	}
-	const struct snr_trace_reg *regs = snr_trace_regs(t);
-	struct snr_trace_step st;
-	uint64_t *pcs = NULL, n = 0, cap = 0;
-	while (snr_trace_next(t, &st) == 1) {
-		if (st.npost_regs || st.npost_mem)
-			die(path, "has steps with effects to apply (host code): not a TA1 trace");
-		if (n == cap)
-			pcs = realloc(pcs, (cap = cap ? 2 * cap : 4096) * sizeof(*pcs));
-		pcs[n++] = st.pc;
-		if (st.code_len && ops->load_code(s, st.pc, st.code, st.code_len))
-			die("load_code", ops->error(s));
-		for (unsigned i = 0; i < st.nregs; i++)
-			if (ops->set_reg(s, st.regs[i].reg, st.regs[i].val, regs[st.regs[i].reg].size))
-				die("set_reg", ops->error(s));
-		for (unsigned i = 0; i < st.nmem; i++)
-			if (ops->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
-				die("load_mem", ops->error(s));
-	}
-	uint8_t pcb[8];
-	memcpy(pcb, &pcs[0], 8);
-	ops->set_reg(s, TA1_REG_PC, pcb, 8);
+	struct snr_window w;
+	if (snr_window_load(t, ops, s, &w, err, sizeof(err)))
+		die(path, err);
+	if (w.npost)
+		die(path, "has steps with effects to apply (host code): not a TA1 trace");
 	double t0 = now_s();
 	struct snr_sim_run out;
-	if (ops->run(s, 0, n, pcs, &out))
+	if (snr_window_run(ops, s, &w, snr_trace_regs(t), 0, w.n, &out))
 		die("run", ops->error(s));
 	if (out.diverged)
 		die("run", "diverged");
@@ -144,7 +129,7 @@ static double run(const char *path, enum mode mode, const char *metrics_path, ui
 	ops->destroy(s);
 	snr_trace_close(t);
 	free(cfg);
-	free(pcs);
+	snr_window_free(&w);
 	return dt;
 }
 

@@ -26,6 +26,7 @@
 #include "lib/snr_util.h"
 #include "recorder/snr_isa.h"
 #include "replayer/metrics.h"
+#include "replayer/window.h"
 #include "sim/snr_cache.h"
 
 static double now_s(void)
@@ -214,37 +215,15 @@ FWD(busy, struct snr_ev_busy)
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-struct code_map {
-	uint64_t *pc;
-	uint8_t (*bytes)[16];
-	uint8_t *len;
-	size_t n, cap;
-};
-
-static void code_add(struct code_map *m, uint64_t pc, const uint8_t *b, uint8_t len)
-{
-	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 256;
-		m->pc = snr_xrealloc(m->pc, m->cap * sizeof(*m->pc));
-		m->bytes = snr_xrealloc(m->bytes, m->cap * sizeof(*m->bytes));
-		m->len = snr_xrealloc(m->len, m->cap);
-	}
-	m->pc[m->n] = pc;
-	memcpy(m->bytes[m->n], b, len);
-	m->len[m->n] = len;
-	m->n++;
-}
-
-static void describe(struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct code_map *cm,
+static void describe(struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *w,
 		     uint64_t pc, char *buf, size_t len)
 {
 	char sym[160], dis[128] = "?";
 	snr_trace_symbolize(t, pc, sym, sizeof(sym));
-	for (size_t i = 0; isa_self && i < cm->n; i++)
-		if (cm->pc[i] == pc) {
-			isa->disasm(isa_self, cm->bytes[i], cm->len[i], pc, dis, sizeof(dis));
-			break;
-		}
+	unsigned n;
+	const uint8_t *code = snr_window_code(w, pc, &n);
+	if (isa_self && code)
+		isa->disasm(isa_self, code, n, pc, dis, sizeof(dis));
 	snprintf(buf, len, "pc 0x%llx <%s>: %s", (unsigned long long)pc, sym, dis);
 }
 
@@ -276,7 +255,7 @@ static int by_misses(const void *a, const void *b)
 }
 
 static void cache_report(FILE *f, unsigned rows, struct collector *c, const struct snr_cache_cfg *cfg,
-			 struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct code_map *cm)
+			 struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *cm)
 {
 	struct pc_misses *v = snr_xcalloc(c->pm_n + 1, sizeof(*v));
 	size_t n = 0;
@@ -325,94 +304,6 @@ json_t *snr_replay_summary(const struct snr_replay_result *r)
 	return j;
 }
 
-/* ---- the window: pcs and effects kept from the trace ----------------------------- */
-
-/* A step's effects that the simulator cannot compute (a host system call's
- * results), copied out of the trace's buffers. */
-struct post {
-	uint64_t index;
-	struct snr_trace_regval *regs;
-	unsigned nregs;
-	struct snr_trace_mem *mem;
-	unsigned nmem;
-};
-
-struct window {
-	uint64_t *pcs;
-	uint64_t n, cap;
-	struct post *post;
-	size_t npost, cap_post;
-};
-
-static void post_keep(struct window *w, const struct snr_trace_step *st, const struct snr_trace_reg *regs)
-{
-	if (w->npost == w->cap_post) {
-		w->cap_post = w->cap_post ? 2 * w->cap_post : 64;
-		w->post = snr_xrealloc(w->post, w->cap_post * sizeof(*w->post));
-	}
-	struct post *p = &w->post[w->npost++];
-	p->index = st->index;
-	p->nregs = st->npost_regs;
-	p->regs = snr_xcalloc(p->nregs + 1, sizeof(*p->regs));
-	for (unsigned i = 0; i < p->nregs; i++) {
-		p->regs[i].reg = st->post_regs[i].reg;
-		p->regs[i].val = snr_xmemdup(st->post_regs[i].val, regs[st->post_regs[i].reg].size);
-	}
-	p->nmem = st->npost_mem;
-	p->mem = snr_xcalloc(p->nmem + 1, sizeof(*p->mem));
-	for (unsigned i = 0; i < p->nmem; i++) {
-		p->mem[i] = st->post_mem[i];
-		p->mem[i].data = snr_xmemdup(st->post_mem[i].data, st->post_mem[i].len);
-	}
-}
-
-static void window_free(struct window *w)
-{
-	for (size_t i = 0; i < w->npost; i++) {
-		for (unsigned k = 0; k < w->post[i].nregs; k++)
-			free((void *)w->post[i].regs[k].val);
-		for (unsigned k = 0; k < w->post[i].nmem; k++)
-			free((void *)w->post[i].mem[k].data);
-		free(w->post[i].regs);
-		free(w->post[i].mem);
-	}
-	free(w->post);
-	free(w->pcs);
-}
-
-/* Runs n instructions from index first through the simulator's run() when
- * it has one (ABI 2), else step by step, reading the pc before each. */
-static int run_window(const struct snr_sim_ops *sim, struct snr_sim *s, int pc_reg, unsigned pc_size, uint64_t first,
-		      uint64_t n, const uint64_t *pcs, struct snr_sim_run *out)
-{
-	if (sim->abi_version >= 2 && sim->run)
-		return sim->run(s, first, n, pcs, out);
-	memset(out, 0, sizeof(*out));
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t cur[16] = {0};
-		uint64_t pc = 0;
-		if (sim->get_reg(s, (unsigned)pc_reg, cur, pc_size))
-			return -1;
-		memcpy(&pc, cur, 8);
-		if (pc != pcs[i]) {
-			out->diverged = true;
-			out->pc = pc;
-			return 0;
-		}
-		struct snr_sim_step st;
-		if (sim->step(s, first + i, &st))
-			return -1;
-		out->done = i + 1;
-		out->next_pc = st.next_pc;
-		if (st.exited) {
-			out->exited = true;
-			out->exit_code = st.exit_code;
-			return 0;
-		}
-	}
-	return 0;
-}
-
 /* ---- the replay ------------------------------------------------------------------ */
 
 int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen)
@@ -426,8 +317,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	json_t *meta = NULL;
 	char *cfg_json = NULL, *meta_out = NULL;
 	struct collector col = {0};
-	struct code_map cm = {0};
-	struct window win = {0};
+	struct snr_window win = {0};
 	int rc = -1;
 	double t0 = now_s();
 
@@ -522,33 +412,9 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	/* Pass 1: trace load. The pcs, and the effects to apply after steps the
 	 * simulator cannot compute, are kept for pass 2, which then reads no
 	 * trace. */
-	struct snr_trace_step st;
-	int n;
-	while ((n = snr_trace_next(t, &st)) == 1) {
-		if (win.n == win.cap) {
-			win.cap = win.cap ? 2 * win.cap : 4096;
-			win.pcs = snr_xrealloc(win.pcs, win.cap * sizeof(*win.pcs));
-		}
-		win.pcs[win.n++] = st.pc;
-		if (st.code_len) {
-			code_add(&cm, st.pc, st.code, st.code_len);
-			if (sim->load_code(s, st.pc, st.code, st.code_len))
-				goto sim_fail;
-		}
-		for (unsigned i = 0; i < st.nregs; i++)
-			if (sim->set_reg(s, st.regs[i].reg, st.regs[i].val, regs[st.regs[i].reg].size))
-				goto sim_fail;
-		for (unsigned i = 0; i < st.nmem; i++)
-			if (sim->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
-				goto sim_fail;
-		if (st.npost_regs || st.npost_mem)
-			post_keep(&win, &st, regs);
-		r->recorded++;
-	}
-	if (n < 0) {
-		snr_fmt(err, errlen, "%s", snr_trace_error(t));
+	if (snr_window_load(t, sim, s, &win, err, errlen))
 		goto out;
-	}
+	r->recorded = win.n;
 	r->truncated = snr_trace_truncated(t);
 	if (win.n == 0) {
 		snr_fmt(err, errlen, "%s holds no instructions", o->trace_path);
@@ -556,20 +422,6 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	}
 	col.pcs = win.pcs;
 	col.npcs = win.n;
-	/* the pc register */
-	int pc_reg = -1;
-	json_t *mregs = json_object_get(meta, "registers");
-	for (size_t i = 0; i < json_array_size(mregs); i++)
-		if (json_is_true(json_object_get(json_array_get(mregs, i), "pc")))
-			pc_reg = (int)i;
-	if (pc_reg < 0) {
-		snr_fmt(err, errlen, "%s: the register table names no pc", o->trace_path);
-		goto out;
-	}
-	uint8_t pcbuf[16] = {0};
-	memcpy(pcbuf, &win.pcs[0], 8);
-	if (sim->set_reg(s, (unsigned)pc_reg, pcbuf, regs[pc_reg].size))
-		goto sim_fail;
 
 	/* Pass 2: run and compare, in runs that end at each step with effects to
 	 * apply and at least every 64k instructions (for the progress line). */
@@ -582,12 +434,12 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		if (next_post < win.npost && win.post[next_post].index < end)
 			end = win.post[next_post].index + 1;
 		struct snr_sim_run run;
-		int src = run_window(sim, s, pc_reg, regs[pc_reg].size, at, end - at, win.pcs + at, &run);
+		int src = snr_window_run(sim, s, &win, regs, at, end - at, &run);
 		r->instructions += run.done;
 		at += run.done;
 		if (src) {
 			char where[300];
-			describe(t, isa, isa_self, &cm, win.pcs[at], where, sizeof(where));
+			describe(t, isa, isa_self, &win, win.pcs[at], where, sizeof(where));
 			r->ok = false;
 			report_add(r, "instruction %llu (%s) failed in the simulator: %s\n", (unsigned long long)at, where,
 				   sim->error(s));
@@ -595,8 +447,8 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		}
 		if (run.diverged) {
 			char want[300], got[300];
-			describe(t, isa, isa_self, &cm, win.pcs[at], want, sizeof(want));
-			describe(t, isa, isa_self, &cm, run.pc, got, sizeof(got));
+			describe(t, isa, isa_self, &win, win.pcs[at], want, sizeof(want));
+			describe(t, isa, isa_self, &win, run.pc, got, sizeof(got));
 			r->ok = false;
 			report_add(r, "diverged at instruction %llu: the trace executed %s; the simulator is at %s\n",
 				   (unsigned long long)at, want, got);
@@ -607,14 +459,8 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 			break;
 		}
 		if (next_post < win.npost && win.post[next_post].index == at - 1 && run.done) {
-			const struct post *p = &win.post[next_post++];
-			for (unsigned i = 0; i < p->nregs; i++)
-				if (sim->set_reg(s, p->regs[i].reg, p->regs[i].val, regs[p->regs[i].reg].size))
-					goto sim_fail;
-			for (unsigned i = 0; i < p->nmem; i++)
-				if (sim->load_mem(s, p->mem[i].space, p->mem[i].chip, p->mem[i].addr, p->mem[i].data,
-						  p->mem[i].len))
-					goto sim_fail;
+			if (snr_window_apply_post(sim, s, regs, &win.post[next_post++]))
+				goto sim_fail;
 		}
 		if (run.exited) {
 			r->exited = true;
@@ -631,7 +477,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	r->cycles = sim->finish(s);
 	if (col.cache)
 		cache_report(o->cache_report, o->cache_report_rows ? o->cache_report_rows : 20, &col, &cache_cfg, t, isa,
-			     isa_self, &cm);
+			     isa_self, &win);
 
 	/* End state. */
 	const uint8_t *const *dregs;
@@ -643,7 +489,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		unsigned bad = 0;
 		for (size_t i = 0; i < nregs; i++) {
 			uint8_t v[256];
-			if (!dregs[i] || (int)i == pc_reg || regs[i].size > sizeof(v))
+			if (!dregs[i] || (int)i == win.pc_reg || regs[i].size > sizeof(v))
 				continue;
 			if (sim->get_reg(s, (unsigned)i, v, regs[i].size))
 				continue; /* no value the simulator can compare (never captured nor written) */
@@ -716,9 +562,6 @@ out:
 	free(col.bw);
 	free(col.pm);
 	snr_cache_free(col.cache);
-	free(cm.pc);
-	free(cm.bytes);
-	free(cm.len);
-	window_free(&win);
+	snr_window_free(&win);
 	return rc;
 }

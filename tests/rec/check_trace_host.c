@@ -33,6 +33,7 @@
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "replayer/replay.h"
+#include "replayer/window.h"
 
 static int violations;
 
@@ -55,8 +56,6 @@ struct step {
 	unsigned nregs;
 	struct range *mem;
 	unsigned nmem;
-	uint16_t *post_regs; /* set after it (system call results) */
-	unsigned npost_regs;
 	struct range *post_mem;
 	unsigned npost_mem;
 };
@@ -151,31 +150,12 @@ static void run_window(const struct snr_sim_ops *ops, const char *cfg, unsigned 
 	struct snr_ranges written = {0};
 	uint8_t *prev = snr_xcalloc(nregs, 256), *cur = snr_xcalloc(1, 256);
 	bool *have = snr_xcalloc(nregs, sizeof(bool));
-	int pc_reg = -1;
-
+	size_t next_post = 0;
 	/* load: as the replayer's pass 1 */
-	struct snr_trace_step st;
-	snr_trace_rewind(t);
-	while (snr_trace_next(t, &st) == 1) {
-		if (st.code_len && ops->load_code(s, st.pc, st.code, st.code_len))
-			goto fail;
-		for (unsigned i = 0; i < st.nregs; i++)
-			if (ops->set_reg(s, st.regs[i].reg, st.regs[i].val, regs[st.regs[i].reg].size))
-				goto fail;
-		for (unsigned i = 0; i < st.nmem; i++)
-			if (ops->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
-				goto fail;
-	}
-	json_t *meta = json_loads(snr_trace_meta_json(t), 0, NULL);
-	json_t *mregs = json_object_get(meta, "registers");
-	for (size_t i = 0; i < json_array_size(mregs); i++)
-		if (json_is_true(json_object_get(json_array_get(mregs, i), "pc")))
-			pc_reg = (int)i;
-	json_decref(meta);
-	if (pc_reg < 0) {
-		snr_fmt(out->err, sizeof(out->err), "no pc register");
+	struct snr_window w;
+	if (snr_window_load(t, ops, s, &w, out->err, sizeof(out->err)))
 		goto fail_quiet;
-	}
+	const int pc_reg = w.pc_reg;
 	if (pattern)
 		for (size_t r = 0; r < nregs; r++) {
 			uint8_t v[256];
@@ -184,57 +164,26 @@ static void run_window(const struct snr_sim_ops *ops, const char *cfg, unsigned 
 			fill(&regs[r], pattern, v);
 			ops->set_reg(s, (unsigned)r, v, regs[r].size); /* registers the engine keeps aside may refuse */
 		}
-	uint8_t pcb[16] = {0};
-	memcpy(pcb, &steps[0].pc, 8);
-	if (ops->set_reg(s, (unsigned)pc_reg, pcb, regs[pc_reg].size))
-		goto fail;
 	for (size_t r = 0; r < nregs; r++)
 		have[r] = regs[r].size <= 256 && ops->get_reg(s, (unsigned)r, prev + 256 * r, regs[r].size) == 0;
 
 	for (uint64_t i = 0; i < nsteps; i++) {
-		/* one instruction at a time through run() where the simulator has it
-		 * (as the replayer drives it: a step that left a rep instruction
-		 * mid-way is finished when the recording moved on), else step() */
+		/* one instruction at a time, as the replayer drives the simulator
+		 * (with run(), a step that left a rep instruction mid-way is
+		 * finished when the recording moved on) */
 		struct snr_sim_run ro;
-		bool exited;
-		if (ops->abi_version >= 2 && ops->run) {
-			if (ops->run(s, i, 1, &steps[i].pc, &ro))
-				goto fail;
-			if (ro.diverged) {
-				snr_fmt(out->err, sizeof(out->err),
-					"instruction %llu: the simulator is at 0x%llx, the trace at 0x%llx",
-					(unsigned long long)i, (unsigned long long)ro.pc, (unsigned long long)steps[i].pc);
-				goto fail_quiet;
-			}
-			exited = ro.exited;
-		} else {
-			uint64_t pc = 0;
-			if (ops->get_reg(s, (unsigned)pc_reg, cur, regs[pc_reg].size))
-				goto fail;
-			memcpy(&pc, cur, 8);
-			if (pc != steps[i].pc) {
-				snr_fmt(out->err, sizeof(out->err),
-					"instruction %llu: the simulator is at 0x%llx, the trace at 0x%llx",
-					(unsigned long long)i, (unsigned long long)pc, (unsigned long long)steps[i].pc);
-				goto fail_quiet;
-			}
-			struct snr_sim_step so;
-			if (ops->step(s, i, &so))
-				goto fail;
-			exited = so.exited;
+		if (snr_window_run(ops, s, &w, regs, i, 1, &ro))
+			goto fail;
+		if (ro.diverged) {
+			snr_fmt(out->err, sizeof(out->err), "instruction %llu: the simulator is at 0x%llx, the trace at 0x%llx",
+				(unsigned long long)i, (unsigned long long)ro.pc, (unsigned long long)steps[i].pc);
+			goto fail_quiet;
 		}
+		const bool exited = ro.exited;
 		out->steps = i + 1;
 		/* post values: the recorder's copy of what a system call left */
-		if (steps[i].npost_regs || steps[i].npost_mem) {
-			snr_trace_rewind(t);
-			while (snr_trace_next(t, &st) == 1 && st.index < i)
-				;
-			for (unsigned k = 0; k < st.npost_regs; k++)
-				ops->set_reg(s, st.post_regs[k].reg, st.post_regs[k].val, regs[st.post_regs[k].reg].size);
-			for (unsigned k = 0; k < st.npost_mem; k++)
-				ops->load_mem(s, st.post_mem[k].space, st.post_mem[k].chip, st.post_mem[k].addr,
-					      st.post_mem[k].data, st.post_mem[k].len);
-		}
+		if (next_post < w.npost && w.post[next_post].index == i)
+			snr_window_apply_post(ops, s, regs, &w.post[next_post++]);
 		size_t off = 0;
 		for (size_t r = 0; r < nregs; off += regs[r].size, r++) {
 			if (regs[r].size > 256 || ops->get_reg(s, (unsigned)r, cur, regs[r].size))
@@ -270,6 +219,7 @@ fail:
 fail_quiet:
 	out->failed = true;
 done:
+	snr_window_free(&w);
 	snr_ranges_free(&written);
 	free(prev);
 	free(cur);
@@ -351,10 +301,6 @@ int main(int argc, char **argv)
 		s->mem = snr_xcalloc(st.nmem + 1, sizeof(struct range));
 		for (unsigned i = 0; i < st.nmem; i++)
 			s->mem[i] = (struct range){st.mem[i].addr, st.mem[i].addr + st.mem[i].len};
-		s->npost_regs = st.npost_regs;
-		s->post_regs = snr_xcalloc(st.npost_regs + 1, sizeof(uint16_t));
-		for (unsigned i = 0; i < st.npost_regs; i++)
-			s->post_regs[i] = st.post_regs[i].reg;
 		s->npost_mem = st.npost_mem;
 		s->post_mem = snr_xcalloc(st.npost_mem + 1, sizeof(struct range));
 		for (unsigned i = 0; i < st.npost_mem; i++)

@@ -1,0 +1,178 @@
+/*
+ * window.c: see window.h.
+ */
+#include "window.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "lib/snr_util.h"
+
+static void keep_post(struct snr_window *w, const struct snr_trace_step *st, const struct snr_trace_reg *regs)
+{
+	if (w->npost == w->cap_post) {
+		w->cap_post = w->cap_post ? 2 * w->cap_post : 64;
+		w->post = snr_xrealloc(w->post, w->cap_post * sizeof(*w->post));
+	}
+	struct snr_window_post *p = &w->post[w->npost++];
+	p->index = st->index;
+	p->nregs = st->npost_regs;
+	p->regs = snr_xcalloc(p->nregs + 1, sizeof(*p->regs));
+	for (unsigned i = 0; i < p->nregs; i++) {
+		p->regs[i].reg = st->post_regs[i].reg;
+		p->regs[i].val = snr_xmemdup(st->post_regs[i].val, regs[st->post_regs[i].reg].size);
+	}
+	p->nmem = st->npost_mem;
+	p->mem = snr_xcalloc(p->nmem + 1, sizeof(*p->mem));
+	for (unsigned i = 0; i < p->nmem; i++) {
+		p->mem[i] = st->post_mem[i];
+		p->mem[i].data = snr_xmemdup(st->post_mem[i].data, st->post_mem[i].len);
+	}
+}
+
+static void keep_code(struct snr_window *w, uint64_t pc, const uint8_t *b, uint8_t len)
+{
+	if (w->ncode == w->cap_code) {
+		w->cap_code = w->cap_code ? w->cap_code * 2 : 256;
+		w->code_pc = snr_xrealloc(w->code_pc, w->cap_code * sizeof(*w->code_pc));
+		w->code = snr_xrealloc(w->code, w->cap_code * sizeof(*w->code));
+		w->code_len = snr_xrealloc(w->code_len, w->cap_code);
+	}
+	w->code_pc[w->ncode] = pc;
+	memcpy(w->code[w->ncode], b, len);
+	w->code_len[w->ncode] = len;
+	w->ncode++;
+}
+
+static int pc_register(struct snr_trace *t)
+{
+	json_t *meta = json_loads(snr_trace_meta_json(t), 0, NULL);
+	json_t *mregs = json_object_get(meta, "registers");
+	int pc = -1;
+	for (size_t i = 0; i < json_array_size(mregs); i++)
+		if (json_is_true(json_object_get(json_array_get(mregs, i), "pc")))
+			pc = (int)i;
+	json_decref(meta);
+	return pc;
+}
+
+int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct snr_sim *s, struct snr_window *w,
+		    char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	const struct snr_trace_reg *regs = snr_trace_regs(t);
+	w->pc_reg = pc_register(t);
+	if (w->pc_reg < 0) {
+		snr_fmt(err, errlen, "the trace's register table names no pc");
+		return -1;
+	}
+	struct snr_trace_step st;
+	int n;
+	snr_trace_rewind(t);
+	while ((n = snr_trace_next(t, &st)) == 1) {
+		if (w->n == w->cap) {
+			w->cap = w->cap ? 2 * w->cap : 4096;
+			w->pcs = snr_xrealloc(w->pcs, w->cap * sizeof(*w->pcs));
+		}
+		w->pcs[w->n++] = st.pc;
+		if (st.code_len) {
+			keep_code(w, st.pc, st.code, st.code_len);
+			if (sim->load_code(s, st.pc, st.code, st.code_len))
+				goto sim_fail;
+		}
+		for (unsigned i = 0; i < st.nregs; i++)
+			if (sim->set_reg(s, st.regs[i].reg, st.regs[i].val, regs[st.regs[i].reg].size))
+				goto sim_fail;
+		for (unsigned i = 0; i < st.nmem; i++)
+			if (sim->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
+				goto sim_fail;
+		if (st.npost_regs || st.npost_mem)
+			keep_post(w, &st, regs);
+	}
+	if (n < 0) {
+		snr_fmt(err, errlen, "%s", snr_trace_error(t));
+		return -1;
+	}
+	if (w->n) {
+		uint8_t pcbuf[16] = {0};
+		memcpy(pcbuf, &w->pcs[0], 8);
+		if (sim->set_reg(s, (unsigned)w->pc_reg, pcbuf, regs[w->pc_reg].size))
+			goto sim_fail;
+	}
+	return 0;
+sim_fail:
+	snr_fmt(err, errlen, "simulator %s: %s", sim->name, sim->error(s));
+	return -1;
+}
+
+int snr_window_run(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_window *w,
+		   const struct snr_trace_reg *regs, uint64_t first, uint64_t n, struct snr_sim_run *out)
+{
+	const uint64_t *pcs = w->pcs + first;
+	if (sim->abi_version >= 2 && sim->run)
+		return sim->run(s, first, n, pcs, out);
+	memset(out, 0, sizeof(*out));
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t cur[16] = {0};
+		uint64_t pc = 0;
+		if (sim->get_reg(s, (unsigned)w->pc_reg, cur, regs[w->pc_reg].size))
+			return -1;
+		memcpy(&pc, cur, 8);
+		if (pc != pcs[i]) {
+			out->diverged = true;
+			out->pc = pc;
+			return 0;
+		}
+		struct snr_sim_step st;
+		if (sim->step(s, first + i, &st))
+			return -1;
+		out->done = i + 1;
+		out->next_pc = st.next_pc;
+		if (st.exited) {
+			out->exited = true;
+			out->exit_code = st.exit_code;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int snr_window_apply_post(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_trace_reg *regs,
+			  const struct snr_window_post *p)
+{
+	for (unsigned i = 0; i < p->nregs; i++)
+		if (sim->set_reg(s, p->regs[i].reg, p->regs[i].val, regs[p->regs[i].reg].size))
+			return -1;
+	for (unsigned i = 0; i < p->nmem; i++)
+		if (sim->load_mem(s, p->mem[i].space, p->mem[i].chip, p->mem[i].addr, p->mem[i].data, p->mem[i].len))
+			return -1;
+	return 0;
+}
+
+const uint8_t *snr_window_code(const struct snr_window *w, uint64_t pc, unsigned *len)
+{
+	for (size_t i = 0; i < w->ncode; i++)
+		if (w->code_pc[i] == pc) {
+			*len = w->code_len[i];
+			return w->code[i];
+		}
+	return NULL;
+}
+
+void snr_window_free(struct snr_window *w)
+{
+	for (size_t i = 0; i < w->npost; i++) {
+		for (unsigned k = 0; k < w->post[i].nregs; k++)
+			free((void *)w->post[i].regs[k].val);
+		for (unsigned k = 0; k < w->post[i].nmem; k++)
+			free((void *)w->post[i].mem[k].data);
+		free(w->post[i].regs);
+		free(w->post[i].mem);
+	}
+	free(w->post);
+	free(w->pcs);
+	free(w->code_pc);
+	free(w->code);
+	free(w->code_len);
+	memset(w, 0, sizeof(*w));
+}
