@@ -9,7 +9,7 @@
 #include "snr_util.h"
 
 const void *snr_plugin_open(const char *path, const char *symbol, const char *what, const char *header,
-			    uint32_t min_version, uint32_t max_version, char *err, size_t errlen)
+			    uint32_t min_version, uint32_t max_version, void **handle, char *err, size_t errlen)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
@@ -30,17 +30,6 @@ const void *snr_plugin_open(const char *path, const char *symbol, const char *wh
 		dlclose(h);
 		return NULL;
 	}
+	*handle = h;
 	return p;
-}
-
-void snr_plugin_close(const void *plugin)
-{
-	Dl_info info;
-	if (plugin && dladdr(plugin, &info) && info.dli_fname) {
-		void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-		if (h) {
-			dlclose(h); /* the reference just taken */
-			dlclose(h); /* snr_plugin_open's */
-		}
-	}
 }

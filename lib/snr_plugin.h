@@ -13,13 +13,11 @@
  * max_version]. NULL with err saying what failed: "cannot load WHAT plugin:
  * <dlerror>", "PATH is no WHAT plugin: it exports no symbol SYMBOL", or
  * "PATH implements WHAT ABI version N; this snr loads versions A to B:
- * rebuild the plugin against this snr's HEADER". The library stays loaded
- * for the life of the process. */
+ * rebuild the plugin against this snr's HEADER". *handle is the library's
+ * dlopen handle: the caller keeps the library loaded for the life of the
+ * process, or dlcloses it when it refuses the plugin after all (a NULL
+ * member, say). */
 const void *snr_plugin_open(const char *path, const char *symbol, const char *what, const char *header,
-			    uint32_t min_version, uint32_t max_version, char *err, size_t errlen);
-
-/* Closes a plugin opened by snr_plugin_open that the caller refuses after
- * all (a NULL member, say). */
-void snr_plugin_close(const void *plugin);
+			    uint32_t min_version, uint32_t max_version, void **handle, char *err, size_t errlen);
 
 #endif

@@ -21,6 +21,7 @@
  */
 #include "record.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -296,8 +297,9 @@ struct rec {
 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
 {
+	void *h;
 	const struct snr_isa_ops *isa = snr_plugin_open(path, "snr_isa_plugin", "ISA", "recorder/snr_isa.h",
-							SNR_ISA_ABI_MIN_VERSION, SNR_ISA_ABI_VERSION, err, errlen);
+							SNR_ISA_ABI_MIN_VERSION, SNR_ISA_ABI_VERSION, &h, err, errlen);
 	if (!isa)
 		return NULL;
 	const char *missing = !isa->name ? "name" : !isa->gdb_arch ? "gdb_arch" : !isa->create ? "create"
@@ -307,7 +309,7 @@ const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errle
 		snr_fmt(err, errlen, "%s: snr_isa_plugin.%s is %s", path, missing,
 			strcmp(missing, "max_insn_bytes") ? "NULL; every member but syscall_writes is required"
 							  : "not 1 to 16");
-		snr_plugin_close(isa);
+		dlclose(h);
 		return NULL;
 	}
 	return isa;
@@ -315,8 +317,9 @@ const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errle
 
 const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errlen)
 {
+	void *h;
 	const struct snr_dbg_ops *dbg = snr_plugin_open(path, "snr_dbg_plugin", "debugger", "recorder/snr_debugger.h",
-							SNR_DBG_ABI_MIN_VERSION, SNR_DBG_ABI_VERSION, err, errlen);
+							SNR_DBG_ABI_MIN_VERSION, SNR_DBG_ABI_VERSION, &h, err, errlen);
 	if (!dbg)
 		return NULL;
 	const char *missing = !dbg->name ? "name" : !dbg->open ? "open" : !dbg->close ? "close"
@@ -328,7 +331,7 @@ const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errle
 	if (missing) {
 		snr_fmt(err, errlen, "%s: snr_dbg_plugin.%s is NULL; every member but read_regs_cheap is required", path,
 			missing);
-		snr_plugin_close(dbg);
+		dlclose(h);
 		return NULL;
 	}
 	return dbg;
@@ -943,7 +946,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			}
 		}
 		/* step */
-		if (acc.record_outputs)
+		if (acc.record_outputs && snr_isa_has_syscall_writes(r.isa))
 			memcpy(prevbuf, r.regbuf, r.regbuf_len);
 		if (step_insn(&r, &acc, i, pc, &st, err, errlen))
 			goto out;

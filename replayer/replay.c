@@ -14,6 +14,7 @@
  */
 #include "replay.h"
 
+#include <dlfcn.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +59,9 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 		snr_fmt(err, errlen, "unknown simulator '%s' (ta1, unicorn, or a path to a plugin .so)", name);
 		return NULL;
 	}
+	void *h;
 	const struct snr_sim_ops *ops = snr_plugin_open(name, "snr_sim_plugin", "simulator", "sim/snr_sim.h",
-							SNR_SIM_ABI_MIN_VERSION, SNR_SIM_ABI_VERSION, err, errlen);
+							SNR_SIM_ABI_MIN_VERSION, SNR_SIM_ABI_VERSION, &h, err, errlen);
 	if (!ops)
 		return NULL;
 	/* Every method but run is required: a NULL one would crash in the middle of a replay. */
@@ -70,7 +72,7 @@ const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *
 		: !ops->finish ? "finish" : NULL;
 	if (missing) {
 		snr_fmt(err, errlen, "%s: snr_sim_plugin.%s is NULL; every member but run is required", name, missing);
-		snr_plugin_close(ops);
+		dlclose(h);
 		return NULL;
 	}
 	return ops; /* the library stays loaded for the life of the process */

@@ -94,14 +94,6 @@ struct run {
 	char err[1024];
 };
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* A register's fill for run `pattern` (1 or 2). Flags registers get only
  * their status bits (and x86's direction flag) flipped: other bits would
  * change how the engine runs, not what the program computes. */
@@ -204,13 +196,13 @@ static void run_window(const struct snr_sim_ops *ops, const char *cfg, unsigned 
 	for (size_t k = 0; k < out->ev.n; k++)
 		if (out->ev.e[k].write)
 			snr_ranges_add(&written, 0, out->ev.e[k].addr, out->ev.e[k].addr + out->ev.e[k].bytes);
-	out->mem_hash = 0xcbf29ce484222325ull;
+	out->mem_hash = 0;
 	const struct snr_range_list *l = snr_ranges_get(&written, 0);
 	for (size_t k = 0; l && k < l->n; k++) {
 		uint64_t n = l->r[k].hi - l->r[k].lo;
 		uint8_t *b = snr_xmalloc(n);
 		if (ops->read_mem(s, 0, 0, l->r[k].lo, b, n) == 0)
-			out->mem_hash = fnv(fnv(out->mem_hash, &l->r[k].lo, 8), b, n);
+			out->mem_hash = out->mem_hash * 31 + (snr_trace_hash(&l->r[k].lo, 8) ^ snr_trace_hash(b, n));
 		free(b);
 	}
 	goto done;
