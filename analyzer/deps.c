@@ -26,7 +26,7 @@
 
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_util.h"
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 
 /* ---- collection ---------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 #include "snr_cli.h"
 
 static const char trace_usage[] =

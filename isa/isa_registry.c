@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 
 /* GDB names x86-64 "i386:x86-64" and aarch64 "aarch64"; a target may also
  * report a variant ("i386:x86-64:intel", "aarch64:ilp32"), matched by prefix

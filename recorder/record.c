@@ -298,7 +298,7 @@ struct rec {
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
 {
 	void *h;
-	const struct snr_isa_ops *isa = snr_plugin_open(path, "snr_isa_plugin", "ISA", "recorder/snr_isa.h",
+	const struct snr_isa_ops *isa = snr_plugin_open(path, "snr_isa_plugin", "ISA", "isa/snr_isa.h",
 							SNR_ISA_ABI_MIN_VERSION, SNR_ISA_ABI_VERSION, &h, err, errlen);
 	if (!isa)
 		return NULL;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "recorder/snr_debugger.h"
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 
 struct snr_record_opts {
 	const struct snr_dbg_ops *dbg;

@@ -25,7 +25,7 @@
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 #include "replayer/metrics.h"
 #include "replayer/window.h"
 #include "sim/snr_cache.h"

@@ -18,7 +18,7 @@
  * built as a shared object exports `const struct snr_sim_ops snr_sim_plugin`
  * and is loaded with `snr replay --sim PATH.so` (docs/simulator-plugin.md).
  *
- * Registers use the ISA plugin's numbering (recorder/snr_isa.h) as the
+ * Registers use the ISA plugin's numbering (isa/snr_isa.h) as the
  * trace's META register table lists them.
  */
 #ifndef SNR_SIM_H

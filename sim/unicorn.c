@@ -40,7 +40,7 @@
 
 #include "lib/snr_ranges.h"
 #include "lib/snr_util.h"
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 #include "sim/snr_cache.h"
 #include "sim/snr_sim.h"
 

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 
 /* Opens capstone for arch/mode in detail mode with one reusable instruction
  * buffer; on failure fills err (prefixed with the ISA's name) and returns -1. */

@@ -1,5 +1,5 @@
 /*
- * isa_ta1.c: TA1 behind the ISA plugin ABI (recorder/snr_isa.h), a thin
+ * isa_ta1.c: TA1 behind the ISA plugin ABI (isa/snr_isa.h), a thin
  * adapter over ta1_decode and ta1_access_query.
  *
  * Register numbering is enum ta1_reg_id: x0..x31 (GDB's ABI names, "x1"
@@ -16,7 +16,7 @@
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
 #include "lib/snr_util.h"
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 
 struct ta1_plugin {
 	struct snr_config cfg;

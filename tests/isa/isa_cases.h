@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 #include "tests/check.h"
 
 struct case_reg {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 #include "tests/check.h"
 
 #if defined(__x86_64__) && defined(__linux__)

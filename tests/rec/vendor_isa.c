@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 
 static unsigned long queries;
 

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "recorder/snr_isa.h"
+#include "isa/snr_isa.h"
 #include "sim/snr_sim.h"
 #include "tests/check.h"
 
