@@ -14,7 +14,7 @@
  *
  * Host traces (.snrh, `snr host record`, told apart by their magic) go on
  * the same timeline: their threads, calls, libta1rt launches and CUPTI
- * records (recorder/host/host_events.c) on CLOCK_MONOTONIC, and each
+ * records (analyzer/host_events.c) on CLOCK_MONOTONIC, and each
  * replayed window shifted onto that clock: it starts where the host trace's
  * matching ta1rt_launch call starts (--launch N, or the only launch), else
  * where the host trace starts; cycles still become time through the
@@ -26,7 +26,8 @@
 
 #include "analyzer/analyses.h"
 #include "lib/snr_util.h"
-#include "recorder/host/host_trace.h"
+#include "analyzer/host_events.h"
+#include "lib/snr_host_trace.h"
 
 enum { TID_SCALAR = 1, TID_VECTOR, TID_MXU, TID_DMA, TID_DMAOPS, TID_LINK0 = 100, LANES = 32 };
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "lib/snr_util.h"
-#include "recorder/host/host_report.h"
-#include "recorder/host/host_trace.h"
+#include "analyzer/host_report.h"
+#include "lib/snr_host_trace.h"
 #include "snr_cli.h"
 #ifdef SNR_HAVE_HOST_BPF
 #include "recorder/host/host_record.h"

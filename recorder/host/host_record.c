@@ -38,7 +38,7 @@
 #include "buckets.skel.h"
 #include "host.h"
 #include "host_sym.h"
-#include "host_trace.h"
+#include "lib/snr_host_trace.h"
 #include "lib/snr_chunkfile.h"
 #include "lib/snr_util.h"
 #include "offcpu.skel.h"

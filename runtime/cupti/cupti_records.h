@@ -1,6 +1,6 @@
 /*
  * cupti_records.h: turning CUPTI activity records into host-trace device
- * records (recorder/host/host_trace.h), apart from CUPTI itself so that it
+ * records (lib/snr_host_trace.h), apart from CUPTI itself so that it
  * is tested with synthetic records on machines without a GPU.
  */
 #ifndef SNR_CUPTI_RECORDS_H
@@ -8,7 +8,7 @@
 
 #include <cupti.h>
 
-#include "recorder/host/host_trace.h"
+#include "lib/snr_host_trace.h"
 
 /* Names a runtime/driver API callback id (cuptiGetCallbackName in the
  * injected library; a stub in tests). */

@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "recorder/host/host_report.h"
-#include "recorder/host/host_trace.h"
+#include "analyzer/host_report.h"
+#include "analyzer/host_events.h"
+#include "lib/snr_host_trace.h"
 
 static void build(struct snrh_trace *t)
 {

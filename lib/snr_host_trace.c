@@ -3,7 +3,7 @@
  * tabulated in host_trace.h. Also the probe naming shared by the report and
  * the trace-event export.
  */
-#include "host_trace.h"
+#include "lib/snr_host_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -28,8 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_report.h"
-#include "host_trace.h"
+#include "analyzer/host_events.h"
+#include "analyzer/host_report.h"
+#include "lib/snr_host_trace.h"
 
 static const char *const state_names[4] = {"R", "S", "D", "other"};
 

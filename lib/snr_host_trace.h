@@ -1,5 +1,5 @@
 /*
- * host_trace.h: the host trace (.snrh), in memory and on disk.
+ * snr_host_trace.h: the host trace (.snrh), in memory and on disk.
  *
  * One file holds what `snr host record` saw of a process (scheduler
  * intervals, on-CPU samples, API and I/O intervals, symbolized stacks) and
@@ -158,27 +158,5 @@ const char *snrh_stack_io_syscall(const struct snrh_trace *t, int32_t kstack);
 const char *snrh_probe_name(const struct snrh_trace *t, uint32_t probe, char *buf, size_t len);
 /* The bucket of a probe id: the probe's own, "H:IO" for system calls. */
 const char *snrh_probe_bucket(const struct snrh_trace *t, uint32_t probe);
-
-/* A libta1rt launch as the host saw it: the ta1rt_launch call
- * [start, call_end) on thread tid, and end, the return of the ta1rt_wait
- * that followed it on that thread (call_end if none did). */
-struct snrh_launch {
-	uint32_t tid;
-	uint64_t start, end, call_end;
-};
-/* The trace's libta1rt launches sorted by start (*out malloc'd); count. */
-size_t snrh_ta1_launches(const struct snrh_trace *t, struct snrh_launch **out);
-
-/* Trace-event JSON (the Chrome/Perfetto "traceEvents" format), tracks as
- * tabulated in host_events.c: appends the events to `events`, timestamps in
- * microseconds on the trace's clock (CLOCK_MONOTONIC). Used by `snr host
- * report --trace-events` and `snr export perfetto`, which puts replayed
- * device metrics on the same clock. */
-#define SNRH_EV_PID_TA1 900000      /* libta1rt device process */
-#define SNRH_EV_PID_GPU 1000000     /* + CUPTI device id */
-#define SNRH_EV_TID_CALLS 0x40000000 /* + tid: a thread's probed calls */
-#define SNRH_EV_TID_CUDA 0x50000000  /* + tid: its CUPTI API records */
-#define SNRH_EV_TID_SYNC 0x60000000  /* a GPU's synchronization track */
-void snrh_trace_events(const struct snrh_trace *t, json_t *events);
 
 #endif

@@ -11,7 +11,8 @@
  * thread blocks inside one call); on-CPU time per bucket is estimated from
  * the samples (count x 1/HZ).
  */
-#include "host_report.h"
+#include "analyzer/host_report.h"
+#include "analyzer/host_events.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "host_trace.h"
+#include "lib/snr_host_trace.h"
 
 struct snrh_report_opts {
 	unsigned top;              /* off-CPU stacks to print */
