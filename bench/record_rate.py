@@ -11,12 +11,17 @@ In one run, against the same programs:
   * the ptrace recording rate of an x86-64 loop (tests/rec/x86_rec.c, host
     cc -O1; target at least 20k/s);
   * trace bytes per instruction of a TA1 window (tests/rec/rec_prog.c);
+  * the wait on both ends of a step (lib/snr_wait.c): the fixed spin used
+    before (SNR_RSP_WAIT=spin) against the adaptive wait (the default), with
+    no load added and with two busy loops (`sh -c 'while :; do :; done'`)
+    running beside them, in the same run (targets: adaptive not slower
+    with no load added, at least 5x the fixed spin's rate loaded);
   * for a TA1 window that moves data through HBM (workloads/mlp.c from
     forward()), what a naive snapshot would store -- every byte of core
     memory and VMEM plus the HBM ranges the window touches -- against the
     minimal snapshot (the bytes the recorder captured).
 
-  usage: record_rate.py SNR [--count N] [--gdb-steps N]
+  usage: record_rate.py SNR [--count N] [--gdb-steps N] [--wait-count N]
 """
 import argparse
 import json
@@ -40,10 +45,10 @@ def run(cmd, **kw):
     return p
 
 
-def start_device(snr, elf, gdb):
+def start_device(snr, elf, gdb, env=None):
     """Starts `snr device ELF --gdb GDB --halt`; returns (process, target)."""
     p = subprocess.Popen([snr, "device", elf, "--gdb", gdb, "--halt"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, env=env)
     if gdb.startswith("unix:"):
         for _ in range(200):
             if os.path.exists(gdb[5:]):
@@ -67,10 +72,10 @@ def summary(stderr):
             "bpi": float(t.group(2)), "regs": int(c.group(1)), "bytes": int(c.group(2))}
 
 
-def record_device(snr, elf, gdb, bp, count, out):
-    dev, target = start_device(snr, elf, gdb)
+def record_device(snr, elf, gdb, bp, count, out, env=None, extra=()):
+    dev, target = start_device(snr, elf, gdb, env)
     p = run([snr, "record", "--target", target, "--elf", elf, "--breakpoint", bp, "--count", str(count),
-             "-o", out])
+             "-o", out] + list(extra), env=env)
     dev.wait(timeout=120)
     return summary(p.stderr)
 
@@ -90,6 +95,46 @@ def gdb_stepi_rate(snr, elf, steps):
     if not m:
         sys.exit("gdb printed no rate: %s %s" % (p.stdout, p.stderr))
     return int(m.group(1))
+
+
+def load_average():
+    return os.getloadavg()[0]
+
+
+class BusyLoops:
+    """n shell busy loops for the duration of a with block."""
+
+    def __init__(self, n):
+        self.n = n
+        self.procs = []
+
+    def __enter__(self):
+        for _ in range(self.n):
+            self.procs.append(subprocess.Popen(["sh", "-c", "while :; do :; done"]))
+        time.sleep(0.5)  # let the scheduler see them
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+def wait_modes(snr, elf, count, tmp):
+    """Stepping rate over loopback TCP per wait mode, without and with two
+    busy loops; two rounds, modes interleaved so that both see the same
+    machine. Returns {(mode, loaded): [(rate, load average), ...]}."""
+    res = {}
+    for rnd in range(2):
+        for loaded in (False, True):
+            with BusyLoops(2 if loaded else 0):
+                for mode in ("spin", "adaptive"):
+                    env = dict(os.environ, SNR_RSP_WAIT=mode)
+                    la = load_average()
+                    r = record_device(snr, elf, "tcp:127.0.0.1:0", "window", count,
+                                      os.path.join(tmp, "wait.snrt"), env)
+                    res.setdefault((mode, loaded), []).append((r["rate"], la))
+    return res
 
 
 def naive_vs_minimal(snr, trace):
@@ -114,6 +159,7 @@ def main():
     ap.add_argument("snr")
     ap.add_argument("--count", type=int, default=100000)
     ap.add_argument("--gdb-steps", type=int, default=20000)
+    ap.add_argument("--wait-count", type=int, default=20000)
     a = ap.parse_args()
     snr = os.path.abspath(a.snr)
     tmp = tempfile.mkdtemp(prefix="snr-record-rate-")
@@ -125,6 +171,19 @@ def main():
                             os.path.join(tmp, "unix.snrt"))
         print("RSP, snr device, loopback TCP   %8d instructions/s  (%d in %.2f s)" % (tcp["rate"], tcp["n"], tcp["s"]))
         print("RSP, snr device, unix socket    %8d instructions/s  (%d in %.2f s)" % (uds["rate"], uds["n"], uds["s"]))
+        w = wait_modes(snr, rec, a.wait_count, tmp)
+        print("stepping wait (RSP, TCP, %d instructions; rate per round, load average before it):" % a.wait_count)
+        for loaded in (False, True):
+            for mode in ("spin", "adaptive"):
+                runs = w[(mode, loaded)]
+                print("  %-28s %-15s %s" % ("fixed spin (before)" if mode == "spin" else "adaptive (default)",
+                                           "2 busy loops" if loaded else "no load added",
+                                           "  ".join("%6d/s (load %.1f)" % r for r in runs)))
+        best = {k: max(r for r, _ in v) for k, v in w.items()}
+        print("  adaptive / fixed, no load added %5.2fx (target >= 1: not slower)"
+              % (best[("adaptive", False)] / best[("spin", False)]))
+        print("  adaptive / fixed, 2 busy loops  %5.2fx (target >= 5)"
+              % (best[("adaptive", True)] / best[("spin", True)]))
         g = gdb_stepi_rate(snr, rec, a.gdb_steps)
         if g:
             print("gdb-multiarch stepi, same stub  %8d steps/s         (stepi %d, TCP)" % (g, a.gdb_steps))

@@ -42,6 +42,7 @@
 
 #include "device/rsp_session.h"
 #include "lib/snr_util.h"
+#include "lib/snr_wait.h"
 
 #define QUANTUM 65536
 #define STATUS_UNFINISHED 3
@@ -179,17 +180,15 @@ static bool readable(int fd, int timeout_ms)
 /* Waits for the debugger's next packet. A stepping debugger answers within
  * microseconds, and on an idle machine a blocking poll() costs far more than
  * that in wake-up latency (measured here: about 4k steps/s blocking, several
- * times more spinning), so spin briefly before blocking. */
-static bool next_packet_ready(int fd)
+ * times more spinning), so the waiter spins first, but only while spinning
+ * catches packets (lib/snr_wait.c; SNR_RSP_WAIT=adaptive, spin or block). */
+static bool next_packet_ready(struct snr_waiter *w, int fd)
 {
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		if (readable(fd, 0))
-			return true;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000L);
-	return readable(fd, -1);
+	int r;
+	do
+		r = snr_wait_readable(w, fd, -1);
+	while (r < 0 && errno == EINTR);
+	return r > 0;
 }
 
 enum program { PROGRAM_ON, PROGRAM_EXITED, PROGRAM_FAILED };
@@ -240,8 +239,8 @@ static int run_unattended(struct ta1_machine *m, int *status)
 
 /* Converses with one debugger until it leaves. Returns 1 if the server
  * should take the next one, 0 with *status if snr device should end. */
-static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd, bool *free_run,
-			    bool halt, int *status)
+static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd, struct snr_waiter *w,
+			    bool *free_run, bool halt, int *status)
 {
 	for (;;) {
 		if (flush(s, fd))
@@ -263,7 +262,7 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 				break;
 			rsp_session_run_slice(s);
 		} else {
-			if (!next_packet_ready(fd) || receive(s, fd))
+			if (!next_packet_ready(w, fd) || receive(s, fd))
 				break;
 		}
 	}
@@ -279,6 +278,12 @@ int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const ch
 	(void)elf;
 	char *unix_path = NULL;
 	int status = 1;
+	struct snr_waiter waiter;
+	char werr[256];
+	if (snr_waiter_init(&waiter, "SNR_RSP_WAIT", 200000, 0, werr, sizeof(werr))) {
+		snr_err("device: %s", werr);
+		return 1;
+	}
 	int lfd = listen_on(endpoint, &unix_path);
 	if (lfd < 0)
 		return 1;
@@ -312,7 +317,7 @@ int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const ch
 		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)); /* fails on unix: fine */
 		rsp_session_reset(s);
 		free_run = false;
-		int more = serve_connection(s, m, cfd, &free_run, halt, &status);
+		int more = serve_connection(s, m, cfd, &waiter, &free_run, halt, &status);
 		close(cfd);
 		if (!more)
 			break;

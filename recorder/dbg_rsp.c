@@ -20,6 +20,8 @@
  * of ~3000), so SNR_RSP_REGS=g trims the register list to what 'g' carries.
  *
  * Every wait is a poll() with a deadline (SNR_RSP_TIMEOUT_MS, default 5000),
+ * spinning first only while spinning catches replies (lib/snr_wait.c;
+ * SNR_RSP_WAIT=adaptive, the default, spin or block),
  * so a silent, truncated or garbled peer gives an error naming the packet,
  * never a hang. cont() with a timeout interrupts the target with 0x03 and
  * reports TIMEOUT; so does a step still running after the reply timeout (an
@@ -45,6 +47,7 @@
 #include <unistd.h>
 
 #include "lib/snr_util.h"
+#include "lib/snr_wait.h"
 #include "recorder/snr_debugger.h"
 
 #define RSP_MAX_THREADS 4096
@@ -67,6 +70,7 @@ struct snr_dbg {
 	int fd;
 	char err[512];
 	int timeout_ms;
+	struct snr_waiter waiter; /* spins before blocking only while that pays (lib/snr_wait.c) */
 
 	/* receive buffer */
 	uint8_t rbuf[8192];
@@ -197,15 +201,9 @@ static int get_byte(struct snr_dbg *d, int64_t deadline, const char *what)
 			mark_broken(d);
 			return -2;
 		}
-		struct pollfd pfd = {.fd = d->fd, .events = POLLIN};
-		/* A stub answering a step replies within microseconds; spinning
-		 * that long first avoids the blocking poll's wake-up latency, which
-		 * dominates single-stepping on an idle machine. */
-		int r = 0;
-		for (int spin = 0; spin < 2000 && r == 0; spin++)
-			r = poll(&pfd, 1, 0);
-		if (r == 0)
-			r = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
+		/* A stub answering a step replies within microseconds: the
+		 * waiter spins that long first while spinning catches replies. */
+		int r = snr_wait_readable(&d->waiter, d->fd, left > 1000 ? 1000 : (int)left);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -1180,6 +1178,11 @@ static struct snr_dbg *rsp_open(const char *target, char *const argv[], char *er
 	uint64_t v;
 	if (t && snr_parse_u64(t, &v, false) && v > 0 && v < 3600000)
 		d->timeout_ms = (int)v;
+	/* before: 2,000 poll(0) calls per reply, the fixed spin's budget */
+	if (snr_waiter_init(&d->waiter, "SNR_RSP_WAIT", 500000, 2000, err, errlen)) {
+		free(d);
+		return NULL;
+	}
 	int r;
 	if (!strncmp(target, "tcp:", 4))
 		r = connect_tcp(d, target + 4);
