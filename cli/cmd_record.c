@@ -17,6 +17,7 @@ static const char record_usage[] =
 	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
 	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64|PATH.so]\n"
 	"                  [--timeout SECONDS] [--config M.json] [--kill] [--debugger PATH.so]\n"
+	"                  [--method auto|sim|step]\n"
 	"\n"
 	"Stops the program at the breakpoint and records the next N instructions:\n"
 	"the pc sequence, the code executed, and every register and memory byte an\n"
@@ -43,6 +44,12 @@ static const char record_usage[] =
 	"  --timeout SECONDS  give up if the breakpoint is not hit in time (default 60)\n"
 	"  --config M.json    TA1 machine config stored in the trace\n"
 	"  --kill             end the program after recording (default: detach, it goes on)\n"
+	"  --method M         sim: run the window in the ISA's simulator, reading registers,\n"
+	"                     code and memory from the halted target on their first use,\n"
+	"                     then run the target through the window and check it against\n"
+	"                     the simulation (TA1); step: single-step the target, one\n"
+	"                     round trip per instruction; auto (default): sim where the\n"
+	"                     ISA has a simulator (TA1), else step (docs/recording.md)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"A progress line is drawn when stderr is a terminal; a summary ends the run.\n"
@@ -58,7 +65,7 @@ int snr_cmd_record(int argc, char **argv)
 		{"chip", required_argument, NULL, 'c'},   {"isa", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'}, {"timeout", required_argument, NULL, 'T'},
 		{"config", required_argument, NULL, 'C'}, {"kill", no_argument, NULL, 'K'},
-		{"debugger", required_argument, NULL, 'D'},
+		{"debugger", required_argument, NULL, 'D'}, {"method", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct snr_record_opts o = {.isa = "auto", .timeout_s = 60};
@@ -78,6 +85,13 @@ int snr_cmd_record(int argc, char **argv)
 		case 'C': o.config_path = optarg; break;
 		case 'K': o.kill_after = true; break;
 		case 'D': debugger = optarg; break;
+		case 'M':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "sim") && strcmp(optarg, "step")) {
+				snr_err("record: --method must be auto, sim or step, not '%s'", optarg);
+				return 2;
+			}
+			o.method = optarg;
+			break;
 		case 'k':
 			if (!snr_parse_u64(optarg, &o.skip, true)) {
 				snr_err("record: --skip needs a count, not '%s'", optarg);
@@ -163,13 +177,22 @@ int snr_cmd_record(int argc, char **argv)
 	fprintf(stderr,
 		"recorded %llu instructions in %.2f s (%.0f/s), ended by %s%s\n"
 		"captured %llu registers and %llu bytes of memory; the window wrote %llu bytes (%llu by system calls)\n"
-		"trace %s: %llu bytes (%.2f bytes per instruction)\n",
+		"trace %s: %llu bytes (%.2f bytes per instruction)\n"
+		"method %s: %llu debugger requests, %llu bytes fetched from the target\n",
 		(unsigned long long)s.instructions, s.seconds, s.seconds > 0 ? (double)s.instructions / s.seconds : 0.0,
 		!strcmp(s.end_reason, "count") ? "reaching --count" : s.end_reason,
 		!strcmp(s.end_reason, "exited") ? " (the program ended inside the window)" : "",
 		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
 		(unsigned long long)s.bytes_written, (unsigned long long)s.bytes_post, o.out_path, (unsigned long long)s.trace_bytes,
-		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0);
+		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0, s.method,
+		(unsigned long long)s.requests, (unsigned long long)s.bytes_fetched);
+	if (!strcmp(s.method, "sim"))
+		fprintf(stderr,
+			"verified against the target: it ran the window itself to %llu checkpoints (%llu continues to a "
+			"breakpoint, %llu single steps, %llu instructions it ran for the simulator); registers and "
+			"written memory matched\n",
+			(unsigned long long)s.checkpoints, (unsigned long long)s.target_conts,
+			(unsigned long long)s.target_steps, (unsigned long long)s.target_instructions);
 	if (s.unmodelled)
 		fprintf(stderr,
 			"warning: the ISA plugin could not model %llu instruction%s (first: instruction %llu at 0x%llx: "

@@ -56,6 +56,33 @@ static const char *meta_str(json_t *meta, const char *key)
 	return s ? s : "-";
 }
 
+/* How the window was recorded (traces before --method say nothing: stepping). */
+static void print_method(json_t *meta, json_t *end)
+{
+	const char *m = json_string_value(json_object_get(meta, "method"));
+	if (!m)
+		return;
+	printf("method       %s", m);
+	json_t *req = json_object_get(end, "debugger_requests");
+	if (req)
+		printf(", %lld debugger requests, %lld bytes fetched from the target", (long long)json_integer_value(req),
+		       (long long)json_integer_value(json_object_get(end, "bytes_fetched")));
+	printf("\n");
+	json_t *v = json_object_get(end, "verification");
+	if (!v)
+		return;
+	printf("verified     to instruction %lld against the target: %lld checkpoints, %lld continues, %lld single "
+	       "steps, %lld instructions run on the target for the simulator\n",
+	       (long long)json_integer_value(json_object_get(v, "verified_to")),
+	       (long long)json_integer_value(json_object_get(v, "checkpoints")),
+	       (long long)json_integer_value(json_object_get(v, "target_continues")),
+	       (long long)json_integer_value(json_object_get(v, "target_steps")),
+	       (long long)json_integer_value(json_object_get(v, "target_instructions")));
+	const char *fb = json_string_value(json_object_get(v, "fallback"));
+	if (fb)
+		printf("fallback     %s\n", fb);
+}
+
 static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 {
 	struct counts c;
@@ -111,6 +138,7 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		       (unsigned long long)c.regs, (unsigned long long)c.reg_bytes, (unsigned long long)c.mem_ranges,
 		       (unsigned long long)c.mem_bytes);
 		printf("code         %llu bytes\n", (unsigned long long)c.code_bytes);
+		print_method(meta, end);
 		printf("end state    %s\n", digest ? "digest present" : "no digest");
 		if (digest)
 			printf("             %zu memory blocks of written memory hashed\n", nblocks);

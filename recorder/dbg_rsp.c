@@ -1408,6 +1408,20 @@ static int rsp_cont(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop
 	return wait_stop(d, cmd, timeout_ms, stop);
 }
 
+static int rsp_cont_selected(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop)
+{
+	const char *tid = d->cur_thread >= 0 ? d->threads[d->cur_thread] : NULL;
+	if (!d->vcont_c || !tid || d->nthreads <= 1)
+		return rsp_cont(d, timeout_ms, stop);
+	if (!d->attached)
+		return fail(d, "rsp: cont: the program is not running under the debugger");
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "vCont;c:%s", tid);
+	if (send_packet(d, cmd, cmd) < 0)
+		return -1;
+	return wait_stop(d, cmd, timeout_ms, stop);
+}
+
 static int rsp_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 {
 	if (!d->attached)
@@ -1466,4 +1480,5 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.detach = rsp_detach,
 	.kill = rsp_kill,
 	.read_regs_cheap = rsp_read_regs_cheap,
+	.cont_selected = rsp_cont_selected,
 };

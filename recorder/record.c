@@ -39,6 +39,12 @@
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
+#include "recorder/record_sim.h"
+#include "sim/grm_ta1.h"
+#include "sim/snr_sim.h"
+
+/* --method sim: the target catches up with the simulation at least this often (instructions) */
+#define SIM_STRIDE (1u << 20)
 
 #ifndef SNR_VERSION
 #define SNR_VERSION "unknown"
@@ -255,7 +261,7 @@ static int read_code(const struct snr_dbg_ops *dbg, struct snr_dbg *d, uint64_t 
 
 /* ---- progress ------------------------------------------------------------------ */
 
-static void progress(uint64_t done, uint64_t total, double t0, bool final)
+static void progress(uint64_t done, uint64_t total, double t0, uint64_t requests, uint64_t fetched, bool final)
 {
 	double el = now_s() - t0, rate = el > 0 ? (double)done / el : 0;
 	double eta = rate > 0 ? (double)(total - done) / rate : 0;
@@ -264,8 +270,9 @@ static void progress(uint64_t done, uint64_t total, double t0, bool final)
 	for (int i = 0; i < width; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[width] = 0;
-	fprintf(stderr, "\r[%s] %llu/%llu instructions, %.0f/s, ETA %.0fs   %s", bar, (unsigned long long)done,
-		(unsigned long long)total, rate, eta, final ? "\n" : "");
+	fprintf(stderr, "\r[%s] %llu/%llu instructions, %.0f/s, ETA %.0fs, %llu requests, %llu KiB fetched   %s", bar,
+		(unsigned long long)done, (unsigned long long)total, rate, eta, (unsigned long long)requests,
+		(unsigned long long)(fetched >> 10), final ? "\n" : "");
 	fflush(stderr);
 }
 
@@ -293,6 +300,11 @@ struct rec {
 	bool *stale;
 	bool *got; /* per debugger register */
 	const uint8_t **qval;
+	uint64_t requests; /* debugger calls on the target */
+	/* --method sim: the simulator running ahead of the halted target */
+	const struct snr_sim_ops *sim;
+	struct snr_sim *simst;
+	struct snr_ahead *ahead;
 };
 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
@@ -340,6 +352,7 @@ const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errle
 /* Reads every register: all current. */
 static int read_registers(struct rec *r, char *err, size_t errlen)
 {
+	r->requests++;
 	if (r->dbg->read_regs(r->d, r->regbuf)) {
 		snr_fmt(err, errlen, "reading registers: %s", r->dbg->error(r->d));
 		return -1;
@@ -366,6 +379,7 @@ static int read_step_registers(struct rec *r, char *err, size_t errlen)
 {
 	if (r->dbg->abi_version < 2 || !r->dbg->read_regs_cheap)
 		return read_registers(r, err, errlen);
+	r->requests++;
 	if (r->dbg->read_regs_cheap(r->d, r->regbuf, r->got)) {
 		snr_fmt(err, errlen, "reading registers: %s", r->dbg->error(r->d));
 		return -1;
@@ -416,6 +430,7 @@ static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t in
 {
 	uint64_t next = pc + a->length;
 	bool to_next = a->cls == SNR_CLASS_SYSTEM && a->record_outputs;
+	r->requests += to_next ? 3 : 1;
 	if (to_next) {
 		int timeout_ms = r->o->timeout_s > 0 ? r->o->timeout_s * 1000 : 60000;
 		if (r->dbg->set_breakpoint(r->d, next) || r->dbg->cont(r->d, timeout_ms, st)) {
@@ -530,6 +545,7 @@ static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json)
 	json_object_set_new(m, "isa", json_string(r->isa->name));
 	json_object_set_new(m, "recorder", json_string("snr " SNR_VERSION));
 	json_object_set_new(m, "debugger", json_string(r->dbg->name));
+	json_object_set_new(m, "method", json_string(r->sim ? "sim" : "step"));
 	if (o->target)
 		json_object_set_new(m, "target", json_string(o->target));
 	if (o->argv && o->argv[0]) {
@@ -620,6 +636,86 @@ static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *ob
 	return rc;
 }
 
+/* ---- --method sim -------------------------------------------------------------- */
+
+/* The simulator that runs an ISA's windows ahead of the target; NULL: the
+ * ISA is recorded by stepping only. unicorn runs x86-64 and aarch64 traces
+ * in replay, but recording through it (system calls as checkpoints, rep
+ * instructions, rdtsc) is not done yet. */
+static const struct snr_sim_ops *simulator_for(const struct snr_isa_ops *isa)
+{
+	if (!strcmp(isa->name, "ta1"))
+		return &snr_sim_ta1;
+	return NULL;
+}
+
+/* The simulator's registers into regbuf: every one it has a value for (not
+ * TA1's counters, which only counter reads use, and those run on the target). */
+static void sim_read_registers(struct rec *r)
+{
+	for (size_t k = 0; k < r->niregs; k++) {
+		if (r->regval[k]) {
+			uint8_t v[256];
+			if (r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size) == 0)
+				memcpy(r->regbuf + (r->regval[k] - r->regbuf), v, r->iregs[k].size);
+		}
+		r->stale[k] = false;
+		r->qval[k] = r->regval[k];
+	}
+}
+
+/* The target's registers (regbuf, read in full) into the simulator. */
+static int sim_load_registers(struct rec *r, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < r->niregs; k++)
+		if (r->regval[k] && r->sim->set_reg(r->simst, (unsigned)k, r->regval[k], r->iregs[k].size)) {
+			snr_fmt(err, errlen, "loading register %s into the simulator: %s", r->iregs[k].name,
+				r->sim->error(r->simst));
+			return -1;
+		}
+	return 0;
+}
+
+/* Brings the target to window index `index`, reads its registers and
+ * compares them with the simulation's. */
+static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
+{
+	if (snr_ahead_advance(r->ahead, index, err, errlen))
+		return -1;
+	if (read_registers(r, err, errlen))
+		return -1;
+	snr_ahead_stats(r->ahead)->checkpoints++;
+	for (size_t k = 0; k < r->niregs; k++) {
+		uint8_t v[256];
+		if (!r->regval[k] || r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size))
+			continue;
+		if (memcmp(v, r->regval[k], r->iregs[k].size)) {
+			uint64_t sv = 0, tv = 0;
+			memcpy(&sv, v, r->iregs[k].size < 8 ? r->iregs[k].size : 8);
+			memcpy(&tv, r->regval[k], r->iregs[k].size < 8 ? r->iregs[k].size : 8);
+			snr_fmt(err, errlen,
+				"the target diverged from the simulation by instruction %llu (pc 0x%llx): register %s is "
+				"0x%llx on the target, 0x%llx in the simulation",
+				(unsigned long long)index, (unsigned long long)reg_u64(r, (size_t)r->pc_reg), r->iregs[k].name,
+				(unsigned long long)tv, (unsigned long long)sv);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Code bytes at pc from the target through the page cache, fewer where memory ends. */
+static int fetch_code(struct rec *r, uint64_t pc, unsigned max, uint8_t *out)
+{
+	char e[256];
+	if (snr_ahead_fetch(r->ahead, pc, out, max, e, sizeof(e)) == 0)
+		return (int)max;
+	unsigned n = 0;
+	while (n < max && snr_ahead_fetch(r->ahead, pc + n, out + n, 1, e, sizeof(e)) == 0)
+		n++;
+	return n ? (int)n : -1;
+}
+
 static const char *stop_text(const struct snr_dbg_stop *s, char *buf, size_t len)
 {
 	switch (s->kind) {
@@ -630,6 +726,40 @@ static const char *stop_text(const struct snr_dbg_stop *s, char *buf, size_t len
 	case SNR_DBG_STOP_TIMEOUT: snprintf(buf, len, "timed out"); break;
 	}
 	return buf;
+}
+
+static uint64_t total_requests(struct rec *r)
+{
+	return r->requests + (r->ahead ? snr_ahead_stats(r->ahead)->requests : 0);
+}
+
+static uint64_t total_fetched(struct rec *r, const struct snr_record_summary *sum)
+{
+	return r->ahead ? snr_ahead_stats(r->ahead)->bytes_fetched : sum->bytes_captured + sum->bytes_post;
+}
+
+/* The end state's written bytes as the target holds them against the simulation's. */
+static int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8_t *target, uint64_t len,
+			   uint64_t index, char *err, size_t errlen)
+{
+	uint8_t *mine = snr_xmalloc(len ? len : 1);
+	int rc = 0;
+	if (r->sim->read_mem(r->simst, (uint8_t)(key >> 16), (uint16_t)(key & 0xffff), lo, mine, len)) {
+		snr_fmt(err, errlen, "reading the simulation's end state at 0x%llx: %s", (unsigned long long)lo,
+			r->sim->error(r->simst));
+		rc = -1;
+	} else if (memcmp(mine, target, len)) {
+		uint64_t at = 0;
+		while (mine[at] == target[at])
+			at++;
+		snr_fmt(err, errlen,
+			"the target diverged from the simulation by instruction %llu: the byte the window wrote at 0x%llx "
+			"is 0x%02x on the target, 0x%02x in the simulation",
+			(unsigned long long)index, (unsigned long long)(lo + at), target[at], mine[at]);
+		rc = -1;
+	}
+	free(mine);
+	return rc;
 }
 
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)
@@ -804,6 +934,29 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			free_symbols(again, nagain);
 		}
 	}
+	/* --method: sim where the ISA has a simulator (auto), or stepping */
+	const char *method = o->method && *o->method ? o->method : "auto";
+	if (strcmp(method, "auto") && strcmp(method, "sim") && strcmp(method, "step")) {
+		snr_fmt(err, errlen, "--method %s: expected auto, sim or step", method);
+		goto out;
+	}
+	if (strcmp(method, "step")) {
+		r.sim = simulator_for(r.isa);
+		if (!r.sim && !strcmp(method, "sim")) {
+			snr_fmt(err, errlen, "--method sim: no simulator records %s windows yet; use --method step",
+				r.isa->name);
+			goto out;
+		}
+	}
+	if (r.sim) {
+		r.simst = r.sim->create(config_json, (unsigned)o->chip, r.nchips, err, errlen);
+		if (!r.simst)
+			goto out;
+		if (r.sim == &snr_sim_ta1)
+			ta1_grm_set_functional_only(r.simst, true);
+		r.ahead = snr_ahead_new(r.dbg, r.d);
+	}
+	sum->method = r.sim ? "sim" : "step";
 	meta = meta_json(&r, bp, config_json);
 	w = snr_trace_create(o->out_path, meta, err, errlen);
 	if (!w)
@@ -826,13 +979,27 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	sum->end_reason = "count";
 	uint64_t i;
 	for (i = 0; i < o->count; i++) {
-		if ((i == 0 ? read_registers : read_step_registers)(&r, err, errlen))
-			goto out;
+		if (r.sim && i > 0) {
+			sim_read_registers(&r);
+		} else {
+			if ((i == 0 ? read_registers : read_step_registers)(&r, err, errlen))
+				goto out;
+			if (r.sim && sim_load_registers(&r, err, errlen))
+				goto out;
+		}
 		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
+		if (r.sim) {
+			snr_ahead_log_pc(r.ahead, i, pc);
+			/* a checkpoint at least every stride: the log stays bounded */
+			if (snr_ahead_pending(r.ahead) > SIM_STRIDE && verify_at(&r, i, err, errlen))
+				goto out;
+		}
 		struct snr_trace_step step = {.index = i, .pc = pc};
 		struct code_entry *ce = code_slot(&cc, pc);
 		if (!ce->used) {
-			int n = read_code(r.dbg, r.d, pc, r.isa->max_insn_bytes, ce->bytes);
+			r.requests++;
+			int n = r.sim ? fetch_code(&r, pc, r.isa->max_insn_bytes, ce->bytes)
+				      : read_code(r.dbg, r.d, pc, r.isa->max_insn_bytes, ce->bytes);
 			if (n < 0) {
 				snr_fmt(err, errlen, "instruction %llu: cannot read code at 0x%llx: %s",
 					(unsigned long long)i, (unsigned long long)pc, r.dbg->error(r.d));
@@ -842,6 +1009,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			ce->pc = pc;
 			ce->len = (uint8_t)n;
 			cc.n++;
+			if (r.sim && r.sim->load_code(r.simst, pc, ce->bytes, ce->len)) {
+				snr_fmt(err, errlen, "instruction %llu: loading code at 0x%llx into the simulator: %s",
+					(unsigned long long)i, (unsigned long long)pc, r.sim->error(r.simst));
+				goto out;
+			}
 		}
 		struct snr_isa_regs iv = {.val = r.qval, .chip = (unsigned)o->chip, .nchips = r.nchips};
 		struct snr_insn_access acc;
@@ -858,6 +1030,12 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		}
 		if (!acc.length || acc.length > ce->len)
 			acc.length = ce->len;
+		/* --method sim: what the simulator cannot compute (system calls,
+		 * counters, an access the ISA plugin could not model) runs on the
+		 * target, which is brought here first and checked */
+		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault;
+		if (r.sim && on_target && verify_at(&r, i, err, errlen))
+			goto out;
 		if (ce->len && !(ce->used & 2)) { /* code goes into the trace once per pc */
 			step.code_len = (uint8_t)acc.length;
 			memcpy(step.code, ce->bytes, acc.length);
@@ -915,10 +1093,22 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		size_t at = 0;
 		for (size_t q = 0; q < nmiss; q++) {
 			uint64_t len = miss[q].hi - miss[q].lo;
-			if (r.dbg->read_mem(r.d, miss[q].lo, membuf + at, len)) {
+			char ferr[300];
+			r.requests += !r.sim;
+			if (r.sim ? snr_ahead_fetch(r.ahead, miss[q].lo, membuf + at, len, ferr, sizeof(ferr))
+				  : r.dbg->read_mem(r.d, miss[q].lo, membuf + at, len)) {
+				if (!r.sim)
+					snprintf(ferr, sizeof(ferr), "%s", r.dbg->error(r.d));
 				snr_fmt(err, errlen, "instruction %llu at 0x%llx: reading its input at 0x%llx (%llu bytes): %s",
 					(unsigned long long)i, (unsigned long long)pc, (unsigned long long)miss[q].lo,
-					(unsigned long long)len, r.dbg->error(r.d));
+					(unsigned long long)len, ferr);
+				goto out;
+			}
+			if (r.sim && r.sim->load_mem(r.simst, (uint8_t)(miss_key[q] >> 16), (uint16_t)(miss_key[q] & 0xffff),
+						     miss[q].lo, membuf + at, len)) {
+				snr_fmt(err, errlen, "instruction %llu: loading %llu bytes at 0x%llx into the simulator: %s",
+					(unsigned long long)i, (unsigned long long)len, (unsigned long long)miss[q].lo,
+					r.sim->error(r.simst));
 				goto out;
 			}
 			mv[q] = (struct snr_trace_mem){(uint8_t)(miss_key[q] >> 16), (uint16_t)(miss_key[q] & 0xffff),
@@ -948,8 +1138,17 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		/* step */
 		if (acc.record_outputs && snr_isa_has_syscall_writes(r.isa))
 			memcpy(prevbuf, r.regbuf, r.regbuf_len);
-		if (step_insn(&r, &acc, i, pc, &st, err, errlen))
+		if (!on_target) {
+			struct snr_sim_step ss;
+			if (r.sim->step(r.simst, i, &ss)) {
+				snr_fmt(err, errlen, "instruction %llu at 0x%llx: the simulator failed: %s",
+					(unsigned long long)i, (unsigned long long)pc, r.sim->error(r.simst));
+				goto out;
+			}
+			st = (struct snr_dbg_stop){.kind = SNR_DBG_STOP_TRAP, .code = 0, .thread = o->chip, .pc = ss.next_pc};
+		} else if (step_insn(&r, &acc, i, pc, &st, err, errlen)) {
 			goto out;
+		}
 		/* System calls and counters: a simulator cannot recompute their
 		 * results, so their register outputs are recorded after the step. */
 		if (acc.record_outputs && st.kind == SNR_DBG_STOP_TRAP) {
@@ -1007,6 +1206,32 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				step.post_mem = pmv;
 			}
 		}
+		if (r.sim && on_target) {
+			sum->target_instructions++;
+			snr_ahead_target_stepped(r.ahead);
+			if ((st.kind == SNR_DBG_STOP_TRAP || st.kind == SNR_DBG_STOP_SIGNAL) &&
+			    (read_registers(&r, err, errlen) || sim_load_registers(&r, err, errlen)))
+				goto out;
+			/* and the memory it wrote, from the target */
+			for (unsigned m = 0; m < acc.nmem && st.kind == SNR_DBG_STOP_TRAP; m++) {
+				const struct snr_mem_region *g = &acc.mem[m];
+				for (uint64_t row = 0; g->write && row < g->rows; row++) {
+					uint64_t a = g->addr + (uint64_t)((int64_t)row * g->stride);
+					uint8_t *tmp = snr_xmalloc(g->row_bytes ? g->row_bytes : 1);
+					r.requests++;
+					int bad = r.dbg->read_mem(r.d, a, tmp, g->row_bytes) ||
+						  r.sim->load_mem(r.simst, g->space, g->chip, a, tmp, g->row_bytes);
+					free(tmp);
+					if (bad) {
+						snr_fmt(err, errlen, "instruction %llu at 0x%llx: loading the %llu bytes it wrote at "
+							"0x%llx into the simulator failed", (unsigned long long)i,
+							(unsigned long long)pc, (unsigned long long)g->row_bytes,
+							(unsigned long long)a);
+						goto out;
+					}
+				}
+			}
+		}
 		if (snr_trace_add_step(w, &step)) {
 			snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
 			goto out;
@@ -1023,12 +1248,20 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			break;
 		}
 		if (o->progress && (i & 255) == 0 && now_s() - last_draw > 0.2) {
-			progress(i + 1, o->count, t0, false);
+			progress(i + 1, o->count, t0, total_requests(&r), total_fetched(&r, sum), false);
 			last_draw = now_s();
 		}
 	}
+	/* --method sim: the target runs the window for real to its end, and
+	 * its registers and written memory must be the simulation's */
+	bool sim_end = r.sim && (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault"));
+	if (sim_end) {
+		snr_ahead_log_pc(r.ahead, sum->instructions, st.pc);
+		if (verify_at(&r, sum->instructions, err, errlen))
+			goto out;
+	}
 	if (o->progress)
-		progress(sum->instructions, o->count, t0, true);
+		progress(sum->instructions, o->count, t0, total_requests(&r), total_fetched(&r, sum), true);
 
 	/* digest: final registers and the written memory, if the target is still there */
 	if (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault")) {
@@ -1046,11 +1279,15 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			for (size_t q = 0; q < lst->n && !bad; q++) {
 				uint64_t len = lst->r[q].hi - lst->r[q].lo;
 				bufs[k] = snr_xmalloc(len);
+				r.requests++;
 				if (r.dbg->read_mem(r.d, lst->r[q].lo, bufs[k], len)) {
 					snr_fmt(err, errlen, "reading the end state at 0x%llx: %s",
 						(unsigned long long)lst->r[q].lo, r.dbg->error(r.d));
 					bad = 1;
 				}
+				if (!bad && sim_end)
+					bad = compare_written(&r, lst->key, lst->r[q].lo, bufs[k], len, sum->instructions, err,
+							      errlen);
 				dm[k] = (struct snr_trace_mem){(uint8_t)(lst->key >> 16), (uint16_t)(lst->key & 0xffff),
 							       lst->r[q].lo, len, bufs[k]};
 				k++;
@@ -1073,6 +1310,14 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	}
 	sum->bytes_written = snr_ranges_bytes(&written);
 	sum->seconds = now_s() - t0;
+	sum->requests = total_requests(&r);
+	sum->bytes_fetched = total_fetched(&r, sum);
+	if (r.ahead) {
+		const struct snr_ahead_stats *as = snr_ahead_stats(r.ahead);
+		sum->checkpoints = as->checkpoints;
+		sum->target_steps = as->target_steps;
+		sum->target_conts = as->target_conts;
+	}
 	{
 		json_t *e = json_object();
 		json_object_set_new(e, "instructions", json_integer((json_int_t)sum->instructions));
@@ -1084,6 +1329,20 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		json_object_set_new(e, "bytes_written", json_integer((json_int_t)sum->bytes_written));
 		json_object_set_new(e, "bytes_by_system_calls", json_integer((json_int_t)sum->bytes_post));
 		json_object_set_new(e, "seconds", json_real(sum->seconds));
+		json_object_set_new(e, "method", json_string(sum->method));
+		json_object_set_new(e, "debugger_requests", json_integer((json_int_t)sum->requests));
+		json_object_set_new(e, "bytes_fetched", json_integer((json_int_t)sum->bytes_fetched));
+		if (r.sim) {
+			json_t *v = json_object();
+			json_object_set_new(v, "checkpoints", json_integer((json_int_t)sum->checkpoints));
+			json_object_set_new(v, "verified_to", json_integer((json_int_t)(sim_end ? sum->instructions
+												 : snr_ahead_target_index(r.ahead))));
+			json_object_set_new(v, "target_steps", json_integer((json_int_t)sum->target_steps));
+			json_object_set_new(v, "target_continues", json_integer((json_int_t)sum->target_conts));
+			json_object_set_new(v, "target_instructions", json_integer((json_int_t)sum->target_instructions));
+			json_object_set_new(v, "fallback", json_null());
+			json_object_set_new(e, "verification", v);
+		}
 		char *ej = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(e);
 		int frc = snr_trace_finish(w, ej);
@@ -1135,5 +1394,8 @@ out:
 	free(r.qval);
 	free(r.stale);
 	free(r.got);
+	if (r.simst)
+		r.sim->destroy(r.simst);
+	snr_ahead_free(r.ahead);
 	return rc;
 }

@@ -27,6 +27,7 @@ struct snr_record_opts {
 	const char *out_path;
 	bool progress;          /* draw a progress line on stderr */
 	bool kill_after;        /* kill the program after recording (default: detach) */
+	const char *method;     /* "auto" (NULL), "sim" or "step" (docs/recording.md) */
 };
 
 struct snr_record_summary {
@@ -44,6 +45,14 @@ struct snr_record_summary {
 	 * missing from the trace. The first one's index, pc and reason. */
 	uint64_t unmodelled, first_unmodelled_index, first_unmodelled_pc;
 	char first_unmodelled[200];
+	const char *method;        /* "sim" or "step": what recorded the window */
+	uint64_t requests;         /* debugger calls made on the target (at most one round trip each over RSP,
+				    * but for long memory reads) */
+	uint64_t bytes_fetched;    /* memory read from the target */
+	uint64_t checkpoints;      /* sim: window indices where the target's registers were compared */
+	uint64_t target_steps;     /* sim: single steps of the target while it ran the window for real */
+	uint64_t target_conts;     /* sim: continues to a breakpoint */
+	uint64_t target_instructions; /* sim: instructions the target ran itself (system and counter reads) */
 };
 
 /* Runs the whole recording. Returns 0, or -1 with err filled (a trace

@@ -1,6 +1,7 @@
 /*
- * snr_debugger.h: the debugger-backend plugin ABI (version 2; version 1
- * backends, which have no read_regs_cheap(), still work).
+ * snr_debugger.h: the debugger-backend plugin ABI (version 3; version 1
+ * backends, which have no read_regs_cheap(), and version 2 ones, which have
+ * no cont_selected(), still work).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -23,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 2
+#define SNR_DBG_ABI_VERSION 3
 #define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
@@ -101,6 +102,13 @@ struct snr_dbg_ops {
 	 * whose bytes in buf are now current, clearing the others. The
 	 * recorder reads the rest only when it needs them. */
 	int (*read_regs_cheap)(struct snr_dbg *d, uint8_t *buf, bool *got);
+
+	/* Version 3, optional (NULL: cont(), which resumes every thread). As
+	 * cont(), but resumes the selected thread alone and leaves the others
+	 * stopped, as step() does (RSP: vCont;c:TID). `snr record --method
+	 * sim` runs the target through the window with it, so that the chips
+	 * not recorded stay stopped as they do while stepping. */
+	int (*cont_selected)(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

@@ -1,0 +1,295 @@
+/*
+ * record_sim.c: the target's side of `snr record --method sim`.
+ *
+ * With --method sim the recorder runs the window in the ISA's simulator
+ * and asks the halted target only for what the simulation reads first:
+ * registers at the breakpoint, code and input bytes on their first use.
+ * Reads go through a cache of 4 KiB pages (one 'm' exchange brings a page,
+ * so walking an array costs one request per page, not one per element).
+ * The target stays where the breakpoint stopped it while the simulation
+ * runs ahead; this file logs the pcs the simulation passed and then brings
+ * the target to a window index for real, cheaply: to reach index i from
+ * index t it picks the j in (t, i] that minimizes
+ *
+ *     4 * (times pcs[j] occurs in (t, j])  +  (i - j)
+ *
+ * (a continue to a breakpoint at pcs[j] per occurrence, stepping off the
+ * breakpoint between them, then i - j single steps), or plain stepping
+ * when that is cheaper. A window that ends after a loop reaches its end
+ * with a handful of requests; one that ends inside a long loop pays a
+ * request per iteration still to come, as a breakpoint has no hit count in
+ * GDB's protocol. Every stop is checked against the simulation's pcs.
+ */
+#include "recorder/record_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_util.h"
+
+#define PAGE 4096u
+
+struct page {
+	uint64_t base; /* PAGE-aligned; UINT64_MAX: empty slot */
+	uint8_t *bytes; /* NULL: the page cannot be read whole */
+};
+
+struct snr_ahead {
+	const struct snr_dbg_ops *dbg;
+	struct snr_dbg *d;
+	struct snr_ahead_stats st;
+	struct page *pages;
+	size_t npages, cap;
+	uint64_t *pcs; /* pcs[k] is the pc of window index first + k */
+	size_t npcs, pcs_cap;
+	uint64_t first; /* the target's position */
+	uint64_t *hkey; /* advance()'s hit counts, by pc */
+	uint32_t *hval;
+	size_t hcap;
+};
+
+struct snr_ahead *snr_ahead_new(const struct snr_dbg_ops *dbg, struct snr_dbg *d)
+{
+	struct snr_ahead *a = snr_xcalloc(1, sizeof(*a));
+	a->dbg = dbg;
+	a->d = d;
+	return a;
+}
+
+void snr_ahead_free(struct snr_ahead *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->cap; i++)
+		free(a->pages[i].bytes);
+	free(a->pages);
+	free(a->pcs);
+	free(a->hkey);
+	free(a->hval);
+	free(a);
+}
+
+struct snr_ahead_stats *snr_ahead_stats(struct snr_ahead *a) { return &a->st; }
+
+static size_t hash64(uint64_t v, size_t cap) { return (size_t)((v * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1); }
+
+static struct page *page_slot(struct snr_ahead *a, uint64_t base)
+{
+	if (a->npages * 2 >= a->cap) {
+		struct page *old = a->pages;
+		size_t oldcap = a->cap;
+		a->cap = a->cap ? a->cap * 2 : 256;
+		a->pages = snr_xcalloc(a->cap, sizeof(*a->pages));
+		for (size_t i = 0; i < a->cap; i++)
+			a->pages[i].base = UINT64_MAX;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].base != UINT64_MAX) {
+				size_t h = hash64(old[i].base, a->cap);
+				while (a->pages[h].base != UINT64_MAX)
+					h = (h + 1) & (a->cap - 1);
+				a->pages[h] = old[i];
+			}
+		free(old);
+	}
+	size_t h = hash64(base, a->cap);
+	while (a->pages[h].base != UINT64_MAX && a->pages[h].base != base)
+		h = (h + 1) & (a->cap - 1);
+	return &a->pages[h];
+}
+
+static int read_target(struct snr_ahead *a, uint64_t addr, void *buf, size_t len, char *err, size_t errlen)
+{
+	a->st.requests++;
+	a->st.fetches++;
+	if (a->dbg->read_mem(a->d, addr, buf, len)) {
+		snr_fmt(err, errlen, "%s", a->dbg->error(a->d));
+		return -1;
+	}
+	a->st.bytes_fetched += len;
+	return 0;
+}
+
+int snr_ahead_fetch(struct snr_ahead *a, uint64_t addr, void *buf, size_t len, char *err, size_t errlen)
+{
+	uint64_t base = addr & ~(uint64_t)(PAGE - 1);
+	if (len > PAGE || addr + len > base + PAGE) /* large, or across pages: as it is */
+		return read_target(a, addr, buf, len, err, errlen);
+	struct page *p = page_slot(a, base);
+	if (p->base == UINT64_MAX) {
+		p->base = base;
+		p->bytes = snr_xmalloc(PAGE);
+		a->npages++;
+		if (read_target(a, base, p->bytes, PAGE, err, errlen)) {
+			/* the page runs past the end of a memory: exact reads only */
+			free(p->bytes);
+			p->bytes = NULL;
+		}
+	}
+	if (!p->bytes)
+		return read_target(a, addr, buf, len, err, errlen);
+	memcpy(buf, p->bytes + (addr - base), len);
+	return 0;
+}
+
+void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index, uint64_t pc)
+{
+	if (index < a->first + a->npcs)
+		return; /* logged already */
+	if (a->npcs == a->pcs_cap) {
+		a->pcs_cap = a->pcs_cap ? a->pcs_cap * 2 : 4096;
+		a->pcs = snr_xrealloc(a->pcs, a->pcs_cap * sizeof(*a->pcs));
+	}
+	a->pcs[a->npcs++] = pc;
+}
+
+uint64_t snr_ahead_pending(const struct snr_ahead *a) { return a->npcs; }
+uint64_t snr_ahead_target_index(const struct snr_ahead *a) { return a->first; }
+
+/* Drops the log up to the target's new position `index`. */
+static void passed(struct snr_ahead *a, uint64_t index)
+{
+	size_t k = (size_t)(index - a->first);
+	memmove(a->pcs, a->pcs + k, (a->npcs - k) * sizeof(*a->pcs));
+	a->npcs -= k;
+	a->first = index;
+}
+
+void snr_ahead_target_stepped(struct snr_ahead *a)
+{
+	if (a->npcs > 0)
+		passed(a, a->first + 1);
+	else
+		a->first++;
+}
+
+static int diverged(struct snr_ahead *a, uint64_t index, const struct snr_dbg_stop *s, const char *how, char *err,
+		    size_t errlen)
+{
+	uint64_t want = index - a->first < a->npcs ? a->pcs[index - a->first] : 0;
+	const char *kind = s->kind == SNR_DBG_STOP_TRAP	     ? "stopped"
+			   : s->kind == SNR_DBG_STOP_SIGNAL  ? "took a signal"
+			   : s->kind == SNR_DBG_STOP_EXITED  ? "exited"
+			   : s->kind == SNR_DBG_STOP_KILLED  ? "was killed"
+							     : "timed out";
+	snr_fmt(err, errlen,
+		"the target diverged from the simulation at instruction %llu: %s, it %s at pc 0x%llx where the simulation "
+		"had 0x%llx",
+		(unsigned long long)index, how, kind, (unsigned long long)s->pc, (unsigned long long)want);
+	return -1;
+}
+
+static int step_target(struct snr_ahead *a, uint64_t *cur, char *err, size_t errlen)
+{
+	struct snr_dbg_stop s;
+	a->st.requests++;
+	a->st.target_steps++;
+	if (a->dbg->step(a->d, &s)) {
+		snr_fmt(err, errlen, "stepping the target at instruction %llu: %s", (unsigned long long)*cur,
+			a->dbg->error(a->d));
+		return -1;
+	}
+	(*cur)++;
+	uint64_t want = a->pcs[*cur - a->first];
+	if (s.kind != SNR_DBG_STOP_TRAP || s.pc != want)
+		return diverged(a, *cur, &s, "single-stepped", err, errlen);
+	return 0;
+}
+
+/* Continues the selected thread alone where the backend can. */
+static int cont_target(struct snr_ahead *a, struct snr_dbg_stop *s)
+{
+	a->st.requests++;
+	a->st.target_conts++;
+	if (a->dbg->abi_version >= 3 && a->dbg->cont_selected)
+		return a->dbg->cont_selected(a->d, 0, s);
+	return a->dbg->cont(a->d, 0, s);
+}
+
+int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t errlen)
+{
+	uint64_t t = a->first;
+	if (index < t || index - t >= a->npcs) {
+		snr_fmt(err, errlen, "internal: the target is at instruction %llu, asked for %llu with %zu logged",
+			(unsigned long long)t, (unsigned long long)index, a->npcs);
+		return -1;
+	}
+	uint64_t n = index - t;
+	if (n == 0)
+		return 0;
+	/* the cheapest breakpoint */
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap > a->hcap) {
+		free(a->hkey);
+		free(a->hval);
+		a->hkey = snr_xmalloc(cap * sizeof(*a->hkey));
+		a->hval = snr_xmalloc(cap * sizeof(*a->hval));
+		a->hcap = cap;
+	}
+	memset(a->hval, 0, cap * sizeof(*a->hval));
+	uint64_t best_cost = n, best_j = 0;
+	for (uint64_t j = 1; j <= n; j++) {
+		uint64_t pc = a->pcs[j];
+		size_t h = hash64(pc, cap);
+		while (a->hval[h] && a->hkey[h] != pc)
+			h = (h + 1) & (cap - 1);
+		a->hkey[h] = pc;
+		uint32_t hits = ++a->hval[h];
+		uint64_t cost = 4 * (uint64_t)hits + (n - j);
+		if (cost < best_cost) {
+			best_cost = cost;
+			best_j = j;
+		}
+	}
+	uint64_t cur = t;
+	if (best_j) {
+		uint64_t bp = a->pcs[best_j];
+		uint64_t target = t + best_j;
+		a->st.requests++;
+		if (a->dbg->set_breakpoint(a->d, bp)) {
+			snr_fmt(err, errlen, "setting a breakpoint at 0x%llx: %s", (unsigned long long)bp, a->dbg->error(a->d));
+			return -1;
+		}
+		bool set = true;
+		while (cur < target) {
+			if (a->pcs[cur - t] == bp) { /* step off the breakpoint */
+				a->st.requests += 2;
+				if (a->dbg->clear_breakpoint(a->d, bp))
+					goto bp_failed;
+				set = false;
+				if (step_target(a, &cur, err, errlen))
+					return -1;
+				continue;
+			}
+			if (!set) {
+				if (a->dbg->set_breakpoint(a->d, bp))
+					goto bp_failed;
+				set = true;
+			}
+			struct snr_dbg_stop s;
+			if (cont_target(a, &s)) {
+				snr_fmt(err, errlen, "continuing the target to 0x%llx: %s", (unsigned long long)bp,
+					a->dbg->error(a->d));
+				return -1;
+			}
+			uint64_t next = cur + 1;
+			while (next < target && a->pcs[next - t] != bp)
+				next++;
+			if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp)
+				return diverged(a, next, &s, "continued to a breakpoint", err, errlen);
+			cur = next;
+		}
+		a->st.requests++;
+		if (set && a->dbg->clear_breakpoint(a->d, bp))
+			goto bp_failed;
+	}
+	while (cur < index)
+		if (step_target(a, &cur, err, errlen))
+			return -1;
+	passed(a, index);
+	return 0;
+bp_failed:
+	snr_fmt(err, errlen, "breakpoint at 0x%llx: %s", (unsigned long long)a->pcs[best_j], a->dbg->error(a->d));
+	return -1;
+}

@@ -1,0 +1,143 @@
+/*
+ * trace_same.c: do two traces record the same window? The same pc, code,
+ * captured registers and bytes, and post-step values at every instruction,
+ * the same count and end reason, and the same end-state digest (registers
+ * and the hashes of the written memory). `snr record --method sim` and
+ * `--method step` must agree by this test (tests/rec/record_method.sh).
+ *
+ * usage: trace_same A.snrt B.snrt   (exit 0 same, 1 different, 2 unreadable)
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/snr_trace.h"
+
+static int differ(uint64_t index, const char *what)
+{
+	fprintf(stderr, "trace_same: instruction %llu: %s differ\n", (unsigned long long)index, what);
+	return 1;
+}
+
+static bool same_regs(const struct snr_trace_reg *regs, unsigned na, const struct snr_trace_regval *a, unsigned nb,
+		      const struct snr_trace_regval *b)
+{
+	if (na != nb)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (a[i].reg != b[i].reg || memcmp(a[i].val, b[i].val, regs[a[i].reg].size))
+			return false;
+	return true;
+}
+
+static bool same_mem(unsigned na, const struct snr_trace_mem *a, unsigned nb, const struct snr_trace_mem *b)
+{
+	if (na != nb)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (a[i].space != b[i].space || a[i].chip != b[i].chip || a[i].addr != b[i].addr || a[i].len != b[i].len ||
+		    memcmp(a[i].data, b[i].data, a[i].len))
+			return false;
+	return true;
+}
+
+static const char *end_reason(const struct snr_trace *t)
+{
+	static char buf[2][64];
+	static int k;
+	json_t *e = snr_trace_end_json(t) ? json_loads(snr_trace_end_json(t), 0, NULL) : NULL;
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "%s", e ? json_string_value(json_object_get(e, "reason")) : "(none)");
+	json_decref(e);
+	return buf[k];
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: trace_same A.snrt B.snrt\n");
+		return 2;
+	}
+	char err[512];
+	struct snr_trace *a = snr_trace_open(argv[1], err, sizeof(err)), *b = NULL;
+	if (!a || !(b = snr_trace_open(argv[2], err, sizeof(err)))) {
+		fprintf(stderr, "trace_same: %s\n", err);
+		snr_trace_close(a);
+		return 2;
+	}
+	int rc = 0;
+	size_t nregs = snr_trace_nregs(a);
+	const struct snr_trace_reg *regs = snr_trace_regs(a);
+	if (nregs != snr_trace_nregs(b)) {
+		fprintf(stderr, "trace_same: the register tables differ\n");
+		rc = 1;
+		goto out;
+	}
+	uint64_t n = 0;
+	for (;;) {
+		struct snr_trace_step sa, sb;
+		int ra = snr_trace_next(a, &sa), rb = snr_trace_next(b, &sb);
+		if (ra < 0 || rb < 0) {
+			fprintf(stderr, "trace_same: %s\n", snr_trace_error(ra < 0 ? a : b));
+			rc = 2;
+			goto out;
+		}
+		if (ra != rb) {
+			fprintf(stderr, "trace_same: %s has %llu instructions, the other more\n", ra ? argv[2] : argv[1],
+				(unsigned long long)n);
+			rc = 1;
+			goto out;
+		}
+		if (ra == 0)
+			break;
+		if (sa.pc != sb.pc)
+			rc = differ(n, "the pcs");
+		else if (sa.code_len != sb.code_len || memcmp(sa.code, sb.code, sa.code_len))
+			rc = differ(n, "the code bytes");
+		else if (!same_regs(regs, sa.nregs, sa.regs, sb.nregs, sb.regs))
+			rc = differ(n, "the captured registers");
+		else if (!same_mem(sa.nmem, sa.mem, sb.nmem, sb.mem))
+			rc = differ(n, "the captured bytes");
+		else if (!same_regs(regs, sa.npost_regs, sa.post_regs, sb.npost_regs, sb.post_regs) ||
+			 !same_mem(sa.npost_mem, sa.post_mem, sb.npost_mem, sb.post_mem))
+			rc = differ(n, "the post-step values");
+		if (rc)
+			goto out;
+		n++;
+	}
+	if (strcmp(end_reason(a), end_reason(b))) {
+		fprintf(stderr, "trace_same: ended by %s and by %s\n", end_reason(a), end_reason(b));
+		rc = 1;
+		goto out;
+	}
+	const uint8_t *const *da, *const *db;
+	size_t nba, nbb;
+	const struct snr_trace_mem *ba, *bb;
+	const uint64_t *ha, *hb;
+	bool ga = snr_trace_digest(a, &da, &nba, &ba, &ha), gb = snr_trace_digest(b, &db, &nbb, &bb, &hb);
+	if (ga != gb || (ga && nba != nbb)) {
+		fprintf(stderr, "trace_same: the end-state digests differ in shape\n");
+		rc = 1;
+		goto out;
+	}
+	for (size_t r = 0; ga && r < nregs; r++)
+		if ((da[r] == NULL) != (db[r] == NULL) || (da[r] && memcmp(da[r], db[r], regs[r].size))) {
+			fprintf(stderr, "trace_same: the end-state digests differ at register %s\n", regs[r].name);
+			rc = 1;
+			goto out;
+		}
+	for (size_t k = 0; ga && k < nba; k++)
+		if (ba[k].space != bb[k].space || ba[k].chip != bb[k].chip || ba[k].addr != bb[k].addr ||
+		    ba[k].len != bb[k].len || ha[k] != hb[k]) {
+			fprintf(stderr, "trace_same: the end-state digests differ at block %zu (0x%llx)\n", k,
+				(unsigned long long)ba[k].addr);
+			rc = 1;
+			goto out;
+		}
+	printf("same: %llu instructions, %s, %s\n", (unsigned long long)n, end_reason(a),
+	       ga ? "same end-state digest" : "no digest in either");
+out:
+	snr_trace_close(a);
+	snr_trace_close(b);
+	return rc;
+}
