@@ -468,6 +468,12 @@ enum rsp_error rsp_parse(const char *payload, size_t len, uint8_t *scratch, size
 	case 'Q':
 		if (len == 15 && !memcmp(payload, "QStartNoAckMode", 15))
 			cmd->kind = RSP_CMD_START_NOACK;
+		if (len > 11 && !memcmp(payload, "QSnrIgnore:", 11)) {
+			c.p = payload + 11;
+			if (!hex_u64(&c, &cmd->addr) || !eat(&c, ',') || !hex_u64(&c, &cmd->value) || !at_end(&c))
+				return RSP_E_SYNTAX;
+			cmd->kind = RSP_CMD_SNR_IGNORE;
+		}
 		return RSP_OK;
 	}
 	return RSP_OK;

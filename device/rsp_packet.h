@@ -125,6 +125,7 @@ enum rsp_kind {
 	RSP_CMD_Q_THREAD_EXTRA,   /* qThreadExtraInfo,t */
 	RSP_CMD_Q_ATTACHED,    /* qAttached */
 	RSP_CMD_START_NOACK,   /* QStartNoAckMode */
+	RSP_CMD_SNR_IGNORE,    /* QSnrIgnore:addr,count (snr's own): addr, value */
 };
 
 /* Thread ids: -1 = all threads, 0 = any thread, n > 0 = chip n - 1. */

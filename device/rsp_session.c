@@ -47,6 +47,10 @@ struct rsp_session {
 	char *action;      /* per chip while running: 0, 'c' or 's' */
 	uint64_t bps[RSP_MAX_BREAKPOINTS]; /* set on every chip */
 	unsigned nbps;
+	/* QSnrIgnore: hits of the breakpoint at ignore_addr that the next
+	 * continue passes without stopping (snr record --method sim reaches
+	 * the n-th arrival at a pc with one continue) */
+	uint64_t ignore_addr, ignore_left;
 	enum rsp_end end;
 	/* The last stop, for '?': a signal on a chip, or the program's end. */
 	bool stop_exited;
@@ -210,6 +214,7 @@ static void send_stop_reply(struct rsp_session *s)
 static void stop(struct rsp_session *s, unsigned chip_index, int sig)
 {
 	s->running = false;
+	s->ignore_left = 0;
 	memset(s->action, 0, s->nchips);
 	s->stop_exited = false;
 	s->stop_sig = sig;
@@ -296,6 +301,15 @@ void rsp_session_run_slice(struct rsp_session *s)
 			continue;
 		any = true;
 		enum ta1_stop r = ta1_chip_run(c, s->quantum);
+		while (r == TA1_STOP_BREAKPOINT && s->ignore_left > 0 &&
+		       ta1_chip_get_reg(c, TA1_REG_PC) == s->ignore_addr) {
+			/* a hit to pass: execute the instruction under the
+			 * breakpoint (a step ignores breakpoints) and run on */
+			s->ignore_left--;
+			r = ta1_chip_step(c);
+			if (r == TA1_STOP_BUDGET && ta1_chip_state(c) == TA1_CHIP_RUNNING)
+				r = ta1_chip_run(c, s->quantum);
+		}
 		if (r == TA1_STOP_BREAKPOINT || r == TA1_STOP_EBREAK) {
 			stop(s, i, SIG_TRAP);
 			return;
@@ -626,7 +640,7 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 		break;
 	case RSP_CMD_Q_SUPPORTED:
 		reply_start(s);
-		reply_fmt(s, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;vContSupported+",
+		reply_fmt(s, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;vContSupported+;QSnrIgnore+",
 			  RSP_MAX_PAYLOAD);
 		reply_send(s);
 		break;
@@ -646,6 +660,11 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 		break;
 	case RSP_CMD_Q_THREAD_EXTRA: do_thread_extra(s, cmd.thread); break;
 	case RSP_CMD_Q_ATTACHED: send_str(s, "1"); break; /* quit detaches, the program runs on */
+	case RSP_CMD_SNR_IGNORE:
+		s->ignore_addr = cmd.addr;
+		s->ignore_left = cmd.value;
+		send_str(s, "OK");
+		break;
 	case RSP_CMD_START_NOACK:
 		send_str(s, "OK");
 		s->noack = true; /* from the next packet on; this one was acked */

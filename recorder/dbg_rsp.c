@@ -93,6 +93,7 @@ struct snr_dbg {
 
 	char (*threads)[64];
 	int nthreads, cur_thread;
+	bool snr_ignore; /* the stub counts breakpoint hits (QSnrIgnore+: snr device) */
 	char hc_thread[64]; /* what the last Hc named */
 	int pid, stub_pid; /* pid() reports pid; the stub's own number is stub_pid */
 
@@ -1097,6 +1098,8 @@ static int handshake(struct snr_dbg *d)
 			has_xml = true;
 		} else if (!strcmp(f, "multiprocess+")) {
 			d->multiprocess = true;
+		} else if (!strcmp(f, "QSnrIgnore+")) {
+			d->snr_ignore = true;
 		}
 	}
 	if (want_noack) {
@@ -1422,6 +1425,17 @@ static int rsp_cont_selected(struct snr_dbg *d, int timeout_ms, struct snr_dbg_s
 	return wait_stop(d, cmd, timeout_ms, stop);
 }
 
+static int rsp_cont_to_hit(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop)
+{
+	if (!d->snr_ignore || hits == 0)
+		return 1;
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "QSnrIgnore:%llx,%llx", (unsigned long long)addr, (unsigned long long)(hits - 1));
+	if (expect_ok(d, cmd) < 0)
+		return -1;
+	return rsp_cont_selected(d, 0, stop);
+}
+
 static int rsp_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 {
 	if (!d->attached)
@@ -1481,4 +1495,5 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.kill = rsp_kill,
 	.read_regs_cheap = rsp_read_regs_cheap,
 	.cont_selected = rsp_cont_selected,
+	.cont_to_hit = rsp_cont_to_hit,
 };

@@ -644,7 +644,8 @@ static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *ob
  * instructions, rdtsc) is not done yet. */
 static const struct snr_sim_ops *simulator_for(const struct snr_isa_ops *isa)
 {
-	if (!strcmp(isa->name, "ta1"))
+	/* the in-tree plugin only: a vendor's may decode differently */
+	if (isa == snr_isa_find("ta1"))
 		return &snr_sim_ta1;
 	return NULL;
 }

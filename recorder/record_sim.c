@@ -46,6 +46,7 @@ struct snr_ahead {
 	uint64_t *hkey; /* advance()'s hit counts, by pc */
 	uint32_t *hval;
 	size_t hcap;
+	bool no_hit_count; /* cont_to_hit said the target cannot count hits */
 };
 
 struct snr_ahead *snr_ahead_new(const struct snr_dbg_ops *dbg, struct snr_dbg *d)
@@ -228,6 +229,9 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 		a->hcap = cap;
 	}
 	memset(a->hval, 0, cap * sizeof(*a->hval));
+	/* a target that counts hits reaches any arrival with one continue */
+	bool counts = a->dbg->abi_version >= 3 && a->dbg->cont_to_hit && !a->no_hit_count;
+	uint64_t per_hit = counts ? 0 : 4;
 	uint64_t best_cost = n, best_j = 0;
 	for (uint64_t j = 1; j <= n; j++) {
 		uint64_t pc = a->pcs[j];
@@ -236,7 +240,7 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 			h = (h + 1) & (cap - 1);
 		a->hkey[h] = pc;
 		uint32_t hits = ++a->hval[h];
-		uint64_t cost = 4 * (uint64_t)hits + (n - j);
+		uint64_t cost = (counts ? 4 : per_hit * (uint64_t)hits) + (a->pcs[0] == pc ? 3 : 0) + (n - j);
 		if (cost < best_cost) {
 			best_cost = cost;
 			best_j = j;
@@ -268,14 +272,37 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 				set = true;
 			}
 			struct snr_dbg_stop s;
+			uint64_t next = cur + 1;
+			while (next < target && a->pcs[next - t] != bp)
+				next++;
+			if (counts) {
+				uint64_t hits = 0;
+				for (uint64_t k = cur + 1; k <= target; k++)
+					hits += a->pcs[k - t] == bp;
+				a->st.requests += 2;
+				a->st.target_conts++;
+				int r = a->dbg->cont_to_hit(a->d, bp, hits, &s);
+				if (r < 0) {
+					snr_fmt(err, errlen, "continuing the target to arrival %llu at 0x%llx: %s",
+						(unsigned long long)hits, (unsigned long long)bp, a->dbg->error(a->d));
+					return -1;
+				}
+				if (r == 0) {
+					if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp)
+						return diverged(a, target, &s, "continued to a breakpoint", err, errlen);
+					cur = target;
+					continue;
+				}
+				a->st.requests -= 2;
+				a->st.target_conts--;
+				a->no_hit_count = true; /* the target cannot: one arrival at a time */
+				counts = false;
+			}
 			if (cont_target(a, &s)) {
 				snr_fmt(err, errlen, "continuing the target to 0x%llx: %s", (unsigned long long)bp,
 					a->dbg->error(a->d));
 				return -1;
 			}
-			uint64_t next = cur + 1;
-			while (next < target && a->pcs[next - t] != bp)
-				next++;
 			if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp)
 				return diverged(a, next, &s, "continued to a breakpoint", err, errlen);
 			cur = next;

@@ -109,6 +109,14 @@ struct snr_dbg_ops {
 	 * sim` runs the target through the window with it, so that the chips
 	 * not recorded stay stopped as they do while stepping. */
 	int (*cont_selected)(struct snr_dbg *d, int timeout_ms, struct snr_dbg_stop *stop);
+	/* Version 3, optional (NULL, or returning 1 without resuming: the
+	 * target cannot count hits). As cont_selected, but the breakpoint at
+	 * addr, which the caller has set, stops the thread only at its hits-th
+	 * arrival (hits >= 1); the arrivals before pass. RSP: QSnrIgnore:ADDR,
+	 * HITS-1 and vCont;c:TID where the stub offers QSnrIgnore+ (snr device
+	 * does). GDB's protocol has no hit counts, so without it a recorder
+	 * stops at every arrival. */
+	int (*cont_to_hit)(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

@@ -45,6 +45,9 @@ static const struct {
 	{"qCRC:0,4", RSP_OK, RSP_CMD_UNKNOWN, 0, 0, 0, NULL},
 	{"QStartNoAckMode", RSP_OK, RSP_CMD_START_NOACK, 0, 0, 0, NULL},
 	{"QStartNoAckModeX", RSP_OK, RSP_CMD_UNKNOWN, 0, 0, 0, NULL},
+	{"QSnrIgnore:10014,3", RSP_OK, RSP_CMD_SNR_IGNORE, 0x10014, 0, 0, NULL},
+	{"QSnrIgnore:10014", RSP_E_SYNTAX, RSP_CMD_SNR_IGNORE, 0, 0, 0, NULL},
+	{"QSnrIgnore:10014,3x", RSP_E_SYNTAX, RSP_CMD_SNR_IGNORE, 0, 0, 0, NULL},
 	{"", RSP_OK, RSP_CMD_UNKNOWN, 0, 0, 0, NULL},
 };
 
@@ -74,6 +77,8 @@ static void check_parse(void)
 	}
 	/* Decoded data. */
 	struct rsp_cmd cmd;
+	CHECK(rsp_parse("QSnrIgnore:10014,3", 18, scratch, sizeof(scratch), &cmd) == RSP_OK && cmd.value == 3,
+	      "QSnrIgnore's count");
 	CHECK(rsp_parse("X0,4:}\x03}\x04}]}\x0a", 13, scratch, sizeof(scratch), &cmd) == RSP_OK &&
 		      cmd.data_len == 4 && !memcmp(cmd.data, "#$}*", 4),
 	      "X unescaping");
