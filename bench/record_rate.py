@@ -11,6 +11,12 @@ In one run, against the same programs:
   * the ptrace recording rate of an x86-64 loop (tests/rec/x86_rec.c, host
     cc -O1; target at least 20k/s);
   * trace bytes per instruction of a TA1 window (tests/rec/rec_prog.c);
+  * the recording method (`snr record --method`): a 600,000-instruction
+    window (bench/window_prog.c's loop, ITERS=50000) over loopback TCP,
+    `sim` against `step`, with no load added and with two busy loops
+    beside them, in the same run: seconds, rate and debugger requests per
+    window (targets: sim at least 20x step, under 2 s idle and under 5 s
+    with the busy loops);
   * the wait on both ends of a step (lib/snr_wait.c): the fixed spin used
     before (SNR_RSP_WAIT=spin) against the adaptive wait (the default), with
     no load added and with two busy loops (`sh -c 'while :; do :; done'`)
@@ -21,7 +27,7 @@ In one run, against the same programs:
     memory and VMEM plus the HBM ranges the window touches -- against the
     minimal snapshot (the bytes the recorder captured).
 
-  usage: record_rate.py SNR [--count N] [--gdb-steps N] [--wait-count N]
+  usage: record_rate.py SNR [--count N] [--gdb-steps N] [--wait-count N] [--method-count N]
 """
 import argparse
 import json
@@ -62,17 +68,26 @@ def start_device(snr, elf, gdb, env=None):
     return p, "tcp:127.0.0.1:" + m.group(1)
 
 
+def requests(stderr):
+    m = re.search(r"method (\w+): (\d+) debugger requests, (\d+) bytes fetched", stderr)
+    if not m:
+        sys.exit("no method line from snr record: %s" % stderr)
+    return m.group(1), int(m.group(2)), int(m.group(3))
+
+
 def summary(stderr):
     m = re.search(r"recorded (\d+) instructions in ([\d.]+) s \((\d+)/s\)", stderr)
     t = re.search(r"trace .*: (\d+) bytes \(([\d.]+) bytes per instruction\)", stderr)
     c = re.search(r"captured (\d+) registers and (\d+) bytes of memory", stderr)
     if not (m and t and c):
         sys.exit("no summary from snr record: %s" % stderr)
+    meth, req, fetched = requests(stderr)
     return {"n": int(m.group(1)), "s": float(m.group(2)), "rate": int(m.group(3)), "trace": int(t.group(1)),
-            "bpi": float(t.group(2)), "regs": int(c.group(1)), "bytes": int(c.group(2))}
+            "bpi": float(t.group(2)), "regs": int(c.group(1)), "bytes": int(c.group(2)), "method": meth,
+            "requests": req, "fetched": fetched}
 
 
-def record_device(snr, elf, gdb, bp, count, out, env=None, extra=()):
+def record_device(snr, elf, gdb, bp, count, out, env=None, extra=("--method", "step")):
     dev, target = start_device(snr, elf, gdb, env)
     p = run([snr, "record", "--target", target, "--elf", elf, "--breakpoint", bp, "--count", str(count),
              "-o", out] + list(extra), env=env)
@@ -137,6 +152,22 @@ def wait_modes(snr, elf, count, tmp):
     return res
 
 
+def methods(snr, count, tmp):
+    """sim and step on the same 600k window, without and with two busy
+    loops. Returns [(loaded, method, summary, load average)]."""
+    elf = os.path.join(tmp, "window.elf")
+    run([snr, "cc", "-O1", "-DITERS=%d" % (count // 12), os.path.join(HERE, "window_prog.c"), "-o", elf])
+    res = []
+    for loaded in (False, True):
+        with BusyLoops(2 if loaded else 0):
+            for meth in ("sim", "step"):
+                la = load_average()
+                r = record_device(snr, elf, "tcp:127.0.0.1:0", "window", count, os.path.join(tmp, "m.snrt"),
+                                  extra=["--method", meth, "--kill"])
+                res.append((loaded, meth, r, la))
+    return res
+
+
 def naive_vs_minimal(snr, trace):
     """Core memory + VMEM (sizes from the trace's machine config) + the HBM
     bytes the window touches (captured or written: the union of the ranges),
@@ -160,6 +191,7 @@ def main():
     ap.add_argument("--count", type=int, default=100000)
     ap.add_argument("--gdb-steps", type=int, default=20000)
     ap.add_argument("--wait-count", type=int, default=20000)
+    ap.add_argument("--method-count", type=int, default=600000)
     a = ap.parse_args()
     snr = os.path.abspath(a.snr)
     tmp = tempfile.mkdtemp(prefix="snr-record-rate-")
@@ -171,6 +203,20 @@ def main():
                             os.path.join(tmp, "unix.snrt"))
         print("RSP, snr device, loopback TCP   %8d instructions/s  (%d in %.2f s)" % (tcp["rate"], tcp["n"], tcp["s"]))
         print("RSP, snr device, unix socket    %8d instructions/s  (%d in %.2f s)" % (uds["rate"], uds["n"], uds["s"]))
+        ms = methods(snr, a.method_count, tmp)
+        print("method (RSP, TCP, window_prog.c, %d instructions):" % a.method_count)
+        print("  %-6s %-15s %9s %12s %10s %14s" % ("method", "load", "seconds", "instr/s", "requests",
+                                                  "bytes fetched"))
+        for loaded, meth, r, la in ms:
+            print("  %-6s %-15s %9.2f %12d %10d %14d  (load average %.1f)" % (
+                meth, "2 busy loops" if loaded else "no load added", r["s"], r["rate"], r["requests"],
+                r["fetched"], la))
+        for loaded in (False, True):
+            sim = [r for l, m, r, _ in ms if l == loaded and m == "sim"][0]
+            step = [r for l, m, r, _ in ms if l == loaded and m == "step"][0]
+            print("  sim / step, %-15s %6.1fx faster (target >= 20x); sim %.2f s (target < %d s)"
+                  % ("2 busy loops:" if loaded else "no load added:", step["s"] / sim["s"], sim["s"],
+                     5 if loaded else 2))
         w = wait_modes(snr, rec, a.wait_count, tmp)
         print("stepping wait (RSP, TCP, %d instructions; rate per round, load average before it):" % a.wait_count)
         for loaded in (False, True):

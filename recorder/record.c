@@ -948,6 +948,21 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				r.isa->name);
 			goto out;
 		}
+		/* A plain RV64 target (QEMU) lacks TA1's own registers, and its
+		 * memory is a Linux process's, not a TA1 chip's: the GRM cannot
+		 * hold it. */
+		const char *lacking = NULL;
+		for (size_t k = 0; r.sim && k < r.niregs && !lacking; k++)
+			if (r.map[k] < 0)
+				lacking = r.iregs[k].name;
+		if (lacking && !strcmp(method, "sim")) {
+			snr_fmt(err, errlen, "--method sim: the target lacks the %s register %s, so it is not a %s device "
+				"whose memory the simulator holds (a plain RV64 process under QEMU?); use --method step",
+				r.isa->name, lacking, r.isa->name);
+			goto out;
+		}
+		if (lacking)
+			r.sim = NULL;
 	}
 	if (r.sim) {
 		r.simst = r.sim->create(config_json, (unsigned)o->chip, r.nchips, err, errlen);

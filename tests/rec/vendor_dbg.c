@@ -4,8 +4,14 @@
  * tree's RSP client under another name that counts the steps it is asked
  * for and says so when closed, so a test can tell it was the one used.
  * Built a second time with VENDOR_ABI_VERSION=99, which snr must refuse.
+ *
+ * With SNR_TEST_LIE_AT=0xADDR in the environment it also lies: every memory
+ * read that covers ADDR returns that byte inverted. A recording by stepping
+ * cannot tell; `snr record --method sim` must, when the target then runs the
+ * window for real (tests/rec/vendor_plugins.sh).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "recorder/snr_debugger.h"
 
@@ -19,6 +25,16 @@ static int v_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 {
 	steps++;
 	return snr_dbg_rsp.step(d, stop);
+}
+
+static int v_read_mem(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
+{
+	int rc = snr_dbg_rsp.read_mem(d, addr, buf, len);
+	const char *lie = getenv("SNR_TEST_LIE_AT");
+	uint64_t at = lie ? strtoull(lie, NULL, 0) : 0;
+	if (rc == 0 && lie && at >= addr && at < addr + len)
+		((unsigned char *)buf)[at - addr] ^= 0xff;
+	return rc;
 }
 
 static void v_close(struct snr_dbg *d)
@@ -36,4 +52,5 @@ __attribute__((constructor)) static void init(void)
 	snr_dbg_plugin.name = "vendor-rsp";
 	snr_dbg_plugin.step = v_step;
 	snr_dbg_plugin.close = v_close;
+	snr_dbg_plugin.read_mem = v_read_mem;
 }

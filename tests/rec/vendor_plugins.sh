@@ -29,6 +29,23 @@ grep -q "^debugger *vendor-rsp" "$T/info.txt" || fail "the trace does not name t
 "$SNR" replay "$T/w.snrt" >"$T/rep.txt" 2>&1 || fail "replay: $(cat "$T/rep.txt")"
 grep -q "end state matches the recording" "$T/rep.txt" || fail "replay: $(cat "$T/rep.txt")"
 
+# A backend that reads one byte wrongly (buf[0], which window()'s loop hashes):
+# --method sim computes with the lie, the target then runs the window for
+# real, and the check at the window's end must catch the difference, name
+# the instruction and leave the trace reading as truncated, not whole.
+BUF=$(riscv64-unknown-elf-nm "$T/p.elf" | awk '$3=="buf"{print $1}')
+[ -n "$BUF" ] || fail "no symbol buf in $T/p.elf"
+gdb_device "$SNR" "$T" "$T/p.elf"
+SNR_TEST_LIE_AT=0x$BUF "$SNR" record --debugger "$VDBG" --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" \
+  --breakpoint window --count 5000 --method sim --kill -o "$T/lie.snrt" 2>"$T/lie.err"
+rc=$?
+wait $DEV; DEV=""
+[ $rc -eq 1 ] || fail "a lying backend under --method sim: exit $rc, want 1: $(cat "$T/lie.err")"
+grep -q "the target diverged from the simulation by instruction 5000" "$T/lie.err" ||
+  fail "the divergence was not reported at the window's end: $(cat "$T/lie.err")"
+"$SNR" trace verify "$T/lie.snrt" >/dev/null 2>&1
+[ $? -eq 3 ] || fail "the unverified trace should read as truncated"
+
 expect_fail() { # what, message, snr record args...
   local what=$1 msg=$2; shift 2
   "$SNR" record "$@" --target tcp:127.0.0.1:1 --breakpoint window --count 10 -o "$T/x.snrt" >"$T/out" 2>"$T/err"
