@@ -19,7 +19,8 @@
 
 static const char host_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
-	"                       [--uprobe LIB:SYMBOL:BUCKET]... [--no-presets] [--io-calls] [--no-cupti] -o H.snrh\n"
+	"                       [--unwind dwarf|fp] [--stack-bytes N] [--uprobe LIB:SYMBOL:BUCKET]...\n"
+	"                       [--no-presets] [--io-calls] [--no-cupti] -o H.snrh\n"
 	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
 	"\n"
 	"record traces one process with eBPF (as root): every scheduler switch of its\n"
@@ -29,6 +30,11 @@ static const char host_usage[] =
 	"stack is in a file or network system call; --io-calls also traces each such\n"
 	"call (exact in-call times and counts, but every system call on the machine\n"
 	"then takes the kernel's slow path while recording).\n"
+	"User stacks are unwound with DWARF CFI (.eh_frame, .debug_frame) by default:\n"
+	"each sample and switch copies the user registers and the top --stack-bytes of\n"
+	"the user stack (default 16384, at most 65536) and libdw unwinds them, so code\n"
+	"without frame pointers (libc, -O2 builds) keeps its callers; --unwind fp walks\n"
+	"frame pointers in the kernel instead (cheaper, loses frameless callers).\n"
 	"Presets cover libcudart (cudaLaunchKernel, cudaMemcpy[Async], cudaGraphLaunch\n"
 	"-> H:CTRL; cuda{Stream,Device,Event}Synchronize -> H:WAIT_DEV) and libta1rt\n"
 	"(ta1rt_open/load/launch -> H:CTRL, ta1rt_wait -> H:WAIT_DEV) when the process\n"
@@ -120,10 +126,13 @@ static int host_record_main(int argc, char **argv)
 					     {"no-presets", no_argument, NULL, 'P'},
 					     {"io-calls", no_argument, NULL, 'I'},
 					     {"no-cupti", no_argument, NULL, 'C'},
+					     {"unwind", required_argument, NULL, 'U'},
+					     {"stack-bytes", required_argument, NULL, 'S'},
 					     {"quiet", no_argument, NULL, 'q'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
-	struct snrh_record_opts o = {.hz = 99, .io_syscalls = false, .presets = true, .cupti = true};
+	struct snrh_record_opts o = {
+		.hz = 99, .io_syscalls = false, .presets = true, .cupti = true, .stack_bytes = 16384};
 	int c, rc = 2;
 	uint64_t v;
 	char *end;
@@ -168,6 +177,20 @@ static int host_record_main(int argc, char **argv)
 				goto out;
 			}
 			o.nuprobes++;
+			break;
+		case 'U':
+			if (strcmp(optarg, "dwarf") && strcmp(optarg, "fp")) {
+				snr_err("host record: --unwind wants dwarf or fp, not '%s'", optarg);
+				goto out;
+			}
+			o.unwind_fp = !strcmp(optarg, "fp");
+			break;
+		case 'S':
+			if (!snr_parse_u64(optarg, &v, false) || v < 256 || v > 65536) {
+				snr_err("host record: --stack-bytes wants bytes from 256 to 65536, not '%s'", optarg);
+				goto out;
+			}
+			o.stack_bytes = (unsigned)v;
 			break;
 		case 'P': o.presets = false; break;
 		case 'I': o.io_syscalls = true; break;

@@ -9,12 +9,21 @@
  *   oncpu.bpf.c    perf_event (cpu-clock at -F HZ)    -> snrh_sample_event
  *   buckets.bpf.c  uprobe/uretprobe on runtime APIs,
  *                  raw_tp sys_enter/sys_exit for I/O  -> snrh_interval_event
+ *
+ * With DWARF unwinding (--unwind dwarf, the default) the user stack is not
+ * walked in the kernel: a sample becomes an snrh_sample_event followed by
+ * an snrh_ustack (the thread's user registers and a copy of the top of its
+ * user stack), kind SNRH_EV_SAMPLE_DWARF; a switch-out emits an
+ * SNRH_EV_SWITCH_STACK (snrh_switch_stack_event + snrh_ustack) whose tid
+ * and timestamp match the start of the off-CPU interval it belongs to.
+ * User space unwinds them with libdw (host_sym.c).
  */
 #ifndef SNR_HOST_H
 #define SNR_HOST_H
 
 #define SNRH_COMM_LEN 16
-#define SNRH_MAX_STACK_DEPTH 127
+#define SNRH_MAX_STACK_DEPTH 127 /* frames of a stack map entry (kernel stacks, --unwind fp) */
+#define SNRH_MAX_UNWIND 512      /* frames a DWARF unwind goes up to */
 
 /* Off-CPU states, from prev_state at switch-out. */
 enum snrh_state {
@@ -29,6 +38,31 @@ enum snrh_event_kind {
 	SNRH_EV_OFFCPU = 1,
 	SNRH_EV_SAMPLE = 2,
 	SNRH_EV_INTERVAL = 3,
+	SNRH_EV_SAMPLE_DWARF = 4, /* snrh_sample_event, then snrh_ustack */
+	SNRH_EV_SWITCH_STACK = 5, /* snrh_switch_stack_event, then snrh_ustack */
+};
+
+/* User registers in DWARF's x86-64 numbering: rax rdx rcx rbx rsi rdi rbp
+ * rsp r8..r15, then the return address column (rip). */
+#define SNRH_UREGS 17
+#define SNRH_UREG_SP 7
+#define SNRH_UREG_IP 16
+/* The most user stack one record can carry (--stack-bytes), and the slack
+ * the BPF side needs after it for a page-sized read at a variable offset. */
+#define SNRH_USTACK_MAX 65536
+#define SNRH_USTACK_SLACK 4096
+
+struct snrh_ustack {
+	unsigned long long regs[SNRH_UREGS];
+	unsigned int size; /* bytes copied from regs[SNRH_UREG_SP] upwards */
+	unsigned int pad;
+	unsigned char data[SNRH_USTACK_MAX + SNRH_USTACK_SLACK]; /* only `size` of them are sent */
+};
+
+struct snrh_switch_stack_event {
+	unsigned int kind;
+	unsigned int tid;
+	unsigned long long ts_ns; /* = the off-CPU interval's start_ns */
 };
 
 /* A probe id with this bit set is a system call (number in the low bits),

@@ -19,4 +19,83 @@ static __always_inline unsigned long long snrh_submit_flags(void *ringbuf, unsig
 										 : BPF_RB_NO_WAKEUP;
 }
 
+/*
+ * DWARF unwinding's raw material: the current thread's user registers and
+ * the top of its user stack, into u (a per-CPU slot of an array map: the
+ * BPF stack has 512 bytes). The registers are the ones saved at kernel
+ * entry (task_pt_regs), which is what both a sample taken in the kernel and
+ * a switch-out (sched_switch runs in the task switching out) need. The
+ * stack is read page by page from sp up to max_bytes and stops at the first
+ * page that cannot be read (the top of the stack's mapping, or a page not
+ * resident: probe reads cannot fault pages in here). Returns the number of
+ * bytes to send: the registers, the size word and the stack bytes.
+ */
+static __always_inline unsigned int snrh_copy_ustack(struct snrh_ustack *u, unsigned int max_bytes)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct pt_regs regs;
+	if (bpf_probe_read_kernel(&regs, sizeof(regs), r)) {
+		u->size = 0;
+		return 0;
+	}
+	u->regs[0] = regs.ax;
+	u->regs[1] = regs.dx;
+	u->regs[2] = regs.cx;
+	u->regs[3] = regs.bx;
+	u->regs[4] = regs.si;
+	u->regs[5] = regs.di;
+	u->regs[6] = regs.bp;
+	u->regs[7] = regs.sp;
+	u->regs[8] = regs.r8;
+	u->regs[9] = regs.r9;
+	u->regs[10] = regs.r10;
+	u->regs[11] = regs.r11;
+	u->regs[12] = regs.r12;
+	u->regs[13] = regs.r13;
+	u->regs[14] = regs.r14;
+	u->regs[15] = regs.r15;
+	u->regs[16] = regs.ip;
+	u->pad = 0;
+	u64 sp = regs.sp, got = 0, limit = max_bytes;
+	if (limit > SNRH_USTACK_MAX)
+		limit = SNRH_USTACK_MAX;
+	for (int i = 0; i < SNRH_USTACK_MAX / 4096 + 1; i++) {
+		if (got >= limit)
+			break;
+		u64 chunk = 4096 - ((sp + got) & 4095), room = limit - got;
+		if (chunk > room)
+			chunk = room;
+		/* Bounds the verifier can see right before the read. */
+		barrier_var(chunk);
+		if (chunk == 0 || chunk > SNRH_USTACK_SLACK)
+			break;
+		barrier_var(got);
+		if (got > SNRH_USTACK_MAX)
+			break;
+		if (bpf_probe_read_user(&u->data[got], (u32)chunk, (const void *)(sp + got)))
+			break;
+		got += chunk;
+	}
+	u->size = (unsigned int)got;
+	return (unsigned int)__builtin_offsetof(struct snrh_ustack, data) + (unsigned int)got;
+}
+
+/* A per-CPU scratch slot of `type` (an array map with one entry per
+ * possible CPU, sized by user space before load: per-CPU maps limit values
+ * to 32 KiB, a record with its stack copy is larger). */
+#define SNRH_SCRATCH_MAP(name, value_type)                                                                        \
+	struct {                                                                                            \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                                           \
+		__uint(max_entries, 1);                                                                     \
+		__type(key, u32);                                                                           \
+		__type(value, value_type);                                                                      \
+	} name SEC(".maps")
+
+static __always_inline void *snrh_scratch(void *map)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	return bpf_map_lookup_elem(map, &cpu);
+}
+
 #endif

@@ -20,13 +20,17 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -66,14 +70,130 @@ static uint64_t mono_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Raw events as they come off the ring buffers, stack ids still the
- * kernel's (per source map). */
+/* What the ring buffer callback needs to turn records into trace entries
+ * as they are drained: stacks are symbolized (and DWARF stacks unwound)
+ * while the process's maps are current. */
+struct pending_stack {
+	uint32_t tid;
+	uint64_t ts;
+	int32_t stack; /* trace stack, -1 = none */
+};
+
 struct rec_state {
 	struct snrh_trace *t;
-	SNRH_VEC(struct snrh_offcpu) off;
-	SNRH_VEC(struct snrh_sample) samples;
-	SNRH_VEC(struct snrh_interval) intervals;
+	struct snrh_symbolizer *sym;
+	struct stack_remap *remap;
+	int stack_fd[2];   /* the kernel stack maps: [0] offcpu, [1] oncpu */
+	SNRH_VEC(struct pending_stack) switch_stacks; /* DWARF stacks of switched-out threads, one per tid */
+	/* user stacks by their pcs: open addressing over trace stack + 1 */
+	int32_t *ustack_hash;
+	size_t ustack_hash_cap, nustacks;
+	uint64_t *pcs;
+	/* what the stack copies cost */
+	uint64_t ustack_copies, ustack_bytes, ustack_frames, ustack_empty;
 };
+
+static uint64_t hash_pcs(const uint64_t *pcs, int n)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ pcs[i]) * 1099511628211ull;
+	return h;
+}
+
+static int same_stack(const struct snrh_stack *s, const uint64_t *pcs, int n)
+{
+	if (s->kernel || s->nframes != (uint32_t)n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (s->frames[i].addr != pcs[i])
+			return 0;
+	return 1;
+}
+
+/* The trace stack for a user stack's pcs (leaf first; the first exact,
+ * the rest return addresses), symbolized the first time it is seen. */
+static int32_t intern_user_stack(struct rec_state *st, const uint64_t *pcs, int n)
+{
+	if (n <= 0)
+		return -1;
+	if (st->nustacks * 2 >= st->ustack_hash_cap) {
+		size_t cap = st->ustack_hash_cap ? st->ustack_hash_cap * 2 : 1024;
+		int32_t *h = snr_xcalloc(cap, sizeof(*h));
+		for (size_t i = 0; i < st->ustack_hash_cap; i++) {
+			if (!st->ustack_hash[i])
+				continue;
+			const struct snrh_stack *s = &st->t->stacks.v[st->ustack_hash[i] - 1];
+			uint64_t a[SNRH_MAX_UNWIND];
+			for (uint32_t f = 0; f < s->nframes; f++)
+				a[f] = s->frames[f].addr;
+			size_t j = hash_pcs(a, (int)s->nframes) & (cap - 1);
+			while (h[j])
+				j = (j + 1) & (cap - 1);
+			h[j] = st->ustack_hash[i];
+		}
+		free(st->ustack_hash);
+		st->ustack_hash = h;
+		st->ustack_hash_cap = cap;
+	}
+	size_t j = hash_pcs(pcs, n) & (st->ustack_hash_cap - 1);
+	while (st->ustack_hash[j]) {
+		if (same_stack(&st->t->stacks.v[st->ustack_hash[j] - 1], pcs, n))
+			return st->ustack_hash[j] - 1;
+		j = (j + 1) & (st->ustack_hash_cap - 1);
+	}
+	snrh_sym_cover(st->sym, pcs, n);
+	struct snrh_stack s = {0, 0, snr_xcalloc((size_t)n, sizeof(struct snrh_frame))};
+	for (int i = 0; i < n; i++) {
+		const char *name = NULL, *module = NULL;
+		uint64_t off = 0;
+		snrh_sym_user(st->sym, pcs[i], i > 0, &name, &module, &off);
+		s.frames[s.nframes++] = (struct snrh_frame){pcs[i], name ? snrh_intern(st->t, name) : 0,
+							    module ? snrh_intern(st->t, module) : 0, off};
+	}
+	SNRH_PUSH(st->t->stacks, s);
+	st->ustack_hash[j] = (int32_t)st->t->stacks.n;
+	st->nustacks++;
+	return (int32_t)st->t->stacks.n - 1;
+}
+
+/* Unwinds a DWARF record's stack copy (size bytes of record at u). */
+static int32_t unwind_stack(struct rec_state *st, uint32_t tid, const struct snrh_ustack *u, size_t have)
+{
+	size_t head = offsetof(struct snrh_ustack, data);
+	if (have < head || u->size > have - head)
+		return -1;
+	st->ustack_copies++;
+	st->ustack_bytes += u->size;
+	if (!u->size)
+		st->ustack_empty++;
+	int n = snrh_sym_unwind(st->sym, tid, u, st->pcs, SNRH_MAX_UNWIND);
+	st->ustack_frames += (uint64_t)n;
+	return intern_user_stack(st, st->pcs, n);
+}
+
+static int32_t take_switch_stack(struct rec_state *st, uint32_t tid, uint64_t ts)
+{
+	for (size_t i = 0; i < st->switch_stacks.n; i++)
+		if (st->switch_stacks.v[i].tid == tid) {
+			int32_t idx = st->switch_stacks.v[i].ts == ts ? st->switch_stacks.v[i].stack : -1;
+			st->switch_stacks.v[i] = st->switch_stacks.v[--st->switch_stacks.n];
+			return idx;
+		}
+	return -1;
+}
+
+static void put_switch_stack(struct rec_state *st, uint32_t tid, uint64_t ts, int32_t stack)
+{
+	for (size_t i = 0; i < st->switch_stacks.n; i++)
+		if (st->switch_stacks.v[i].tid == tid) {
+			st->switch_stacks.v[i] = (struct pending_stack){tid, ts, stack};
+			return;
+		}
+	SNRH_PUSH(st->switch_stacks, ((struct pending_stack){tid, ts, stack}));
+}
+
+static int32_t remap_stack(struct rec_state *st, int source, int id, int kernel);
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -81,16 +201,23 @@ static int handle_event(void *ctx, void *data, size_t size)
 	unsigned kind = *(unsigned *)data;
 	if (kind == SNRH_EV_OFFCPU && size >= sizeof(struct snrh_offcpu_event)) {
 		const struct snrh_offcpu_event *e = data;
-		struct snrh_offcpu o = {e->tid, e->waker_tid, e->state, e->start_ns, e->end_ns, e->ustack, e->kstack};
-		SNRH_PUSH(st->off, o);
-	} else if (kind == SNRH_EV_SAMPLE && size >= sizeof(struct snrh_sample_event)) {
+		int32_t ustack = e->ustack >= 0 ? remap_stack(st, 0, e->ustack, 0) : take_switch_stack(st, e->tid, e->start_ns);
+		struct snrh_offcpu o = {e->tid, e->waker_tid, e->state, e->start_ns, e->end_ns, ustack,
+					remap_stack(st, 0, e->kstack, 1)};
+		SNRH_PUSH(st->t->offcpu, o);
+	} else if ((kind == SNRH_EV_SAMPLE || kind == SNRH_EV_SAMPLE_DWARF) && size >= sizeof(struct snrh_sample_event)) {
 		const struct snrh_sample_event *e = data;
-		struct snrh_sample s = {e->tid, e->cpu, e->ts_ns, e->ustack, e->kstack};
-		SNRH_PUSH(st->samples, s);
+		int32_t ustack = kind == SNRH_EV_SAMPLE ? remap_stack(st, 1, e->ustack, 0)
+							: unwind_stack(st, e->tid, (const void *)(e + 1), size - sizeof(*e));
+		struct snrh_sample s = {e->tid, e->cpu, e->ts_ns, ustack, remap_stack(st, 1, e->kstack, 1)};
+		SNRH_PUSH(st->t->samples, s);
+	} else if (kind == SNRH_EV_SWITCH_STACK && size >= sizeof(struct snrh_switch_stack_event)) {
+		const struct snrh_switch_stack_event *e = data;
+		put_switch_stack(st, e->tid, e->ts_ns, unwind_stack(st, e->tid, (const void *)(e + 1), size - sizeof(*e)));
 	} else if (kind == SNRH_EV_INTERVAL && size >= sizeof(struct snrh_interval_event)) {
 		const struct snrh_interval_event *e = data;
 		struct snrh_interval iv = {e->tid, e->probe, e->start_ns, e->end_ns};
-		SNRH_PUSH(st->intervals, iv);
+		SNRH_PUSH(st->t->intervals, iv);
 	}
 	return 0;
 }
@@ -249,38 +376,43 @@ struct stack_remap {
 	int32_t idx[2][STACK_MAP_ENTRIES]; /* [source][kernel id] -> trace stack + 1 */
 };
 
-static int32_t remap_stack(struct snrh_trace *t, struct snrh_symbolizer *sym, struct stack_remap *rm, int source,
-			   int map_fd, int id, int kernel)
+/* A stack map id (frame-pointer user stacks, kernel stacks) -> a trace
+ * stack, read from the map and symbolized the first time. */
+static int32_t remap_stack(struct rec_state *st, int source, int id, int kernel)
 {
 	if (id < 0 || id >= STACK_MAP_ENTRIES)
 		return -1;
-	if (rm->idx[source][id])
-		return rm->idx[source][id] - 1;
+	if (st->remap->idx[source][id])
+		return st->remap->idx[source][id] - 1;
 	uint64_t ips[SNRH_MAX_STACK_DEPTH] = {0};
 	uint32_t key = (uint32_t)id;
-	if (bpf_map_lookup_elem(map_fd, &key, ips))
+	if (bpf_map_lookup_elem(st->stack_fd[source], &key, ips))
 		return -1;
-	struct snrh_stack s = {kernel, 0, snr_xcalloc(SNRH_MAX_STACK_DEPTH, sizeof(struct snrh_frame))};
-	for (int i = 0; i < SNRH_MAX_STACK_DEPTH && ips[i]; i++) {
-		const char *name = NULL, *module = NULL;
-		uint64_t off = 0;
-		if (kernel) {
-			snrh_sym_kernel(sym, ips[i], &name, &off);
-			module = "[kernel]";
+	int n = 0;
+	while (n < SNRH_MAX_STACK_DEPTH && ips[n])
+		n++;
+	int32_t idx;
+	if (!kernel) {
+		idx = intern_user_stack(st, ips, n);
+	} else {
+		struct snrh_stack s = {1, 0, snr_xcalloc(SNRH_MAX_STACK_DEPTH, sizeof(struct snrh_frame))};
+		for (int i = 0; i < n; i++) {
+			const char *name = NULL;
+			uint64_t off = 0;
+			snrh_sym_kernel(st->sym, ips[i], &name, &off);
 			/* The tracer's own frames (bpf_prog_*, bpf_trace_run4, and
 			 * __traceiter_* when a tracepoint has several probes) sit on top. */
 			if (!s.nframes && name &&
 			    (!strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf_", 6) || !strncmp(name, "__traceiter_", 12)))
 				continue;
-		} else {
-			snrh_sym_user(sym, ips[i], &name, &module, &off);
+			s.frames[s.nframes++] = (struct snrh_frame){ips[i], name ? snrh_intern(st->t, name) : 0,
+								    snrh_intern(st->t, "[kernel]"), off};
 		}
-		s.frames[s.nframes++] = (struct snrh_frame){ips[i], name ? snrh_intern(t, name) : 0,
-							    module ? snrh_intern(t, module) : 0, off};
+		SNRH_PUSH(st->t->stacks, s);
+		idx = (int32_t)st->t->stacks.n - 1;
 	}
-	SNRH_PUSH(t->stacks, s);
-	rm->idx[source][id] = (int32_t)t->stacks.n;
-	return (int32_t)t->stacks.n - 1;
+	st->remap->idx[source][id] = idx + 1;
+	return idx;
 }
 
 static int open_perf_events(int hz, int **fds_out, int *nfds_out)
@@ -333,12 +465,10 @@ int snrh_record(const struct snrh_record_opts *o)
 	struct ring_buffer *rb = NULL;
 	struct bpf_link **links = NULL, **perf_links = NULL;
 	int *perf_fds = NULL, nperf = 0, nlinks = 0;
-	struct snrh_symbolizer *sym = NULL;
-	struct stack_remap *remap = NULL;
 	struct rec_state st;
 	struct snrh_trace trace;
 	char *exe = NULL, *cupti_lib = NULL, cupti_out[64] = "";
-	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, child_status = -1;
+	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1}, child_status = -1;
 	struct sigaction sa_old_int, sa_old_term;
 	bool signals_set = false;
 	memset(&st, 0, sizeof(st));
@@ -389,19 +519,26 @@ int snrh_record(const struct snrh_record_opts *o)
 				close(fd);
 			}
 		}
-		if (pipe(go_pipe)) {
+		if (pipe(go_pipe) || pipe2(exec_pipe, O_CLOEXEC)) {
 			fail("pipe: %s", strerror(errno));
 			goto cleanup;
 		}
+		pid_t parent = getpid();
 		child = fork();
 		if (child < 0) {
 			fail("fork: %s", strerror(errno));
 			goto cleanup;
 		}
 		if (child == 0) {
-			/* Wait until every probe is attached, then become the command. */
+			/* Die with the tracer (a SIGKILLed tracer cannot pass a signal on);
+			 * wait until every probe is attached, then become the command.
+			 * exec closes exec_pipe, which tells the tracer it happened. */
 			char go;
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(127);
 			close(go_pipe[1]);
+			close(exec_pipe[0]);
 			if (read(go_pipe[0], &go, 1) != 1)
 				_exit(127);
 			close(go_pipe[0]);
@@ -415,6 +552,8 @@ int snrh_record(const struct snrh_record_opts *o)
 		}
 		close(go_pipe[0]);
 		go_pipe[0] = -1;
+		close(exec_pipe[1]);
+		exec_pipe[1] = -1;
 		pid = child;
 	} else {
 		char p[64];
@@ -434,6 +573,16 @@ int snrh_record(const struct snrh_record_opts *o)
 	off_skel->rodata->target_tgid = pid;
 	off_skel->rodata->min_offcpu_ns = (unsigned long long)o->min_offcpu_us * 1000ull;
 	on_skel->rodata->target_tgid = pid;
+	off_skel->rodata->dwarf_stacks = on_skel->rodata->dwarf_stacks = !o->unwind_fp;
+	off_skel->rodata->stack_bytes = on_skel->rodata->stack_bytes = o->stack_bytes;
+	{
+		int ncpu = libbpf_num_possible_cpus();
+		if (ncpu <= 0 || bpf_map__set_max_entries(off_skel->maps.scratch, (unsigned)ncpu) ||
+		    bpf_map__set_max_entries(on_skel->maps.scratch, (unsigned)ncpu)) {
+			fail("cannot size the stack copy buffers for %d CPUs", ncpu);
+			goto cleanup;
+		}
+	}
 	bk_skel->rodata->target_tgid = pid;
 	bk_skel->rodata->trace_io_syscalls = o->io_syscalls;
 	/* load */
@@ -525,7 +674,15 @@ int snrh_record(const struct snrh_record_opts *o)
 	sigaction(SIGTERM, &sa, &sa_old_term);
 	signals_set = true;
 
-	sym = snrh_sym_new();
+	st.sym = snrh_sym_new(pid);
+	if (!st.sym) {
+		fail("cannot set up libdw for symbols and unwinding: %s", dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	st.remap = snr_xcalloc(1, sizeof(*st.remap));
+	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
+	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);
+	st.pcs = snr_xcalloc(SNRH_MAX_UNWIND, sizeof(*st.pcs));
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), cpu_start = mono_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (child) {
 		if (write(go_pipe[1], "g", 1) != 1) {
@@ -534,7 +691,12 @@ int snrh_record(const struct snrh_record_opts *o)
 		}
 		close(go_pipe[1]);
 		go_pipe[1] = -1;
+		/* Symbols need the command's maps, not the pre-exec copy of ours. */
+		char dummy;
+		while (read(exec_pipe[0], &dummy, 1) < 0 && errno == EINTR)
+			;
 	}
+	snrh_sym_snapshot(st.sym);
 	if (!o->quiet)
 		fprintf(stderr, "snr host record: tracing pid %d (%u uprobes, %d CPUs sampled at %u Hz); Ctrl-C stops\n",
 			pid, (unsigned)trace.probes.n, nperf, o->hz);
@@ -560,7 +722,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			break;
 		/* The maps go with the process: keep a fresh copy while it lives. */
 		if (now >= next_snapshot) {
-			snrh_sym_snapshot(sym, pid);
+			snrh_sym_snapshot(st.sym);
 			next_snapshot = now + SNAPSHOT_MS * 1000000ull;
 		}
 		if (child) {
@@ -610,28 +772,8 @@ int snrh_record(const struct snrh_record_opts *o)
 			prev = &key;
 		}
 	}
-	/* stacks: kernel ids -> symbolized trace stacks */
-	remap = snr_xcalloc(1, sizeof(*remap));
-	{
-		int off_fd = bpf_map__fd(off_skel->maps.stacks), on_fd = bpf_map__fd(on_skel->maps.stacks);
-		for (size_t i = 0; i < st.off.n; i++) {
-			struct snrh_offcpu e = st.off.v[i];
-			e.ustack = remap_stack(&trace, sym, remap, 0, off_fd, e.ustack, 0);
-			e.kstack = remap_stack(&trace, sym, remap, 0, off_fd, e.kstack, 1);
-			SNRH_PUSH(trace.offcpu, e);
-		}
-		memset(remap, 0, sizeof(*remap));
-		for (size_t i = 0; i < st.samples.n; i++) {
-			struct snrh_sample s = st.samples.v[i];
-			s.ustack = remap_stack(&trace, sym, remap, 1, on_fd, s.ustack, 0);
-			s.kstack = remap_stack(&trace, sym, remap, 1, on_fd, s.kstack, 1);
-			SNRH_PUSH(trace.samples, s);
-		}
-		for (size_t i = 0; i < st.intervals.n; i++)
-			SNRH_PUSH(trace.intervals, st.intervals.v[i]);
-	}
 	json_decref(trace.maps);
-	trace.maps = snrh_sym_maps_json(sym);
+	trace.maps = snrh_sym_maps_json(st.sym);
 
 	char err[700];
 	struct utsname un;
@@ -645,6 +787,13 @@ int snrh_record(const struct snrh_record_opts *o)
 	json_object_set_new(trace.meta, "command", cmdline);
 	json_object_set_new(trace.meta, "kernel", json_string(un.release));
 	json_object_set_new(trace.meta, "hz", json_integer(o->hz));
+	json_object_set_new(trace.meta, "unwind", json_string(o->unwind_fp ? "fp" : "dwarf"));
+	if (!o->unwind_fp)
+		json_object_set_new(
+			trace.meta, "stack_copies",
+			json_pack("{s:I, s:I, s:I, s:I, s:I}", "max_bytes", (json_int_t)o->stack_bytes, "copies",
+				  (json_int_t)st.ustack_copies, "bytes", (json_int_t)st.ustack_bytes, "frames",
+				  (json_int_t)st.ustack_frames, "empty", (json_int_t)st.ustack_empty));
 	json_object_set_new(trace.meta, "min_offcpu_us", json_integer(o->min_offcpu_us));
 	json_object_set_new(trace.meta, "clock", json_string("CLOCK_MONOTONIC"));
 	json_object_set_new(trace.meta, "t_start_ns", json_integer((json_int_t)t_start));
@@ -698,6 +847,10 @@ cleanup:
 		close(go_pipe[0]);
 	if (go_pipe[1] >= 0)
 		close(go_pipe[1]);
+	if (exec_pipe[0] >= 0)
+		close(exec_pipe[0]);
+	if (exec_pipe[1] >= 0)
+		close(exec_pipe[1]);
 	ring_buffer__free(rb);
 	for (int i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
@@ -715,11 +868,11 @@ cleanup:
 		sigaction(SIGINT, &sa_old_int, NULL);
 		sigaction(SIGTERM, &sa_old_term, NULL);
 	}
-	snrh_sym_free(sym);
-	free(remap);
-	free(st.off.v);
-	free(st.samples.v);
-	free(st.intervals.v);
+	snrh_sym_free(st.sym);
+	free(st.remap);
+	free(st.switch_stacks.v);
+	free(st.ustack_hash);
+	free(st.pcs);
 	free(exe);
 	free(cupti_lib);
 	if (cupti_out[0])

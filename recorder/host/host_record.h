@@ -24,6 +24,8 @@ struct snrh_record_opts {
 	unsigned nuprobes;
 	const char *output;
 	bool quiet;
+	bool unwind_fp;       /* --unwind fp: frame pointers, walked in the kernel */
+	unsigned stack_bytes; /* --unwind dwarf: user stack copied per sample and switch */
 	bool cupti; /* -- CMD: inject libsnr_cupti.so (CUDA_INJECTION64_PATH) and merge its records */
 };
 

@@ -29,10 +29,12 @@
 #include "host.h"
 #include "host_bpf.h"
 
-#define RING_BYTES (8 << 20)
+#define RING_BYTES (32 << 20)
 
 const volatile int target_tgid = 0;
 const volatile unsigned long long min_offcpu_ns = 0;
+const volatile bool dwarf_stacks = false;
+const volatile unsigned int stack_bytes = 16384;
 
 unsigned long long dropped_events = 0;
 unsigned long long repaired_switch_ins = 0;
@@ -77,6 +79,29 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, RING_BYTES);
 } events SEC(".maps");
+
+struct switch_stack {
+	struct snrh_switch_stack_event h;
+	struct snrh_ustack u;
+};
+SNRH_SCRATCH_MAP(scratch, struct switch_stack);
+
+/* DWARF unwinding: the switching-out thread's registers and stack top, sent
+ * now (its interval is sent at switch-in, with the same tid and start). */
+static __always_inline void emit_switch_stack(u32 tid, u64 now)
+{
+	struct switch_stack *d = snrh_scratch(&scratch);
+	if (!d)
+		return;
+	d->h.kind = SNRH_EV_SWITCH_STACK;
+	d->h.tid = tid;
+	d->h.ts_ns = now;
+	unsigned int len = sizeof(d->h) + snrh_copy_ustack(&d->u, stack_bytes);
+	if (len > sizeof(*d))
+		return;
+	if (bpf_ringbuf_output(&events, d, len, snrh_submit_flags(&events, RING_BYTES)))
+		__sync_fetch_and_add(&dropped_events, 1);
+}
 
 static __always_inline unsigned int classify_state(unsigned int prev_state)
 {
@@ -166,7 +191,12 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 		rec.ts = now;
 		rec.runtime = runtime;
 		rec.state = classify_state(prev_state);
-		rec.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		if (dwarf_stacks) {
+			rec.ustack = -1;
+			emit_switch_stack(tid, now);
+		} else {
+			rec.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		}
 		rec.kstack = bpf_get_stackid(ctx, &stacks, 0);
 		bpf_get_current_comm(rec.comm, sizeof(rec.comm));
 		bpf_map_update_elem(&starts, &tid, &rec, BPF_ANY);
