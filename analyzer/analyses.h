@@ -105,11 +105,20 @@ struct an_vmem {
 	uint64_t *t;                    /* sample cycles */
 	uint32_t *used, *unused, *largest, *largest_at; /* per sample, in pages */
 	uint32_t *heat;                 /* nsamples x blocks: occupied pages per block */
+	uint32_t *row_of_page;          /* the heatmap's row (block) of each page, UINT32_MAX: none;
+					   pages_per_block 0 when rows are not uniform blocks */
 	/* final page classes over the window */
 	uint64_t pages_used, pages_unused, pages_livein, pages_untouched;
 	double free_median_pct, largest_median_pct, unused_median_pct;
 };
 int an_vmem_compute(const struct an_data *d, uint64_t interval, struct an_vmem *v);
+/* The same with the heatmap's rows given: row_of_page[p] for every page
+ * (UINT32_MAX: in no row), nrows rows. The rest covers all of VMEM. */
+int an_vmem_compute_rows(const struct an_data *d, uint64_t interval, const uint32_t *row_of_page, uint64_t nrows,
+			 struct an_vmem *v);
+/* Rows of the pages the window touched, in address order, at most max_rows
+ * (each the same number of touched pages but the last); the caller frees. */
+uint32_t *an_vmem_touched_rows(const struct an_data *d, uint64_t max_rows, uint64_t *nrows);
 void an_vmem_free(struct an_vmem *v);
 json_t *an_vmem_json(const struct an_data *d, const struct an_vmem *v, bool heatmap);
 

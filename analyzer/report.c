@@ -1,12 +1,14 @@
 /*
  * report.c: `snr report T.snrt|M.snrm -o report.html`, one self-contained
- * HTML file: a summary, the DMA timeline colored as the paper's Figure 4
- * (base-latency stall, transfer stall, slack) with each DMA's dependency
- * backtail (`snr analyze deps`), per-unit utilization over time with DMA
- * completions marked, VMEM occupancy against the largest contiguous free
- * region and the fragmentation heatmap (Figure 8), and the suggestions of
- * Algorithm 2 with their what-if results. One replay feeds the dependency
- * graph and the analyses' collection (deps.c runs collect.c's callbacks).
+ * HTML file: a summary (every stall cause as the replay summed it), the DMA
+ * timeline colored as the paper's Figure 4 (base-latency stall, transfer
+ * stall, slack) with each DMA's dependency backtail (`snr analyze deps`),
+ * every unit's and DMA link's busy intervals as a lane timeline, VMEM
+ * occupancy against the largest contiguous free region and the
+ * fragmentation heatmap (Figure 8) over the pages the window touched, and
+ * the suggestions of Algorithm 2 with their what-if results. One replay
+ * feeds the dependency graph and the analyses' collection (deps.c runs
+ * collect.c's callbacks).
  *
  * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
  * project's own license), vendored minified and compiled into the binary
@@ -22,6 +24,7 @@
 
 #include "analyzer/analyses.h"
 #include "analyzer/deps.h"
+#include "isa/ta1/ta1_isa.h"
 #include "lib/snr_util.h"
 
 extern const char snr_echarts_js[], snr_report_js[];
@@ -54,28 +57,141 @@ static void script_json(FILE *f, const char *s)
 	}
 }
 
+static int cmp_interval(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* One lane's busy intervals ([start, end) pairs, n of them), clamped to the
+ * window, sorted and merged where they touch or overlap, written as a JSON
+ * array of deltas: the gap from the previous interval's end (0 first), then
+ * the length, for each interval. Returns the busy cycles. */
+static uint64_t lane_write(FILE *f, uint64_t (*iv)[2], size_t n, uint64_t cycles)
+{
+	qsort(iv, n, sizeof(*iv), cmp_interval);
+	uint64_t prev_end = 0, busy = 0, s = 0, e = 0;
+	bool open = false, first = true;
+	fputc('[', f);
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t a = i < n ? iv[i][0] : 0, b = i < n ? (iv[i][1] < cycles ? iv[i][1] : cycles) : 0;
+		if (i < n && b <= a)
+			continue;
+		if (i < n && open && a <= e) {
+			e = b > e ? b : e;
+			continue;
+		}
+		if (open) {
+			fprintf(f, "%s%llu,%llu", first ? "" : ",", (unsigned long long)(s - prev_end),
+				(unsigned long long)(e - s));
+			first = false;
+			busy += e - s;
+			prev_end = e;
+		}
+		s = a;
+		e = b;
+		open = i < n;
+	}
+	fputc(']', f);
+	return busy;
+}
+
+/* window.SNR_LANES: {"units": [name...], "cycles": N, "intervals": [[deltas]...],
+ * "busy_cycles": [N...]}: every unit's busy intervals as the tracker reported
+ * them (for host code, the ones collect.c derived), and every DMA link's
+ * (a transfer active to its completion), the same intervals `snr analyze
+ * util` averages per window. Written as text: a 1M-instruction window has
+ * about as many intervals, too many for a JSON tree. */
+static void lanes_write(FILE *f, const struct an_data *d, const struct an_util *u)
+{
+	bool ta1 = d->ta1 > 0;
+	int nunits = ta1 ? SNR_UNIT_COUNT : AN_UTIL_HOST_COLS, nlanes = nunits + (ta1 ? d->nlinks : 0);
+	uint64_t cycles = d->cycles;
+	uint64_t(*iv)[2] = snr_xmalloc((d->nbusy > d->ndmas ? d->nbusy : d->ndmas) * sizeof(*iv) + sizeof(*iv));
+	uint64_t *busy = snr_xcalloc((size_t)nlanes, sizeof(*busy));
+	fputs("window.SNR_LANES = {\"units\":[", f);
+	for (int l = 0; l < nlanes; l++) {
+		/* util's column names: the fixed units, then (after hbm_bw, which is
+		 * a bandwidth, not intervals) the links */
+		const char *name = l < nunits ? u->names[l] : u->names[AN_UTIL_FIXED + l - nunits];
+		fprintf(f, "%s\"%s\"", l ? "," : "", name);
+	}
+	fprintf(f, "],\"cycles\":%llu,\"intervals\":[", (unsigned long long)cycles);
+	for (int l = 0; l < nlanes; l++) {
+		size_t n = 0;
+		if (l < nunits) {
+			for (size_t i = 0; i < d->nbusy; i++) {
+				const struct an_busy *b = &d->busy[i];
+				int lane = !ta1 ? (b->unit == AN_UNIT_MEMORY ? AN_UTIL_HOST_MEMORY : AN_UTIL_HOST_SCALAR)
+					   : b->unit < SNR_UNIT_COUNT ? b->unit
+								      : SNR_UNIT_DMA;
+				if (lane == l) {
+					iv[n][0] = b->start;
+					iv[n][1] = b->end;
+					n++;
+				}
+			}
+		} else {
+			for (size_t i = 0; i < d->ndmas; i++) {
+				const struct an_dma *m = &d->dmas[i];
+				if (m->id && m->link == l - nunits && m->active != AN_NONE && m->complete != AN_NONE) {
+					iv[n][0] = m->active;
+					iv[n][1] = m->complete;
+					n++;
+				}
+			}
+		}
+		if (l)
+			fputc(',', f);
+		busy[l] = lane_write(f, iv, n, cycles);
+	}
+	fputs("],\"busy_cycles\":[", f);
+	for (int l = 0; l < nlanes; l++)
+		fprintf(f, "%s%llu", l ? "," : "", (unsigned long long)busy[l]);
+	fputs("]};\n", f);
+	free(busy);
+	free(iv);
+}
+
+/* Every stall cause the timing model knows, as the replay summed them
+ * (`snr replay` prints the same). */
+static void stalls_write(FILE *f, const struct an_data *d)
+{
+	uint64_t total = 0;
+	for (int k = 0; k < SNR_STALL_COUNT; k++)
+		total += d->src.stall_cycles[k];
+	double cyc = d->cycles ? (double)d->cycles : 1.0;
+	fprintf(f, "<tr><th>stall cycles</th><td>%llu (%.1f%% of the window's cycles)<table id=\"stalls\">\n",
+		(unsigned long long)total, 100.0 * (double)total / cyc);
+	for (int k = 0; k < SNR_STALL_COUNT; k++)
+		fprintf(f, "<tr data-cause=\"%s\"><td>%s</td><td>%llu</td><td>%.1f%%</td></tr>\n",
+			snr_stall_cause_name((enum snr_stall_cause)k), snr_stall_cause_name((enum snr_stall_cause)k),
+			(unsigned long long)d->src.stall_cycles[k], 100.0 * (double)d->src.stall_cycles[k] / cyc);
+	fputs("</table></td></tr>\n", f);
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--config M.json] [--window CYCLES]\n"
-		   "       [--interval CYCLES]\n"
+	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--config M.json] [--interval CYCLES]\n"
 		   "\n"
-		   "One self-contained HTML file (no network needed to open it): summary, DMA timeline\n"
-		   "(base-latency stall, transfer stall, slack, and each DMA's dependency backtail),\n"
-		   "per-unit utilization with DMA completions, VMEM occupancy against the largest\n"
-		   "contiguous free region, fragmentation heatmap, suggestions with what-if results.\n"
-		   "--window and --interval are as for `snr analyze util` and `snr analyze vmem`.\n");
+		   "One self-contained HTML file (no network needed to open it): summary (cycles, every\n"
+		   "stall cause as the replay sums it, utilization), DMA timeline (base-latency stall,\n"
+		   "transfer stall, slack, and each DMA's dependency backtail), every unit's and DMA\n"
+		   "link's busy intervals as a zoomable lane timeline, VMEM occupancy against the largest\n"
+		   "contiguous free region, fragmentation heatmap over the pages the window touched,\n"
+		   "suggestions with what-if results.\n"
+		   "--interval is as for `snr analyze vmem`.\n");
 }
 
 int snr_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"config", required_argument, NULL, 'c'},
-					     {"window", required_argument, NULL, 'w'},
 					     {"interval", required_argument, NULL, 'i'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *out_path = NULL, *config = NULL;
-	uint64_t window = 0, interval = 0;
+	uint64_t interval = 0;
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -86,12 +202,9 @@ int snr_cmd_report(int argc, char **argv)
 		case 'c':
 			config = optarg;
 			break;
-		case 'w':
 		case 'i':
-			if (!snr_parse_u64(optarg, opt == 'w' ? &window : &interval, true) ||
-			    !(opt == 'w' ? window : interval)) {
-				snr_err("report: --%s needs a positive number of cycles, not '%s'",
-					opt == 'w' ? "window" : "interval", optarg);
+			if (!snr_parse_u64(optarg, &interval, true) || !interval) {
+				snr_err("report: --interval needs a positive number of cycles, not '%s'", optarg);
 				return 2;
 			}
 			break;
@@ -120,8 +233,11 @@ int snr_cmd_report(int argc, char **argv)
 	struct an_data *d = &g.an;
 	struct an_vmem v;
 	struct an_util u;
-	an_vmem_compute(d, interval, &v);
-	an_util_compute(d, window, &u);
+	uint64_t heat_rows;
+	uint32_t *row_of_page = an_vmem_touched_rows(d, 128, &heat_rows);
+	an_vmem_compute_rows(d, interval, row_of_page, heat_rows, &v);
+	free(row_of_page);
+	an_util_compute(d, 0, &u);
 	json_t *all = json_object();
 	json_t *dj = an_dma_json(d);
 	/* each DMA's backtail (deps): how much earlier it could issue */
@@ -137,8 +253,14 @@ int snr_cmd_report(int argc, char **argv)
 				    in_window ? json_string(snr_anchor_kind_name(m->anchor_kind)) : json_null());
 	}
 	json_object_set_new(all, "dma", dj);
+	json_t *st = json_object();
+	for (int k = 0; k < SNR_STALL_COUNT; k++)
+		json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)k),
+				    json_integer((json_int_t)d->src.stall_cycles[k]));
+	json_object_set_new(all, "stall_cycles", st);
 	json_object_set_new(all, "util", an_util_json(d, &u));
 	json_object_set_new(all, "vmem", an_vmem_json(d, &v, true));
+	json_object_set_new(all, "vmem_base", json_integer((json_int_t)TA1_VMEM_BASE));
 	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
 	 * is at hand (for a metrics file: the trace it names). */
 	{
@@ -192,13 +314,14 @@ int snr_cmd_report(int argc, char **argv)
 		d->cycles ? (double)d->src.instructions / (double)d->cycles : 0.0);
 	fprintf(f,
 		"<tr><th>DMAs</th><td>%llu, %llu bytes</td></tr>\n"
-		"<tr><th>DMA stall</th><td>%llu cycles (%.1f%%): base latency %llu, transfer %llu; slack %llu</td></tr>\n",
+		"<tr><th>DMA stall (the WAITs)</th><td>%llu cycles (%.1f%%): base latency %llu, transfer %llu; slack %llu</td></tr>\n",
 		(unsigned long long)json_integer_value(json_object_get(tot, "dmas")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "bytes")), (unsigned long long)stall,
 		d->cycles ? 100.0 * (double)stall / (double)d->cycles : 0.0,
 		(unsigned long long)json_integer_value(json_object_get(tot, "stall_base_cycles")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "stall_transfer_cycles")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "slack_cycles")));
+	stalls_write(f, d);
 	fprintf(f, "<tr><th>utilization</th><td>");
 	for (int c = 0; c < u.ncols; c++)
 		fprintf(f, "%s%s %.1f%%", c ? ", " : "", u.names[c], 100.0 * u.total[c]);
@@ -209,15 +332,20 @@ int snr_cmd_report(int argc, char **argv)
 		v.free_median_pct, v.largest_median_pct, (unsigned long long)v.pages_used,
 		(unsigned long long)v.pages_unused);
 	fputs("<h2>DMA timeline (worst stall at the top)</h2><div id=\"c-dma\" class=\"chart\"></div>\n"
-	      "<h2>Utilization per unit</h2><div id=\"c-util\" class=\"chart\"></div>\n"
+	      "<h2>Busy intervals per unit and DMA link</h2><p>Zoom with the wheel or the slider; at a zoom\n"
+	      "where intervals are closer than a pixel they are drawn merged, shaded by the share of the span that\n"
+	      "is busy (the tooltip gives the span and its busy cycles).</p><div id=\"c-util\" class=\"chart\"></div>\n"
 	      "<h2>VMEM occupancy and largest contiguous free region</h2><div id=\"c-vmem\" class=\"chart\"></div>\n"
-	      "<h2>VMEM fragmentation: occupied pages per block</h2><div id=\"c-heat\" class=\"chart\"></div>\n"
+	      "<h2>VMEM fragmentation over the pages the window touched, by address</h2><p id=\"heat-what\"></p>\n"
+	      "<div id=\"c-heat\" class=\"chart\"></div>\n"
 	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>\n"
 	      "<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
 	      "<script>\nwindow.SNR = ",
 	      f);
 	script_json(f, js);
-	fputs(";\n</script>\n<script>\n", f);
+	fputs(";\n", f);
+	lanes_write(f, d, &u);
+	fputs("</script>\n<script>\n", f);
 	fwrite(snr_report_js, 1, snr_report_js_len, f);
 	fputs("\n</script>\n</body></html>\n", f);
 	int rc = 0;

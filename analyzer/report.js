@@ -27,7 +27,7 @@
   var charts = [];
   function chart(id, option) {
     var el = document.getElementById(id);
-    var c = echarts.init(el, null, { renderer: 'canvas' });
+    var c = echarts.init(el, null, { renderer: 'svg' });
     c.setOption(option);
     charts.push({ id: id, c: c });
   }
@@ -103,65 +103,136 @@
     document.body.setAttribute('data-dma-series', JSON.stringify(counts));
   }
 
-  /* per-unit utilization per window, DMA completions marked */
-  function utilization() {
-    var u = S.util, x = u.windows.map(function (w) { return w.start_cycle; });
-    var done = S.dma.dmas.filter(function (d) { return d.complete_cycle !== null; }).slice(0, 300)
-      .map(function (d) { return { xAxis: d.complete_cycle, name: '#' + d.id }; });
-    var series = u.units.map(function (name, c) {
-      return {
-        type: 'line', name: name, step: 'end', showSymbol: false,
-        data: u.windows.map(function (w, i) { return [x[i], 100 * w.busy[c]]; })
-      };
-    });
-    series[0].markLine = { symbol: 'none', silent: true, label: { show: false }, lineStyle: { color: '#999', type: 'dashed', width: 1 }, data: done };
+  /* Busy intervals per unit and DMA link (window.SNR_LANES, report.c): one
+   * lane each. A view never draws more than about one rectangle per pixel
+   * column and lane: intervals closer than a pixel's worth of cycles are
+   * merged into one span, shaded by its busy share; zoomed in far enough,
+   * each interval is its own rectangle. */
+  var LANE_W = 1000; /* the plot's width in pixels (grid left/right below) */
+  function lanes() {
+    var L = window.SNR_LANES, n = L.units.length, dec = [];
+    for (var l = 0; l < n; l++) {
+      var a = L.intervals[l], k = a.length / 2, st = new Float64Array(k), en = new Float64Array(k), t = 0;
+      for (var i = 0; i < k; i++) { t += a[2 * i]; st[i] = t; t += a[2 * i + 1]; en[i] = t; }
+      dec.push({ s: st, e: en });
+    }
+    /* items [lane, start, end, busy cycles, intervals] for cycles [lo, hi) */
+    function view(lo, hi) {
+      var q = Math.max(1, (hi - lo) / LANE_W), out = [];
+      dec.forEach(function (d, l) {
+        var a = 0, b = d.s.length;
+        while (a < b) { var m = (a + b) >> 1; if (d.e[m] <= lo) a = m + 1; else b = m; }
+        var cur = null;
+        for (var i = a; i < d.s.length && d.s[i] < hi; i++) {
+          var s = Math.max(d.s[i], lo), e = Math.min(d.e[i], hi);
+          if (cur && s - cur[2] < q && e - cur[1] < 2 * q) { cur[2] = e; cur[3] += e - s; cur[4]++; continue; }
+          if (cur) out.push(cur);
+          cur = [l, s, e, e - s, 1];
+        }
+        if (cur) out.push(cur);
+      });
+      return out;
+    }
+    var palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+    var series = {
+      type: 'custom', name: 'busy', encode: { x: [1, 2], y: 0 }, data: view(0, L.cycles),
+      renderItem: function (params, api) {
+        var l = api.value(0), a = api.coord([api.value(1), l]), b = api.coord([api.value(2), l]);
+        var h = api.size([0, 1])[1] * 0.7, share = api.value(3) / Math.max(1, api.value(2) - api.value(1));
+        var cs = params.coordSys;
+        var r = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h },
+          { x: cs.x, y: cs.y, width: cs.width, height: cs.height });
+        return r && { type: 'rect', shape: r, style: { fill: palette[l % palette.length], opacity: 0.25 + 0.75 * share } };
+      }
+    };
     chart('c-util', {
-      animation: false, tooltip: { trigger: 'axis' }, legend: { top: 0, type: 'scroll' },
-      grid: { left: 60, right: 30, top: 40, bottom: 50 },
-      xAxis: { type: 'value', name: 'cycle (dashed: DMA completions)', nameLocation: 'middle', nameGap: 28, min: 0, max: S.util.source.cycles },
-      yAxis: { type: 'value', name: 'busy %', min: 0, max: 100 },
-      series: series
+      animation: false,
+      tooltip: {
+        formatter: function (p) {
+          var v = p.value, len = v[2] - v[1];
+          return L.units[v[0]] + '<br>' + (v[4] > 1
+            ? v[4] + ' intervals merged at this zoom: cycles ' + v[1] + ' - ' + v[2] + ', busy ' + v[3] + ' of ' + len + ' (' + (100 * v[3] / len).toFixed(1) + '%)'
+            : 'busy cycles ' + v[1] + ' - ' + v[2] + ' (' + len + ' cycles)');
+        }
+      },
+      grid: { left: 100, right: 0, top: 10, bottom: 80, width: LANE_W },
+      xAxis: { type: 'value', name: 'cycle', nameLocation: 'middle', nameGap: 28, min: 0, max: L.cycles },
+      yAxis: { type: 'category', data: L.units, inverse: true },
+      dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }, { type: 'slider', xAxisIndex: 0, filterMode: 'none', bottom: 10 }],
+      series: [series]
     });
+    var c = charts[charts.length - 1].c;
+    c.on('datazoom', function () {
+      var r = c.getModel().getComponent('xAxis', 0).axis.scale.getExtent();
+      c.setOption({ series: [{ data: view(r[0], r[1]) }] });
+    });
+    /* what the first view drew, per lane, for the report test */
+    var drawn = {};
+    L.units.forEach(function (u) { drawn[u] = { spans: 0, busy_cycles: 0 }; });
+    series.data.forEach(function (v) { var o = drawn[L.units[v[0]]]; o.spans++; o.busy_cycles += v[3]; });
+    document.body.setAttribute('data-lanes', JSON.stringify(drawn));
   }
 
-  /* VMEM occupancy against the largest contiguous free region (Figure 8a) */
+  /* VMEM occupancy (Figure 8a): occupied and unused pages on the left axis,
+   * free and largest contiguous free as % of all VMEM on the right; both
+   * axes span the values seen, not 0 to all of VMEM */
   function vmem() {
     var v = S.vmem, P = v.pages;
+    var pages = function (k) { return v.samples.map(function (s) { return [s.cycle, s[k]]; }); };
     var pct = function (k) { return v.samples.map(function (s) { return [s.cycle, 100 * s[k] / P]; }); };
     chart('c-vmem', {
       animation: false, tooltip: { trigger: 'axis' }, legend: { top: 0 },
-      grid: { left: 60, right: 30, top: 40, bottom: 50 },
+      grid: { left: 70, right: 80, top: 50, bottom: 50 },
       xAxis: { type: 'value', name: 'cycle', nameLocation: 'middle', nameGap: 28, min: 0, max: v.source.cycles },
-      yAxis: { type: 'value', name: '% of VMEM', min: 0, max: 100 },
+      yAxis: [{ type: 'value', name: 'pages (of ' + P + ')', min: 0 },
+        { type: 'value', name: '% of VMEM', scale: true, max: function (e) { return Math.min(100, Math.ceil(e.max)); } }],
       series: [
-        { type: 'line', name: 'free', showSymbol: false, data: pct('free_pages'), lineStyle: { width: 2 } },
-        { type: 'line', name: 'largest contiguous free', showSymbol: false, data: pct('largest_free_pages') },
-        { type: 'line', name: 'occupied', showSymbol: false, data: pct('occupied_pages'), areaStyle: { opacity: 0.3 } },
-        { type: 'line', name: 'unused (written, never read)', showSymbol: false, data: pct('unused_pages') }
+        { type: 'line', name: 'occupied pages', showSymbol: false, data: pages('occupied_pages'), areaStyle: { opacity: 0.3 } },
+        { type: 'line', name: 'unused pages (written, never read)', showSymbol: false, data: pages('unused_pages') },
+        { type: 'line', name: 'free %', yAxisIndex: 1, showSymbol: false, data: pct('free_pages'), lineStyle: { width: 2 } },
+        { type: 'line', name: 'largest contiguous free %', yAxisIndex: 1, showSymbol: false, data: pct('largest_free_pages') }
       ]
     });
   }
 
-  /* blocks x pages heatmap (Figure 8b): occupied pages per block per sample,
-   * at most 300 columns (each the maximum of the samples it covers) */
+  /* rows x time heatmap (Figure 8b) over the pages the window touched (rows
+   * of equal numbers of touched pages, labelled by address): the share of a
+   * row's pages occupied per sample, at most 300 columns (each the maximum
+   * of the samples it covers) */
   function heatmap() {
-    var v = S.vmem, rows = v.heatmap, ns = rows.length, cols = Math.min(ns, 300), data = [], xs = [];
+    var v = S.vmem, rows = v.heatmap, R = v.heat_rows, ns = rows.length, cols = Math.min(ns, 300), data = [], xs = [];
+    var hex = function (p) { return '0x' + (S.vmem_base + p * v.page_bytes).toString(16); };
+    var ylab = R.map(function (r) { return hex(r.first_page); });
     for (var c = 0; c < cols; c++) {
       var s0 = Math.floor(c * ns / cols), s1 = Math.max(s0 + 1, Math.floor((c + 1) * ns / cols));
       xs.push(v.samples[s0].cycle);
-      for (var b = 0; b < v.blocks; b++) {
+      for (var b = 0; b < R.length; b++) {
         var m = 0;
         for (var s = s0; s < s1; s++) m = Math.max(m, rows[s][b]);
-        data.push([c, b, m]);
+        data.push([c, b, Math.round(1000 * m / R[b].pages) / 10, m]);
       }
     }
+    var touched = R.reduce(function (a, r) { return a + r.pages; }, 0);
+    document.getElementById('heat-what').textContent = !R.length ? 'the window touched no VMEM' : touched + ' pages of ' + v.page_bytes + ' B touched, in ' + R.length +
+      ' rows of ' + R[0].pages + ' pages; the colour is the share of a row\'s pages occupied (the tooltip gives the count)';
     chart('c-heat', {
-      animation: false, tooltip: { formatter: function (p) { return 'cycle ' + xs[p.value[0]] + ', block ' + p.value[1] + ': ' + p.value[2] + ' pages occupied'; } },
-      grid: { left: 60, right: 90, top: 20, bottom: 50 },
+      animation: false,
+      tooltip: {
+        formatter: function (p) {
+          var r = R[p.value[1]];
+          return 'cycle ' + xs[p.value[0]] + ', pages ' + hex(r.first_page) + ' - ' + hex(r.last_page + 1) +
+            ' (' + r.pages + ' touched): ' + p.value[3] + ' occupied';
+        }
+      },
+      grid: { left: 100, right: 140, top: 20, bottom: 50 },
       xAxis: { type: 'category', data: xs, name: 'cycle', nameLocation: 'middle', nameGap: 28 },
-      yAxis: { type: 'category', data: Array.from({ length: v.blocks }, function (_, i) { return i; }), name: 'block' },
-      visualMap: { min: 0, max: v.pages_per_block, calculable: false, orient: 'vertical', right: 0, top: 'center', inRange: { color: ['#f7fbff', '#6baed6', '#08306b'] } },
-      series: [{ type: 'heatmap', data: data, progressive: 0 }]
+      yAxis: { type: 'category', data: ylab, inverse: true, axisLabel: { interval: Math.max(0, Math.ceil(R.length / 24) - 1) } },
+      visualMap: {
+        min: 0, max: 100, calculable: false, orient: 'vertical', right: 10, top: 'center', itemHeight: 280, dimension: 2,
+        text: ['all occupied', 'none'],
+        inRange: { color: ['#f7fbff', '#6baed6', '#08306b'] }
+      },
+      series: [{ type: 'heatmap', data: data, progressive: 0, progressiveThreshold: 1e9 }]
     });
   }
 
@@ -196,7 +267,7 @@
 
   try {
     dmaTimeline();
-    utilization();
+    lanes();
     vmem();
     heatmap();
     suggestions();

@@ -57,6 +57,10 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 		src->instructions = (uint64_t)json_integer_value(json_object_get(sj, "instructions"));
 		src->cycles = (uint64_t)json_integer_value(json_object_get(sj, "cycles"));
 		src->verified = json_is_true(json_object_get(sj, "verified"));
+		json_t *st = json_object_get(sj, "stall_cycles");
+		for (int k = 0; k < SNR_STALL_COUNT; k++)
+			src->stall_cycles[k] = (uint64_t)json_integer_value(
+				json_object_get(st, snr_stall_cause_name((enum snr_stall_cause)k)));
 		json_decref(sj);
 		if (!src->verified) {
 			snr_fmt(err, errlen, "%s: the replay that wrote it diverged from the recording", path);
@@ -89,6 +93,7 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 	}
 	src->instructions = r->instructions;
 	src->cycles = r->cycles;
+	memcpy(src->stall_cycles, r->stall_cycles, sizeof(src->stall_cycles));
 	src->verified = r->ok;
 	free(r);
 	return rc;

@@ -24,6 +24,7 @@ struct snr_source {
 	struct snr_config cfg;  /* the machine config the events were made under */
 	char *meta_json;        /* the trace's META (for a .snrm, the trace META it stored) */
 	uint64_t instructions, cycles;
+	uint64_t stall_cycles[SNR_STALL_COUNT]; /* the replay's, by enum snr_stall_cause */
 	bool verified;          /* the replay matched the recording */
 	/* symbolization: trace or metrics symbols */
 	struct snr_trace *trace;

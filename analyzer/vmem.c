@@ -79,14 +79,51 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+uint32_t *an_vmem_touched_rows(const struct an_data *d, uint64_t max_rows, uint64_t *nrows)
+{
+	uint64_t pages = d->vmem_pages, touched = 0;
+	uint32_t *row = snr_xmalloc((pages + 1) * sizeof(*row));
+	for (uint64_t p = 0; p < pages; p++)
+		row[p] = 0;
+	for (size_t i = 0; i < d->nvm; i++) {
+		const struct an_vmev *e = &d->vm[i];
+		uint64_t first = e->off / d->page_bytes, last = (e->off + e->bytes - 1) / d->page_bytes;
+		for (uint64_t p = first; p <= last && p < pages; p++)
+			row[p] = 1;
+	}
+	for (uint64_t p = 0; p < pages; p++)
+		touched += row[p];
+	uint64_t per = touched ? (touched + max_rows - 1) / max_rows : 1, k = 0;
+	for (uint64_t p = 0; p < pages; p++)
+		row[p] = row[p] ? (uint32_t)(k++ / per) : UINT32_MAX;
+	*nrows = touched ? (touched + per - 1) / per : 0;
+	return row;
+}
+
 int an_vmem_compute(const struct an_data *d, uint64_t interval_cycles, struct an_vmem *v)
+{
+	return an_vmem_compute_rows(d, interval_cycles, NULL, 0, v);
+}
+
+int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, const uint32_t *row_of_page,
+			 uint64_t nrows, struct an_vmem *v)
 {
 	memset(v, 0, sizeof(*v));
 	uint64_t pages = d->vmem_pages, end = d->cycles + 1;
 	v->pages = pages;
 	v->page_bytes = d->page_bytes;
-	v->blocks = pages < 128 ? pages : 128;
-	v->pages_per_block = v->blocks ? (pages + v->blocks - 1) / v->blocks : 1;
+	if (row_of_page) {
+		v->blocks = nrows;
+		v->row_of_page = snr_xmalloc((pages + 1) * sizeof(*v->row_of_page));
+		memcpy(v->row_of_page, row_of_page, pages * sizeof(*v->row_of_page));
+		v->pages_per_block = 0;
+	} else {
+		v->blocks = pages < 128 ? pages : 128;
+		v->pages_per_block = v->blocks ? (pages + v->blocks - 1) / v->blocks : 1;
+		v->row_of_page = snr_xmalloc((pages + 1) * sizeof(*v->row_of_page));
+		for (uint64_t p = 0; p < pages; p++)
+			v->row_of_page[p] = (uint32_t)(p / v->pages_per_block);
+	}
 	v->interval = interval_cycles ? interval_cycles : (d->cycles + 999) / 1000;
 	if (!v->interval)
 		v->interval = 1;
@@ -176,10 +213,13 @@ int an_vmem_compute(const struct an_data *d, uint64_t interval_cycles, struct an
 				unused += e->delta;
 			else
 				used += e->delta;
+			uint32_t b = v->row_of_page[e->page];
+			if (b == UINT32_MAX)
+				continue;
 			if (!before && occ[e->page])
-				block[e->page / v->pages_per_block]++;
+				block[b]++;
 			else if (before && !occ[e->page])
-				block[e->page / v->pages_per_block]--;
+				block[b]--;
 		}
 		uint32_t best = 0, best_at = 0, run = 0;
 		for (uint64_t p = 0; p < pages; p++) {
@@ -223,6 +263,7 @@ void an_vmem_free(struct an_vmem *v)
 	free(v->largest);
 	free(v->largest_at);
 	free(v->heat);
+	free(v->row_of_page);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -235,7 +276,25 @@ json_t *an_vmem_json(const struct an_data *d, const struct an_vmem *v, bool heat
 	json_object_set_new(root, "page_bytes", json_integer((json_int_t)v->page_bytes));
 	json_object_set_new(root, "pages", json_integer((json_int_t)v->pages));
 	json_object_set_new(root, "blocks", json_integer((json_int_t)v->blocks));
-	json_object_set_new(root, "pages_per_block", json_integer((json_int_t)v->pages_per_block));
+	if (v->pages_per_block) {
+		json_object_set_new(root, "pages_per_block", json_integer((json_int_t)v->pages_per_block));
+	} else {
+		/* rows of the touched pages: each row's first and last page and its
+		 * page count (a row may span pages nobody touched) */
+		json_t *rows = json_array();
+		for (uint64_t p = 0; p < v->pages; p++) {
+			uint32_t r = v->row_of_page[p];
+			if (r == UINT32_MAX)
+				continue;
+			if (r >= json_array_size(rows))
+				json_array_append_new(rows, json_pack("{s:I,s:I,s:i}", "first_page", (json_int_t)p,
+								      "last_page", (json_int_t)p, "pages", 0));
+			json_t *o = json_array_get(rows, r);
+			json_object_set_new(o, "last_page", json_integer((json_int_t)p));
+			json_object_set_new(o, "pages", json_integer(json_integer_value(json_object_get(o, "pages")) + 1));
+		}
+		json_object_set_new(root, "heat_rows", rows);
+	}
 	json_object_set_new(root, "interval_cycles", json_integer((json_int_t)v->interval));
 	json_object_set_new(root, "page_classes",
 			    json_pack("{s:I,s:I,s:I,s:I}", "used", (json_int_t)v->pages_used, "unused",

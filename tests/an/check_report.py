@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_report.py DOM.html SHOT.png [DEPS.json]: the report's script finished
+"""check_report.py DOM.html SHOT.png [DEPS.json [REPLAY.json UTIL.json]]: the report's script finished
 with no error (body[data-ready], empty #errors), and in the screenshot each
 chart's box (body[data-charts], page coordinates) is drawn: it has many
 distinct colors and a good share of non-background pixels. The DMA
@@ -7,7 +7,12 @@ timeline's backtail series holds one whisker per DMA of the chart with a
 backtail (body[data-dma-series] against the report's data), each DMA's
 backtail is the one `snr analyze deps --json` (DEPS.json) gives, and the
 whiskers' color is drawn inside the plot area (below the legend, which has
-it too). The PNG is decoded here (zlib and the five filters) so the test
+it too). Every stall cause of `snr replay --json` (REPLAY.json) is in the
+summary's table with the replay's cycles. The lane timeline's intervals
+(window.SNR_LANES), averaged over `snr analyze util --json`'s windows
+(UTIL.json), give util's busy fractions for every unit and link, and its
+first view drew every lane's busy cycles. The heatmap's last column is
+drawn. The PNG is decoded here (zlib and the five filters) so the test
 needs no imaging package."""
 import html, json, re, struct, sys, zlib
 
@@ -30,7 +35,7 @@ if [b['id'] for b in boxes] != ['c-dma', 'c-util', 'c-vmem', 'c-heat']:
 
 # the backtail series of the DMA timeline
 BACKTAIL_RGB = bytes.fromhex('7b3fc4')  # report.js COLORS.backtail
-m = re.search(r'window\.SNR = (\{.*?\});\s*</script>', dom, re.S)
+m = re.search(r'window\.SNR = (\{.*?\});\s*window\.SNR_LANES', dom, re.S)
 snr = json.loads(m.group(1)) if m else None
 series = json.loads(html.unescape(re.search(r'data-dma-series="([^"]*)"', attrs).group(1))) \
     if 'data-dma-series' in attrs else {}
@@ -51,6 +56,47 @@ else:
             exp = (r['backtail_cycles'], r['backtail_insns'], r['anchor']) if r else (None, None, None)
             if got != exp:
                 errs.append('DMA %d: report backtail %r, deps %r' % (d['id'], got, exp))
+
+# every stall cause, as the replay summed it
+if len(sys.argv) > 5:
+    want = json.load(open(sys.argv[4]))['stall_cycles']
+    got = dict(re.findall(r'<tr data-cause="([a-z-]+)"><td>[^<]*</td><td>(\d+)</td>', dom))
+    if {k: int(v) for k, v in got.items()} != want:
+        errs.append('stall causes in the summary %r, the replay %r' % (got, want))
+    # the lanes against util's windows
+    m = re.search(r'window\.SNR_LANES = (\{.*?\});\s*</script>', dom, re.S)
+    lanes = json.loads(m.group(1)) if m else None
+    util = json.load(open(sys.argv[5]))
+    if not lanes:
+        errs.append('no lane data (window.SNR_LANES)')
+    else:
+        W, cycles = util['window_cycles'], lanes['cycles']
+        want_units = [u for u in util['units'] if u != 'hbm_bw']
+        if lanes['units'] != want_units:
+            errs.append('lanes %r, util units %r' % (lanes['units'], want_units))
+        drawn = json.loads(html.unescape(re.search(r'data-lanes="([^"]*)"', attrs).group(1))) \
+            if 'data-lanes' in attrs else {}
+        for li, name in enumerate(lanes['units']):
+            ivs, t, busy = [], 0, [0.0] * len(util['windows'])
+            a = lanes['intervals'][li]
+            for k in range(0, len(a), 2):
+                s0 = t + a[k]; t = s0 + a[k + 1]; ivs.append((s0, t))
+            for s0, e0 in ivs:
+                for w in range(s0 // W, min(len(busy), (e0 + W - 1) // W)):
+                    ws, we = w * W, min(w * W + W, cycles)
+                    busy[w] += max(0, min(e0, we) - max(s0, ws)) / (we - ws)
+            col = util['units'].index(name)
+            for w, win in enumerate(util['windows']):
+                if abs(min(busy[w], 1.0) - win['busy'][col]) > 1e-9:
+                    errs.append('%s window %d: lanes give %.6f busy, util %.6f' % (name, w, busy[w], win['busy'][col]))
+                    break
+            total = sum(e0 - s0 for s0, e0 in ivs)
+            if total != lanes['busy_cycles'][li] or abs(total / cycles - util['total'][name]) > 1e-9:
+                errs.append('%s: lanes %d busy cycles, util total %r' % (name, total, util['total'][name]))
+            if drawn.get(name, {}).get('busy_cycles') != total:
+                errs.append('%s: the first view drew %r busy cycles of %d' % (name, drawn.get(name), total))
+        if not any(lanes['busy_cycles']):
+            errs.append('no lane has a busy interval')
 
 def png(path):
     data = open(path, 'rb').read()
@@ -96,6 +142,14 @@ for b in boxes:
                 ink += 1
     if len(colors) < 8 or ink < n * 0.01:
         errs.append('%s looks blank: %d colors, %.2f%% non-white' % (b['id'], len(colors), 100.0 * ink / max(n, 1)))
+# the heatmap's last column (plot area: report.js grid top 20, right 140, bottom 50) is drawn:
+# its cells are never white, even empty ones (#f7fbff)
+for b in [b for b in boxes if b['id'] == 'c-heat' and b['y'] + b['h'] <= h]:
+    x = b['x'] + b['w'] - 140 - 2
+    ys = range(b['y'] + 25, b['y'] + b['h'] - 55)
+    white = sum(1 for y in ys if rows[y][x * bpp:x * bpp + 3] == b'\xff\xff\xff')
+    if white > len(ys) // 10:
+        errs.append('the heatmap\'s last column is not drawn (%d of %d pixels white at x=%d)' % (white, len(ys), x))
 dma_box = [b for b in boxes if b['id'] == 'c-dma']
 if dma_box:
     b, drawn = dma_box[0], 0

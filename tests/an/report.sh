@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # snr report on tests/an/an_prog.c: the HTML loads nothing from outside,
 # opens in headless Chromium with no console errors, and every chart area is
-# drawn, the DMA timeline's backtail whiskers included (checked on a
-# screenshot by check_report.py). Installs Debian's
+# drawn without a virtual-time budget (the screenshot is taken at load), the
+# DMA timeline's backtail whiskers included (checked on a screenshot by
+# check_report.py); the summary's stall causes are the replay's; the lane
+# timeline's busy intervals are the ones `snr analyze util --json` averages. Installs Debian's
 # chromium when it is missing (scripts/install-deps lists it too).
 # usage: report.sh SNR
 set -u
@@ -29,7 +31,7 @@ PY
 chrome() {
   timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
     --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" \
-    --hide-scrollbars --window-size=1200,2300 --virtual-time-budget=10000 --enable-logging=stderr --v=0 "$@"
+    --hide-scrollbars --window-size=1200,2700 --enable-logging=stderr --v=0 "$@"
 }
 chrome --dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/dom.err" || fail "chromium --dump-dom: $(tail -5 "$T/dom.err")"
 if grep -E 'CONSOLE|Uncaught' "$T/dom.err" | grep -vi 'dbus' >"$T/console.txt"; then
@@ -45,5 +47,10 @@ d = {m["id"]: m for m in json.load(open(sys.argv[1]))["dmas"]}
 assert d[5]["relaxed"]["anchor"] == "dma" and d[5]["relaxed"]["anchor_dma"] == 4, d[5]
 assert d[2]["relaxed"]["backtail_cycles"] > 500, d[2]
 PY
-python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" "$T/deps.json" || fail "report check"
-echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them"
+# the replay's stall causes and the util windows the lanes must reproduce
+"$SNR" replay "$T/a.snrt" --json >"$T/replay.json" || fail "replay --json"
+"$SNR" analyze util "$T/a.snrm" --json >"$T/util.json" || fail "analyze util --json"
+python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" "$T/deps.json" "$T/replay.json" "$T/util.json" ||
+  fail "report check"
+echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them," \
+  "stall causes as the replay sums them, lanes as util averages them"
