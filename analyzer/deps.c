@@ -631,7 +631,25 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+struct source_feed {
+	const char *path;
+	const struct snr_deps_opts *o;
+};
+
+static int feed_source(void *user, struct snr_source *src, const struct snr_tracker *t, char *err, size_t errlen)
+{
+	const struct source_feed *f = user;
+	return snr_source_run(src, f->path, f->o->sim, f->o->config_path, t, err, errlen);
+}
+
 int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opts *o, char *err, size_t errlen)
+{
+	struct source_feed f = {path, o};
+	return snr_deps_build(d, feed_source, &f, o, err, errlen);
+}
+
+int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, const struct snr_deps_opts *o,
+		   char *err, size_t errlen)
 {
 	double t0 = now_s();
 	memset(d, 0, sizeof(*d));
@@ -647,7 +665,7 @@ int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opt
 				.on_mem = on_mem,
 				.on_reg = on_reg,
 				.on_busy = c.an.on_busy ? on_busy : NULL};
-	int rc = snr_source_run(&d->an.src, path, o->sim, o->config_path, &t, err, errlen);
+	int rc = feed(feed_user, &d->an.src, &t, err, errlen);
 	if (rc) {
 		free(c.mem);
 		return -1;
@@ -765,7 +783,7 @@ static const char *reg_name(const struct snr_deps *d, unsigned r, char *buf, siz
 	return buf;
 }
 
-static void json_str(FILE *f, const char *s)
+void snr_deps_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -800,7 +818,7 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 	uint64_t pc = m->issue_index >= 0 ? d->insn[m->issue_index].pc : 0;
 	fprintf(f, "{\"id\":%" PRIu64 ",\"issue_index\":%" PRId64 ",\"pc\":%" PRIu64 ",\"symbol\":", m->id,
 		m->issue_index, pc);
-	json_str(f, m->issue_index >= 0 ? snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)) : "");
+	snr_deps_json_str(f, m->issue_index >= 0 ? snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)) : "");
 	fprintf(f,
 		",\"wait_index\":%" PRId64 ",\"flag\":%u,\"bytes\":%" PRIu64 ",\"src\":\"%s\",\"dst\":\"%s\""
 		",\"src_addr\":%" PRIu64 ",\"dst_addr\":%" PRIu64 ",\"issue_cycle\":%" PRIu64
@@ -910,7 +928,7 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 {
 	fprintf(f,
 		"{\"analysis\":\"deps\",\"source\":");
-	json_str(f, d->an.src.path);
+	snr_deps_json_str(f, d->an.src.path);
 	fprintf(f,
 		",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"max_chain\":%u,\"register_edges\":%" PRIu64
 		",\"memory_edges\":%" PRIu64 ",\"dma_memory_edges\":%" PRIu64 ",\"dmas\":[",
@@ -927,9 +945,9 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 	for (size_t k = 0; k < np; k++) {
 		char cs[256], ps[256], rb[16];
 		fprintf(f, "%s\n{\"consumer_pc\":%" PRIu64 ",\"consumer_symbol\":", k ? "," : "", pp[k].cpc);
-		json_str(f, snr_source_symbolize(&d->an.src, pp[k].cpc, cs, sizeof(cs)));
+		snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pp[k].cpc, cs, sizeof(cs)));
 		fprintf(f, ",\"producer_pc\":%" PRIu64 ",\"producer_symbol\":", pp[k].ppc);
-		json_str(f, snr_source_symbolize(&d->an.src, pp[k].ppc, ps, sizeof(ps)));
+		snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pp[k].ppc, ps, sizeof(ps)));
 		fprintf(f, ",\"kind\":\"%s\",\"what\":\"%s\",\"count\":%" PRIu64 "}",
 			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",
 			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : space_name(d, pp[k].what),

@@ -115,10 +115,21 @@ struct snr_deps {
 };
 
 int snr_deps_run(struct snr_deps *d, const char *path, const struct snr_deps_opts *o, char *err, size_t errlen);
+/* The same on events from elsewhere: feed fills src (as snr_source_run
+ * does: path, cfg, meta_json, instructions, cycles, symbols) and delivers a
+ * whole window's events to t, indices 0..n-1 in program order; 0 or -1 with
+ * err filled. (suggest --rounds builds the graph of a reordered window from
+ * the timing model this way.) */
+typedef int (*snr_deps_feed_fn)(void *user, struct snr_source *src, const struct snr_tracker *t, char *err,
+				size_t errlen);
+int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, const struct snr_deps_opts *o,
+		   char *err, size_t errlen);
 void snr_deps_free(struct snr_deps *d);
 /* The edges of instruction i (a slice of d->edges). */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n);
 const char *snr_anchor_kind_name(enum snr_anchor_kind k);
+/* s as a JSON string, quoted and escaped. */
+void snr_deps_json_str(FILE *f, const char *s);
 
 int snr_analyze_deps(int argc, char **argv);
 int snr_analyze_suggest(int argc, char **argv);
@@ -133,6 +144,16 @@ int snr_analyze_suggest(int argc, char **argv);
  * could be computed. */
 int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
 		    char *err, size_t errlen);
+/* What suggest does and prints. */
+struct snr_suggest_opts {
+	unsigned verify_max; /* 0: no what-if (estimates only) */
+	unsigned rounds;     /* with verify_max: rounds of moves applied and Algorithm 2 run again (0, 1: one) */
+	bool json, per_dma;  /* --json; --dmas (text: every stalled DMA's move) */
+};
+/* Algorithm 2 on d, grouped by static move, verified and iterated as so
+ * says; returns as snr_suggest_run. */
+int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const struct snr_suggest_opts *so,
+		       FILE *out, char *err, size_t errlen);
 /* The same on a graph already computed (snr report: one pass for all). */
 int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
 		      char *err, size_t errlen);

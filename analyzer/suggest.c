@@ -24,6 +24,7 @@
 #include "analyzer/deps.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
+#include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics.h"
 #include "replayer/replay.h"
@@ -52,6 +53,7 @@ struct capture {
 	bool seeded;
 	struct snr_config cfg;
 	unsigned chip, nchips;
+	bool regions_borrowed; /* a reordered copy shares the original's regions */
 };
 
 static struct capture *cap_now; /* the capture in progress (one at a time) */
@@ -212,13 +214,19 @@ static int capture_trace(struct capture *c, const char *path, const char *config
 static void capture_free(struct capture *c)
 {
 	free(c->v);
-	free(c->regions);
+	if (!c->regions_borrowed)
+		free(c->regions);
 }
 
-/* Runs the stream in `order` (n indices) through a fresh timing model. */
-static uint64_t what_if(const struct capture *c, const uint64_t *order, size_t n)
+/* Runs the stream in `order` (n indices) through a fresh timing model,
+ * reporting to tracker (NULL: none) with each instruction's original index,
+ * or its position in `order` when renumber is set (a reordered window of its
+ * own, for the next round's graph). totals (NULL: not wanted) gets the
+ * model's totals. */
+static uint64_t what_if_run(const struct capture *c, const uint64_t *order, size_t n, const struct snr_tracker *tracker,
+			    bool renumber, struct ta1_timing_totals *totals)
 {
-	struct ta1_timing_model *t = ta1_timing_new(&c->cfg, NULL, c->chip);
+	struct ta1_timing_model *t = ta1_timing_new(&c->cfg, tracker, c->chip);
 	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
 		for (unsigned k = 0; k < c->pre_window[f]; k++)
 			ta1_timing_pre_window_dma(t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
@@ -227,7 +235,7 @@ static uint64_t what_if(const struct capture *c, const uint64_t *order, size_t n
 	uint64_t x[32] = {0};
 	struct ta1_access a = {0};
 	for (size_t k = 0; k < n; k++) {
-		const struct cap_insn *ci = &c->v[order[k]];
+		const struct cap_insn *ci = &c->v[order ? order[k] : k];
 		x[ci->in.rs3] = ci->xv[3];
 		x[ci->in.rs2] = ci->xv[2];
 		x[ci->in.rs1] = ci->xv[1];
@@ -237,10 +245,12 @@ static uint64_t what_if(const struct capture *c, const uint64_t *order, size_t n
 		a.regs_written = ci->regs_written;
 		a.nregions = ci->nregions;
 		memcpy(a.region, c->regions + ci->region0, ci->nregions * sizeof(*a.region));
-		ta1_timing_insn(t, order[k], ci->pc, &ci->in, &a, x, ci->next_pc);
+		ta1_timing_insn(t, renumber || !order ? k : order[k], ci->pc, &ci->in, &a, x, ci->next_pc);
 		x[ci->in.rs3] = x[ci->in.rs2] = x[ci->in.rs1] = x[ci->in.rd] = 0;
 	}
 	uint64_t cycles = ta1_timing_drain(t);
+	if (totals)
+		ta1_timing_totals(t, totals);
 	ta1_timing_free(t);
 	return cycles;
 }
@@ -255,28 +265,53 @@ struct suggestion {
 	const char *reason; /* why not */
 	uint64_t free_lo, free_hi; /* VMEM [lo, hi), addresses */
 	bool vmem_checked, own_region;
+	bool lifted;        /* the point came out of a callee (to its call) or a caller (to the entry) */
 	uint64_t predicted;
-	bool verified;
-	uint64_t baseline, moved, realized;
-	int64_t realized_signed;
+	size_t group;       /* its static move: index into the plan's groups */
 };
 
 /* Page p holds no value over [c0, c1) but those `own` wrote (the DMA's own,
- * which the move only brings in earlier). */
-static bool page_free(const struct snr_deps *d, uint64_t p, uint64_t c0, uint64_t c1, uint64_t own)
+ * which the move only brings in earlier). A page's values are in cycle
+ * order (by lo) and max_hi is the running maximum of their ends, so a binary
+ * search finds the first value that may still be held at c0 and the scan
+ * stops at the first written at or after c1: the cost is the values live in
+ * [c0, c1), not the window's. */
+static bool page_free(const struct snr_deps *d, const uint64_t *max_hi, uint64_t p, uint64_t c0, uint64_t c1,
+		      uint64_t own)
 {
-	for (size_t k = d->occ_start[p]; k < d->occ_start[p + 1]; k++) {
+	size_t lo = d->occ_start[p], end = d->occ_start[p + 1], hi = end;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (max_hi[mid] > c0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (size_t k = lo; k < end && d->occ[k].lo < c1; k++) {
 		const struct snr_deps_occ *v = &d->occ[k];
-		if (v->writer != own && v->lo < c1 && v->hi > c0)
+		if (v->writer != own && v->hi > c0)
 			return false;
 	}
 	return true;
 }
 
+/* The running maximum of each page's value ends, for page_free. */
+static uint64_t *occ_max_hi(const struct snr_deps *d)
+{
+	size_t n = d->occ_start ? d->occ_start[d->npages] : 0;
+	uint64_t *mx = snr_xcalloc(n ? n : 1, sizeof(*mx));
+	for (uint64_t p = 0; p < d->npages; p++) {
+		uint64_t run = 0;
+		for (size_t k = d->occ_start[p]; k < d->occ_start[p + 1]; k++)
+			mx[k] = run = d->occ[k].hi > run ? d->occ[k].hi : run;
+	}
+	return mx;
+}
+
 /* A contiguous VMEM region of `bytes` free over [c0, c1): the DMA's own
  * destination if it is, else the first fit. */
-static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, uint64_t c0, uint64_t c1,
-			uint64_t *lo, uint64_t *hi, bool *own)
+static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const struct snr_deps_dma *m, uint64_t c0,
+			uint64_t c1, uint64_t *lo, uint64_t *hi, bool *own)
 {
 	uint64_t pb = d->page_bytes, need = (m->bytes + pb - 1) / pb, me = (uint64_t)m->issue_index;
 	if (!need)
@@ -287,7 +322,7 @@ static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, 
 		uint64_t p1 = (m->dst_addr - TA1_VMEM_BASE + (m->bytes ? m->bytes : 1) - 1) / pb;
 		bool ok = p1 < d->npages;
 		for (uint64_t p = p0; ok && p <= p1; p++)
-			ok = page_free(d, p, c0, c1, me);
+			ok = page_free(d, max_hi, p, c0, c1, me);
 		if (ok) {
 			*lo = m->dst_addr;
 			*hi = m->dst_addr + m->bytes;
@@ -297,10 +332,10 @@ static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, 
 	}
 	uint64_t run = 0;
 	for (uint64_t p = 0; p < d->npages; p++) {
-		run = page_free(d, p, c0, c1, me) ? run + 1 : 0;
+		run = page_free(d, max_hi, p, c0, c1, me) ? run + 1 : 0;
 		if (run >= need) {
 			uint64_t first = p + 1 - run;
-			while (first + run < d->npages && page_free(d, first + run, c0, c1, me))
+			while (first + run < d->npages && page_free(d, max_hi, first + run, c0, c1, me))
 				run++;
 			*lo = TA1_VMEM_BASE + first * pb;
 			*hi = *lo + run * pb;
@@ -317,7 +352,68 @@ static uint64_t reach_cycle(const struct snr_deps *d, uint64_t p)
 	return p && p <= d->ninsn ? d->insn[p - 1].issue + 1 : 0;
 }
 
-static void evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, struct suggestion *s)
+/* The function pc is in: its symbol without the offset ("0x..." without
+ * symbols). */
+static const char *function_of(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
+{
+	snr_source_symbolize(&d->an.src, pc, buf, len);
+	char *plus = strchr(buf, '+');
+	if (plus)
+		*plus = 0;
+	return buf;
+}
+
+/* TA1 instructions are 4 bytes: a call returns to the one after it. */
+#define INSN_BYTES 4
+
+/* Lifts the point s->at to one a programmer can edit: an instruction of the
+ * DMA's own function, in the same activation. Walking back from the DMA,
+ * a stretch of other functions' code that ends by returning just after the
+ * instruction before it is a call: a point inside the callee becomes the
+ * call itself (the DMA issues before the call), or, when the call is above
+ * the position (the callee produces something the DMA needs), the
+ * instruction the call returns to. A stretch that does not end that way is
+ * the caller's code: the activation began after it, and a point there
+ * becomes the first instruction the function ran. The walk goes no further
+ * back than s->at (and the scan of a stretch no further than the position).
+ * Returns false when no point in the function lies before the DMA. */
+static bool editable_point(const struct snr_deps *d, const struct snr_deps_dma *m, struct suggestion *s)
+{
+	uint64_t i = (uint64_t)m->issue_index, j = i;
+	char fn[256], other[256];
+	function_of(d, d->insn[i].pc, fn, sizeof(fn));
+	if (!strncmp(fn, "0x", 2))
+		return s->at < i; /* no symbols: nothing to tell functions apart by */
+	while (j > s->at) {
+		if (!strcmp(function_of(d, d->insn[j - 1].pc, other, sizeof(other)), fn)) {
+			j--;
+			continue;
+		}
+		/* [e, j) is outside fn; e - 1, if found, is the instruction before it */
+		uint64_t e = j - 1;
+		while (e > m->position && strcmp(function_of(d, d->insn[e - 1].pc, other, sizeof(other)), fn))
+			e--;
+		bool found = e > m->position || (e > 0 && !strcmp(function_of(d, d->insn[e - 1].pc, other, sizeof(other)), fn));
+		if (!found || d->insn[e - 1].pc + INSN_BYTES != d->insn[j].pc) {
+			/* the caller's code, or a call above the position: no
+			 * earlier point of this activation can hold the DMA */
+			s->at = j;
+			s->lifted = true;
+			break;
+		}
+		uint64_t call = e - 1;
+		if (s->at > call) { /* the point lies inside the callee */
+			s->at = call >= m->position ? call : j;
+			s->lifted = true;
+			break;
+		}
+		j = call;
+	}
+	return s->at < i;
+}
+
+static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const struct snr_deps_dma *m,
+		     struct suggestion *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->m = m;
@@ -334,12 +430,20 @@ static void evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, str
 	s->at = i;
 	while (s->at > m->position && issue - reach_cycle(d, s->at) < m->stall_cycles)
 		s->at--;
+	if (s->at == i) {
+		s->reason = "its own issue waits at least its stall: no earlier point hides more";
+		return;
+	}
+	if (!editable_point(d, m, s)) {
+		s->reason = "no point of its own function lies before it (the earlier points are in its caller)";
+		return;
+	}
 	while (s->slice0 < m->nslice && m->slice[s->slice0] < s->at)
 		s->slice0++;
 	if (m->dst_space == TA1_SPACE_VMEM) {
 		s->vmem_checked = true;
 		uint64_t c0 = reach_cycle(d, s->at);
-		if (!free_region(d, m, c0, m->complete_cycle, &s->free_lo, &s->free_hi, &s->own_region)) {
+		if (!free_region(d, max_hi, m, c0, m->complete_cycle, &s->free_lo, &s->free_hi, &s->own_region)) {
 			s->reason = "no contiguous VMEM region of its size is free from the earlier point";
 			return;
 		}
@@ -398,282 +502,878 @@ static size_t moved_order(const struct capture *c, const struct suggestion *cons
 	return o;
 }
 
-static uint64_t what_if_moves(const struct capture *c, const struct suggestion *const *moves, size_t n)
+static uint64_t what_if_moves(const struct capture *c, const struct suggestion *const *moves, size_t n,
+			      const struct snr_tracker *tracker, struct ta1_timing_totals *totals)
 {
 	uint64_t *order = snr_xcalloc(c->n ? c->n : 1, sizeof(*order));
 	size_t o = moved_order(c, moves, n, order);
-	uint64_t cyc = what_if(c, order, o);
+	uint64_t cyc = what_if_run(c, order, o, tracker, false, totals);
 	free(order);
 	return cyc;
 }
 
-static void verify(const struct capture *c, uint64_t baseline, struct suggestion *s)
+/* ---- static moves: the dynamic suggestions grouped, verified as groups -- */
+
+/* One static move: the DMA at dma_pc issued before before_pc, for every
+ * dynamic instance of that pair. */
+struct move_group {
+	uint64_t dma_pc, before_pc;
+	size_t *members, n; /* indices into the plan's suggestions, in window order */
+	uint64_t estimate;  /* Algorithm 2's: the instances' stalls summed, an upper bound */
+	bool verified, confirmed;
+	uint64_t cycles_after;
+	int64_t realized;
+	char reason[1024];   /* for an unconfirmed group: what the moved replay shows */
+};
+
+/* The moves of all the confirmed groups applied together. */
+struct combined {
+	bool done;
+	size_t moves;        /* confirmed groups */
+	uint64_t moved;      /* the window's cycles with all of them */
+	int64_t realized;    /* baseline - moved */
+	int64_t sum_groups;  /* the confirmed groups' realized, each alone, summed */
+};
+
+struct plan {
+	const struct snr_deps *d;
+	struct suggestion *sg; /* one per stalled DMA issued in the window, in id order */
+	size_t n, nsug;
+	struct move_group *g;  /* confirmed by realized, then unconfirmed, then unverified by estimate */
+	size_t ng, nverified;
+	bool verified;
+	uint64_t baseline;
+	struct ta1_timing_totals base_totals;
+	struct combined cb;
+};
+
+static const struct suggestion *sort_sg;
+static uint64_t sg_dma_pc(const struct snr_deps *d, const struct suggestion *s)
 {
-	const struct suggestion *one = s;
-	uint64_t cyc = what_if_moves(c, &one, 1);
-	s->verified = true;
-	s->baseline = baseline;
-	s->moved = cyc;
-	s->realized_signed = (int64_t)baseline - (int64_t)cyc;
+	return d->insn[s->m->issue_index].pc;
 }
 
-static void print_pcs(FILE *f, const struct snr_deps *d, const struct suggestion *s)
+static uint64_t sg_before_pc(const struct snr_deps *d, const struct suggestion *s)
+{
+	return s->at < d->ninsn ? d->insn[s->at].pc : 0;
+}
+
+static const struct snr_deps *sort_d;
+static int cmp_by_move(const void *a, const void *b)
+{
+	const struct suggestion *x = &sort_sg[*(const size_t *)a], *y = &sort_sg[*(const size_t *)b];
+	uint64_t xd = sg_dma_pc(sort_d, x), yd = sg_dma_pc(sort_d, y);
+	if (xd != yd)
+		return xd < yd ? -1 : 1;
+	uint64_t xb = sg_before_pc(sort_d, x), yb = sg_before_pc(sort_d, y);
+	if (xb != yb)
+		return xb < yb ? -1 : 1;
+	return x->m->issue_index < y->m->issue_index ? -1 : x->m->issue_index > y->m->issue_index;
+}
+
+static int group_rank(const struct move_group *g)
+{
+	return g->confirmed ? 0 : g->verified ? 1 : 2;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct move_group *x = a, *y = b;
+	if (group_rank(x) != group_rank(y))
+		return group_rank(x) - group_rank(y);
+	if (x->confirmed && x->realized != y->realized)
+		return x->realized > y->realized ? -1 : 1;
+	if (x->estimate != y->estimate)
+		return x->estimate > y->estimate ? -1 : 1;
+	if (x->dma_pc != y->dma_pc)
+		return x->dma_pc < y->dma_pc ? -1 : 1;
+	return x->before_pc < y->before_pc ? -1 : x->before_pc > y->before_pc;
+}
+
+/* Algorithm 2 on every stalled DMA of d, the suggestions grouped by static
+ * move (the groups in the order of their estimates). */
+static void plan_moves(const struct snr_deps *d, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	p->sg = snr_xcalloc(d->ndmas + 1, sizeof(*p->sg));
+	uint64_t *max_hi = occ_max_hi(d);
+	for (size_t k = 0; k < d->ndmas; k++) {
+		const struct snr_deps_dma *m = &d->dmas[k];
+		if (m->stall_cycles == 0 || m->issue_index < 0)
+			continue; /* not stalled, or issued before the window: nothing to move */
+		evaluate(d, max_hi, m, &p->sg[p->n]);
+		p->nsug += p->sg[p->n++].suggested;
+	}
+	free(max_hi);
+	size_t *idx = snr_xcalloc(p->nsug + 1, sizeof(*idx)), r = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (p->sg[k].suggested)
+			idx[r++] = k;
+	sort_sg = p->sg;
+	sort_d = d;
+	qsort(idx, r, sizeof(*idx), cmp_by_move);
+	p->g = snr_xcalloc(r + 1, sizeof(*p->g));
+	for (size_t k = 0; k < r;) {
+		const struct suggestion *s = &p->sg[idx[k]];
+		struct move_group *g = &p->g[p->ng++];
+		g->dma_pc = sg_dma_pc(d, s);
+		g->before_pc = sg_before_pc(d, s);
+		size_t e = k;
+		while (e < r && sg_dma_pc(d, &p->sg[idx[e]]) == g->dma_pc && sg_before_pc(d, &p->sg[idx[e]]) == g->before_pc)
+			e++;
+		g->n = e - k;
+		g->members = snr_xcalloc(g->n, sizeof(*g->members));
+		for (size_t j = 0; j < g->n; j++) {
+			g->members[j] = idx[k + j];
+			g->estimate += p->sg[idx[k + j]].predicted;
+		}
+		k = e;
+	}
+	free(idx);
+	qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
+	for (size_t k = 0; k < p->ng; k++)
+		for (size_t j = 0; j < p->g[k].n; j++)
+			p->sg[p->g[k].members[j]].group = k;
+}
+
+static void plan_free(struct plan *p)
+{
+	for (size_t k = 0; k < p->ng; k++)
+		free(p->g[k].members);
+	free(p->g);
+	free(p->sg);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The suggestions of group g (or of every confirmed group when g is NULL). */
+static size_t group_moves(const struct plan *p, const struct move_group *g, const struct suggestion **out)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < p->ng; k++) {
+		const struct move_group *x = &p->g[k];
+		if (g ? x != g : !x->confirmed)
+			continue;
+		for (size_t j = 0; j < x->n; j++)
+			out[n++] = &p->sg[x->members[j]];
+	}
+	return n;
+}
+
+/* What a moved run shows, for the reason a group realizes less than its
+ * estimate: the DMA stalls of each WAIT by the DMA responsible, and each
+ * DMA's completion and transfer time (by its ISSUE's original index). */
+struct diag_stall {
+	uint64_t index, cycles;
+	int64_t responsible;
+};
+struct diag_dma {
+	int64_t issue_index;
+	uint64_t complete, transfer;
+};
+struct diag {
+	struct diag_stall *st;
+	size_t nst, capst;
+	struct diag_dma *dm;
+	size_t ndm, capdm;
+};
+
+static void diag_on_stall(void *u, const struct snr_ev_stall *e)
+{
+	struct diag *g = u;
+	if (e->cause != SNR_STALL_DMA_BASE && e->cause != SNR_STALL_DMA_TRANSFER)
+		return;
+	if (g->nst == g->capst) {
+		g->capst = g->capst ? 2 * g->capst : 256;
+		g->st = snr_xrealloc(g->st, g->capst * sizeof(*g->st));
+	}
+	g->st[g->nst++] = (struct diag_stall){e->index, e->cycles, e->responsible};
+}
+
+static void diag_on_dma(void *u, const struct snr_ev_dma *e)
+{
+	struct diag *g = u;
+	if (e->phase != SNR_DMA_COMPLETED)
+		return;
+	if (g->ndm == g->capdm) {
+		g->capdm = g->capdm ? 2 * g->capdm : 256;
+		g->dm = snr_xrealloc(g->dm, g->capdm * sizeof(*g->dm));
+	}
+	g->dm[g->ndm++] = (struct diag_dma){e->issue_index, e->cycle, e->transfer_cycles};
+}
+
+static const struct diag_dma *diag_dma_of(const struct diag *g, int64_t issue_index)
+{
+	for (size_t k = 0; k < g->ndm; k++)
+		if (g->dm[k].issue_index == issue_index)
+			return &g->dm[k];
+	return NULL;
+}
+
+/* The DMA issued at instruction index i in d (NULL if none). */
+static const struct snr_deps_dma *dma_at(const struct snr_deps *d, int64_t i)
+{
+	size_t lo = 0, hi = d->ndmas; /* ids are in issue order */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->dmas[mid].issue_index < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->ndmas && d->dmas[lo].issue_index == i ? &d->dmas[lo] : NULL;
+}
+
+static const char *space_name(unsigned s)
+{
+	static const char *const names[] = {"core", "vmem", "mxuw", "hbm"};
+	return s < 4 ? names[s] : "?";
+}
+
+/* Runs group g's moves again with a tracker and states why they realize
+ * less than their estimate. */
+static void diagnose(const struct capture *c, const struct plan *p, struct move_group *g)
+{
+	const struct snr_deps *d = p->d;
+	const struct suggestion **moves = snr_xcalloc(g->n, sizeof(*moves));
+	size_t n = group_moves(p, g, moves);
+	struct diag dg = {0};
+	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION,
+				.user = &dg,
+				.on_stall = diag_on_stall,
+				.on_dma = diag_on_dma};
+	struct ta1_timing_totals tot;
+	what_if_moves(c, moves, n, &t, &tot);
+	/* the instance whose WAIT stalls most on another DMA, or on its own */
+	const struct suggestion *worst_other = NULL, *worst_own = NULL;
+	uint64_t other_cycles = 0, own_cycles = 0;
+	int64_t other_dma = -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct snr_deps_dma *m = moves[k]->m;
+		for (size_t j = 0; m->wait_index >= 0 && j < dg.nst; j++) {
+			const struct diag_stall *x = &dg.st[j];
+			if (x->index != (uint64_t)m->wait_index)
+				continue;
+			if (x->responsible == m->issue_index) {
+				if (x->cycles > own_cycles) {
+					own_cycles = x->cycles;
+					worst_own = moves[k];
+				}
+			} else if (x->cycles > other_cycles) {
+				other_cycles = x->cycles;
+				other_dma = x->responsible;
+				worst_other = moves[k];
+			}
+		}
+	}
+	char ws[256], os[256];
+	if (worst_other && other_cycles >= own_cycles) {
+		const struct snr_deps_dma *m = worst_other->m, *o = dma_at(d, other_dma);
+		const struct diag_dma *oc = diag_dma_of(&dg, other_dma);
+		uint64_t wpc = d->insn[m->wait_index].pc, opc = other_dma >= 0 ? d->insn[other_dma].pc : 0;
+		snr_source_symbolize(&d->an.src, wpc, ws, sizeof(ws));
+		snr_source_symbolize(&d->an.src, opc, os, sizeof(os));
+		snprintf(g->reason, sizeof(g->reason),
+			 "the WAIT at %s (pc 0x%" PRIx64 ") also waits for DMA %" PRIu64 " (%s, pc 0x%" PRIx64
+			 ") completing at cycle %" PRIu64 ": it still stalls %" PRIu64 " cycles",
+			 ws, wpc, o ? o->id : 0, os, opc, oc ? oc->complete : 0, other_cycles);
+	} else if (worst_own) {
+		const struct snr_deps_dma *m = worst_own->m;
+		const struct diag_dma *mc = diag_dma_of(&dg, m->issue_index);
+		uint64_t before = m->complete_cycle > m->start_cycle ? m->complete_cycle - m->start_cycle : 0;
+		if (mc && mc->transfer > before + before / 10)
+			snprintf(g->reason, sizeof(g->reason),
+				 "the link %s>%s is saturated: moved, the DMA's transfer takes %" PRIu64
+				 " cycles against %" PRIu64 " in the replay, and its WAIT still stalls %" PRIu64 " cycles",
+				 space_name(m->src_space), space_name(m->dst_space), mc->transfer, before, own_cycles);
+		else
+			snprintf(g->reason, sizeof(g->reason),
+				 "moved, the DMA still stalls its WAIT %" PRIu64 " cycles: the point is not early enough",
+				 own_cycles);
+	} else {
+		/* its WAITs no longer stall: the cycles went elsewhere */
+		unsigned worst = SNR_STALL_COUNT;
+		uint64_t grew = 0;
+		for (unsigned k = 0; k < SNR_STALL_COUNT; k++)
+			if (tot.stall_cycles[k] > p->base_totals.stall_cycles[k] &&
+			    tot.stall_cycles[k] - p->base_totals.stall_cycles[k] > grew) {
+				grew = tot.stall_cycles[k] - p->base_totals.stall_cycles[k];
+				worst = k;
+			}
+		if (worst == SNR_STALL_VMEM_HAZARD)
+			snprintf(g->reason, sizeof(g->reason),
+				 "the VMEM region is taken: its WAITs no longer stall, but VMEM hazard stalls grow by %" PRIu64
+				 " cycles",
+				 grew);
+		else if (worst == SNR_STALL_DMA_BASE || worst == SNR_STALL_DMA_TRANSFER)
+			snprintf(g->reason, sizeof(g->reason),
+				 "the link is saturated: its WAITs no longer stall, but other WAITs stall %" PRIu64
+				 " cycles longer on DMAs that now share the link with it",
+				 grew);
+		else if (worst < SNR_STALL_COUNT)
+			snprintf(g->reason, sizeof(g->reason),
+				 "its WAITs no longer stall, but %s stalls grow by %" PRIu64 " cycles",
+				 snr_stall_cause_name((enum snr_stall_cause)worst), grew);
+		else
+			snprintf(g->reason, sizeof(g->reason),
+				 "its WAITs no longer stall, but the cycles they hid were not on the critical path");
+	}
+	free(dg.st);
+	free(dg.dm);
+	free(moves);
+}
+
+/* Each group's what-if (all its instances moved; the verify_max largest
+ * estimates), then all the confirmed groups together. */
+static void verify_plan(const struct capture *c, struct plan *p, unsigned verify_max)
+{
+	p->baseline = what_if_run(c, NULL, c->n, NULL, false, &p->base_totals);
+	p->verified = true;
+	const struct suggestion **moves = snr_xcalloc(p->nsug + 1, sizeof(*moves));
+	for (size_t k = 0; k < p->ng && k < verify_max; k++) { /* the groups are in estimate order */
+		struct move_group *g = &p->g[k];
+		size_t n = group_moves(p, g, moves);
+		g->cycles_after = what_if_moves(c, moves, n, NULL, NULL);
+		g->realized = (int64_t)p->baseline - (int64_t)g->cycles_after;
+		g->verified = true;
+		g->confirmed = g->realized > 0 && 2 * (uint64_t)g->realized >= g->estimate;
+		if (!g->confirmed)
+			diagnose(c, p, g);
+		p->nverified++;
+	}
+	size_t n = group_moves(p, NULL, moves);
+	for (size_t k = 0; k < p->ng; k++)
+		if (p->g[k].confirmed) {
+			p->cb.moves++;
+			p->cb.sum_groups += p->g[k].realized;
+		}
+	if (p->cb.moves) {
+		p->cb.moved = what_if_moves(c, moves, n, NULL, NULL);
+		p->cb.realized = (int64_t)p->baseline - (int64_t)p->cb.moved;
+		p->cb.done = true;
+	}
+	free(moves);
+	qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
+	for (size_t k = 0; k < p->ng; k++)
+		for (size_t j = 0; j < p->g[k].n; j++)
+			p->sg[p->g[k].members[j]].group = k;
+}
+
+/* ---- --rounds: the confirmed moves applied, Algorithm 2 again ----------- */
+
+/* A round's confirmed moves, kept for printing after its graph is gone. */
+struct round_move {
+	uint64_t dma_pc, before_pc, instances, estimate;
+	int64_t realized;
+};
+struct round {
+	uint64_t cycles_before, cycles; /* the window's cycles before and after its moves */
+	struct round_move *moves;
+	size_t nmoves;
+};
+
+/* The window in `order`, as a capture of its own (sharing the regions). */
+static void capture_reordered(const struct capture *c, const uint64_t *order, size_t n, struct capture *out)
+{
+	*out = *c;
+	out->v = snr_xcalloc(n ? n : 1, sizeof(*out->v));
+	for (size_t k = 0; k < n; k++)
+		out->v[k] = c->v[order[k]];
+	out->n = out->cap = n;
+	out->regions_borrowed = true;
+}
+
+struct round_feed {
+	const struct capture *c;
+	const struct snr_source *orig;
+};
+
+/* snr_deps_feed_fn: the reordered window's events, from the timing model;
+ * symbols from the original trace or metrics file. */
+static int feed_round(void *user, struct snr_source *src, const struct snr_tracker *t, char *err, size_t errlen)
+{
+	const struct round_feed *f = user;
+	memset(src, 0, sizeof(*src));
+	src->path = snr_xstrdup(f->orig->path);
+	src->is_trace = f->orig->is_trace;
+	src->cfg = f->c->cfg;
+	src->meta_json = snr_xstrdup(f->orig->meta_json ? f->orig->meta_json : "{}");
+	if (f->orig->trace && !(src->trace = snr_trace_open(f->orig->path, err, errlen)))
+		return -1;
+	if (f->orig->metrics && !(src->metrics = snr_metrics_open(f->orig->path, err, errlen)))
+		return -1;
+	src->instructions = f->c->n;
+	src->cycles = what_if_run(f->c, NULL, f->c->n, t, true, NULL);
+	src->verified = true;
+	return 0;
+}
+
+static void round_record(const struct plan *p, struct round *r)
+{
+	r->cycles_before = p->baseline;
+	r->cycles = p->cb.done ? p->cb.moved : p->baseline;
+	r->moves = snr_xcalloc(p->cb.moves + 1, sizeof(*r->moves));
+	for (size_t k = 0; k < p->ng; k++)
+		if (p->g[k].confirmed)
+			r->moves[r->nmoves++] = (struct round_move){p->g[k].dma_pc, p->g[k].before_pc, p->g[k].n,
+								     p->g[k].estimate, p->g[k].realized};
+}
+
+/* Rounds 2.. after round 1 (p on c): each applies the previous round's
+ * confirmed moves to the stream, builds the moved window's graph and runs
+ * Algorithm 2 and the what-ifs on it. Stops after `rounds` rounds or at a
+ * round that confirms nothing. Returns the rounds filled in r, or -1 with
+ * err filled. */
+static int run_rounds(const struct capture *c, const struct snr_deps *d, const struct plan *p,
+		      const struct snr_deps_opts *o, unsigned rounds, unsigned verify_max, struct round *r, char *err,
+		      size_t errlen)
+{
+	size_t nr = 0;
+	round_record(p, &r[nr++]);
+	struct capture cur = {0}, next;
+	const struct capture *prev_c = c;
+	const struct plan *prev_p = p;
+	struct plan pl = {0};
+	struct snr_deps dn = {0};
+	bool have_cur = false;
+	int rc = 0;
+	while (nr < rounds && prev_p->cb.moves) {
+		const struct suggestion **moves = snr_xcalloc(prev_p->nsug + 1, sizeof(*moves));
+		size_t n = group_moves(prev_p, NULL, moves);
+		uint64_t *order = snr_xcalloc(prev_c->n ? prev_c->n : 1, sizeof(*order));
+		size_t len = moved_order(prev_c, moves, n, order);
+		capture_reordered(prev_c, order, len, &next);
+		free(order);
+		free(moves);
+		if (have_cur) {
+			plan_free(&pl);
+			snr_deps_free(&dn);
+			capture_free(&cur);
+		}
+		cur = next;
+		have_cur = true;
+		struct round_feed f = {&cur, &d->an.src};
+		if (snr_deps_build(&dn, feed_round, &f, o, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		plan_moves(&dn, &pl);
+		verify_plan(&cur, &pl, verify_max);
+		round_record(&pl, &r[nr++]);
+		prev_c = &cur;
+		prev_p = &pl;
+	}
+	if (have_cur) {
+		plan_free(&pl);
+		snr_deps_free(&dn);
+		capture_free(&cur);
+	}
+	return rc ? -1 : (int)nr;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+/* "chain+0x40 (pc 0x10180)" */
+static const char *place(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
+{
+	char sym[256];
+	snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym));
+	snprintf(buf, len, "%s (pc 0x%" PRIx64 ")", sym, pc);
+	return buf;
+}
+
+/* A static move in words: the point after the DMA in its function is in an
+ * earlier iteration of a loop around both. */
+static void print_move_label(FILE *f, const struct snr_deps *d, uint64_t dma_pc, uint64_t before_pc, uint64_t n)
+{
+	char a[300], b[300], fa[256], fb[256];
+	bool later = before_pc >= dma_pc &&
+		     !strcmp(function_of(d, dma_pc, fa, sizeof(fa)), function_of(d, before_pc, fb, sizeof(fb)));
+	fprintf(f, "move the DMA at %s up to before %s%s (%" PRIu64 " instance%s)", place(d, dma_pc, a, sizeof(a)),
+		place(d, before_pc, b, sizeof(b)), later ? ", in an earlier iteration of the loop" : "", n,
+		n == 1 ? "" : "s");
+}
+
+static void print_operands(FILE *f, const struct snr_deps *d, const struct suggestion *s)
 {
 	const struct snr_deps_dma *m = s->m;
-	if (s->slice0 >= m->nslice) {
-		fputs("none", f);
-		return;
-	}
 	for (size_t k = s->slice0; k < m->nslice; k++)
 		fprintf(f, "%s0x%" PRIx64, k > s->slice0 ? ", " : "", d->insn[m->slice[k]].pc);
 }
 
-/* All the suggested moves applied together. */
-struct combined {
-	bool done;
-	size_t moves;
-	uint64_t moved;
-	int64_t realized, sum_single; /* baseline - moved; the single moves' realized, summed */
-	size_t single_verified;       /* how many single moves sum_single covers */
-};
-
-static void print_text(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
-		       uint64_t baseline, const struct combined *cb, unsigned verify_max)
+static void print_group_text(FILE *f, const struct plan *p, size_t k)
 {
-	size_t nsug = 0, nstalled = 0;
-	for (size_t k = 0; k < n; k++)
-		nsug += sg[k].suggested;
-	nstalled = n;
-	fprintf(f, "suggest: %s: %" PRIu64 " instructions, %" PRIu64 " cycles; %zu stalled DMAs, %zu suggestions\n",
-		d->an.src.path, d->an.src.instructions, d->an.src.cycles, nstalled, nsug);
-	if (verified)
-		fprintf(f, "what-if baseline: %" PRIu64 " cycles (the replay: %" PRIu64 ")%s\n", baseline,
-			d->an.src.cycles, nsug > verify_max ? "; only the largest predictions are verified (--verify-max)" : "");
-	for (size_t k = 0; k < n; k++) {
-		const struct suggestion *s = &sg[k];
-		const struct snr_deps_dma *m = s->m;
-		char sym[256], ysym[256];
-		uint64_t pc = d->insn[m->issue_index].pc;
-		uint64_t ypc = s->at < d->ninsn ? d->insn[s->at].pc : 0;
-		snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym));
-		snr_source_symbolize(&d->an.src, ypc, ysym, sizeof(ysym));
-		fprintf(f, "\nDMA %" PRIu64 " at pc 0x%" PRIx64 " (%s), #%" PRId64 ": stall %" PRIu64
-			   " cycles, backtail %" PRIu64 " insns / %" PRIu64 " cycles\n",
-			m->id, pc, sym, m->issue_index, m->stall_cycles, m->backtail_insns, m->backtail_cycles);
-		if (!s->suggested) {
-			fprintf(f, "  no suggestion: %s\n", s->reason);
-			continue;
-		}
-		fprintf(f, "  issue the DMA at pc 0x%" PRIx64 ", with the instructions that compute its operands\n"
-			   "  (pcs ",
-			pc);
-		print_pcs(f, d, s);
-		fprintf(f, "), before pc 0x%" PRIx64 " (%s, #%" PRIu64 ");\n  removes ~%" PRIu64 " stall cycles", ypc,
-			ysym, s->at, s->predicted);
-		if (s->vmem_checked)
-			fprintf(f, "; VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from pc 0x%" PRIx64 " on%s\n",
-				s->free_lo, s->free_hi, ypc, s->own_region ? " (its own destination)" : "");
-		else
-			fprintf(f, " (destination not in VMEM)\n");
-		if (s->verified)
-			fprintf(f, "  verify: predicted %" PRIu64 ", realized %" PRId64 " cycles (%" PRIu64 " -> %" PRIu64
-				   ", %.0f%%)\n",
-				s->predicted, s->realized_signed, s->baseline, s->moved,
-				s->predicted ? 100.0 * (double)s->realized_signed / (double)s->predicted : 0.0);
-		else if (verified)
-			fprintf(f, "  verify: not run (beyond the %u largest predictions)\n", verify_max);
+	const struct snr_deps *d = p->d;
+	const struct move_group *g = &p->g[k];
+	const struct suggestion *s = &p->sg[g->members[0]];
+	fprintf(f, "%3zu. ", k + 1);
+	print_move_label(f, d, g->dma_pc, g->before_pc, g->n);
+	fputs("\n     ", f);
+	if (s->slice0 < s->m->nslice) {
+		fputs("with the instructions that compute its operands (pcs ", f);
+		print_operands(f, d, s);
+		fputs("); ", f);
 	}
-	if (cb->done)
-		fprintf(f, "\nall %zu moves together: realized %" PRId64 " cycles (%" PRIu64 " -> %" PRIu64
-			   "); the %s%zu single moves' realized sum to %" PRId64 "\n",
-			cb->moves, cb->realized, baseline, cb->moved, cb->single_verified < cb->moves ? "verified " : "",
-			cb->single_verified, cb->sum_single);
+	if (s->vmem_checked)
+		fprintf(f, "VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from the point on%s\n", s->free_lo, s->free_hi,
+			s->own_region ? " (its own destination)" : " (its buffer moves there)");
+	else
+		fputs("its destination is not in VMEM\n", f);
+	if (!g->verified)
+		fprintf(f, "     estimate: at most %" PRIu64 " cycles (Algorithm 2; not verified)\n", g->estimate);
+	else if (g->confirmed)
+		fprintf(f, "     saves %" PRId64 " cycles (what-if, all %zu moved: %" PRIu64 " -> %" PRIu64
+			   "); estimate at most %" PRIu64 "\n",
+			g->realized, g->n, p->baseline, g->cycles_after, g->estimate);
+	else
+		fprintf(f, "     saves %" PRId64 " of at most %" PRIu64 " cycles (what-if, all %zu moved): %s\n", g->realized,
+			g->estimate, g->n, g->reason);
 }
 
-static void print_json(FILE *f, const struct snr_deps *d, const struct suggestion *sg, size_t n, bool verified,
-		       uint64_t baseline, const struct combined *cb, unsigned verify_max)
+static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool per_dma, const struct round *r,
+		       size_t nr)
 {
-	fprintf(f, "{\"analysis\":\"suggest\",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64
-		   ",\"max_chain\":%u,\"verified\":%s",
-		d->an.src.instructions, d->an.src.cycles, d->max_chain, verified ? "true" : "false");
-	if (verified)
-		fprintf(f, ",\"what_if_baseline_cycles\":%" PRIu64 ",\"verify_max\":%u", baseline, verify_max);
+	const struct snr_deps *d = p->d;
+	fprintf(f, "suggest: %s: %" PRIu64 " instructions, %" PRIu64 " cycles; %zu stalled DMAs; %zu moves in %zu place%s\n",
+		d->an.src.path, d->an.src.instructions, d->an.src.cycles, p->n, p->nsug, p->ng, p->ng == 1 ? "" : "s");
+	size_t nconf = 0, nunconf = 0;
+	for (size_t k = 0; k < p->ng; k++) {
+		nconf += p->g[k].confirmed;
+		nunconf += p->g[k].verified && !p->g[k].confirmed;
+	}
+	if (p->verified) {
+		if (p->baseline != d->an.src.cycles)
+			fprintf(f, "what-if baseline: %" PRIu64 " cycles (the replay: %" PRIu64 ")\n", p->baseline,
+				d->an.src.cycles);
+		uint64_t est = 0;
+		for (size_t k = 0; k < p->ng; k++)
+			est += p->g[k].confirmed ? p->g[k].estimate : 0;
+		if (p->cb.done)
+			fprintf(f, "what-if: %" PRIu64 " -> %" PRIu64 " cycles with the %zu confirmed move%s together (saves %" PRId64
+				   ", %.1f%%; their estimates sum to %" PRIu64 ", an upper bound)\n",
+				p->baseline, p->cb.moved, p->cb.moves, p->cb.moves == 1 ? "" : "s", p->cb.realized,
+				p->baseline ? 100.0 * (double)p->cb.realized / (double)p->baseline : 0.0, est);
+		else
+			fprintf(f, "what-if: no move is confirmed (none realizes half its estimate)\n");
+	} else if (p->ng)
+		fprintf(f, "estimates only (Algorithm 2's upper bounds): --verify measures each move with a what-if replay\n");
+	size_t k = 0;
+	if (nconf)
+		fputs("\nconfirmed (the what-if of all its instances moved realizes at least half the estimate):\n", f);
+	for (; k < p->ng && p->g[k].confirmed; k++)
+		print_group_text(f, p, k);
+	if (nunconf)
+		fputs("\nunconfirmed (the what-if realizes less than half the estimate):\n", f);
+	for (; k < p->ng && p->g[k].verified; k++)
+		print_group_text(f, p, k);
+	if (k < p->ng)
+		fprintf(f, p->verified ? "\nnot verified (beyond the %u largest estimates, --verify-max):\n" : "\nmoves:\n",
+			verify_max);
+	for (; k < p->ng; k++)
+		print_group_text(f, p, k);
+	/* the stalled DMAs without a move, by pc and reason */
+	bool *done = snr_xcalloc(p->n + 1, sizeof(*done));
+	bool header = false;
+	for (size_t a = 0; a < p->n; a++) {
+		const struct suggestion *s = &p->sg[a];
+		if (s->suggested || done[a])
+			continue;
+		uint64_t pc = d->insn[s->m->issue_index].pc, stall = 0, n = 0;
+		for (size_t b = a; b < p->n; b++) {
+			const struct suggestion *t = &p->sg[b];
+			if (!t->suggested && !done[b] && d->insn[t->m->issue_index].pc == pc && t->reason == s->reason) {
+				done[b] = true;
+				stall += t->m->stall_cycles;
+				n++;
+			}
+		}
+		if (!header)
+			fputs("\nstalled DMAs with no move:\n", f);
+		header = true;
+		char a1[300];
+		fprintf(f, "     the DMA at %s, %" PRIu64 " instance%s, %" PRIu64 " stall cycles: %s\n",
+			place(d, pc, a1, sizeof(a1)), n, n == 1 ? "" : "s", stall, s->reason);
+	}
+	free(done);
+	if (nr > 1 || (nr == 1 && r)) {
+		fputs("\nrounds (each applies the confirmed moves, then runs Algorithm 2 and the what-ifs on the moved window):\n",
+		      f);
+		for (size_t j = 0; j < nr; j++) {
+			fprintf(f, "  round %zu: %" PRIu64 " -> %" PRIu64 " cycles, %zu move%s\n", j + 1, r[j].cycles_before,
+				r[j].cycles, r[j].nmoves, r[j].nmoves == 1 ? "" : "s");
+			for (size_t m = 0; m < r[j].nmoves; m++) {
+				fputs("     ", f);
+				print_move_label(f, d, r[j].moves[m].dma_pc, r[j].moves[m].before_pc, r[j].moves[m].instances);
+				fprintf(f, ": saves %" PRId64 "\n", r[j].moves[m].realized);
+			}
+		}
+		if (nr && !r[nr - 1].nmoves)
+			fputs("  (the last round confirms nothing: the rounds stop)\n", f);
+	}
+	if (per_dma) {
+		fputs("\nper DMA:\n", f);
+		for (size_t a = 0; a < p->n; a++) {
+			const struct suggestion *s = &p->sg[a];
+			const struct snr_deps_dma *m = s->m;
+			char a1[300];
+			fprintf(f, "  DMA %" PRIu64 " at %s, #%" PRId64 ": stall %" PRIu64 " cycles, backtail %" PRIu64
+				   " insns / %" PRIu64 " cycles; ",
+				m->id, place(d, d->insn[m->issue_index].pc, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
+				m->backtail_insns, m->backtail_cycles);
+			if (s->suggested)
+				fprintf(f, "move %zu, before #%" PRIu64 "%s\n", s->group + 1, s->at,
+					s->lifted ? " (lifted to its own function)" : "");
+			else
+				fprintf(f, "no move: %s\n", s->reason);
+		}
+	}
+}
+
+static void print_place_json(FILE *f, const struct snr_deps *d, uint64_t pc)
+{
+	char sym[256];
+	fprintf(f, "{\"pc\":%" PRIu64 ",\"symbol\":", pc);
+	snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)));
+	fputs(",\"source\":null}", f);
+}
+
+static void print_move_json(FILE *f, const struct snr_deps *d, uint64_t dma_pc, uint64_t before_pc)
+{
+	fputs("\"dma\":", f);
+	print_place_json(f, d, dma_pc);
+	fputs(",\"before\":", f);
+	print_place_json(f, d, before_pc);
+}
+
+static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const struct round *r, size_t nr)
+{
+	const struct snr_deps *d = p->d;
+	fputs("{\"analysis\":\"suggest\",\"source\":", f);
+	snr_deps_json_str(f, d->an.src.path);
+	fprintf(f, ",\"instructions\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"max_chain\":%u,\"verified\":%s",
+		d->an.src.instructions, d->an.src.cycles, d->max_chain, p->verified ? "true" : "false");
+	if (p->verified)
+		fprintf(f, ",\"what_if_baseline_cycles\":%" PRIu64 ",\"verify_max\":%u", p->baseline, verify_max);
+	fputs(",\"moves\":[", f);
+	for (size_t k = 0; k < p->ng; k++) {
+		const struct move_group *g = &p->g[k];
+		const struct suggestion *s = &p->sg[g->members[0]];
+		fputs(k ? ",\n{" : "\n{", f);
+		print_move_json(f, d, g->dma_pc, g->before_pc);
+		fputs(",\"operand_pcs\":[", f);
+		for (size_t j = s->slice0; j < s->m->nslice; j++)
+			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", d->insn[s->m->slice[j]].pc);
+		fprintf(f, "],\"instances\":%zu,\"dma_ids\":[", g->n);
+		for (size_t j = 0; j < g->n; j++)
+			fprintf(f, "%s%" PRIu64, j ? "," : "", p->sg[g->members[j]].m->id);
+		fprintf(f, "],\"estimate_cycles\":%" PRIu64, g->estimate);
+		if (g->verified) {
+			fprintf(f, ",\"realized_cycles\":%" PRId64 ",\"cycles_after\":%" PRIu64 ",\"confirmed\":%s,\"reason\":",
+				g->realized, g->cycles_after, g->confirmed ? "true" : "false");
+			if (g->confirmed)
+				fputs("null", f);
+			else
+				snr_deps_json_str(f, g->reason);
+		} else
+			fputs(",\"realized_cycles\":null,\"cycles_after\":null,\"confirmed\":null,\"reason\":null", f);
+		if (s->vmem_checked)
+			fprintf(f, ",\"vmem_free\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"own_destination\":%s}}", s->free_lo,
+				s->free_hi, s->own_region ? "true" : "false");
+		else
+			fputs(",\"vmem_free\":null}", f);
+	}
+	fputs("]", f);
+	if (p->cb.done)
+		fprintf(f, ",\"combined\":{\"moves\":%zu,\"realized_cycles\":%" PRId64 ",\"cycles_before\":%" PRIu64
+			   ",\"cycles_after\":%" PRIu64 ",\"moved_cycles\":%" PRIu64 ",\"sum_of_single_realized\":%" PRId64 "}",
+			p->cb.moves, p->cb.realized, p->baseline, p->cb.moved, p->cb.moved, p->cb.sum_groups);
+	else if (p->verified)
+		fprintf(f, ",\"combined\":{\"moves\":0,\"realized_cycles\":0,\"cycles_before\":%" PRIu64
+			   ",\"cycles_after\":%" PRIu64 ",\"moved_cycles\":%" PRIu64 ",\"sum_of_single_realized\":0}",
+			p->baseline, p->baseline, p->baseline);
+	else
+		fputs(",\"combined\":null", f);
+	if (r) {
+		fputs(",\"rounds\":[", f);
+		for (size_t j = 0; j < nr; j++) {
+			fprintf(f, "%s{\"round\":%zu,\"cycles_before\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"moves\":[", j ? "," : "",
+				j + 1, r[j].cycles_before, r[j].cycles);
+			for (size_t m = 0; m < r[j].nmoves; m++) {
+				fputs(m ? ",{" : "{", f);
+				print_move_json(f, d, r[j].moves[m].dma_pc, r[j].moves[m].before_pc);
+				fprintf(f, ",\"instances\":%" PRIu64 ",\"estimate_cycles\":%" PRIu64 ",\"realized_cycles\":%" PRId64 "}",
+					r[j].moves[m].instances, r[j].moves[m].estimate, r[j].moves[m].realized);
+			}
+			fputs("]}", f);
+		}
+		fputc(']', f);
+	}
 	fputs(",\"stalled_dmas\":[", f);
-	for (size_t k = 0; k < n; k++) {
-		const struct suggestion *s = &sg[k];
+	for (size_t k = 0; k < p->n; k++) {
+		const struct suggestion *s = &p->sg[k];
 		const struct snr_deps_dma *m = s->m;
 		fprintf(f, "%s\n{\"dma\":", k ? "," : "");
 		snr_deps_print_dma_json(f, d, m);
 		fprintf(f, ",\"suggested\":%s", s->suggested ? "true" : "false");
 		if (!s->suggested) {
-			fprintf(f, ",\"reason\":\"%s\"}", s->reason);
+			fputs(",\"reason\":", f);
+			snr_deps_json_str(f, s->reason);
+			fputc('}', f);
 			continue;
 		}
 		uint64_t ypc = s->at < d->ninsn ? d->insn[s->at].pc : 0;
-		fprintf(f, ",\"move\":{\"dma_pc\":%" PRIu64 ",\"operand_pcs\":[", d->insn[m->issue_index].pc);
+		fprintf(f, ",\"move_index\":%zu,\"move\":{\"dma_pc\":%" PRIu64 ",\"operand_pcs\":[", s->group,
+			d->insn[m->issue_index].pc);
 		for (size_t j = s->slice0; j < m->nslice; j++)
 			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", d->insn[m->slice[j]].pc);
-		fprintf(f, "],\"before_pc\":%" PRIu64 ",\"before_index\":%" PRIu64 "},\"predicted_cycles\":%" PRIu64, ypc,
-			s->at, s->predicted);
+		fprintf(f, "],\"before_pc\":%" PRIu64 ",\"before_index\":%" PRIu64 ",\"lifted\":%s},\"predicted_cycles\":%" PRIu64,
+			ypc, s->at, s->lifted ? "true" : "false", s->predicted);
 		if (s->vmem_checked)
 			fprintf(f, ",\"vmem_free\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"own_destination\":%s}",
 				s->free_lo, s->free_hi, s->own_region ? "true" : "false");
 		else
 			fputs(",\"vmem_free\":null", f);
-		if (s->verified)
-			fprintf(f, ",\"verify\":{\"baseline_cycles\":%" PRIu64 ",\"moved_cycles\":%" PRIu64
-				   ",\"realized_cycles\":%" PRId64 "}",
-				s->baseline, s->moved, s->realized_signed);
-		else if (verified)
-			fputs(",\"verify\":null", f);
 		fputc('}', f);
 	}
-	fputc(']', f);
-	if (cb->done)
-		fprintf(f, ",\"combined\":{\"moves\":%zu,\"moved_cycles\":%" PRIu64 ",\"realized_cycles\":%" PRId64
-			   ",\"sum_of_single_realized\":%" PRId64 ",\"single_verified\":%zu}",
-			cb->moves, cb->moved, cb->realized, cb->sum_single, cb->single_verified);
-	fputs("}\n", f);
+	fputs("]}\n", f);
 }
 
-static const struct suggestion *rank_sg;
-static int cmp_predicted(const void *a, const void *b)
+/* ---- entry points -------------------------------------------------------- */
+
+/* The capture for --verify: the trace, or the one a metrics file was
+ * replayed from. 0, or 1 with err filled. */
+static int capture_for(const struct snr_deps *d, const struct snr_deps_opts *o, struct capture *c, char *err,
+		       size_t errlen)
 {
-	const struct suggestion *x = &rank_sg[*(const size_t *)a], *y = &rank_sg[*(const size_t *)b];
-	if (x->predicted != y->predicted)
-		return x->predicted > y->predicted ? -1 : 1;
-	return x->m->id < y->m->id ? -1 : x->m->id > y->m->id;
+	const char *trace_path = d->an.src.is_trace ? d->an.src.path : NULL;
+	char *from_meta = NULL;
+	if (!trace_path && d->an.src.metrics) {
+		/* a metrics file names the trace it was replayed from */
+		const char *mj = snr_metrics_meta_json(d->an.src.metrics);
+		const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
+		if (k) {
+			k += 9;
+			const char *e = strchr(k, '"');
+			if (e)
+				from_meta = strndup(k, (size_t)(e - k));
+		}
+		trace_path = from_meta;
+	}
+	int rc = 0;
+	memset(c, 0, sizeof(*c));
+	if (!d->ta1) {
+		snr_fmt(err, errlen, "--verify runs the TA1 timing model; this trace is not TA1 code");
+		rc = 1;
+	} else if (!trace_path) {
+		snr_fmt(err, errlen, "--verify needs the trace");
+		rc = 1;
+	} else if (o->sim && strcmp(o->sim, "ta1")) {
+		snr_fmt(err, errlen, "--verify runs the TA1 timing model; --sim %s has none", o->sim);
+		rc = 1;
+	} else if (capture_trace(c, trace_path, o->config_path, err, errlen)) {
+		capture_free(c);
+		memset(c, 0, sizeof(*c));
+		rc = 1;
+	}
+	free(from_meta);
+	return rc;
+}
+
+int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const struct snr_suggest_opts *so,
+		       FILE *out, char *err, size_t errlen)
+{
+	struct plan p;
+	plan_moves(d, &p);
+	int rc = 0;
+	struct round *r = NULL;
+	int nr = 0;
+	if (so->verify_max) {
+		struct capture c;
+		rc = capture_for(d, o, &c, err, errlen);
+		if (!rc) {
+			verify_plan(&c, &p, so->verify_max);
+			if (so->rounds) {
+				r = snr_xcalloc(so->rounds, sizeof(*r));
+				nr = run_rounds(&c, d, &p, o, so->rounds, so->verify_max, r, err, errlen);
+				if (nr < 0) {
+					rc = 1;
+					nr = 0;
+				}
+			}
+			capture_free(&c);
+		}
+	}
+	if (so->json)
+		print_json(out, &p, so->verify_max, r, (size_t)nr);
+	else
+		print_text(out, &p, so->verify_max, so->per_dma, r, (size_t)nr);
+	for (int k = 0; k < nr; k++)
+		free(r[k].moves);
+	free(r);
+	plan_free(&p);
+	return rc;
 }
 
 int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
 		      char *err, size_t errlen)
 {
-	struct suggestion *sg = snr_xcalloc(d->ndmas + 1, sizeof(*sg));
-	size_t n = 0, nsug = 0;
-	for (size_t k = 0; k < d->ndmas; k++) {
-		const struct snr_deps_dma *m = &d->dmas[k];
-		if (m->stall_cycles == 0 || m->issue_index < 0)
-			continue; /* not stalled, or issued before the window: nothing to move */
-		evaluate(d, m, &sg[n]);
-		nsug += sg[n++].suggested;
-	}
-	int rc = 0;
-	uint64_t baseline = 0;
-	bool verified = false;
-	struct combined cb = {0};
-	if (verify_max) {
-		const char *trace_path = d->an.src.is_trace ? d->an.src.path : NULL;
-		char *from_meta = NULL;
-		if (!trace_path && d->an.src.metrics) {
-			/* a metrics file names the trace it was replayed from */
-			const char *mj = snr_metrics_meta_json(d->an.src.metrics);
-			const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
-			if (k) {
-				k += 9;
-				const char *e = strchr(k, '"');
-				if (e)
-					from_meta = strndup(k, (size_t)(e - k));
-			}
-			trace_path = from_meta;
-		}
-		struct capture c;
-		if (!d->ta1) {
-			snr_fmt(err, errlen, "--verify runs the TA1 timing model; this trace is not TA1 code");
-			rc = 1;
-		} else if (!trace_path) {
-			snr_fmt(err, errlen, "--verify needs the trace");
-			rc = 1;
-		} else if (o->sim && strcmp(o->sim, "ta1")) {
-			snr_fmt(err, errlen, "--verify runs the TA1 timing model; --sim %s has none", o->sim);
-			rc = 1;
-		} else if (capture_trace(&c, trace_path, o->config_path, err, errlen)) {
-			capture_free(&c);
-			rc = 1;
-		} else {
-			uint64_t *order = snr_xcalloc(c.n ? c.n : 1, sizeof(*order));
-			for (size_t k = 0; k < c.n; k++)
-				order[k] = k;
-			baseline = what_if(&c, order, c.n);
-			free(order);
-			verified = true;
-			/* Each what-if runs the whole window again: the largest
-			 * predictions first, at most verify_max of them; then all
-			 * the suggested moves together, once. */
-			size_t *rank = snr_xcalloc(nsug + 1, sizeof(*rank)), r = 0;
-			for (size_t k = 0; k < n; k++)
-				if (sg[k].suggested)
-					rank[r++] = k;
-			rank_sg = sg;
-			qsort(rank, r, sizeof(*rank), cmp_predicted);
-			for (size_t k = 0; k < r && k < verify_max; k++) {
-				verify(&c, baseline, &sg[rank[k]]);
-				cb.sum_single += sg[rank[k]].realized_signed;
-				cb.single_verified++;
-			}
-			const struct suggestion **moves = snr_xcalloc(r + 1, sizeof(*moves));
-			for (size_t k = 0; k < r; k++)
-				moves[cb.moves++] = &sg[rank[k]];
-			if (cb.moves) {
-				cb.moved = what_if_moves(&c, moves, cb.moves);
-				cb.realized = (int64_t)baseline - (int64_t)cb.moved;
-				cb.done = true;
-			}
-			free(moves);
-			free(rank);
-			capture_free(&c);
-		}
-		free(from_meta);
-	}
-	if (json)
-		print_json(out, d, sg, n, verified, baseline, &cb, verify_max);
-	else
-		print_text(out, d, sg, n, verified, baseline, &cb, verify_max);
-	free(sg);
-	return rc;
+	struct snr_suggest_opts so = {.verify_max = verify_max, .json = json};
+	return snr_suggest_report(d, o, &so, out, err, errlen);
 }
 
 int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
 		    char *err, size_t errlen)
 {
+	struct snr_suggest_opts so = {.verify_max = verify_max, .json = json};
 	struct snr_deps d;
 	if (snr_deps_run(&d, path, o, err, errlen)) {
 		snr_deps_free(&d);
 		return -1;
 	}
-	int rc = snr_suggest_write(&d, o, verify_max, json, out, err, errlen);
+	int rc = snr_suggest_report(&d, o, &so, out, err, errlen);
 	snr_deps_free(&d);
 	return rc;
 }
 
 static const char suggest_usage[] =
-	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--verify-max N] [--json] [--max-chain K]\n"
-	"                           [--sim NAME] [--config M.json]\n"
+	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--verify-max N] [--rounds N] [--json] [--dmas]\n"
+	"                           [--max-chain K] [--sim NAME] [--config M.json]\n"
 	"\n"
 	"Algorithm 2 of Snap & Replay: for each DMA a WAIT stalled on, if its relaxed dependency\n"
 	"distance (backtail, `snr analyze deps`) exceeds the stall and VMEM has a contiguous free\n"
 	"region as large as its destination from the earlier point on, suggest moving it there\n"
-	"(no further than its stall needs), with the instructions that compute its operands.\n"
+	"(no further than its stall needs, at a point of its own function), with the instructions\n"
+	"that compute its operands. The moves are grouped by place (the DMA's pc and the pc it moves\n"
+	"before), with their number of instances; a move's estimate (the stalls it hides) is an\n"
+	"upper bound.\n"
 	"\n"
-	"  --verify        apply each move, then all of them together, in what-if runs of the timing\n"
-	"                  model and print predicted against realized cycles saved (needs the trace;\n"
-	"                  for a metrics file, the trace it was replayed from)\n"
-	"  --verify-max N  single what-if runs for at most the N largest predictions (default 16;\n"
-	"                  each runs the whole window); all the moves together run once more\n"
+	"  --verify        run each move, all its instances together, in a what-if of the timing model:\n"
+	"                  a move realizing at least half its estimate is confirmed, the others are\n"
+	"                  listed after it with the reason the moved run shows; then all the confirmed\n"
+	"                  moves together, the headline (needs the trace; for a metrics file, the trace\n"
+	"                  it was replayed from)\n"
+	"  --verify-max N  what-ifs for at most the N moves of largest estimate (default 16)\n"
+	"  --rounds N      (with --verify) apply the confirmed moves to the window and run Algorithm 2\n"
+	"                  and the what-ifs again on the moved window, up to N rounds in all or until a\n"
+	"                  round confirms nothing; prints each round's cycles\n"
 	"  --json          machine-readable output (docs/analyses.md, \"suggest\")\n"
+	"  --dmas          also list every stalled DMA with its move or the reason it has none\n"
 	"  --max-chain K   the lightweight threshold of the relaxed dependencies (default 16)\n";
 
 int snr_analyze_suggest(int argc, char **argv)
 {
 	static const struct option opts[] = {{"verify", no_argument, NULL, 'v'},
 					     {"verify-max", required_argument, NULL, 'n'},
+					     {"rounds", required_argument, NULL, 'r'},
 					     {"json", no_argument, NULL, 'j'},
+					     {"dmas", no_argument, NULL, 'd'},
 					     {"max-chain", required_argument, NULL, 'k'},
 					     {"sim", required_argument, NULL, 's'},
 					     {"config", required_argument, NULL, 'c'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	bool json = false, do_verify = false;
-	unsigned verify_max = SNR_SUGGEST_DEFAULT_VERIFY_MAX;
+	bool do_verify = false;
+	struct snr_suggest_opts so = {.verify_max = SNR_SUGGEST_DEFAULT_VERIFY_MAX};
 	struct snr_deps_opts o = {0};
 	int opt;
 	optind = 1;
@@ -681,10 +1381,15 @@ int snr_analyze_suggest(int argc, char **argv)
 		switch (opt) {
 		case 'v': do_verify = true; break;
 		case 'n':
-			if (snr_deps_parse_count(optarg, "suggest", "--verify-max", &verify_max))
+			if (snr_deps_parse_count(optarg, "suggest", "--verify-max", &so.verify_max))
 				return 2;
 			break;
-		case 'j': json = true; break;
+		case 'r':
+			if (snr_deps_parse_count(optarg, "suggest", "--rounds", &so.rounds))
+				return 2;
+			break;
+		case 'j': so.json = true; break;
+		case 'd': so.per_dma = true; break;
 		case 'k':
 			if (snr_deps_parse_count(optarg, "suggest", "--max-chain", &o.max_chain))
 				return 2;
@@ -699,9 +1404,22 @@ int snr_analyze_suggest(int argc, char **argv)
 		fputs(suggest_usage, stderr);
 		return 2;
 	}
+	if (so.rounds && !do_verify) {
+		snr_err("analyze suggest: --rounds needs --verify (each round applies the moves the what-if confirmed)");
+		return 2;
+	}
+	if (!do_verify)
+		so.verify_max = 0;
 	char err[4096] = "";
-	int rc = snr_suggest_run(argv[optind], &o, do_verify ? verify_max : 0, json, stdout, err, sizeof(err));
+	struct snr_deps d;
+	if (snr_deps_run(&d, argv[optind], &o, err, sizeof(err))) {
+		snr_deps_free(&d);
+		snr_err("analyze suggest: %s", err);
+		return 1;
+	}
+	int rc = snr_suggest_report(&d, &o, &so, stdout, err, sizeof(err));
+	snr_deps_free(&d);
 	if (rc)
-		snr_err("analyze suggest: %s%s", rc > 0 ? "--verify: " : "", err);
-	return rc < 0 ? 1 : rc;
+		snr_err("analyze suggest: --verify: %s", err);
+	return rc;
 }

@@ -53,17 +53,26 @@ grep -q "dma1 -> wait11" "$T/tiny.dot" || fail "dot: $(cat "$T/tiny.dot")"
 # 2. suggest on the planted stall: names the DMA's pc, verify >= 80%.
 DMA_PC=$(pc_of planted 0x44)
 "$SNR" analyze suggest "$T/planted.snrt" --verify >"$T/sug.txt" 2>&1 || fail "suggest: $(cat "$T/sug.txt")"
-grep -q "issue the DMA at pc $DMA_PC" "$T/sug.txt" || fail "suggest does not name the DMA at $DMA_PC: $(cat "$T/sug.txt")"
+grep -q "move the DMA at planted+0x44 (pc $DMA_PC) up to before planted+0x[0-9a-f]* (pc 0x[0-9a-f]*).* (1 instance)" \
+  "$T/sug.txt" || fail "suggest does not name the DMA at $DMA_PC: $(cat "$T/sug.txt")"
 "$SNR" analyze suggest "$T/planted.snrt" --verify --json >"$T/sug.json" || fail "suggest --json"
 python3 - "$T/sug.json" "$DMA_PC" <<'PY' || fail "suggest --verify: $(cat "$T/sug.txt")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-s = [x for x in d["stalled_dmas"] if x["suggested"] and x["move"]["dma_pc"] == int(sys.argv[2], 16)]
+s = [x for x in d["moves"] if x["dma"]["pc"] == int(sys.argv[2], 16)]
 assert len(s) == 1, s
 s = s[0]
-assert s["predicted_cycles"] > 500, s
-assert s["verify"]["realized_cycles"] >= 0.8 * s["predicted_cycles"], s["verify"]
+assert s["instances"] == 1 and s["dma"]["symbol"] == "planted+0x44", s
+assert s["estimate_cycles"] > 500, s
+assert s["realized_cycles"] >= 0.8 * s["estimate_cycles"] and s["confirmed"] and s["reason"] is None, s
 assert d["what_if_baseline_cycles"] == d["cycles"]
+# the headline: the confirmed moves together
+c = d["combined"]
+assert c["moves"] == 1 and c["cycles_before"] == d["cycles"], c
+assert c["cycles_after"] == c["cycles_before"] - c["realized_cycles"] and c["realized_cycles"] == s["realized_cycles"], c
+# the per-DMA detail points at its move
+per = [x for x in d["stalled_dmas"] if x["suggested"] and x["move"]["dma_pc"] == int(sys.argv[2], 16)]
+assert len(per) == 1 and d["moves"][per[0]["move_index"]] == s, per
 PY
 
 # The same from a metrics file (verify finds the trace through it).
@@ -73,13 +82,14 @@ diff <(sed 1d "$T/sug.txt") <(sed 1d "$T/sugm.txt") >/dev/null || fail "trace an
 
 # 3. A stall from a true dependency: nothing suggested.
 "$SNR" analyze suggest "$T/truedep.snrt" >"$T/td.txt" 2>&1 || fail "suggest truedep: $(cat "$T/td.txt")"
-grep -q "2 stalled DMAs, 0 suggestions" "$T/td.txt" || fail "true dependency got a suggestion: $(cat "$T/td.txt")"
+grep -q "2 stalled DMAs; 0 moves in 0 places" "$T/td.txt" || fail "true dependency got a suggestion: $(cat "$T/td.txt")"
 grep -q "its inputs come from a DMA just before" "$T/td.txt" || fail "truedep reason: $(cat "$T/td.txt")"
 "$SNR" analyze deps "$T/truedep.snrt" >"$T/tdd.txt" || fail "deps truedep"
 grep -qE '^ +2 +13 .*DMA 1 \(wait #8\)' "$T/tdd.txt" || fail "truedep relaxed dependency: $(cat "$T/tdd.txt")"
 
-# 4. --verify-max: three planted stalls of one DMA instruction (16, 64, 32 KiB); with
-#    --verify-max 1 only the 64 KiB one (the largest prediction) is run, by default all three.
+# 4. --verify-max: three planted stalls of one DMA instruction (16, 64, 32 KiB), each
+#    moved to its own point (as far as its stall needs); with --verify-max 1 only the
+#    move of the largest estimate (the 64 KiB one) is run, by default all three.
 "$SNR" analyze suggest "$T/planted3.snrt" --verify --verify-max 1 --json >"$T/p3a.json" || fail "suggest --verify-max 1"
 "$SNR" analyze suggest "$T/planted3.snrt" --verify --json >"$T/p3b.json" || fail "suggest --verify (planted3)"
 python3 - "$T/p3a.json" "$T/p3b.json" <<'PY' || fail "--verify-max: $(cat "$T/p3a.json")"
@@ -88,10 +98,12 @@ one, every = (json.load(open(p)) for p in sys.argv[1:3])
 sug = [x for x in one["stalled_dmas"] if x["suggested"]]
 assert sorted(x["dma"]["bytes"] for x in sug) == [16384, 32768, 65536], sug
 assert one["verify_max"] == 1 and every["verify_max"] == 16
-ran = [x for x in sug if x["verify"] is not None]
-assert [x["dma"]["bytes"] for x in ran] == [65536], ran
-assert ran[0]["predicted_cycles"] == max(x["predicted_cycles"] for x in sug)
-assert all(x["verify"] is not None for x in every["stalled_dmas"] if x["suggested"])
+assert len(one["moves"]) == 3, one["moves"]
+ran = [m for m in one["moves"] if m["realized_cycles"] is not None]
+assert len(ran) == 1 and ran[0]["estimate_cycles"] == max(m["estimate_cycles"] for m in one["moves"]), one["moves"]
+big = [x for x in sug if x["dma"]["bytes"] == 65536][0]
+assert one["moves"][big["move_index"]] == ran[0], (big, ran)
+assert all(m["realized_cycles"] is not None for m in every["moves"])
 PY
 "$SNR" analyze suggest "$T/planted3.snrt" --verify-max 0 >"$T/vm0.txt" 2>&1 && fail "--verify-max 0 accepted"
 grep -q -- "--verify-max needs a positive count, not '0'" "$T/vm0.txt" || fail "--verify-max 0: $(cat "$T/vm0.txt")"
