@@ -31,12 +31,22 @@ mm, vec = f["mm"], f["vec"]
 assert mm["calls"] == 3, mm
 assert mm["flops"] == 3 * 2 * 64 * 128 * 128, mm
 assert mm["hbm_bytes"] == 3 * 65536, mm
-assert mm["bound"] == "compute" and 0 < mm["attained"] <= 1, mm
+assert mm["roofline"] == "compute" and 0 < mm["attained"] <= 1, mm
 assert vec["calls"] == 2 and vec["flops"] == 2000 and vec["hbm_bytes"] == 0, vec
 assert mm["total_cycles"] >= mm["self_cycles"] > 0
+# per call: the same instructions each time; mm waits for its DMA (500 base latency + 55
+# transfer, less the cycles between its ISSUE and WAIT) every call
+ipc = mm["instructions_per_call"]
+assert ipc["min"] == ipc["median"] == ipc["max"] > 5 and ipc["returns"] == 3, ipc
+st = mm["stall_cycles"]
+assert set(st) == {"dma_base", "dma_transfer", "vmem_hazard", "mxu_busy", "vector_busy", "register", "branch"}, st
+assert 3 * 490 <= st["dma_base"] <= 3 * 500 and st["dma_transfer"] == 3 * 55, st
+assert mm["cycles"] == mm["total_cycles"] and sum(st.values()) <= mm["cycles"], mm
+assert mm["bound"] == "dma" and mm["roofline"] == "compute", mm
+assert f["main"]["instructions_per_call"]["returns"] == 1
 PY
 run "$SNR" profile "$T/prof.elf"
-expect_rc 0; expect_out "function"; expect_out "ridge"
+expect_rc 0; expect_out "function"; expect_out "ridge"; expect_out "insns/call"
 run "$SNR" profile
 expect_rc 2
 echo ok
