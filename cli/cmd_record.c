@@ -17,7 +17,7 @@ static const char record_usage[] =
 	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
 	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64|PATH.so]\n"
 	"                  [--timeout SECONDS] [--config M.json] [--kill] [--debugger PATH.so]\n"
-	"                  [--method auto|sim|step]\n"
+	"                  [--method auto|sim|step] [--until-return]\n"
 	"\n"
 	"Stops the program at the breakpoint and records the next N instructions:\n"
 	"the pc sequence, the code executed, and every register and memory byte an\n"
@@ -32,6 +32,9 @@ static const char record_usage[] =
 	"options:\n"
 	"  --breakpoint SPEC  where the window starts: a symbol, an address, either +OFFSET\n"
 	"  --count N          instructions to record (K, M suffixes allowed)\n"
+	"  --until-return     end the window when the function the breakpoint is at the entry\n"
+	"                     of returns to its caller (callees included); --count is then a\n"
+	"                     ceiling (`snr profile` gives the instructions per call)\n"
 	"  -o, --output FILE  the trace (.snrt)\n"
 	"  --elf PROG         symbols from this ELF (default: the process's executable and\n"
 	"                     its mapped objects, with their load bias)\n"
@@ -66,6 +69,7 @@ int snr_cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"timeout", required_argument, NULL, 'T'},
 		{"config", required_argument, NULL, 'C'}, {"kill", no_argument, NULL, 'K'},
 		{"debugger", required_argument, NULL, 'D'}, {"method", required_argument, NULL, 'M'},
+		{"until-return", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct snr_record_opts o = {.isa = "auto", .timeout_s = 60};
@@ -84,6 +88,7 @@ int snr_cmd_record(int argc, char **argv)
 		case 'o': o.out_path = optarg; break;
 		case 'C': o.config_path = optarg; break;
 		case 'K': o.kill_after = true; break;
+		case 'R': o.until_return = true; break;
 		case 'D': debugger = optarg; break;
 		case 'M':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "sim") && strcmp(optarg, "step")) {
@@ -180,7 +185,9 @@ int snr_cmd_record(int argc, char **argv)
 		"trace %s: %llu bytes (%.2f bytes per instruction)\n"
 		"method %s: %llu debugger requests, %llu bytes fetched from the target\n",
 		(unsigned long long)s.instructions, s.seconds, s.seconds > 0 ? (double)s.instructions / s.seconds : 0.0,
-		!strcmp(s.end_reason, "count") ? "reaching --count" : s.end_reason,
+		!strcmp(s.end_reason, "count")	     ? "reaching --count"
+		: !strcmp(s.end_reason, "returned") ? "the function's return"
+						    : s.end_reason,
 		!strcmp(s.end_reason, "exited") ? " (the program ended inside the window)" : "",
 		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
 		(unsigned long long)s.bytes_written, (unsigned long long)s.bytes_post, o.out_path, (unsigned long long)s.trace_bytes,
@@ -193,6 +200,10 @@ int snr_cmd_record(int argc, char **argv)
 			"written memory matched\n",
 			(unsigned long long)s.checkpoints, (unsigned long long)s.target_conts,
 			(unsigned long long)s.target_steps, (unsigned long long)s.target_instructions);
+	if (o.until_return && !strcmp(s.end_reason, "count"))
+		fprintf(stderr, "note: the function had not returned after --count %llu instructions: the window ends "
+				"there\n",
+			(unsigned long long)o.count);
 	if (s.unmodelled)
 		fprintf(stderr,
 			"warning: the ISA plugin could not model %llu instruction%s (first: instruction %llu at 0x%llx: "

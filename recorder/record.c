@@ -483,6 +483,54 @@ static uint64_t reg_u64(const struct rec *r, size_t i)
 	return v;
 }
 
+/* The ISA register named `name` (or aliased so), -1 if none. */
+static int reg_named(const struct rec *r, const char *name)
+{
+	for (size_t i = 0; i < r->niregs; i++)
+		if (!strcmp(r->iregs[i].name, name) || (r->iregs[i].alt_name && !strcmp(r->iregs[i].alt_name, name)))
+			return r->regval[i] ? (int)i : -1;
+	return -1;
+}
+
+/* --until-return: where the function stopped at its entry returns to, and
+ * its caller's stack pointer. The return address is in a link register
+ * (ra on RISC-V and TA1, x30 on aarch64) or on top of the stack (x86-64's
+ * call pushed it). The window ends at the first instruction at that
+ * address with the stack pointer back at or above its entry value (deeper
+ * recursion returns there with a lower one). */
+struct return_point {
+	int sp_reg;
+	uint64_t pc, sp;
+};
+
+static int return_point_at_entry(struct rec *r, struct return_point *rp, char *err, size_t errlen)
+{
+	int link = reg_named(r, "ra") >= 0 ? reg_named(r, "ra") : reg_named(r, "x30");
+	rp->sp_reg = reg_named(r, "sp") >= 0 ? reg_named(r, "sp") : reg_named(r, "rsp");
+	if (rp->sp_reg < 0) {
+		snr_fmt(err, errlen, "--until-return: the %s ISA names no stack pointer (sp, rsp)", r->isa->name);
+		return -1;
+	}
+	rp->sp = reg_u64(r, (size_t)rp->sp_reg);
+	if (link >= 0) {
+		rp->pc = reg_u64(r, (size_t)link);
+		return 0;
+	}
+	if (!strcmp(r->iregs[rp->sp_reg].name, "rsp")) {
+		uint8_t b[8];
+		if (r->dbg->read_mem(r->d, rp->sp, b, 8)) {
+			snr_fmt(err, errlen, "--until-return: reading the return address at rsp 0x%llx: %s",
+				(unsigned long long)rp->sp, r->dbg->error(r->d));
+			return -1;
+		}
+		memcpy(&rp->pc, b, 8);
+		return 0;
+	}
+	snr_fmt(err, errlen, "--until-return: the %s ISA names no link register (ra, x30) and is not x86-64",
+		r->isa->name);
+	return -1;
+}
+
 static int map_registers(struct rec *r, char *err, size_t errlen)
 {
 	r->iregs = r->isa->registers(r->isa_self, &r->niregs);
@@ -872,6 +920,19 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		}
 		bp += s->addr + objs[which].bias;
 	}
+	if (o->until_return) {
+		/* the return address is known at a function's entry only */
+		const struct snr_elf_symbol *s = NULL;
+		for (size_t i = 0; i < nobjs && !s; i++)
+			if ((s = snr_elf_lookup(objs[i].elf, bp - objs[i].bias)) && s->addr + objs[i].bias != bp)
+				s = NULL;
+		if (!s) {
+			snr_fmt(err, errlen,
+				"--until-return: the breakpoint %s (0x%llx) is not a function's entry; give SYM, not SYM+OFF",
+				o->breakpoint, (unsigned long long)bp);
+			goto out;
+		}
+	}
 	if (o->dbg->select_thread(r.d, o->chip) || o->dbg->set_breakpoint(r.d, bp)) {
 		snr_fmt(err, errlen, "setting a breakpoint at 0x%llx: %s", (unsigned long long)bp, o->dbg->error(r.d));
 		goto out;
@@ -993,6 +1054,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		prevval[k] = r.regval[k] ? prevbuf + (r.regval[k] - r.regbuf) : NULL;
 	double last_draw = 0;
 	sum->end_reason = "count";
+	struct return_point ret = {.sp_reg = -1};
 	uint64_t i;
 	for (i = 0; i < o->count; i++) {
 		if (r.sim && i > 0) {
@@ -1004,6 +1066,16 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				goto out;
 		}
 		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
+		if (o->until_return && i == 0 && return_point_at_entry(&r, &ret, err, errlen))
+			goto out;
+		if (o->until_return && i > 0 && pc == ret.pc) {
+			if (r.stale[ret.sp_reg] && read_registers(&r, err, errlen))
+				goto out;
+			if (reg_u64(&r, (size_t)ret.sp_reg) >= ret.sp) {
+				sum->end_reason = "returned";
+				break;
+			}
+		}
 		if (r.sim) {
 			snr_ahead_log_pc(r.ahead, i, pc);
 			/* a checkpoint at least every stride: the log stays bounded */
@@ -1270,7 +1342,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	}
 	/* --method sim: the target runs the window for real to its end, and
 	 * its registers and written memory must be the simulation's */
-	bool sim_end = r.sim && (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault"));
+	bool sim_end = r.sim && (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
+				 !strcmp(sum->end_reason, "fault"));
 	if (sim_end) {
 		snr_ahead_log_pc(r.ahead, sum->instructions, st.pc);
 		if (verify_at(&r, sum->instructions, err, errlen))
@@ -1280,7 +1353,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		progress(sum->instructions, o->count, t0, total_requests(&r), total_fetched(&r, sum), true);
 
 	/* digest: final registers and the written memory, if the target is still there */
-	if (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault")) {
+	bool target_there = !strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
+			    !strcmp(sum->end_reason, "fault");
+	if (target_there) {
 		if (read_registers(&r, err, errlen))
 			goto out;
 		size_t nregions = 0;
@@ -1338,7 +1413,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		json_t *e = json_object();
 		json_object_set_new(e, "instructions", json_integer((json_int_t)sum->instructions));
 		json_object_set_new(e, "reason", json_string(sum->end_reason));
-		if (strcmp(sum->end_reason, "count"))
+		if (strcmp(sum->end_reason, "count") && strcmp(sum->end_reason, "returned"))
 			json_object_set_new(e, "code", json_integer(sum->exit_code));
 		json_object_set_new(e, "registers_captured", json_integer((json_int_t)sum->regs_captured));
 		json_object_set_new(e, "bytes_captured", json_integer((json_int_t)sum->bytes_captured));
@@ -1372,7 +1447,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		if (stat(o->out_path, &sb) == 0)
 			sum->trace_bytes = (uint64_t)sb.st_size;
 	}
-	if (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "fault")) {
+	if (target_there) {
 		if (o->kill_after)
 			r.dbg->kill(r.d);
 		else

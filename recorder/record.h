@@ -28,6 +28,8 @@ struct snr_record_opts {
 	bool progress;          /* draw a progress line on stderr */
 	bool kill_after;        /* kill the program after recording (default: detach) */
 	const char *method;     /* "auto" (NULL), "sim" or "step" (docs/recording.md) */
+	bool until_return;      /* end the window when the function of the breakpoint (at its entry)
+				   returns; count is then a ceiling (end_reason "returned") */
 };
 
 struct snr_record_summary {
@@ -38,7 +40,7 @@ struct snr_record_summary {
 	uint64_t bytes_post;    /* of it, written by system calls (saved after their steps) */
 	uint64_t trace_bytes;
 	double seconds;
-	const char *end_reason; /* "count", "exited", "fault", "killed" */
+	const char *end_reason; /* "count", "returned", "exited", "fault", "killed" */
 	int exit_code;
 	/* Instructions whose access query reported a fault (an effect the ISA
 	 * plugin does not model, bytes it cannot decode): what they read may be
