@@ -9,7 +9,7 @@
 #   matmul chain: baseline vs -DPREFETCH, region chain(), window from chain.
 #   All-Gather:   baseline vs -DEARLY_TABLE, region setup(), window from setup.
 #   tile loop:    tiles.c (each key tile's DMA right before its WAIT) vs its
-#                 double-buffered rewrite tiles_db.c, both -O2, region attend():
+#                 double-buffered rewrite -DDOUBLE_BUFFER, both -O2, region attend():
 #                 one static move, in attend() before the call to score_tile()
 #                 (not inside it), and --rounds reaches the rewrite within 5%.
 # -DPARALLEL also issues the six table-using DMAs together, which needs WAITs
@@ -122,11 +122,11 @@ assert abs(c["realized_cycles"] - measured) <= 0.02 * measured, "what-if and var
 PY
 # ---- tile loop: the move is the double buffering, stated in attend() itself
 build tl tiles.c -O2
-build tldb tiles_db.c -O2
+build tldb tiles.c -O2 -DDOUBLE_BUFFER
 naive=$(region tl "") || exit 1
 db=$(region tldb "") || exit 1
 "$SNR" profile "$T/tl.elf" --json >"$T/tl.prof" 2>/dev/null || fail "profile tiles"
-"$SNR" profile "$T/tldb.elf" --json >"$T/tldb.prof" 2>/dev/null || fail "profile tiles_db"
+"$SNR" profile "$T/tldb.elf" --json >"$T/tldb.prof" 2>/dev/null || fail "profile tiles -DDOUBLE_BUFFER"
 python3 - "$T/tl.prof" "$T/tldb.prof" <<'PY' || fail "profile of the tile loop"
 import json, sys
 naive, db = ({f["name"]: f for f in json.load(open(p))["functions"]}["attend"] for p in sys.argv[1:3])
