@@ -240,28 +240,31 @@
     var el = document.getElementById('suggest'), s = S.suggest || {};
     var esc = function (t) { return String(t).replace(/[&<>]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]; }); };
     var hex = function (v) { return '0x' + Number(v).toString(16); };
+    var at = function (p) { return esc((p.symbol || hex(p.pc)) + ' (pc ' + hex(p.pc) + ')'); };
     if (s.error) { el.innerHTML = '<p>' + esc(s.error) + '</p>'; return; }
-    var rows = (s.stalled_dmas || []), html = '';
+    var moves = (s.moves || []), rows = (s.stalled_dmas || []), html = '';
     if (s.verify_error) html += '<p>what-if not run: ' + esc(s.verify_error) + '</p>';
-    html += '<table><tr><th>DMA</th><th>stall</th><th>suggestion</th><th>predicted</th><th>realized (what-if)</th></tr>';
-    rows.forEach(function (r) {
-      var d = r.dma || {}, what, pred = '', real = '';
-      if (r.suggested) {
-        what = 'issue the DMA at ' + hex(r.move.dma_pc) + ' with its operands (' + r.move.operand_pcs.map(hex).join(', ') +
-          ') before ' + hex(r.move.before_pc) + ' (#' + r.move.before_index + ')';
-        pred = r.predicted_cycles + ' cycles';
-        real = r.verify ? r.verify.realized_cycles + ' cycles (' + r.verify.baseline_cycles + ' \u2192 ' + r.verify.moved_cycles + ')' : '-';
-      } else {
-        what = 'none: ' + r.reason;
-      }
-      html += '<tr><td>#' + esc(d.id) + ' ' + esc(d.symbol || hex(d.pc || 0)) + '</td><td>' + esc(d.stall_cycles) +
-        '</td><td>' + esc(what) + '</td><td>' + pred + '</td><td>' + esc(real) + '</td></tr>';
+    var c = s.combined;
+    if (c && c.moves)
+      html += '<p><b>what-if: ' + esc(c.cycles_before) + ' \u2192 ' + esc(c.cycles_after) + ' cycles with the ' +
+        esc(c.moves) + ' confirmed move(s) together (saves ' + esc(c.realized_cycles) + ')</b></p>';
+    else if (c)
+      html += '<p>what-if: no move is confirmed (none realizes half its estimate)</p>';
+    html += '<table><tr><th>move (static: every instance of the DMA moved to the same place)</th><th>instances</th>' +
+      '<th>estimate (upper bound)</th><th>realized (what-if)</th><th>status</th></tr>';
+    moves.forEach(function (m) {
+      var status = m.confirmed === null ? 'not verified' : m.confirmed ? 'confirmed' : 'unconfirmed: ' + m.reason;
+      html += '<tr><td>move the DMA at ' + at(m.dma) + ' up to before ' + at(m.before) + '</td><td>' + esc(m.instances) +
+        '</td><td>' + esc(m.estimate_cycles) + '</td><td>' + (m.realized_cycles === null ? '-' : esc(m.realized_cycles)) +
+        '</td><td>' + esc(status) + '</td></tr>';
+    });
+    var none = rows.filter(function (r) { return !r.suggested; });
+    none.forEach(function (r) {
+      var d = r.dma || {};
+      html += '<tr><td>DMA #' + esc(d.id) + ' ' + esc(d.symbol || hex(d.pc || 0)) + ' (stall ' + esc(d.stall_cycles) +
+        '): no move</td><td>1</td><td>-</td><td>-</td><td>' + esc(r.reason) + '</td></tr>';
     });
     html += '</table>';
-    if (s.combined)
-      html += '<p>all ' + esc(s.combined.moves) + ' moves together: realized ' + esc(s.combined.realized_cycles) +
-        ' cycles (' + esc(s.what_if_baseline_cycles) + ' \u2192 ' + esc(s.combined.moved_cycles) +
-        '); the single moves\' realized sum to ' + esc(s.combined.sum_of_single_realized) + '</p>';
     el.innerHTML = html + (rows.length ? '' : '<p>no DMA stalled</p>');
   }
 
