@@ -239,6 +239,12 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		json_array_size(cmd) ? json_string_value(json_array_get(cmd, 0)) : exe ? exe : "?",
 		t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0, (unsigned long long)hz,
 		(long long)json_integer_value(json_object_get(m, "min_offcpu_us")));
+	if (o->truncated)
+		fprintf(out, "TRUNCATED: %s; this covers %.3f s, up to the last record written%s\n", o->truncated,
+			t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0,
+			json_is_true(json_object_get(m, "threads_rebuilt"))
+				? " (thread totals rebuilt from the events: on-CPU from samples)"
+				: "");
 	/* CUPTI files merged in (libsnr_cupti.so's META.cupti). */
 	json_t *merged = json_object_get(m, "merged"), *one;
 	size_t mi;
@@ -412,7 +418,8 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	if (o->trace_events) {
 		json_t *events = json_array();
 		snrh_trace_events(t, events);
-		json_t *doc = json_pack("{s:o, s:s}", "traceEvents", events, "displayTimeUnit", "ms");
+		json_t *doc = json_pack("{s:o, s:s, s:b}", "traceEvents", events, "displayTimeUnit", "ms", "truncated",
+					o->truncated != NULL);
 		if (json_dump_file(doc, o->trace_events, JSON_COMPACT)) {
 			snr_err("cannot write %s", o->trace_events);
 			rc = -1;

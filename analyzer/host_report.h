@@ -14,6 +14,7 @@ struct snrh_report_opts {
 	unsigned top;              /* off-CPU stacks to print */
 	const char *folded_prefix; /* writes PREFIX.oncpu.folded and PREFIX.offcpu.folded */
 	const char *trace_events;  /* writes trace-event JSON */
+	const char *truncated;     /* why the trace is incomplete, or NULL */
 };
 
 /* The bucket a thread's instant falls in: the probed API call around it,

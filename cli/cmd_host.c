@@ -22,6 +22,7 @@ static const char host_usage[] =
 	"                       [--unwind dwarf|fp] [--stack-bytes N] [--uprobe LIB:SYMBOL:BUCKET]...\n"
 	"                       [--no-presets] [--io-calls] [--no-cupti] -o H.snrh\n"
 	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
+	"                       [--allow-truncated]\n"
 	"\n"
 	"record traces one process with eBPF (as root): every scheduler switch of its\n"
 	"threads (off-CPU intervals with state, user+kernel stack and waker), on-CPU\n"
@@ -49,6 +50,10 @@ static const char host_usage[] =
 	"PREFIX.offcpu.folded (weights in microseconds) for flamegraph.pl or\n"
 	"speedscope; --trace-events writes Chrome/Perfetto trace-event JSON. Extra\n"
 	"files (from libsnr_cupti.so, CUDA_INJECTION64_PATH) merge on the same clock.\n"
+	"record writes the file as it goes, so a recorder killed (even by SIGKILL)\n"
+	"leaves everything up to its last drain (every 50 ms); report reads such a\n"
+	"file, says it is truncated (\"truncated\": true in --trace-events JSON) and\n"
+	"exits 1 unless --allow-truncated. A command record started dies with it.\n"
 	"\n"
 	"examples:\n"
 	"  sudo snr host record -o serve.snrh -- ./ta1_serve prog.elf 20\n"
@@ -60,9 +65,11 @@ static int host_report_main(int argc, char **argv)
 	static const struct option opts[] = {{"folded", required_argument, NULL, 'f'},
 					     {"top", required_argument, NULL, 't'},
 					     {"trace-events", required_argument, NULL, 'j'},
+					     {"allow-truncated", no_argument, NULL, 'a'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
 	struct snrh_report_opts ro = {.top = 10};
+	bool allow_truncated = false;
 	int c;
 	uint64_t v;
 	optind = 1;
@@ -70,6 +77,7 @@ static int host_report_main(int argc, char **argv)
 		switch (c) {
 		case 'f': ro.folded_prefix = optarg; break;
 		case 'j': ro.trace_events = optarg; break;
+		case 'a': allow_truncated = true; break;
 		case 't':
 			if (!snr_parse_u64(optarg, &v, false)) {
 				snr_err("host report: --top wants a number, not '%s'", optarg);
@@ -88,15 +96,28 @@ static int host_report_main(int argc, char **argv)
 	struct snrh_trace t;
 	snrh_trace_init(&t);
 	json_object_clear(t.meta);
-	char err[700];
-	for (int i = optind; i < argc; i++)
-		if (snrh_trace_read(&t, argv[i], err, sizeof(err))) {
+	char err[700], why[700] = "";
+	for (int i = optind; i < argc; i++) {
+		bool truncated;
+		if (snrh_trace_read_partial(&t, argv[i], &truncated, err, sizeof(err))) {
 			snr_err("%s", err);
 			snrh_trace_free(&t);
 			return 1;
 		}
+		if (truncated && !why[0])
+			snprintf(why, sizeof(why), "%s", err);
+	}
+	if (why[0]) {
+		snrh_trace_rebuild_threads(&t);
+		ro.truncated = why;
+	}
 	int rc = snrh_report(&t, &ro, stdout) ? 1 : 0;
 	snrh_trace_free(&t);
+	if (!rc && why[0] && !allow_truncated) {
+		snr_err("host report: %s; the report above covers what was written before (--allow-truncated: exit 0)",
+			why);
+		rc = 1;
+	}
 	return rc;
 }
 

@@ -160,116 +160,158 @@ static int put_json(struct snr_chunk_writer *w, unsigned type, json_t *j)
 	return rc;
 }
 
-int snrh_trace_write(const struct snrh_trace *t, const char *path, char *err, size_t errlen)
-{
-	struct snr_chunk_writer w;
-	char magic[8] = SNRH_MAGIC;
-	if (snr_chunkw_create(&w, path, magic, SNRH_VERSION, err, errlen))
-		return -1;
-	struct snr_buf b = {0};
-	put_json(&w, SNRH_CHUNK_META, t->meta);
+/* Events per chunk: a long recording's flush stays far below the
+ * container's chunk limit. */
+#define EVENTS_PER_CHUNK 65536
 
+static void put_stack(struct snr_buf *b, const struct snrh_stack *s)
+{
+	snr_buf_varint(b, s->kernel ? 1 : 0);
+	snr_buf_varint(b, s->nframes);
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		snr_buf_varint(b, s->frames[f].addr);
+		snr_buf_varint(b, s->frames[f].sym);
+		snr_buf_varint(b, s->frames[f].module);
+		snr_buf_varint(b, s->frames[f].offset);
+	}
+}
+
+static void put_offcpu(struct snr_buf *b, const struct snrh_offcpu *o)
+{
+	snr_buf_varint(b, o->tid);
+	snr_buf_varint(b, o->waker);
+	snr_buf_varint(b, o->state);
+	snr_buf_varint(b, o->start);
+	snr_buf_varint(b, o->end - o->start);
+	snr_buf_varint(b, (uint64_t)(o->ustack + 1));
+	snr_buf_varint(b, (uint64_t)(o->kstack + 1));
+}
+
+static void put_sample(struct snr_buf *b, const struct snrh_sample *s)
+{
+	snr_buf_varint(b, s->tid);
+	snr_buf_varint(b, s->cpu);
+	snr_buf_varint(b, s->ts);
+	snr_buf_varint(b, (uint64_t)(s->ustack + 1));
+	snr_buf_varint(b, (uint64_t)(s->kstack + 1));
+}
+
+static void put_interval(struct snr_buf *b, const struct snrh_interval *iv)
+{
+	snr_buf_varint(b, iv->tid);
+	snr_buf_varint(b, iv->probe);
+	snr_buf_varint(b, iv->start);
+	snr_buf_varint(b, iv->end - iv->start);
+}
+
+static void put_device(struct snr_buf *b, const struct snrh_device_rec *d)
+{
+	snr_buf_varint(b, d->kind);
+	snr_buf_varint(b, d->device);
+	snr_buf_varint(b, d->stream);
+	snr_buf_varint(b, d->corr);
+	snr_buf_varint(b, d->tid);
+	snr_buf_varint(b, d->start);
+	snr_buf_varint(b, d->end >= d->start ? d->end - d->start : 0);
+	snr_buf_varint(b, d->bytes);
+	snr_buf_varint(b, d->name);
+}
+
+static void put_thread(struct snr_buf *b, const struct snrh_thread *th)
+{
+	snr_buf_varint(b, th->tid);
+	snr_buf_varint(b, th->comm);
+	snr_buf_varint(b, th->oncpu_ns);
+	for (int s = 0; s < 4; s++)
+		snr_buf_varint(b, th->offcpu_ns[s]);
+	snr_buf_varint(b, th->switches);
+}
+
+/* Items [*done, n) of a vector as chunks of `type` (count, then items),
+ * at most EVENTS_PER_CHUNK each; *done = n after. */
+#define PUT_NEW(w, b, type, vec, done, put)                                                                \
+	do {                                                                                               \
+		while (*(done) < (vec).n) {                                                                \
+			size_t k_ = (vec).n - *(done) < EVENTS_PER_CHUNK ? (vec).n - *(done) : EVENTS_PER_CHUNK; \
+			(b)->len = 0;                                                                      \
+			snr_buf_varint((b), k_);                                                           \
+			for (size_t i_ = 0; i_ < k_; i_++)                                                 \
+				put((b), &(vec).v[*(done) + i_]);                                          \
+			snr_chunkw_put((w), (type), (b)->p, (b)->len, true);                               \
+			*(done) += k_;                                                                     \
+		}                                                                                          \
+	} while (0)
+
+static void put_string(struct snr_buf *b, char *const *s) { put_str(b, *s); }
+
+static int writer_status(struct snrh_writer *w, char *err, size_t errlen)
+{
+	if (!w->cw.failed)
+		return 0;
+	snprintf(err, errlen, "%s", w->cw.err);
+	return -1;
+}
+
+int snrh_writer_open(struct snrh_writer *w, const struct snrh_trace *t, const char *path, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	char magic[8] = SNRH_MAGIC;
+	if (snr_chunkw_create(&w->cw, path, magic, SNRH_VERSION, err, errlen))
+		return -1;
+	put_json(&w->cw, SNRH_CHUNK_META, t->meta);
 	json_t *probes = json_array();
 	for (size_t i = 0; i < t->probes.n; i++)
 		json_array_append_new(probes, json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)t->probes.v[i].id,
 							"lib", t->probes.v[i].lib, "symbol", t->probes.v[i].symbol,
 							"bucket", t->probes.v[i].bucket));
-	put_json(&w, SNRH_CHUNK_PROBES, probes);
+	put_json(&w->cw, SNRH_CHUNK_PROBES, probes);
 	json_decref(probes);
+	return writer_status(w, err, errlen);
+}
 
-	snr_buf_varint(&b, t->strings.n);
-	for (size_t i = 0; i < t->strings.n; i++)
-		put_str(&b, t->strings.v[i]);
-	snr_chunkw_put(&w, SNRH_CHUNK_STRINGS, b.p, b.len, true);
+int snrh_writer_flush(struct snrh_writer *w, const struct snrh_trace *t, char *err, size_t errlen)
+{
+	/* Strings before the stacks that name them, stacks before the events. */
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_STRINGS, t->strings, &w->strings, put_string);
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_STACKS, t->stacks, &w->stacks, put_stack);
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_OFFCPU, t->offcpu, &w->offcpu, put_offcpu);
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_SAMPLES, t->samples, &w->samples, put_sample);
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_INTERVALS, t->intervals, &w->intervals, put_interval);
+	return writer_status(w, err, errlen);
+}
 
-	b.len = 0;
-	snr_buf_varint(&b, t->stacks.n);
-	for (size_t i = 0; i < t->stacks.n; i++) {
-		const struct snrh_stack *s = &t->stacks.v[i];
-		snr_buf_varint(&b, s->kernel ? 1 : 0);
-		snr_buf_varint(&b, s->nframes);
-		for (uint32_t f = 0; f < s->nframes; f++) {
-			snr_buf_varint(&b, s->frames[f].addr);
-			snr_buf_varint(&b, s->frames[f].sym);
-			snr_buf_varint(&b, s->frames[f].module);
-			snr_buf_varint(&b, s->frames[f].offset);
-		}
-	}
-	snr_chunkw_put(&w, SNRH_CHUNK_STACKS, b.p, b.len, true);
-
-	b.len = 0;
-	snr_buf_varint(&b, t->threads.n);
-	for (size_t i = 0; i < t->threads.n; i++) {
-		const struct snrh_thread *th = &t->threads.v[i];
-		snr_buf_varint(&b, th->tid);
-		snr_buf_varint(&b, th->comm);
-		snr_buf_varint(&b, th->oncpu_ns);
-		for (int s = 0; s < 4; s++)
-			snr_buf_varint(&b, th->offcpu_ns[s]);
-		snr_buf_varint(&b, th->switches);
-	}
-	snr_chunkw_put(&w, SNRH_CHUNK_THREADS, b.p, b.len, true);
-
-	b.len = 0;
-	snr_buf_varint(&b, t->offcpu.n);
-	for (size_t i = 0; i < t->offcpu.n; i++) {
-		const struct snrh_offcpu *o = &t->offcpu.v[i];
-		snr_buf_varint(&b, o->tid);
-		snr_buf_varint(&b, o->waker);
-		snr_buf_varint(&b, o->state);
-		snr_buf_varint(&b, o->start);
-		snr_buf_varint(&b, o->end - o->start);
-		snr_buf_varint(&b, (uint64_t)(o->ustack + 1));
-		snr_buf_varint(&b, (uint64_t)(o->kstack + 1));
-	}
-	snr_chunkw_put(&w, SNRH_CHUNK_OFFCPU, b.p, b.len, true);
-
-	b.len = 0;
-	snr_buf_varint(&b, t->samples.n);
-	for (size_t i = 0; i < t->samples.n; i++) {
-		const struct snrh_sample *s = &t->samples.v[i];
-		snr_buf_varint(&b, s->tid);
-		snr_buf_varint(&b, s->cpu);
-		snr_buf_varint(&b, s->ts);
-		snr_buf_varint(&b, (uint64_t)(s->ustack + 1));
-		snr_buf_varint(&b, (uint64_t)(s->kstack + 1));
-	}
-	snr_chunkw_put(&w, SNRH_CHUNK_SAMPLES, b.p, b.len, true);
-
-	b.len = 0;
-	snr_buf_varint(&b, t->intervals.n);
-	for (size_t i = 0; i < t->intervals.n; i++) {
-		const struct snrh_interval *iv = &t->intervals.v[i];
-		snr_buf_varint(&b, iv->tid);
-		snr_buf_varint(&b, iv->probe);
-		snr_buf_varint(&b, iv->start);
-		snr_buf_varint(&b, iv->end - iv->start);
-	}
-	snr_chunkw_put(&w, SNRH_CHUNK_INTERVALS, b.p, b.len, true);
-
-	put_json(&w, SNRH_CHUNK_MAPS, t->maps);
-
-	b.len = 0;
-	snr_buf_varint(&b, t->device.n);
-	for (size_t i = 0; i < t->device.n; i++) {
-		const struct snrh_device_rec *d = &t->device.v[i];
-		snr_buf_varint(&b, d->kind);
-		snr_buf_varint(&b, d->device);
-		snr_buf_varint(&b, d->stream);
-		snr_buf_varint(&b, d->corr);
-		snr_buf_varint(&b, d->tid);
-		snr_buf_varint(&b, d->start);
-		snr_buf_varint(&b, d->end >= d->start ? d->end - d->start : 0);
-		snr_buf_varint(&b, d->bytes);
-		snr_buf_varint(&b, d->name);
-	}
-	snr_chunkw_put(&w, SNRH_CHUNK_DEVICE, b.p, b.len, true);
-	free(b.p);
-	if (snr_chunkw_close(&w)) {
-		snprintf(err, errlen, "%s", w.err);
+int snrh_writer_close(struct snrh_writer *w, const struct snrh_trace *t, char *err, size_t errlen)
+{
+	snrh_writer_flush(w, t, err, errlen);
+	size_t zero = 0;
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_DEVICE, t->device, &w->device, put_device);
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_THREADS, t->threads, &zero, put_thread);
+	put_json(&w->cw, SNRH_CHUNK_MAPS, t->maps);
+	put_json(&w->cw, SNRH_CHUNK_META, t->meta); /* the final one: end time, counts */
+	snr_chunkw_put(&w->cw, SNRH_CHUNK_END, "", 0, false);
+	free(w->buf.p);
+	w->buf = (struct snr_buf){0};
+	int failed = w->cw.failed;
+	if (snr_chunkw_close(&w->cw) || failed) {
+		snprintf(err, errlen, "%s", w->cw.err);
 		return -1;
 	}
 	return 0;
+}
+
+void snrh_writer_abandon(struct snrh_writer *w)
+{
+	free(w->buf.p);
+	w->buf = (struct snr_buf){0};
+	snr_chunkw_close(&w->cw);
+}
+
+int snrh_trace_write(const struct snrh_trace *t, const char *path, char *err, size_t errlen)
+{
+	struct snrh_writer w;
+	if (snrh_writer_open(&w, t, path, err, errlen))
+		return -1;
+	return snrh_writer_close(&w, t, err, errlen);
 }
 
 /* ---- reading ---- */
@@ -280,8 +322,10 @@ struct reader {
 	struct snr_cursor cur;
 	uint32_t *strmap; /* file string index -> t string index */
 	size_t nstr;
-	size_t stack_base;
-	size_t nstacks;
+	size_t stack_base; /* t's stack count when the file began */
+	size_t nstacks;    /* the file's stacks so far */
+	bool ended;        /* its END chunk was read */
+	json_t *merged_meta; /* a merged file's META, under t->meta["merged"] */
 };
 
 static int str_ok(struct reader *r, uint64_t i, uint32_t *out)
@@ -327,6 +371,10 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 		if (first_file) {
 			json_decref(t->meta);
 			t->meta = j;
+		} else if (r->merged_meta) { /* this file's final META replaces its first */
+			json_object_clear(r->merged_meta);
+			json_object_update(r->merged_meta, j);
+			json_decref(j);
 		} else {
 			json_t *m = json_object_get(t->meta, "merged");
 			if (!m) {
@@ -334,6 +382,7 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 				json_object_set_new(t->meta, "merged", m);
 			}
 			json_array_append_new(m, j);
+			r->merged_meta = j;
 		}
 		return 0;
 	}
@@ -368,8 +417,8 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 		n = snr_cur_varint(c);
 		if (n > (uint64_t)len)
 			return snr_chunkf_fail(&r->f, r->c, "%llu strings in %ld bytes", (unsigned long long)n, len);
-		r->strmap = snr_xrealloc(r->strmap, (n + 1) * sizeof(*r->strmap));
-		r->nstr = n;
+		/* Each STRINGS chunk adds to the file's table (one per flush). */
+		r->strmap = snr_xrealloc(r->strmap, (r->nstr + n + 1) * sizeof(*r->strmap));
 		for (uint64_t i = 0; i < n && !c->bad; i++) {
 			uint64_t sl = snr_cur_varint(c);
 			const uint8_t *p = snr_cur_bytes(c, sl);
@@ -378,7 +427,7 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 			char *s = snr_xmalloc(sl + 1);
 			memcpy(s, p, sl);
 			s[sl] = 0;
-			r->strmap[i] = snrh_intern(t, s);
+			r->strmap[r->nstr++] = snrh_intern(t, s);
 			free(s);
 		}
 		break;
@@ -386,8 +435,7 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 		n = snr_cur_varint(c);
 		if (n > (uint64_t)len)
 			return snr_chunkf_fail(&r->f, r->c, "%llu stacks in %ld bytes", (unsigned long long)n, len);
-		r->stack_base = t->stacks.n;
-		r->nstacks = n;
+		/* Stack indices are the file's: each STACKS chunk adds to them. */
 		for (uint64_t i = 0; i < n && !c->bad; i++) {
 			struct snrh_stack s = {0};
 			s.kernel = snr_cur_varint(c) != 0;
@@ -397,6 +445,7 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 			s.nframes = (uint32_t)nf;
 			s.frames = snr_xcalloc(nf ? nf : 1, sizeof(*s.frames));
 			SNRH_PUSH(t->stacks, s);
+			r->nstacks++;
 			for (uint64_t f = 0; f < nf; f++) {
 				struct snrh_frame *fr = &t->stacks.v[t->stacks.n - 1].frames[f];
 				fr->addr = snr_cur_varint(c);
@@ -457,6 +506,9 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 			SNRH_PUSH(t->intervals, iv);
 		}
 		break;
+	case SNRH_CHUNK_END:
+		r->ended = true;
+		return 0;
 	case SNRH_CHUNK_DEVICE:
 		n = snr_cur_varint(c);
 		for (uint64_t i = 0; i < n && !c->bad; i++) {
@@ -482,24 +534,91 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 	return 0;
 }
 
-int snrh_trace_read(struct snrh_trace *t, const char *path, char *err, size_t errlen)
+int snrh_trace_read_partial(struct snrh_trace *t, const char *path, bool *truncated, char *err, size_t errlen)
 {
 	struct reader r;
 	memset(&r, 0, sizeof(r));
+	*truncated = false;
 	char magic[8] = SNRH_MAGIC;
 	if (snr_chunkf_open(&r.f, path, magic, "snr host trace", 1, SNRH_VERSION, SNRH_CHUNK_MAX, err, errlen))
 		return -1;
 	int first_file = t->threads.n == 0 && t->device.n == 0 && json_object_size(t->meta) == 0;
+	r.stack_base = t->stacks.n;
 	int rc = 0;
-	for (size_t i = 0; i < r.f.nchunks && !rc; i++) {
+	for (size_t i = 0; i < r.f.nchunks && !rc && !r.ended; i++) {
 		r.c = &r.f.chunks[i];
 		rc = read_chunk(t, &r, first_file);
 	}
-	if (!rc && r.f.truncated)
-		rc = snr_chunkf_fail(&r.f, NULL, "file is truncated (the recording did not finish)");
-	if (rc)
+	if (rc) {
 		snprintf(err, errlen, "%s", r.f.err);
+	} else if (r.f.truncated || (r.f.version >= 2 && !r.ended)) {
+		/* Version 1 files were written whole; version 2 ones end in END. */
+		*truncated = true;
+		snprintf(err, errlen, "%s: truncated after %zu chunks (%s): the recording did not finish", path,
+			 r.f.nchunks, r.f.truncated ? "the last one is cut short" : "no end record");
+	}
 	free(r.strmap);
 	snr_chunkf_close(&r.f);
 	return rc;
+}
+
+int snrh_trace_read(struct snrh_trace *t, const char *path, char *err, size_t errlen)
+{
+	bool truncated;
+	if (snrh_trace_read_partial(t, path, &truncated, err, errlen))
+		return -1;
+	return truncated ? -1 : 0;
+}
+
+int snrh_trace_rebuild_threads(struct snrh_trace *t)
+{
+	if (t->threads.n)
+		return 0;
+	json_t *m = t->meta;
+	uint64_t hz = (uint64_t)json_integer_value(json_object_get(m, "hz"));
+	uint64_t pid = (uint64_t)json_integer_value(json_object_get(m, "pid")), last = 0;
+	const char *cmd = json_string_value(json_array_get(json_object_get(m, "command"), 0));
+	if (!cmd)
+		cmd = json_string_value(json_object_get(m, "exe"));
+	const char *base = cmd ? strrchr(cmd, '/') : NULL;
+	char comm[16];
+	snprintf(comm, sizeof(comm), "%s", base ? base + 1 : cmd ? cmd : "?");
+	/* Every tid any event names, in first-seen order. */
+	struct snrh_thread *th;
+#define THREAD_OF(id)                                                                                              \
+	do {                                                                                                       \
+		th = NULL;                                                                                         \
+		for (size_t k_ = 0; k_ < t->threads.n && !th; k_++)                                                \
+			if (t->threads.v[k_].tid == (id))                                                          \
+				th = &t->threads.v[k_];                                                            \
+		if (!th) {                                                                                         \
+			struct snrh_thread n_ = {(id), snrh_intern(t, (id) == pid ? comm : "?"), 0, {0}, 0};      \
+			SNRH_PUSH(t->threads, n_);                                                                 \
+			th = &t->threads.v[t->threads.n - 1];                                                      \
+		}                                                                                                  \
+	} while (0)
+	for (size_t i = 0; i < t->offcpu.n; i++) {
+		const struct snrh_offcpu *o = &t->offcpu.v[i];
+		THREAD_OF(o->tid);
+		th->offcpu_ns[o->state & 3] += o->end - o->start;
+		th->switches++;
+		if (o->end > last)
+			last = o->end;
+	}
+	for (size_t i = 0; i < t->samples.n; i++) {
+		THREAD_OF(t->samples.v[i].tid);
+		th->oncpu_ns += hz ? 1000000000ull / hz : 0;
+		if (t->samples.v[i].ts > last)
+			last = t->samples.v[i].ts;
+	}
+	for (size_t i = 0; i < t->intervals.n; i++) {
+		THREAD_OF(t->intervals.v[i].tid);
+		if (t->intervals.v[i].end > last)
+			last = t->intervals.v[i].end;
+	}
+#undef THREAD_OF
+	if (!json_object_get(m, "t_end_ns") && last)
+		json_object_set_new(m, "t_end_ns", json_integer((json_int_t)last));
+	json_object_set_new(m, "threads_rebuilt", json_true());
+	return (int)t->threads.n;
 }

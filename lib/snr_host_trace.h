@@ -5,7 +5,15 @@
  * intervals, on-CPU samples, API and I/O intervals, symbolized stacks) and
  * what libsnr_cupti.so saw of the GPU (kernels, copies, runtime calls). It
  * reuses snr's chunk container (lib/snr_chunkfile.h), magic "SNRHOST\0",
- * version 1; every chunk is zstd-compressed, integers are LEB128 varints:
+ * version 2; every chunk is zstd-compressed, integers are LEB128 varints.
+ * The recorder writes the file as it goes: META and PROBES first, then at
+ * each drain of the ring buffers the strings, stacks and events that are
+ * new (so STRINGS, STACKS and the event chunks repeat, each adding to what
+ * came before: string and stack indices count across all chunks of the
+ * file), and at the end DEVICE, THREADS, MAPS, the final META and END. A
+ * version 2 file without END is truncated (the recorder was killed, or the
+ * file was cut): everything before the cut is readable. Version 1 files
+ * (written whole, no END) are still read.
  *
  *   type  chunk      payload
  *   1     META       JSON object: source, pid, command, hz, clock, t_start_ns,
@@ -19,6 +27,7 @@
  *   8     INTERVALS  n, then n x (tid, probe, start, dur)
  *   9     MAPS       JSON array of {start, end, offset, path, build_id}
  *   10    DEVICE     n, then n x (kind, device, stream, corr, tid, start, dur, bytes, name)
+ *   11    END        empty: the recording finished and everything is here
  *
  * Times are nanoseconds on CLOCK_MONOTONIC (bpf_ktime_get_ns); CUPTI's are
  * put on the same clock (META.cupti says how). Stacks are leaf first; sym and
@@ -28,13 +37,15 @@
 #define SNR_HOST_TRACE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/snr_chunkfile.h"
 #include "lib/snr_util.h"
 
 #define SNRH_MAGIC "SNRHOST"
-#define SNRH_VERSION 1
+#define SNRH_VERSION 2
 
 enum snrh_chunk_type {
 	SNRH_CHUNK_META = 1,
@@ -47,7 +58,8 @@ enum snrh_chunk_type {
 	SNRH_CHUNK_INTERVALS,
 	SNRH_CHUNK_MAPS,
 	SNRH_CHUNK_DEVICE,
-	SNRH_CHUNK_MAX = SNRH_CHUNK_DEVICE,
+	SNRH_CHUNK_END,
+	SNRH_CHUNK_MAX = SNRH_CHUNK_END,
 };
 
 struct snrh_thread {
@@ -143,11 +155,41 @@ static inline const char *snrh_str(const struct snrh_trace *t, uint32_t i)
 	return i < t->strings.n ? t->strings.v[i] : "?";
 }
 
+/* Writing a trace as it grows: open writes META and PROBES; each flush
+ * appends what t gained since the last (strings, stacks, off-CPU
+ * intervals, samples, API intervals) and reaches the file with it (write
+ * calls, no buffering: a killed recorder leaves everything flushed); close
+ * adds DEVICE, THREADS, MAPS, t's META as it is then, and END. t's vectors
+ * only grow between calls. Errors name the file. */
+struct snrh_writer {
+	struct snr_chunk_writer cw;
+	struct snr_buf buf;
+	size_t strings, stacks, offcpu, samples, intervals, device; /* written so far */
+};
+int snrh_writer_open(struct snrh_writer *w, const struct snrh_trace *t, const char *path, char *err, size_t errlen);
+int snrh_writer_flush(struct snrh_writer *w, const struct snrh_trace *t, char *err, size_t errlen);
+int snrh_writer_close(struct snrh_writer *w, const struct snrh_trace *t, char *err, size_t errlen);
+/* Closes the file without END (it reads as truncated). */
+void snrh_writer_abandon(struct snrh_writer *w);
+
+/* The whole trace at once (open + close). */
 int snrh_trace_write(const struct snrh_trace *t, const char *path, char *err, size_t errlen);
+/* Reads path as snrh_trace_read does, except that a truncated file (cut
+ * short, or a version 2 file without END) is not an error: what it holds is
+ * read, *truncated is set and err says why. */
+int snrh_trace_read_partial(struct snrh_trace *t, const char *path, bool *truncated, char *err, size_t errlen);
 /* Reads path and appends its contents to t (strings, stacks and probe ids
  * renumbered), so a CUPTI file merges into an eBPF one. The first file's
- * META is kept; later ones go under meta["merged"]. */
+ * META is kept (the last META chunk of it); later files' go under
+ * meta["merged"]. A truncated file is an error. */
 int snrh_trace_read(struct snrh_trace *t, const char *path, char *err, size_t errlen);
+
+/* For a truncated trace (no THREADS chunk): per-thread rows rebuilt from
+ * the events, off-CPU by state from the intervals (exact with
+ * --min-block 0), on-CPU as samples x 1/HZ; META.t_end_ns becomes the
+ * last event's time if missing, and META.threads_rebuilt is set. Does
+ * nothing when t has threads. Returns the number of threads. */
+int snrh_trace_rebuild_threads(struct snrh_trace *t);
 
 /* Human name of a system call number counted as I/O ("read"), or NULL. */
 const char *snrh_syscall_name(uint32_t nr);

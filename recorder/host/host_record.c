@@ -427,8 +427,11 @@ static int open_perf_events(int hz, int **fds_out, int *nfds_out)
 			.type = PERF_TYPE_SOFTWARE,
 			.size = sizeof(attr),
 			.config = PERF_COUNT_SW_CPU_CLOCK,
-			.freq = 1,
-			.sample_freq = (unsigned long long)hz,
+			/* A fixed period, not a frequency: every sample then stands for
+			 * exactly 1/HZ s of CPU time (in frequency mode the kernel
+			 * retunes the period as it goes, and samples x 1/HZ drifts
+			 * from the thread's exact on-CPU time). */
+			.sample_period = 1000000000ull / (unsigned long long)hz,
 		};
 		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
@@ -467,6 +470,9 @@ int snrh_record(const struct snrh_record_opts *o)
 	int *perf_fds = NULL, nperf = 0, nlinks = 0;
 	struct rec_state st;
 	struct snrh_trace trace;
+	struct snrh_writer writer;
+	bool writer_open = false;
+	char err[700], errbuf[700];
 	char *exe = NULL, *cupti_lib = NULL, cupti_out[64] = "";
 	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1}, child_status = -1;
 	struct sigaction sa_old_int, sa_old_term;
@@ -684,6 +690,30 @@ int snrh_record(const struct snrh_record_opts *o)
 	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);
 	st.pcs = snr_xcalloc(SNRH_MAX_UNWIND, sizeof(*st.pcs));
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), cpu_start = mono_ns(CLOCK_PROCESS_CPUTIME_ID);
+	struct utsname un;
+	uname(&un);
+	json_t *cmdline = json_array();
+	for (char **a = o->cmd; a && *a; a++)
+		json_array_append_new(cmdline, json_string(*a));
+	json_object_set_new(trace.meta, "source", json_string("ebpf"));
+	json_object_set_new(trace.meta, "pid", json_integer(pid));
+	json_object_set_new(trace.meta, "exe", json_string(exe ? exe : ""));
+	json_object_set_new(trace.meta, "command", cmdline);
+	json_object_set_new(trace.meta, "kernel", json_string(un.release));
+	json_object_set_new(trace.meta, "hz", json_integer(o->hz));
+	json_object_set_new(trace.meta, "unwind", json_string(o->unwind_fp ? "fp" : "dwarf"));
+	json_object_set_new(trace.meta, "min_offcpu_us", json_integer(o->min_offcpu_us));
+	json_object_set_new(trace.meta, "clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(trace.meta, "t_start_ns", json_integer((json_int_t)t_start));
+	json_object_set_new(trace.meta, "realtime_minus_monotonic_ns",
+			    json_integer((json_int_t)(mono_ns(CLOCK_REALTIME) - mono_ns(CLOCK_MONOTONIC))));
+	/* The file is written as the recording goes: a killed recorder leaves
+	 * everything up to its last drain, read back as truncated. */
+	if (snrh_writer_open(&writer, &trace, o->output, err, sizeof(err))) {
+		fail("%s", err);
+		goto cleanup;
+	}
+	writer_open = true;
 	if (child) {
 		if (write(go_pipe[1], "g", 1) != 1) {
 			fail("cannot start the command: %s", strerror(errno));
@@ -714,6 +744,10 @@ int snrh_record(const struct snrh_record_opts *o)
 		if (err < 0 && err != -EINTR) {
 			fail("polling the ring buffers: %s", strerror(-err));
 			break;
+		}
+		if (snrh_writer_flush(&writer, &trace, errbuf, sizeof(errbuf))) {
+			fail("%s", errbuf);
+			goto cleanup;
 		}
 		if (stop_signal)
 			break;
@@ -775,31 +809,13 @@ int snrh_record(const struct snrh_record_opts *o)
 	json_decref(trace.maps);
 	trace.maps = snrh_sym_maps_json(st.sym);
 
-	char err[700];
-	struct utsname un;
-	uname(&un);
-	json_t *cmdline = json_array();
-	for (char **a = o->cmd; a && *a; a++)
-		json_array_append_new(cmdline, json_string(*a));
-	json_object_set_new(trace.meta, "source", json_string("ebpf"));
-	json_object_set_new(trace.meta, "pid", json_integer(pid));
-	json_object_set_new(trace.meta, "exe", json_string(exe ? exe : ""));
-	json_object_set_new(trace.meta, "command", cmdline);
-	json_object_set_new(trace.meta, "kernel", json_string(un.release));
-	json_object_set_new(trace.meta, "hz", json_integer(o->hz));
-	json_object_set_new(trace.meta, "unwind", json_string(o->unwind_fp ? "fp" : "dwarf"));
 	if (!o->unwind_fp)
 		json_object_set_new(
 			trace.meta, "stack_copies",
 			json_pack("{s:I, s:I, s:I, s:I, s:I}", "max_bytes", (json_int_t)o->stack_bytes, "copies",
 				  (json_int_t)st.ustack_copies, "bytes", (json_int_t)st.ustack_bytes, "frames",
 				  (json_int_t)st.ustack_frames, "empty", (json_int_t)st.ustack_empty));
-	json_object_set_new(trace.meta, "min_offcpu_us", json_integer(o->min_offcpu_us));
-	json_object_set_new(trace.meta, "clock", json_string("CLOCK_MONOTONIC"));
-	json_object_set_new(trace.meta, "t_start_ns", json_integer((json_int_t)t_start));
 	json_object_set_new(trace.meta, "t_end_ns", json_integer((json_int_t)t_end));
-	json_object_set_new(trace.meta, "realtime_minus_monotonic_ns",
-			    json_integer((json_int_t)(mono_ns(CLOCK_REALTIME) - mono_ns(CLOCK_MONOTONIC))));
 	json_object_set_new(trace.meta, "dropped",
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
 				      (json_int_t)on_skel->bss->dropped_events, "buckets",
@@ -824,7 +840,8 @@ int snrh_record(const struct snrh_record_opts *o)
 		json_object_set_new(trace.meta, "exit_status",
 				    json_integer(WIFEXITED(child_status) ? WEXITSTATUS(child_status)
 									  : 128 + WTERMSIG(child_status)));
-	if (snrh_trace_write(&trace, o->output, err, sizeof(err))) {
+	writer_open = false;
+	if (snrh_writer_close(&writer, &trace, err, sizeof(err))) {
 		fail("%s", err);
 		goto cleanup;
 	}
@@ -839,6 +856,8 @@ int snrh_record(const struct snrh_record_opts *o)
 	rc = 0;
 
 cleanup:
+	if (writer_open) /* failed while recording: what was written stays, read as truncated */
+		snrh_writer_abandon(&writer);
 	if (child > 0) { /* failed before the command ran: it is waiting on the pipe */
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);

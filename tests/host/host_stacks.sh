@@ -89,4 +89,30 @@ for bin in "$FP" "$NOFP"; do
     fail "$name: off-CPU in main;recurse x >= 100;sleeper = $w us, want $deep_wall s +- 5%: $(awk '{ print gsub(/;recurse/, ""), $NF }' "$T/deep.offcpu.folded" | sort -n | tail -3)"
   echo "$name: tail call main;tail_target ok; 150-deep recursion reaches main ($w us)"
 done
+# 5. SIGKILL of the recorder 2 s into a longer command: the file holds what
+# was drained up to then (>= 1.5 s of it), reads as truncated (exit 1, or 0
+# with --allow-truncated; "truncated": true in the JSON), and the command
+# dies with the recorder.
+"$SNR" host record -o "$T/kill.snrh" -- "$NOFP" sleepspin 25 >"$T/kill.out" 2>"$T/kill.err" &
+rec=$!
+for _ in $(seq 100); do grep -q "Ctrl-C stops" "$T/kill.err" && break; sleep 0.1; done
+sleep 2
+kill -KILL "$rec"
+wait "$rec" 2>/dev/null
+child=$(sed -n 's/.*tracing pid \([0-9]*\).*/\1/p' "$T/kill.err")
+[ -n "$child" ] || fail "no pid in the recorder's output: $(cat "$T/kill.err")"
+for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$child" 2>/dev/null && { kill -KILL "$child"; fail "the command (pid $child) outlived its SIGKILLed recorder by 10 s"; }
+run "$SNR" host report "$T/kill.snrh" --folded "$T/kill" --trace-events "$T/kill.json"
+expect_rc 1; expect_out "TRUNCATED: "; expect_err "truncated"
+covers=$(sed -n 's/.*; this covers \([0-9.]*\) s.*/\1/p' "$T/out")
+awk -v c="$covers" 'BEGIN { exit !(c >= 1.5) }' || fail "a recorder killed after 2 s left $covers s: $(head -3 "$T/out")"
+w=$(weight "$T/kill.offcpu.folded" ";main;sleeper;")
+awk -v w="$w" -v c="$covers" 'BEGIN { exit !(w >= 0.25e6 * c) }' || \
+  fail "only $w us under main;sleeper in the $covers s kept: $(sort -t' ' -k2 -n "$T/kill.offcpu.folded" | tail -2)"
+python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['truncated'] is not True)" "$T/kill.json" || \
+  fail "trace-event JSON of a truncated trace lacks \"truncated\": true"
+run "$SNR" host report --allow-truncated "$T/kill.snrh"
+expect_rc 0; expect_out "TRUNCATED: "
+echo "SIGKILL after 2 s: $covers s kept, $w us under main;sleeper; command $child gone"
 echo "host_stacks: ok"

@@ -4,6 +4,7 @@
  * a CUPTI file merges into an eBPF one with strings renumbered; the report
  * and trace-event JSON say what the synthetic trace holds.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,81 @@ int main(void)
 	snrh_trace_init(&bad);
 	CHECK(snrh_trace_read(&bad, path, err, sizeof(err)) != 0 && strstr(err, path), "%s", "snrh_trace_read(&bad, path, err, sizeof(err)) != 0 && strstr(err, path)");
 	snrh_trace_free(&bad);
+
+	/* Written as the recording goes: three flushes, each adding strings,
+	 * stacks and events, read back whole; then every proper prefix of the
+	 * file (so every chunk boundary too) reads as truncated or fails with
+	 * the path named, never as complete. */
+	struct snrh_trace g, back;
+	snrh_trace_init(&g);
+	json_object_set_new(g.meta, "pid", json_integer(9));
+	struct snrh_writer wr;
+	CHECK(snrh_writer_open(&wr, &g, path, err, sizeof(err)) == 0, "writer_open: %s", err);
+	for (int round = 0; round < 3; round++) {
+		char nm[32];
+		snprintf(nm, sizeof(nm), "f%d", round);
+		struct snrh_stack st = {0, 1, calloc(1, sizeof(struct snrh_frame))};
+		st.frames[0] = (struct snrh_frame){0x100u + (unsigned)round, snrh_intern(&g, nm), snrh_intern(&g, "/bin/x"), 0};
+		SNRH_PUSH(g.stacks, st);
+		SNRH_PUSH(g.offcpu, ((struct snrh_offcpu){9, 0, 1, 100u * (unsigned)round, 100u * (unsigned)round + 50,
+							 (int32_t)g.stacks.n - 1, -1}));
+		SNRH_PUSH(g.samples, ((struct snrh_sample){9, 0, 100u * (unsigned)round + 60, (int32_t)g.stacks.n - 1, -1}));
+		CHECK(snrh_writer_flush(&wr, &g, err, sizeof(err)) == 0, "flush %d: %s", round, err);
+	}
+	struct snrh_thread gt = {9, snrh_intern(&g, "x"), 30, {0, 150, 0, 0}, 3};
+	SNRH_PUSH(g.threads, gt);
+	CHECK(snrh_writer_close(&wr, &g, err, sizeof(err)) == 0, "writer_close: %s", err);
+	bool truncated = true;
+	snrh_trace_init(&back);
+	json_object_clear(back.meta);
+	CHECK(snrh_trace_read_partial(&back, path, &truncated, err, sizeof(err)) == 0 && !truncated,
+	      "streamed file reads whole: %s", err);
+	CHECK(back.offcpu.n == 3 && back.samples.n == 3 && back.threads.n == 1 && back.stacks.n == 3, "%s",
+	      "streamed file: 3 intervals, 3 samples, 1 thread, 3 stacks");
+	for (size_t k = 0; k < 3 && back.offcpu.n == 3; k++) {
+		char nm[32];
+		snprintf(nm, sizeof(nm), "f%zu", k);
+		const struct snrh_stack *st = &back.stacks.v[back.offcpu.v[k].ustack];
+		CHECK(!strcmp(snrh_str(&back, st->frames[0].sym), nm) && back.samples.v[k].ustack == back.offcpu.v[k].ustack,
+		      "flush %zu: its stack named %s", k, snrh_str(&back, st->frames[0].sym));
+	}
+	snrh_trace_free(&back);
+	FILE *whole = fopen(path, "rb");
+	CHECK(whole != NULL, "%s", "reopen");
+	unsigned char fbuf[1 << 16];
+	size_t flen = whole ? fread(fbuf, 1, sizeof(fbuf), whole) : 0;
+	if (whole)
+		fclose(whole);
+	int nfailed = 0, ntrunc = 0, nwhole = 0;
+	for (size_t cut = 0; cut < flen; cut++) {
+		FILE *part = fopen(path2, "wb");
+		fwrite(fbuf, 1, cut, part);
+		fclose(part);
+		snrh_trace_init(&back);
+		json_object_clear(back.meta);
+		truncated = false;
+		if (snrh_trace_read_partial(&back, path2, &truncated, err, sizeof(err)))
+			nfailed += strstr(err, path2) != NULL;
+		else if (truncated && strstr(err, path2))
+			ntrunc++;
+		else
+			nwhole++;
+		snrh_trace_free(&back);
+	}
+	CHECK(nwhole == 0 && nfailed + ntrunc == (int)flen && ntrunc > 0,
+	      "%zu cuts: %d read as complete, %d truncated, %d refused", flen, nwhole, ntrunc, nfailed);
+	/* A rebuilt thread table for a truncated trace: S time from the intervals. */
+	snrh_trace_init(&back);
+	json_object_clear(back.meta);
+	json_object_set_new(back.meta, "hz", json_integer(100));
+	SNRH_PUSH(back.offcpu, ((struct snrh_offcpu){5, 0, 1, 1000, 3000, -1, -1}));
+	SNRH_PUSH(back.samples, ((struct snrh_sample){5, 0, 3500, -1, -1}));
+	CHECK(snrh_trace_rebuild_threads(&back) == 1 && back.threads.v[0].offcpu_ns[1] == 2000 &&
+		      back.threads.v[0].oncpu_ns == 10000000 &&
+		      json_integer_value(json_object_get(back.meta, "t_end_ns")) == 3500,
+	      "%s", "rebuilt thread: 2000 ns S, one 10 ms sample, ends at the last event");
+	snrh_trace_free(&back);
+	snrh_trace_free(&g);
 
 	snrh_trace_free(&w);
 	snrh_trace_free(&r);
