@@ -687,30 +687,88 @@ static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *ob
 /* ---- --method sim -------------------------------------------------------------- */
 
 /* The simulator that runs an ISA's windows ahead of the target; NULL: the
- * ISA is recorded by stepping only. unicorn runs x86-64 and aarch64 traces
- * in replay, but recording through it (system calls as checkpoints, rep
- * instructions, rdtsc) is not done yet. */
+ * ISA is recorded by stepping only. unicorn replays aarch64 traces too, but
+ * recording aarch64 through it (QEMU's stub steps svc with the next
+ * instruction) is not done. */
 static const struct snr_sim_ops *simulator_for(const struct snr_isa_ops *isa)
 {
-	/* the in-tree plugin only: a vendor's may decode differently */
+	/* the in-tree plugins only: a vendor's may decode differently */
 	if (isa == snr_isa_find("ta1"))
 		return &snr_sim_ta1;
+	if (isa == snr_isa_find("x86-64"))
+		return &snr_sim_unicorn;
 	return NULL;
 }
 
 /* The simulator's registers into regbuf: every one it has a value for (not
- * TA1's counters, which only counter reads use, and those run on the target). */
-static void sim_read_registers(struct rec *r)
+ * TA1's counters, which only counter reads use, and those run on the
+ * target). Per step (all false) only the registers of at most 8 bytes, as
+ * read_step_registers() reads only the cheap ones: a wider one the window
+ * wrote is stale until a query needs it (x86-64's vector registers: reading
+ * each from unicorn at every step would cost more than the step). */
+static void sim_read_registers(struct rec *r, bool all)
 {
 	for (size_t k = 0; k < r->niregs; k++) {
-		if (r->regval[k]) {
+		if (r->regval[k] && (all || r->iregs[k].size <= 8)) {
 			uint8_t v[256];
 			if (r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size) == 0)
 				memcpy(r->regbuf + (r->regval[k] - r->regbuf), v, r->iregs[k].size);
+			r->stale[k] = false;
 		}
-		r->stale[k] = false;
-		r->qval[k] = r->regval[k];
+		r->qval[k] = r->stale[k] ? NULL : r->regval[k];
 	}
+}
+
+/* unicorn (QEMU's TCG) translates code ahead of the instruction it runs,
+ * into the next page too, so the code page of a pc and the page after it
+ * are loaded whole on the pc's first use, but for the bytes the window
+ * wrote (the simulator holds those). A page that cannot be read whole is
+ * left to load_code's exact bytes. */
+static int sim_load_code_page(struct rec *r, struct snr_ranges *loaded, const struct snr_ranges *written,
+			      uint64_t addr, char *err, size_t errlen)
+{
+	uint64_t page = addr & ~4095ull;
+	struct snr_range got;
+	if (snr_ranges_find(loaded, 0, page, &got))
+		return 0;
+	snr_ranges_add(loaded, 0, page, page + 4096);
+	uint8_t bytes[4096];
+	char e[256];
+	if (snr_ahead_fetch(r->ahead, page, bytes, sizeof(bytes), e, sizeof(e)))
+		return 0;
+	struct snr_range *parts = NULL;
+	size_t nparts = 0, cap = 0;
+	snr_ranges_missing(written, 0, page, page + 4096, &parts, &nparts, &cap);
+	int rc = 0;
+	for (size_t q = 0; q < nparts && !rc; q++)
+		if (r->sim->load_mem(r->simst, 0, 0, parts[q].lo, bytes + (parts[q].lo - page), parts[q].hi - parts[q].lo)) {
+			snr_fmt(err, errlen, "loading the code page at 0x%llx into the simulator: %s",
+				(unsigned long long)page, r->sim->error(r->simst));
+			rc = -1;
+		}
+	free(parts);
+	return rc;
+}
+
+/* x86-64 rep/repne string instructions: hardware single-steps them an
+ * iteration (or, with fast strings, several) at a time, unicorn one, so
+ * with --method sim they run on the target and the trace keeps the
+ * target's steps, as stepping records them. */
+static bool x86_rep_string(const struct snr_isa_ops *isa, const uint8_t *code, unsigned len)
+{
+	if (strcmp(isa->name, "x86-64"))
+		return false;
+	bool rep = false;
+	unsigned i = 0;
+	for (; i < len; i++) {
+		uint8_t b = code[i];
+		if (b == 0xf2 || b == 0xf3)
+			rep = true;
+		else if (!(b == 0x66 || b == 0x67 || b == 0xf0 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 ||
+			   b == 0x64 || b == 0x65 || (b >= 0x40 && b <= 0x4f)))
+			break;
+	}
+	return rep && i < len && code[i] >= 0xa4 && code[i] <= 0xaf && code[i] != 0xa8 && code[i] != 0xa9;
 }
 
 /* The target's registers (regbuf, read in full) into the simulator. */
@@ -738,6 +796,14 @@ static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 		uint8_t v[256];
 		if (!r->regval[k] || r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size))
 			continue;
+		if (!strcmp(r->isa->name, "x86-64") && !strcmp(r->iregs[k].name, "eflags")) {
+			/* AF and OF: undefined after shifts, rotates, multiplies and
+			 * bit scans, where unicorn and the CPU differ (seen: AF after
+			 * shr ecx, 3); the checkpoint then hands the target's value
+			 * to the simulator */
+			v[0] = (uint8_t)((v[0] & ~0x10) | (r->regval[k][0] & 0x10));
+			v[1] = (uint8_t)((v[1] & ~0x08) | (r->regval[k][1] & 0x08));
+		}
 		if (memcmp(v, r->regval[k], r->iregs[k].size)) {
 			uint64_t sv = 0, tv = 0;
 			memcpy(&sv, v, r->iregs[k].size < 8 ? r->iregs[k].size : 8);
@@ -817,7 +883,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	struct loaded_obj *objs = NULL;
 	size_t nobjs = 0;
 	struct snr_trace_writer *w = NULL;
-	struct snr_ranges known = {0}, written = {0};
+	struct snr_ranges known = {0}, written = {0}, code_pages = {0};
 	struct code_cache cc = {0};
 	struct snr_range *miss = NULL;
 	size_t miss_cap = 0;
@@ -1013,7 +1079,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		 * memory is a Linux process's, not a TA1 chip's: the GRM cannot
 		 * hold it. */
 		const char *lacking = NULL;
-		for (size_t k = 0; r.sim && k < r.niregs && !lacking; k++)
+		for (size_t k = 0; r.sim == &snr_sim_ta1 && k < r.niregs && !lacking; k++)
 			if (r.map[k] < 0)
 				lacking = r.iregs[k].name;
 		if (lacking && !strcmp(method, "sim")) {
@@ -1058,7 +1124,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	uint64_t i;
 	for (i = 0; i < o->count; i++) {
 		if (r.sim && i > 0) {
-			sim_read_registers(&r);
+			sim_read_registers(&r, false);
 		} else {
 			if ((i == 0 ? read_registers : read_step_registers)(&r, err, errlen))
 				goto out;
@@ -1097,6 +1163,10 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			ce->pc = pc;
 			ce->len = (uint8_t)n;
 			cc.n++;
+			if (r.sim && r.sim != &snr_sim_ta1 &&
+			    (sim_load_code_page(&r, &code_pages, &written, pc, err, errlen) ||
+			     sim_load_code_page(&r, &code_pages, &written, (pc | 4095) + 1, err, errlen)))
+				goto out;
 			if (r.sim && r.sim->load_code(r.simst, pc, ce->bytes, ce->len)) {
 				snr_fmt(err, errlen, "instruction %llu: loading code at 0x%llx into the simulator: %s",
 					(unsigned long long)i, (unsigned long long)pc, r.sim->error(r.simst));
@@ -1107,7 +1177,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		struct snr_insn_access acc;
 		r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
 		if (needs_stale(&r, &acc)) {
-			if (read_registers(&r, err, errlen))
+			if (r.sim && i > 0)
+				sim_read_registers(&r, true);
+			else if (read_registers(&r, err, errlen))
 				goto out;
 			r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
 		}
@@ -1121,7 +1193,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		/* --method sim: what the simulator cannot compute (system calls,
 		 * counters, an access the ISA plugin could not model) runs on the
 		 * target, which is brought here first and checked */
-		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault;
+		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault ||
+				 x86_rep_string(r.isa, ce->bytes, ce->len);
 		if (r.sim && on_target && verify_at(&r, i, err, errlen))
 			goto out;
 		if (ce->len && !(ce->used & 2)) { /* code goes into the trace once per pc */
@@ -1300,7 +1373,16 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			if ((st.kind == SNR_DBG_STOP_TRAP || st.kind == SNR_DBG_STOP_SIGNAL) &&
 			    (read_registers(&r, err, errlen) || sim_load_registers(&r, err, errlen)))
 				goto out;
-			/* and the memory it wrote, from the target */
+			/* and the memory it wrote, from the target: what a system
+			 * call wrote was read as post memory above */
+			for (unsigned q = 0; q < step.npost_mem; q++)
+				if (r.sim->load_mem(r.simst, step.post_mem[q].space, step.post_mem[q].chip,
+						    step.post_mem[q].addr, step.post_mem[q].data, step.post_mem[q].len)) {
+					snr_fmt(err, errlen, "instruction %llu: loading what the system call wrote at 0x%llx into "
+						"the simulator: %s", (unsigned long long)i,
+						(unsigned long long)step.post_mem[q].addr, r.sim->error(r.simst));
+					goto out;
+				}
 			for (unsigned m = 0; m < acc.nmem && st.kind == SNR_DBG_STOP_TRAP; m++) {
 				const struct snr_mem_region *g = &acc.mem[m];
 				for (uint64_t row = 0; g->write && row < g->rows; row++) {
@@ -1469,6 +1551,7 @@ out:
 	free_symbols(objs, nobjs);
 	snr_ranges_free(&known);
 	snr_ranges_free(&written);
+	snr_ranges_free(&code_pages);
 	free(cc.e);
 	free(miss);
 	free(miss_key);

@@ -67,6 +67,41 @@ compare matmul_chain chain 20000 0
 compare allgather gather 1200 1 --chips 4
 grep -q "checkpoints" "$T/allgather.sim.err" || fail "allgather: $(cat "$T/allgather.sim.err")"
 
+# x86-64 host code through ptrace (unicorn runs the window): the same
+# program, not a PIE and with ASLR off (setarch -R) so that both launches
+# put the stack and libraries at the same addresses, and bound at load time
+# (-z now: no lazy PLT resolution, whose xsavec is beyond unicorn). work()
+# and the rep string instructions (which run on the target under sim) give
+# the same traces; rdtsc (stamp()) runs on the target, its result is the
+# target's (the two launches read different clocks, so that window is only
+# checked to replay verified).
+NOAVX=glibc.cpu.hwcaps=-AVX2,-AVX,-AVX512F,-AVX512VL,-AVX512BW,-EVEX
+if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R true 2>/dev/null &&
+  cc -O1 -no-pie -Wl,-z,now "$SRC/tests/rec/x86_rec.c" -o "$T/x86" 2>/dev/null; then
+  host() { # NAME METHOD BREAKPOINT COUNT ARG
+    GLIBC_TUNABLES=$NOAVX setarch -R "$SNR" record --breakpoint "$3" --count "$4" --method "$2" --kill \
+      -o "$T/$1.$2.snrt" -- "$T/x86" $5 >/dev/null 2>"$T/$1.$2.err" || fail "$1 --method $2: $(cat "$T/$1.$2.err")"
+    "$SNR" replay "$T/$1.$2.snrt" >"$T/$1.$2.replay" 2>&1 &&
+      grep -q "end state matches the recording" "$T/$1.$2.replay" ||
+      fail "$1 --method $2: replay: $(cat "$T/$1.$2.replay")"
+  }
+  for w in "work work 20000" "rep reps 9000 rep"; do
+    set -- $w
+    host "x86-$1" step "$2" "$3" "${4:-}"
+    host "x86-$1" sim "$2" "$3" "${4:-}"
+    "$SAME" "$T/x86-$1.step.snrt" "$T/x86-$1.sim.snrt" || fail "x86-64 $1: --method sim and step differ"
+    grep -q "^verified against the target" "$T/x86-$1.sim.err" || fail "x86-64 $1: $(cat "$T/x86-$1.sim.err")"
+    echo "x86-64 $1 (ptrace): same trace by sim and step; $(grep '^method sim' "$T/x86-$1.sim.err")"
+  done
+  host x86-tsc sim stamp 4000 tsc
+  "$SNR" trace dump "$T/x86-tsc.sim.snrt" >"$T/tsc.txt"
+  [ "$(grep -c ' rdtsc ' "$T/tsc.txt")" -eq 2 ] || fail "x86-64 tsc: two rdtsc expected in the window: $(grep -c rdtsc "$T/tsc.txt")"
+  grep -q "2 instructions it ran for the simulator" "$T/x86-tsc.sim.err" ||
+    fail "x86-64 tsc: the rdtsc did not run on the target: $(cat "$T/x86-tsc.sim.err")"
+else
+  echo "x86-64 host part skipped (needs an x86-64 host, cc and setarch -R)"
+fi
+
 # Bad input: an unknown method is a usage error naming it.
 "$SNR" record --target tcp:127.0.0.1:1 --breakpoint x --count 1 -o "$T/x.snrt" --method fast 2>"$T/bad.err"
 [ $? -eq 2 ] && grep -q "fast" "$T/bad.err" || fail "--method fast: $(cat "$T/bad.err")"

@@ -9,11 +9,13 @@
  *                    with ADDR = &iobuf
  *   x86_rec rep      reps(): rep movsb of 8 KiB, rep stosq of 4 KiB, then
  *                    a hash of the copy; prints "rep H"
+ *   x86_rec tsc      stamp(): rdtsc twice around work(200); prints "tsc H"
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 uint64_t table[128];
 uint64_t seed = 7;
@@ -63,6 +65,13 @@ __attribute__((noinline)) uint64_t reps(void)
 	return h;
 }
 
+__attribute__((noinline)) uint64_t stamp(void)
+{
+	uint64_t t0 = __rdtsc();
+	uint64_t h = work(200);
+	return h ^ (__rdtsc() - t0);
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 0; i < 128; i++)
@@ -77,6 +86,11 @@ int main(int argc, char **argv)
 			repsrc[i] = (uint8_t)(i * 7 + 3);
 		sink = reps();
 		printf("rep %llu\n", (unsigned long long)sink);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "tsc")) {
+		sink = stamp();
+		printf("tsc %llu\n", (unsigned long long)sink);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "loop"))
