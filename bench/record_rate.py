@@ -242,10 +242,25 @@ def main():
         x86 = os.path.join(tmp, "x86_rec")
         if cc and os.uname().machine == "x86_64":
             run([cc, "-O1", "-fpie", "-pie", os.path.join(ROOT, "tests", "rec", "x86_rec.c"), "-o", x86])
-            pt = summary(run([snr, "record", "--breakpoint", "work", "--count", str(a.count), "--kill", "-o",
+            pt = summary(run([snr, "record", "--breakpoint", "work", "--count", str(a.count), "--method", "step",
+                              "--kill", "-o",
                               os.path.join(tmp, "x86.snrt"), "--", x86, "loop"]).stderr)
             print("ptrace, x86-64 loop             %8d instructions/s  (%d in %.2f s; target >= 20k/s: %s)"
                   % (pt["rate"], pt["n"], pt["s"], "yes" if pt["rate"] >= 20000 else "NO"))
+            print("ptrace, x86-64, sim against step (x86_rec loop, %d instructions, same run):" % a.method_count)
+            for loaded in (False, True):
+                with BusyLoops(2 if loaded else 0):
+                    r = {}
+                    for meth in ("sim", "step"):
+                        la = load_average()
+                        r[meth] = summary(run([snr, "record", "--breakpoint", "work", "--count", str(a.method_count),
+                                               "--method", meth, "--kill", "-o", os.path.join(tmp, "x86m.snrt"),
+                                               "--", x86, "loop"]).stderr)
+                        print("  %-6s %-15s %9.2f s %10d/s %10d requests  (load average %.1f)" % (
+                            meth, "2 busy loops" if loaded else "no load added", r[meth]["s"], r[meth]["rate"],
+                            r[meth]["requests"], la))
+                    print("  sim / step, %-15s %6.1fx faster (target >= 10x)"
+                          % ("2 busy loops:" if loaded else "no load added:", r["step"]["s"] / r["sim"]["s"]))
         else:
             print("ptrace, x86-64 loop             (needs an x86-64 host and cc)")
 

@@ -805,6 +805,20 @@ static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 	return decode_status(d, status, false, false, stop, "step");
 }
 
+/* One traced thread: cont_selected is cont. Hits are counted here, one
+ * continue per arrival (each a trap into this process, far cheaper than a
+ * request over a socket), so the recorder asks once. */
+static int pt_cont_to_hit(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop)
+{
+	for (uint64_t k = 0; k < hits; k++) {
+		if (pt_cont(d, 0, stop) < 0)
+			return -1;
+		if (stop->kind != SNR_DBG_STOP_TRAP || stop->pc != addr)
+			return 0; /* it went elsewhere: the caller sees where */
+	}
+	return 0;
+}
+
 static int pt_kill(struct snr_dbg *d)
 {
 	if (!d->attached)
@@ -841,6 +855,8 @@ const struct snr_dbg_ops snr_dbg_ptrace = {
 	.step = pt_step,
 	.detach = pt_detach,
 	.kill = pt_kill,
+	.cont_selected = pt_cont,
+	.cont_to_hit = pt_cont_to_hit,
 };
 
 #else /* no ptrace backend on this host */
