@@ -1135,7 +1135,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		if (o->until_return && i == 0 && return_point_at_entry(&r, &ret, err, errlen))
 			goto out;
 		if (o->until_return && i > 0 && pc == ret.pc) {
-			if (r.stale[ret.sp_reg] && read_registers(&r, err, errlen))
+			if (r.stale[ret.sp_reg] && r.sim)
+				sim_read_registers(&r, true);
+			else if (r.stale[ret.sp_reg] && read_registers(&r, err, errlen))
 				goto out;
 			if (reg_u64(&r, (size_t)ret.sp_reg) >= ret.sp) {
 				sum->end_reason = "returned";
