@@ -702,12 +702,43 @@ static void diag_on_dma(void *u, const struct snr_ev_dma *e)
 	g->dm[g->ndm++] = (struct diag_dma){e->issue_index, e->cycle, e->transfer_cycles};
 }
 
+static int cmp_diag_stall(const void *a, const void *b)
+{
+	const struct diag_stall *x = a, *y = b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_diag_dma(const void *a, const void *b)
+{
+	const struct diag_dma *x = a, *y = b;
+	return x->issue_index < y->issue_index ? -1 : x->issue_index > y->issue_index;
+}
+
+/* After the run: both tables sorted, for the lookups below. */
+static void diag_sort(struct diag *g)
+{
+	qsort(g->st, g->nst, sizeof(*g->st), cmp_diag_stall);
+	qsort(g->dm, g->ndm, sizeof(*g->dm), cmp_diag_dma);
+}
+
 static const struct diag_dma *diag_dma_of(const struct diag *g, int64_t issue_index)
 {
-	for (size_t k = 0; k < g->ndm; k++)
-		if (g->dm[k].issue_index == issue_index)
-			return &g->dm[k];
-	return NULL;
+	struct diag_dma key = {.issue_index = issue_index};
+	return g->ndm ? bsearch(&key, g->dm, g->ndm, sizeof(*g->dm), cmp_diag_dma) : NULL;
+}
+
+/* The first stall of instruction `index` (the others follow it), or nst. */
+static size_t diag_stalls_of(const struct diag *g, uint64_t index)
+{
+	size_t lo = 0, hi = g->nst;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->st[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The DMA issued at instruction index i in d (NULL if none). */
@@ -744,16 +775,18 @@ static void diagnose(const struct capture *c, const struct plan *p, struct move_
 				.on_dma = diag_on_dma};
 	struct ta1_timing_totals tot;
 	what_if_moves(c, moves, n, &t, &tot);
+	diag_sort(&dg);
 	/* the instance whose WAIT stalls most on another DMA, or on its own */
 	const struct suggestion *worst_other = NULL, *worst_own = NULL;
 	uint64_t other_cycles = 0, own_cycles = 0;
 	int64_t other_dma = -1;
 	for (size_t k = 0; k < n; k++) {
 		const struct snr_deps_dma *m = moves[k]->m;
-		for (size_t j = 0; m->wait_index >= 0 && j < dg.nst; j++) {
+		if (m->wait_index < 0)
+			continue;
+		for (size_t j = diag_stalls_of(&dg, (uint64_t)m->wait_index);
+		     j < dg.nst && dg.st[j].index == (uint64_t)m->wait_index; j++) {
 			const struct diag_stall *x = &dg.st[j];
-			if (x->index != (uint64_t)m->wait_index)
-				continue;
 			if (x->responsible == m->issue_index) {
 				if (x->cycles > own_cycles) {
 					own_cycles = x->cycles;
@@ -781,7 +814,30 @@ static void diagnose(const struct capture *c, const struct plan *p, struct move_
 		const struct snr_deps_dma *m = worst_own->m;
 		const struct diag_dma *mc = diag_dma_of(&dg, m->issue_index);
 		uint64_t before = m->complete_cycle > m->start_cycle ? m->complete_cycle - m->start_cycle : 0;
-		if (mc && mc->transfer > before + before / 10)
+		/* the latest of the other DMAs its WAIT consumes, in the moved run:
+		 * if it completes at or after this one, the WAIT waits for it anyway
+		 * (the stall is then attributed to whichever completes first) */
+		const struct snr_deps_dma *late = NULL;
+		const struct diag_dma *late_c = NULL;
+		for (size_t k = 0; mc && k < d->ndmas; k++) {
+			const struct snr_deps_dma *o = &d->dmas[k];
+			const struct diag_dma *oc = o->issue_index >= 0 ? diag_dma_of(&dg, o->issue_index) : NULL;
+			if (o != m && o->wait_index == m->wait_index && oc && oc->complete >= mc->complete &&
+			    (!late_c || oc->complete > late_c->complete)) {
+				late = o;
+				late_c = oc;
+			}
+		}
+		if (late) {
+			uint64_t wpc = d->insn[m->wait_index].pc, opc = d->insn[late->issue_index].pc;
+			snr_source_symbolize(&d->an.src, wpc, ws, sizeof(ws));
+			snr_source_symbolize(&d->an.src, opc, os, sizeof(os));
+			snprintf(g->reason, sizeof(g->reason),
+				 "the WAIT at %s (pc 0x%" PRIx64 ") also waits for DMA %" PRIu64 " (%s, pc 0x%" PRIx64
+				 ") completing at cycle %" PRIu64 ", after the moved DMA (%" PRIu64
+				 "): it still stalls %" PRIu64 " cycles",
+				 ws, wpc, late->id, os, opc, late_c->complete, mc->complete, own_cycles);
+		} else if (mc && mc->transfer > before + before / 10)
 			snprintf(g->reason, sizeof(g->reason),
 				 "the link %s>%s is saturated: moved, the DMA's transfer takes %" PRIu64
 				 " cycles against %" PRIu64 " in the replay, and its WAIT still stalls %" PRIu64 " cycles",
