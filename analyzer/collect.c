@@ -298,9 +298,9 @@ const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size
 		snprintf(buf, len, "(before the window)");
 		return buf;
 	}
-	char sym[128];
+	char sym[400];
 	uint64_t pc = d->pcs[index];
-	snr_source_symbolize(&d->src, pc, sym, sizeof(sym));
+	snr_source_where(&d->src, pc, sym, sizeof(sym));
 	if (!strncmp(sym, "0x", 2))
 		snprintf(buf, len, "#%lld 0x%llx", (long long)index, (unsigned long long)pc);
 	else

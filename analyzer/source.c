@@ -66,6 +66,7 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 			snr_fmt(err, errlen, "%s: the replay that wrote it diverged from the recording", path);
 			return -1;
 		}
+		src->lines = snr_lines_open_meta(src->meta_json, path);
 		return snr_metrics_replay(src->metrics, t, err, errlen);
 	}
 	if (got != 8 || memcmp(magic, SNR_TRACE_MAGIC, 8)) {
@@ -77,6 +78,7 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 	if (!src->trace)
 		return -1;
 	src->meta_json = snr_xstrdup(snr_trace_meta_json(src->trace));
+	src->lines = snr_lines_open_meta(src->meta_json, path);
 	json_t *meta = json_loads(src->meta_json, 0, NULL);
 	int rc = config_of(src, json_object_get(meta, "config"), err, errlen);
 	json_decref(meta);
@@ -105,6 +107,7 @@ void snr_source_close(struct snr_source *src)
 		snr_trace_close(src->trace);
 	if (src->metrics)
 		snr_metrics_close(src->metrics);
+	snr_lines_free(src->lines);
 	free(src->path);
 	free(src->meta_json);
 	memset(src, 0, sizeof(*src));
@@ -118,4 +121,21 @@ const char *snr_source_symbolize(const struct snr_source *src, uint64_t pc, char
 		return snr_metrics_symbolize(src->metrics, pc, buf, len);
 	snprintf(buf, len, "0x%llx", (unsigned long long)pc);
 	return buf;
+}
+
+const char *snr_source_where(const struct snr_source *src, uint64_t pc, char *buf, size_t len)
+{
+	char sym[160];
+	return snr_lines_where(src->lines, pc, snr_source_symbolize(src, pc, sym, sizeof(sym)), buf, len);
+}
+
+json_t *snr_source_json(const struct snr_source *src, uint64_t pc)
+{
+	char sym[160];
+	return snr_lines_source_json(src->lines, pc, snr_source_symbolize(src, pc, sym, sizeof(sym)));
+}
+
+const struct snr_place *snr_source_place(const struct snr_source *src, uint64_t pc)
+{
+	return snr_lines_find(src->lines, pc);
 }

@@ -12,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "lib/snr_config.h"
+#include "lib/snr_lines.h"
 #include "sim/snr_tracker.h"
 
 struct snr_trace;
@@ -29,6 +32,8 @@ struct snr_source {
 	/* symbolization: trace or metrics symbols */
 	struct snr_trace *trace;
 	struct snr_metrics *metrics;
+	/* the program's line tables (lib/snr_lines.h), NULL without them */
+	struct snr_lines *lines;
 };
 
 /* Opens path (.snrt or .snrm, told apart by content) and delivers every
@@ -41,5 +46,14 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 void snr_source_close(struct snr_source *src);
 /* "func+0x1c" or "0x..." */
 const char *snr_source_symbolize(const struct snr_source *src, uint64_t pc, char *buf, size_t len);
+/* Where pc is for a user: "attn.c:97 (attn)" from the line tables, else
+ * the symbol as snr_source_symbolize gives it. */
+const char *snr_source_where(const struct snr_source *src, uint64_t pc, char *buf, size_t len);
+/* The "source" object printed beside a pc in --json output:
+ * {"file", "line", "function"[, "inlined"]} (snr_place_json), or
+ * {"function": "func+0x1c"} without line tables. A new reference. */
+json_t *snr_source_json(const struct snr_source *src, uint64_t pc);
+/* The place of pc (NULL: no line tables or no line for it). */
+const struct snr_place *snr_source_place(const struct snr_source *src, uint64_t pc);
 
 #endif

@@ -24,7 +24,8 @@ static const char cc_usage[] =
 	"Builds a TA1 program: C or assembly sources, linked with TA1's crt0,\n"
 	"link script (isa/ta1/ta1.ld) and runtime (stdout, exit, sbrk), against\n"
 	"picolibc. isa/ta1/ta1.h (the Xta intrinsics) is on the include path.\n"
-	"Defaults: -march=rv64im -misa-spec=2.2 -mabi=lp64 -mcmodel=medany -O2.\n"
+	"Defaults: -march=rv64im -misa-spec=2.2 -mabi=lp64 -mcmodel=medany -O2; the ELF carries a GNU\n"
+	"build-id (readers tell the recorded program from a rebuilt one by it).\n"
 	"\n"
 	"options:\n"
 	"  -o FILE      output ELF (required)\n"
@@ -132,7 +133,7 @@ int snr_cmd_cc(int argc, char **argv)
 	snprintf(rt, sizeof(rt), "%s/ta1rt.c", dir);
 	snprintf(inc, sizeof(inc), "-I%s", dir);
 	const char *pre[] = {cc, "-march=rv64im", "-misa-spec=2.2", "-mabi=lp64", "-mcmodel=medany",
-			     "--specs=picolibc.specs", "-nostartfiles", "-Wl,--no-warn-rwx-segments",
+			     "--specs=picolibc.specs", "-nostartfiles", "-Wl,--no-warn-rwx-segments", "-Wl,--build-id",
 			     "-ffunction-sections", ld, inc, crt0, rt};
 	size_t npre = sizeof(pre) / sizeof(pre[0]);
 	char **av = snr_xcalloc(npre + (size_t)argc + 2, sizeof(char *));

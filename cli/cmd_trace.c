@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/snr_lines.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
@@ -19,9 +20,12 @@ static const char trace_usage[] =
 	"\n"
 	"info    what the trace holds: ISA, target, breakpoint, instructions, how\n"
 	"        recording ended, what was captured, size\n"
-	"dump    one line per instruction: index, pc, symbol+offset, disassembly, and\n"
+	"dump    one line per instruction: index, pc, symbol+offset, disassembly, its\n"
+	"        source line (\"at file:line (function)\", from the program's DWARF), and\n"
 	"        the registers and memory captured just before it (--json: one JSON\n"
-	"        object per line)\n"
+	"        object per line, with \"source\")\n"
+	"\n"
+	"--elf PROG  the program whose line tables place pcs (default: the one recorded)\n"
 	"verify  reads every chunk and step; exit 0 if the trace is complete and\n"
 	"        intact, 3 if it is truncated (readable up to the instruction named),\n"
 	"        1 if it is corrupt (the message names the chunk and offset)\n";
@@ -165,7 +169,7 @@ static void hex_le(FILE *f, const uint8_t *p, size_t n)
 		fprintf(f, "%02x", p[i]);
 }
 
-static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
+static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t limit)
 {
 	json_t *meta = json_loads(snr_trace_meta_json(t), 0, NULL);
 	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
@@ -176,6 +180,7 @@ static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
 	void *self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
 	free(cfg_s);
 	json_decref(meta);
+	struct snr_lines *lines = snr_lines_open_meta(snr_trace_meta_json(t), path);
 	const struct snr_trace_reg *regs = snr_trace_regs(t);
 	/* code bytes are stored once per pc: keep them for disassembly */
 	struct code { uint64_t pc; uint8_t len; uint8_t b[16]; } *codes = NULL;
@@ -207,8 +212,12 @@ static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
 			isa->disasm(self, cd->b, cd->len, s.pc, dis, sizeof(dis));
 		snr_trace_symbolize(t, s.pc, sym, sizeof(sym));
 		if (as_json) {
-			printf("{\"index\":%llu,\"pc\":%llu,\"symbol\":\"%s\",\"disasm\":\"%s\"", (unsigned long long)s.index,
-			       (unsigned long long)s.pc, sym, dis);
+			json_t *src = snr_lines_source_json(lines, s.pc, sym);
+			char *src_s = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			printf("{\"index\":%llu,\"pc\":%llu,\"symbol\":\"%s\",\"source\":%s,\"disasm\":\"%s\"",
+			       (unsigned long long)s.index, (unsigned long long)s.pc, sym, src_s, dis);
+			free(src_s);
+			json_decref(src);
 			if (s.code_len) {
 				printf(",\"code\":\"");
 				hex(stdout, s.code, s.code_len);
@@ -253,6 +262,10 @@ static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
 		} else {
 			printf("%8llu  %#10llx  %-24s %-36s", (unsigned long long)s.index, (unsigned long long)s.pc, sym,
 			       dis);
+			const struct snr_place *place = snr_lines_find(lines, s.pc);
+			char where[400];
+			if (place)
+				printf(" at %s", snr_place_text(place, where, sizeof(where)));
 			for (unsigned i = 0; i < s.nregs; i++) {
 				printf(" %s=", regs[s.regs[i].reg].name);
 				hex_le(stdout, s.regs[i].val, regs[s.regs[i].reg].size);
@@ -280,6 +293,7 @@ static int cmd_dump(struct snr_trace *t, int as_json, uint64_t limit)
 		}
 	}
 	free(codes);
+	snr_lines_free(lines);
 	if (self)
 		isa->destroy(self);
 	if (rc < 0) {
@@ -369,7 +383,7 @@ int snr_cmd_trace(int argc, char **argv)
 		return 1;
 	}
 	int rc = !strcmp(sub, "info") ? cmd_info(t, path, as_json)
-		 : !strcmp(sub, "dump") ? cmd_dump(t, as_json, limit)
+		 : !strcmp(sub, "dump") ? cmd_dump(t, path, as_json, limit)
 					: cmd_verify(t, path);
 	snr_trace_close(t);
 	return rc;

@@ -2,10 +2,12 @@
  * snr.c: the snr command. One binary with git-style subcommands over the
  * shared library; this file only dispatches and prints the overview.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyzer/analyses.h"
+#include "lib/snr_lines.h"
 #include "snr_cli.h"
 
 #ifndef SNR_VERSION
@@ -45,7 +47,10 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n"
-		"`snr COMMAND --help` describes one command. `snr --version` prints the version.\n");
+		"`snr COMMAND --help` describes one command. `snr --version` prints the version.\n"
+		"Every command that reads a trace or metrics file (trace, replay, analyze, annotate,\n"
+		"report, export) takes --elf PROG: the program whose DWARF line tables place pcs in\n"
+		"the source, instead of the ELF the trace recorded (docs/analyses.md, \"Source lines\").\n");
 }
 
 int snr_wants_help(int argc, char **argv)
@@ -57,6 +62,44 @@ int snr_wants_help(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+/* `--elf PROG` on every command that reads a trace or metrics file: the
+ * program whose line tables place pcs in the source (lib/snr_lines.h),
+ * instead of the one the trace recorded. Taken out of argv here so that
+ * every reader accepts it alike. Returns -1 to go on, else an exit status. */
+static int take_elf_option(const char *cmd, int *argc, char **argv)
+{
+	static const char *const readers[] = {"trace", "replay", "analyze", "annotate", "report", "export"};
+	bool reader = false;
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		reader |= !strcmp(cmd, readers[i]);
+	if (!reader)
+		return -1;
+	for (int i = 2; i < *argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		const char *val = NULL;
+		int take = 0;
+		if (!strcmp(argv[i], "--elf")) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "snr: %s: --elf needs the program's ELF path\n", cmd);
+				return 2;
+			}
+			val = argv[i + 1];
+			take = 2;
+		} else if (!strncmp(argv[i], "--elf=", 6)) {
+			val = argv[i] + 6;
+			take = 1;
+		}
+		if (!take)
+			continue;
+		snr_lines_set_elf(val);
+		memmove(&argv[i], &argv[i + take], (size_t)(*argc - i - take + 1) * sizeof(*argv));
+		*argc -= take;
+		i--;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -81,6 +124,9 @@ int main(int argc, char **argv)
 		printf("snr %s\n", SNR_VERSION);
 		return 0;
 	}
+	int rc = take_elf_option(cmd, &argc, argv);
+	if (rc >= 0)
+		return rc;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

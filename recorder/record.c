@@ -35,6 +35,7 @@
 
 #include "lib/snr_config.h"
 #include "lib/snr_elf.h"
+#include "lib/snr_lines.h"
 #include "lib/snr_ranges.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
@@ -585,7 +586,26 @@ static int map_registers(struct rec *r, char *err, size_t errlen)
 	return 0;
 }
 
-static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json)
+/* "objects": the ELF objects the trace was symbolized from, with their
+ * absolute paths, build-ids and load biases, so that readers find the
+ * program's line tables (lib/snr_lines.h). */
+static json_t *objects_json(const struct loaded_obj *objs, size_t nobjs)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < nobjs; i++) {
+		json_t *e = json_object();
+		char abs[PATH_MAX], id[129];
+		json_object_set_new(e, "path", json_string(realpath(objs[i].elf->path, abs) ? abs : objs[i].elf->path));
+		if (!snr_elf_build_id(objs[i].elf->path, id, sizeof(id)))
+			json_object_set_new(e, "build_id", json_string(id));
+		json_object_set_new(e, "bias", json_integer((json_int_t)objs[i].bias));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
+static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json, const struct loaded_obj *objs,
+		       size_t nobjs)
 {
 	const struct snr_record_opts *o = r->o;
 	json_t *m = json_object();
@@ -604,6 +624,8 @@ static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json)
 	}
 	if (o->elf_path)
 		json_object_set_new(m, "elf", json_string(o->elf_path));
+	if (nobjs)
+		json_object_set_new(m, "objects", objects_json(objs, nobjs));
 	json_object_set_new(m, "breakpoint", json_string(o->breakpoint));
 	json_object_set_new(m, "breakpoint_address", json_integer((json_int_t)bp_addr));
 	json_object_set_new(m, "skip", json_integer((json_int_t)o->skip));
@@ -1100,7 +1122,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		r.ahead = snr_ahead_new(r.dbg, r.d);
 	}
 	sum->method = r.sim ? "sim" : "step";
-	meta = meta_json(&r, bp, config_json);
+	meta = meta_json(&r, bp, config_json, objs, nobjs);
 	w = snr_trace_create(o->out_path, meta, err, errlen);
 	if (!w)
 		goto out;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/snr_lines.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
@@ -220,13 +221,22 @@ FWD(busy, struct snr_ev_busy)
 static void describe(struct snr_trace *t, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *w,
 		     uint64_t pc, char *buf, size_t len)
 {
-	char sym[160], dis[128] = "?";
+	char sym[160], where[400], dis[128] = "?";
 	snr_trace_symbolize(t, pc, sym, sizeof(sym));
+	/* opened only on this failure path: said once if the program is missing */
+	struct snr_lines *lines = snr_lines_open_meta(snr_trace_meta_json(t), NULL);
+	snr_lines_where(lines, pc, sym, where, sizeof(where));
+	snr_lines_free(lines);
 	unsigned n;
 	const uint8_t *code = snr_window_code(w, pc, &n);
 	if (isa_self && code)
 		isa->disasm(isa_self, code, n, pc, dis, sizeof(dis));
-	snprintf(buf, len, "pc 0x%llx <%s>: %s", (unsigned long long)pc, sym, dis);
+	int n0 = snprintf(buf, len, "pc 0x%llx <%s>", (unsigned long long)pc, sym);
+	size_t at = n0 > 0 && (size_t)n0 < len ? (size_t)n0 : 0;
+	if (strcmp(where, sym))
+		at += (size_t)snprintf(buf + at, len - at, " %s", where);
+	if (at < len)
+		snprintf(buf + at, len - at, ": %s", dis);
 }
 
 static void report_add(struct snr_replay_result *r, const char *fmt, ...) SNR_PRINTF(2, 3);

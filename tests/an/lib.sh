@@ -12,3 +12,16 @@ record_an_prog() {
   wait $DEV
   "$snr" replay "$dir/a.snrt" -o "$dir/a.snrm" >"$dir/replay.txt" 2>&1 || fail "replay: $(cat "$dir/replay.txt")"
 }
+# usage: record_attn SNR SRCDIR DIR [CC-OPTIONS...]: builds workloads/attn.c
+# (DIR/p.elf), records attn() from `snr device --gdb` (DIR/a.snrt), replays
+# it into DIR/a.snrm (replay's output in DIR/replay.txt).
+record_attn() {
+  local snr=$1 src=$2 dir=$3
+  shift 3
+  "$snr" cc "$@" "$src/workloads/attn.c" -o "$dir/p.elf" || fail "snr cc attn.c"
+  gdb_device "$snr" "$dir" "$dir/p.elf"
+  "$snr" record --target tcp:127.0.0.1:$PORT --elf "$dir/p.elf" --breakpoint attn --count 100 \
+    -o "$dir/a.snrt" 2>"$dir/rec.err" || { kill $DEV; fail "record: $(cat "$dir/rec.err")"; }
+  wait $DEV
+  "$snr" replay "$dir/a.snrt" -o "$dir/a.snrm" >"$dir/replay.txt" 2>&1 || fail "replay: $(cat "$dir/replay.txt")"
+}

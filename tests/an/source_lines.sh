@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Source lines (lib/snr_lines.c) on workloads/attn.c built with `snr cc -g`
+# at -O2 and recorded from `snr device --gdb`: the pc of each intrinsic is
+# placed at the user's line that called it (marked KNOWN-... in attn.c),
+# with ta1.h's inline frame kept beside it; a build without -g falls back
+# to symbols; a rebuilt program (another build-id) and a missing one are
+# said once on stderr, and answers fall back to symbols.
+# usage: source_lines.sh SNR SRCDIR
+set -u
+SNR=$1; SRC=$2; HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+. "$HERE/lib.sh"
+record_attn "$SNR" "$SRC" "$T" -g
+
+line_of() { grep -n "$1" "$SRC/workloads/attn.c" | head -1 | cut -d: -f1; }
+WAIT=$(line_of KNOWN-DMA-WAIT); ISSUE=$(line_of KNOWN-DMA-ISSUE); HAZ=$(line_of KNOWN-VMEM-HAZARD)
+
+"$SNR" trace dump "$T/a.snrt" --json >"$T/dump.json" 2>"$T/dump.err" || fail "trace dump --json"
+[ -s "$T/dump.err" ] && fail "trace dump said something with the right ELF: $(cat "$T/dump.err")"
+python3 - "$T/dump.json" "$WAIT" "$ISSUE" "$HAZ" <<'PY' || fail "trace dump's source objects"
+import json, sys
+steps = [json.loads(l) for l in open(sys.argv[1])]
+want = {"ta.wait": int(sys.argv[2]), "ta.dma": int(sys.argv[3]), "ta.vexp": int(sys.argv[4])}
+seen = set()
+for s in steps:
+    op = s["disasm"].split()[0]
+    if op not in want:
+        continue
+    src = s["source"]
+    assert src["file"].endswith("workloads/attn.c"), src
+    assert src["line"] == want[op], (op, src, want[op])
+    assert src["function"] == "attn", src
+    inl = src["inlined"]
+    assert inl[0]["file"].endswith("ta1.h") and inl[0]["function"] == "ta_" + op[3:].replace("vexp", "vexp"), inl
+    assert inl[-1] == {"file": src["file"], "line": src["line"], "function": "attn"}, inl
+    seen.add(op)
+assert seen == set(want), seen
+PY
+"$SNR" trace dump "$T/a.snrt" | grep "ta.wait" | head -1 | grep -q "attn.c:$WAIT (attn)" ||
+  fail "trace dump's text does not place ta.wait at attn.c:$WAIT: $("$SNR" trace dump "$T/a.snrt" | grep ta.wait | head -1)"
+
+# a rebuilt program: another build-id, said once, symbols instead
+"$SNR" cc -g -DROWS=16 "$SRC/workloads/attn.c" -o "$T/other.elf" || fail "snr cc (other)"
+"$SNR" trace dump "$T/a.snrt" --json --elf "$T/other.elf" >"$T/d2.json" 2>"$T/d2.err" || fail "dump --elf other"
+[ "$(grep -c "build-id" "$T/d2.err")" = 1 ] || fail "a mismatched build-id is not said exactly once: $(cat "$T/d2.err")"
+grep -q '"file"' "$T/d2.json" && fail "lines from a program with another build-id"
+grep -q '"source":{"function":"attn+0x' "$T/d2.json" || fail "no symbol fallback with a mismatched ELF"
+
+# the program gone: said once, symbols instead
+mv "$T/p.elf" "$T/gone.elf"
+"$SNR" trace dump "$T/a.snrt" >"$T/d3.txt" 2>"$T/d3.err" || fail "dump without the ELF"
+[ "$(grep -c "cannot read" "$T/d3.err")" = 1 ] || fail "a missing ELF is not said exactly once: $(cat "$T/d3.err")"
+grep -q "attn.c:" "$T/d3.txt" && fail "lines without the ELF"
+# --elf finds it again
+"$SNR" trace dump "$T/a.snrt" --elf "$T/gone.elf" 2>"$T/d4.err" | grep -q "attn.c:$WAIT (attn)" ||
+  fail "--elf PROG does not give the lines back: $(cat "$T/d4.err")"
+
+# without -g: symbols, nothing said
+T2=$T/nog; mkdir -p "$T2"
+record_attn "$SNR" "$SRC" "$T2"
+"$SNR" trace dump "$T2/a.snrt" --json >"$T2/dump.json" 2>"$T2/dump.err" || fail "dump (no -g)"
+[ -s "$T2/dump.err" ] && fail "a program without -g is not an error: $(cat "$T2/dump.err")"
+grep '"symbol":"attn' "$T2/dump.json" | grep -q '"file"' && fail "lines for attn() from a program without -g"
+grep -q '"source":{"function":"attn+0x' "$T2/dump.json" || fail "no symbols without -g"
+echo "ok: source lines at the user's lines with ta1.h inline frames; no -g, rebuilt and missing ELFs fall back to symbols"
