@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyzer/analyses.h"
+#include "analyzer/annotate.h"
 #include "lib/snr_lines.h"
 #include "snr_cli.h"
 
@@ -29,6 +30,7 @@ static const struct command commands[] = {
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
 	{"analyze", snr_cmd_analyze, "analyze a trace or metrics file: dma, vmem, util, deps, suggest"},
+	{"annotate", snr_cmd_annotate, "cycles and stall causes per source line and instruction of a window"},
 	{"report", snr_cmd_report, "write one self-contained HTML report of a trace or metrics file"},
 	{"export", snr_cmd_export, "export events: perfetto (Chrome trace-event JSON)"},
 	{"host", snr_cmd_host, "host side: on/off-CPU (eBPF), runtime API buckets, GPU activity (CUPTI)"},

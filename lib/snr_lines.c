@@ -451,6 +451,12 @@ static int add_found(struct snr_lines *l, const char *path, uint64_t bias, const
 	return 0;
 }
 
+static int count_module(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)m, (void)user, (void)name, (void)start, (void)arg;
+	return DWARF_CB_ABORT; /* one is enough */
+}
+
 struct snr_lines *snr_lines_open_meta(const char *meta_json, const char *near_path)
 {
 	json_t *m = meta_json ? json_loads(meta_json, 0, NULL) : NULL;
@@ -477,7 +483,7 @@ struct snr_lines *snr_lines_open_meta(const char *meta_json, const char *near_pa
 	} else {
 		add_found(l, elf_override ? elf_override : elf, 0, NULL, near_path);
 	}
-	if (!snr_lines_have_lines(l)) {
+	if (!dwfl_getmodules(l->dwfl, count_module, NULL, 0)) { /* nothing added */
 		snr_lines_free(l);
 		l = NULL;
 	}
@@ -503,4 +509,30 @@ json_t *snr_lines_source_json(struct snr_lines *l, uint64_t pc, const char *sym)
 	json_t *o = json_object();
 	json_object_set_new(o, "function", json_string(sym));
 	return o;
+}
+
+size_t snr_lines_code(struct snr_lines *l, uint64_t pc, uint8_t *buf, size_t len)
+{
+	Dwfl_Module *m = l ? dwfl_addrmodule(l->dwfl, pc) : NULL;
+	Dwarf_Addr bias;
+	Elf *e = m ? dwfl_module_getelf(m, &bias) : NULL;
+	if (!e)
+		return 0;
+	uint64_t addr = pc - bias;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_ALLOC) ||
+		    addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return 0;
+		size_t off = (size_t)(addr - sh.sh_addr), n = sh.sh_size - off < len ? sh.sh_size - off : len;
+		if (off + n > d->d_size)
+			return 0;
+		memcpy(buf, (const uint8_t *)d->d_buf + off, n);
+		return n;
+	}
+	return 0;
 }

@@ -96,10 +96,15 @@ bool snr_lines_is_system_file(const char *path);
 void snr_lines_set_elf(const char *path);
 const char *snr_lines_elf(void);
 /* Opens the line tables of the objects meta_json names. Returns NULL when
- * none has a line table; a missing, unreadable or mismatched object is said
+ * no object could be added (one without DWARF is added: it gives code
+ * bytes, no lines); a missing, unreadable or mismatched object is said
  * on stderr, once per process and object, and skipped (answers fall back to
  * symbols). */
 struct snr_lines *snr_lines_open_meta(const char *meta_json, const char *near_path);
+
+/* Up to len bytes of the program's code at pc (for disassembly where the
+ * trace is not at hand); 0 when no added object holds pc. */
+size_t snr_lines_code(struct snr_lines *l, uint64_t pc, uint8_t *buf, size_t len);
 
 /* "attn.c:97 (attn)" when l has a line for pc, else sym (the caller's
  * symbol text, e.g. "attn+0x1c"). */

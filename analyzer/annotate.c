@@ -1,0 +1,423 @@
+/*
+ * annotate.c: per-pc and per-line cycles and stall causes (annotate.h
+ * defines the accounting), and `snr annotate`: the hottest lines, then each
+ * function's source with the figures in the margin (disassembly interleaved
+ * under --asm), --json, and --compare B (per line and cause, matched by
+ * file:line).
+ *
+ * The accumulator keeps, per instruction of the window, its pc and issue
+ * cycle (16 bytes), and the stall events (index, cause, cycles); the
+ * per-pc figures are summed at the end through a hash of the distinct pcs,
+ * so that an instruction's stall may be reported before or after its issue.
+ */
+#include "annotate.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/snr_isa.h"
+#include "lib/snr_lines.h"
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+
+struct stall_ev {
+	uint64_t index, cycles;
+	uint8_t cause;
+};
+
+struct an_annot_acc {
+	const struct snr_tracker *next;
+	uint64_t *pc, *issue; /* by instruction index */
+	size_t n, cap;
+	struct stall_ev *stalls;
+	size_t nstalls, capstalls;
+};
+
+struct an_annot_acc *an_annot_acc_new(void)
+{
+	return snr_xcalloc(1, sizeof(struct an_annot_acc));
+}
+
+static void grow_to(struct an_annot_acc *a, size_t n)
+{
+	if (n <= a->cap)
+		return;
+	size_t cap = a->cap ? a->cap : 4096;
+	while (cap < n)
+		cap *= 2;
+	a->pc = snr_xrealloc(a->pc, cap * sizeof(*a->pc));
+	a->issue = snr_xrealloc(a->issue, cap * sizeof(*a->issue));
+	a->cap = cap;
+}
+
+static void on_issue(void *user, const struct snr_ev_insn *e)
+{
+	struct an_annot_acc *a = user;
+	grow_to(a, e->index + 1);
+	while (a->n < e->index) { /* an engine that skipped an index: no pc, no time */
+		a->pc[a->n] = UINT64_MAX;
+		a->issue[a->n] = a->n ? a->issue[a->n - 1] : 0;
+		a->n++;
+	}
+	a->pc[e->index] = e->pc;
+	a->issue[e->index] = e->issue;
+	if (e->index + 1 > a->n)
+		a->n = e->index + 1;
+	if (a->next && a->next->on_issue)
+		a->next->on_issue(a->next->user, e);
+}
+
+static void on_stall(void *user, const struct snr_ev_stall *e)
+{
+	struct an_annot_acc *a = user;
+	if (a->nstalls == a->capstalls) {
+		a->capstalls = a->capstalls ? 2 * a->capstalls : 1024;
+		a->stalls = snr_xrealloc(a->stalls, a->capstalls * sizeof(*a->stalls));
+	}
+	a->stalls[a->nstalls++] = (struct stall_ev){e->index, e->cycles, e->cause};
+	if (a->next && a->next->on_stall)
+		a->next->on_stall(a->next->user, e);
+}
+
+#define FORWARD(name, type)                                                                                       \
+	static void fwd_##name(void *user, const type *e)                                                         \
+	{                                                                                                         \
+		const struct an_annot_acc *a = user;                                                              \
+		a->next->on_##name(a->next->user, e);                                                             \
+	}
+FORWARD(retire, struct snr_ev_insn)
+FORWARD(dma, struct snr_ev_dma)
+FORWARD(mem, struct snr_ev_mem)
+FORWARD(reg, struct snr_ev_reg)
+FORWARD(busy, struct snr_ev_busy)
+
+void an_annot_tracker(struct an_annot_acc *acc, const struct snr_tracker *next, struct snr_tracker *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->abi_version = SNR_TRACKER_ABI_VERSION;
+	out->user = acc;
+	acc->next = next;
+	out->on_issue = on_issue;
+	out->on_stall = on_stall;
+	if (next) {
+		out->on_retire = next->on_retire ? fwd_retire : NULL;
+		out->on_dma = next->on_dma ? fwd_dma : NULL;
+		out->on_mem = next->on_mem ? fwd_mem : NULL;
+		out->on_reg = next->on_reg ? fwd_reg : NULL;
+		out->on_busy = next->on_busy ? fwd_busy : NULL;
+	}
+}
+
+/* ---- finishing: per pc, per line ----------------------------------------------- */
+
+struct pc_slot {
+	uint64_t pc;
+	size_t row; /* index into rows + 1; 0 = empty */
+};
+
+static size_t slot_of(const struct pc_slot *t, size_t mask, uint64_t pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 24) & mask;
+	while (t[i].row && t[i].pc != pc)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static char *own(struct an_annot *a, const char *s)
+{
+	a->strings = snr_xrealloc(a->strings, (a->nstrings + 1) * sizeof(*a->strings));
+	return a->strings[a->nstrings++] = snr_xstrdup(s);
+}
+
+static int cmp_str(const char *x, const char *y)
+{
+	if (!x || !y)
+		return (x != NULL) - (y != NULL);
+	return strcmp(x, y);
+}
+
+/* Rows in source order: file, line, function; pcs without a line after
+ * those with one, by function. */
+static int cmp_source_order(const void *pa, const void *pb)
+{
+	const struct an_annot_row *x = pa, *y = pb;
+	if (!x->file != !y->file)
+		return x->file ? -1 : 1;
+	int c = cmp_str(x->file, y->file);
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if ((c = cmp_str(x->function, y->function)))
+		return c;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static bool same_line(const struct an_annot_row *x, const struct an_annot_row *y)
+{
+	return !cmp_str(x->file, y->file) && x->line == y->line && !cmp_str(x->function, y->function);
+}
+
+static int cmp_hottest(const void *pa, const void *pb)
+{
+	const struct an_annot_row *x = pa, *y = pb;
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	return cmp_source_order(pa, pb);
+}
+
+/* The ISA's disassembler for the source's META (NULL if unknown). */
+static const struct snr_isa_ops *isa_of(const struct snr_source *src, void **self)
+{
+	json_t *meta = json_loads(src->meta_json ? src->meta_json : "{}", 0, NULL);
+	const char *name = json_string_value(json_object_get(meta, "isa"));
+	const struct snr_isa_ops *isa = name ? snr_isa_find(name) : NULL;
+	json_t *cfg = json_object_get(meta, "config");
+	char *cfg_s = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
+	char err[256];
+	*self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
+	free(cfg_s);
+	json_decref(meta);
+	return *self ? isa : NULL;
+}
+
+/* Code bytes per pc from the trace's steps (each pc's bytes are stored at
+ * its first execution), for pcs the program's ELF cannot give. */
+static void disasm_from_trace(struct snr_trace *t, const struct snr_isa_ops *isa, void *self,
+			      struct an_annot_row *rows, const struct pc_slot *tab, size_t mask)
+{
+	struct snr_trace_step s;
+	snr_trace_rewind(t);
+	while (snr_trace_next(t, &s) == 1) {
+		if (!s.code_len)
+			continue;
+		size_t k = slot_of(tab, mask, s.pc);
+		if (!tab[k].row)
+			continue;
+		struct an_annot_row *r = &rows[tab[k].row - 1];
+		if (r->disasm)
+			continue;
+		char dis[128];
+		if (isa->disasm(self, s.code, s.code_len, s.pc, dis, sizeof(dis)))
+			r->disasm = snr_xstrdup(dis);
+	}
+}
+
+void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a)
+{
+	memset(a, 0, sizeof(*a));
+	size_t n = acc->n;
+	a->instructions = n;
+	a->total_cycles = src->cycles;
+	uint64_t *stall_of = snr_xcalloc(n + 1, sizeof(*stall_of));
+	for (size_t k = 0; k < acc->nstalls; k++)
+		if (acc->stalls[k].index < n)
+			stall_of[acc->stalls[k].index] += acc->stalls[k].cycles;
+
+	/* distinct pcs */
+	size_t nslots = 1024;
+	while (nslots < 4 * 1024 && nslots < 2 * n)
+		nslots *= 2;
+	struct pc_slot *tab = snr_xcalloc(nslots, sizeof(*tab));
+	size_t mask = nslots - 1, nrows = 0, caprows = 0;
+	struct an_annot_row *rows = NULL;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (acc->pc[i] == UINT64_MAX)
+			continue;
+		uint64_t c;
+		if (i + 1 < n)
+			c = acc->issue[i + 1] - acc->issue[i] - stall_of[i + 1] + stall_of[i];
+		else
+			c = 1 + stall_of[i];
+		if (i == 0)
+			c += acc->issue[0] - stall_of[0];
+		sum += c;
+		size_t k = slot_of(tab, mask, acc->pc[i]);
+		if (!tab[k].row) {
+			if (nrows == caprows) {
+				caprows = caprows ? 2 * caprows : 256;
+				rows = snr_xrealloc(rows, caprows * sizeof(*rows));
+			}
+			rows[nrows] = (struct an_annot_row){.pc = acc->pc[i]};
+			tab[k] = (struct pc_slot){acc->pc[i], ++nrows};
+			if (2 * nrows > nslots) { /* rehash */
+				struct pc_slot *old = tab;
+				size_t nold = nslots;
+				nslots *= 2;
+				mask = nslots - 1;
+				tab = snr_xcalloc(nslots, sizeof(*tab));
+				for (size_t j = 0; j < nold; j++)
+					if (old[j].row)
+						tab[slot_of(tab, mask, old[j].pc)] = old[j];
+				free(old);
+			}
+			k = slot_of(tab, mask, acc->pc[i]);
+		}
+		struct an_annot_row *r = &rows[tab[k].row - 1];
+		r->executions++;
+		r->cycles += c;
+	}
+	for (size_t k = 0; k < acc->nstalls; k++) {
+		const struct stall_ev *e = &acc->stalls[k];
+		if (e->index >= n || acc->pc[e->index] == UINT64_MAX || e->cause >= SNR_STALL_COUNT)
+			continue;
+		struct an_annot_row *r = &rows[tab[slot_of(tab, mask, acc->pc[e->index])].row - 1];
+		r->stall[e->cause] += e->cycles;
+		r->stall_total += e->cycles;
+		a->stall[e->cause] += e->cycles;
+	}
+	a->drain_cycles = a->total_cycles > sum ? a->total_cycles - sum : 0;
+	if (sum > a->total_cycles) /* an engine whose last issue outruns its finish: keep the sum exact */
+		a->total_cycles = sum;
+
+	/* places and disassembly */
+	void *self = NULL;
+	const struct snr_isa_ops *isa = isa_of(src, &self);
+	bool missing = false;
+	for (size_t i = 0; i < nrows; i++) {
+		struct an_annot_row *r = &rows[i];
+		r->place = snr_source_place(src, r->pc);
+		if (r->place) {
+			r->file = r->place->file;
+			r->line = r->place->line;
+			r->function = r->place->function ? r->place->function : "?";
+			a->have_lines = true;
+		} else {
+			char sym[160];
+			snr_source_symbolize(src, r->pc, sym, sizeof(sym));
+			char *plus = strchr(sym, '+');
+			if (plus && strncmp(sym, "0x", 2))
+				*plus = 0;
+			r->function = own(a, sym);
+		}
+		uint8_t code[16];
+		size_t got = snr_lines_code(src->lines, r->pc, code, sizeof(code));
+		char dis[128];
+		if (isa && got && isa->disasm(self, code, got, r->pc, dis, sizeof(dis)))
+			r->disasm = snr_xstrdup(dis);
+		missing |= !r->disasm;
+	}
+	if (missing && isa && src->trace) {
+		/* rows are found by pc through tab: it indexes rows, not moved yet */
+		disasm_from_trace(src->trace, isa, self, rows, tab, mask);
+	}
+	for (size_t i = 0; i < nrows; i++)
+		if (!rows[i].disasm)
+			rows[i].disasm = snr_xstrdup("?");
+	if (isa)
+		isa->destroy(self);
+	free(tab);
+
+	/* lines */
+	qsort(rows, nrows, sizeof(*rows), cmp_source_order);
+	struct an_annot_row *lines = snr_xcalloc(nrows ? nrows : 1, sizeof(*lines));
+	size_t nlines = 0;
+	for (size_t i = 0; i < nrows;) {
+		size_t j = i;
+		struct an_annot_row *l = &lines[nlines++];
+		*l = (struct an_annot_row){.pc = rows[i].pc, .file = rows[i].file, .line = rows[i].line,
+					   .function = rows[i].function, .first_pc = i};
+		for (; j < nrows && same_line(&rows[i], &rows[j]); j++) {
+			if (rows[j].executions > l->executions)
+				l->executions = rows[j].executions;
+			l->cycles += rows[j].cycles;
+			l->stall_total += rows[j].stall_total;
+			for (int c = 0; c < SNR_STALL_COUNT; c++)
+				l->stall[c] += rows[j].stall[c];
+		}
+		l->npcs = j - i;
+		i = j;
+	}
+	qsort(lines, nlines, sizeof(*lines), cmp_hottest);
+	a->pcs = rows;
+	a->npcs = nrows;
+	a->lines = lines;
+	a->nlines = nlines;
+	free(stall_of);
+	free(acc->pc);
+	free(acc->issue);
+	free(acc->stalls);
+	free(acc);
+}
+
+void an_annot_free(struct an_annot *a)
+{
+	for (size_t i = 0; i < a->npcs; i++)
+		free(a->pcs[i].disasm);
+	for (size_t i = 0; i < a->nstrings; i++)
+		free(a->strings[i]);
+	free(a->strings);
+	free(a->pcs);
+	free(a->lines);
+	memset(a, 0, sizeof(*a));
+}
+
+int an_annotate_load(struct an_annot *a, struct snr_source *src, const char *path, const char *config_path,
+		     char *err, size_t errlen)
+{
+	struct an_annot_acc *acc = an_annot_acc_new();
+	struct snr_tracker t;
+	an_annot_tracker(acc, NULL, &t);
+	memset(a, 0, sizeof(*a));
+	if (snr_source_run(src, path, NULL, config_path, &t, err, errlen)) {
+		free(acc->pc);
+		free(acc->issue);
+		free(acc->stalls);
+		free(acc);
+		return -1;
+	}
+	an_annot_finish(acc, src, a);
+	return 0;
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static json_t *stalls_json(const uint64_t *stall)
+{
+	json_t *o = json_object();
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		json_object_set_new(o, snr_stall_cause_name((enum snr_stall_cause)c), json_integer((json_int_t)stall[c]));
+	return o;
+}
+
+static json_t *line_json(const struct an_annot_row *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "file", l->file ? json_string(l->file) : json_null());
+	json_object_set_new(o, "line", l->file ? json_integer(l->line) : json_null());
+	json_object_set_new(o, "function", json_string(l->function ? l->function : "?"));
+	json_object_set_new(o, "executions", json_integer((json_int_t)l->executions));
+	json_object_set_new(o, "cycles", json_integer((json_int_t)l->cycles));
+	json_object_set_new(o, "stall_cycles", stalls_json(l->stall));
+	return o;
+}
+
+json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, const char *function)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "total_cycles", json_integer((json_int_t)a->total_cycles));
+	json_object_set_new(o, "drain_cycles", json_integer((json_int_t)a->drain_cycles));
+	json_object_set_new(o, "instructions", json_integer((json_int_t)a->instructions));
+	json_object_set_new(o, "stall_cycles", stalls_json(a->stall));
+	json_t *lines = json_array(), *pcs = json_array();
+	for (size_t i = 0; i < a->nlines; i++)
+		if (!function || !strcmp(function, a->lines[i].function))
+			json_array_append_new(lines, line_json(&a->lines[i]));
+	for (size_t i = 0; i < a->npcs; i++) {
+		const struct an_annot_row *r = &a->pcs[i];
+		if (function && strcmp(function, r->function))
+			continue;
+		json_t *p = line_json(r);
+		json_object_set_new(p, "pc", json_integer((json_int_t)r->pc));
+		json_object_set_new(p, "disasm", json_string(r->disasm));
+		json_object_set_new(p, "source", snr_source_json(src, r->pc));
+		json_array_append_new(pcs, p);
+	}
+	json_object_set_new(o, "lines", lines);
+	json_object_set_new(o, "pcs", pcs);
+	return o;
+}

@@ -1,0 +1,92 @@
+/*
+ * annotate.h: where a replayed window spent its cycles, per pc and per
+ * source line, split by stall cause: the data behind `snr annotate` and
+ * the report's source page (a C API: build it from a trace or metrics
+ * file, or chain its tracker into a pass that collects other events).
+ *
+ * Cycles. Every cycle of the window belongs to exactly one instruction or
+ * to the drain: the cycles of instruction i are the cycles from its issue
+ * to the next instruction's issue, with the stall cycles the timing model
+ * reports *before* an instruction issues (a WAIT's DMA stall, a VMEM
+ * hazard, a busy unit, a register, a branch refill) counted as that
+ * instruction's, so that a stall is charged to the instruction (and the
+ * line) that waited. In symbols, with S(i) the stall cycles reported for
+ * instruction i:
+ *
+ *     cycles(i) = issue(i+1) - issue(i) - S(i+1) + S(i)     (i < n-1)
+ *     cycles(n-1) = 1 + S(n-1)
+ *     drain = total - sum(cycles)   (the window finishing work in flight:
+ *                                    DMAs, vector and MXU ops)
+ *
+ * (cycles(0) also gets issue(0) - S(0): cycles before the first issue no
+ * stall explains; 0 under the TA1 model.) The sum of every pc's cycles plus
+ * the drain is the replay's cycle count exactly, and each cause's stall
+ * cycles summed over pcs is the replay's figure for that cause exactly (the
+ * same tracker events). For host code (unicorn) an instruction's memory
+ * latency follows its issue, so it is that instruction's by the same rule.
+ *
+ * Lines. A pc's line is its place (lib/snr_lines.h: the user's line for
+ * code inlined from ta1.h); pcs without a line are grouped by function
+ * (their symbol without the offset), with file NULL.
+ */
+#ifndef SNR_ANALYZER_ANNOTATE_H
+#define SNR_ANALYZER_ANNOTATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer/source.h"
+#include "sim/snr_tracker.h"
+
+/* One pc or one source line. */
+struct an_annot_row {
+	uint64_t pc;          /* a pc row: the pc; a line row: its lowest pc */
+	const char *file;     /* NULL: no line table for it */
+	unsigned line;
+	const char *function; /* the place's function, or the symbol's name */
+	const struct snr_place *place; /* pc rows with a line: the place (inline chain) */
+	uint64_t executions;  /* a line row: executions of its most executed pc */
+	uint64_t cycles;
+	uint64_t stall[SNR_STALL_COUNT];
+	uint64_t stall_total;
+	char *disasm;         /* pc rows: the disassembly ("?" if no code bytes) */
+	size_t first_pc, npcs; /* line rows: its pcs are pcs[first_pc .. first_pc + npcs) */
+};
+
+struct an_annot {
+	uint64_t total_cycles, drain_cycles, instructions;
+	uint64_t stall[SNR_STALL_COUNT]; /* per cause over the window */
+	struct an_annot_row *pcs;        /* grouped by line (the lines' order in source), by pc within */
+	size_t npcs;
+	struct an_annot_row *lines;      /* hottest (most cycles) first */
+	size_t nlines;
+	bool have_lines;                 /* some pc has a source line */
+	char **strings;                  /* owned names (symbols of pcs without a line) */
+	size_t nstrings;
+};
+
+/* The whole pass: opens path (.snrt replayed, .snrm read; source.h), fills
+ * a and src (the caller closes src after using a: a's strings point into
+ * its line tables). config_path as for `snr replay` (NULL: the recorded). */
+int an_annotate_load(struct an_annot *a, struct snr_source *src, const char *path, const char *config_path,
+		     char *err, size_t errlen);
+
+/* The pass in parts, for a pass that collects other events too:
+ * an_annot_tracker makes *out a tracker that feeds the accumulator and then
+ * forwards every event to next (NULL: none); run the source with *out;
+ * an_annot_finish turns what was accumulated into a (and frees acc). */
+struct an_annot_acc;
+struct an_annot_acc *an_annot_acc_new(void);
+void an_annot_tracker(struct an_annot_acc *acc, const struct snr_tracker *next, struct snr_tracker *out);
+void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a);
+void an_annot_free(struct an_annot *a);
+
+/* The --json document of `snr annotate` (docs/analyses.md); function:
+ * only that function's lines and pcs (NULL: all). */
+json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, const char *function);
+
+int snr_cmd_annotate(int argc, char **argv);
+
+#endif

@@ -1,0 +1,500 @@
+/*
+ * cmd_annotate.c: `snr annotate T.snrt|M.snrm`: where the window's cycles
+ * went in the user's source (analyzer/annotate.h does the accounting).
+ * Text: the totals as the replay gives them, the hottest lines, then each
+ * function's source with executions, cycles, share, a heat mark and the
+ * stall cycles of every cause in the margin (under --asm each line's
+ * instructions beneath it). --json: annotate.h's document. --compare B:
+ * per line and cause, A before and B after, matched by file:line.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/annotate.h"
+#include "lib/snr_util.h"
+#include "snr_cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: snr annotate T.snrt|M.snrm [--function F] [--asm] [--source-dir DIR] [--top N]\n"
+		"                    [--compare B.snrt|B.snrm] [--config M.json] [--elf PROG] [--json]\n"
+		"\n"
+		"Where the replayed window spent its cycles, per source line of the program\n"
+		"(DWARF line tables: build with `snr cc -g`; without them, per function and pc).\n"
+		"An instruction's cycles run from its issue to the next one's, with the stall\n"
+		"that delayed its issue counted as its own, so that the figures add up to the\n"
+		"replay's cycles exactly; stall cycles are split by cause (dma-base,\n"
+		"dma-transfer, vmem-hazard, unit-busy, register, branch). Code inlined from\n"
+		"ta1.h is counted at the user's line that called the intrinsic.\n"
+		"\n"
+		"  --function F      only function F's lines\n"
+		"  --asm             each line's instructions (pc, disassembly, figures) beneath it\n"
+		"  --source-dir DIR  where the sources are when not at the paths the ELF names\n"
+		"  --top N           the N hottest lines in the summary (default 10; 0: all)\n"
+		"  --compare B       per line and cause: this window (before) and B (after)\n"
+		"  --config M.json   the machine config for a trace's replay (default: the recorded)\n"
+		"  --elf PROG        the program's ELF (default: the one the trace recorded)\n"
+		"  --json            the figures as JSON (docs/analyses.md, \"annotate\")\n");
+}
+
+struct opts {
+	const char *path, *function, *source_dir, *compare, *config;
+	bool asm_, json;
+	uint64_t top;
+};
+
+static const char *const short_cause[SNR_STALL_COUNT] = {"dma-base", "dma-xfer", "vmem-haz", "unit-bsy", "register",
+							  "branch"};
+
+static const char *display_path(const char *file)
+{
+	static char cwd[4096];
+	static size_t n = (size_t)-1;
+	if (n == (size_t)-1) {
+		n = getcwd(cwd, sizeof(cwd) - 2) ? strlen(cwd) : 0;
+		if (n)
+			cwd[n++] = '/', cwd[n] = 0;
+	}
+	return file && n > 1 && !strncmp(file, cwd, n) ? file + n : file;
+}
+
+static void heat(char *buf, double share)
+{
+	int k = (int)(share * 10 + 0.5);
+	if (k > 10)
+		k = 10;
+	memset(buf, '#', (size_t)k);
+	buf[k] = 0;
+}
+
+static void where(const struct an_annot_row *r, bool pc_row, char *buf, size_t len)
+{
+	if (r->file)
+		snprintf(buf, len, "%s:%u (%s)", display_path(r->file), r->line, r->function ? r->function : "?");
+	else if (pc_row)
+		snprintf(buf, len, "%s (no line table) 0x%llx", r->function, (unsigned long long)r->pc);
+	else
+		snprintf(buf, len, "%s (no line table)", r->function);
+}
+
+static void figures(const struct an_annot *a, const struct an_annot_row *r)
+{
+	double share = a->total_cycles ? (double)r->cycles / (double)a->total_cycles : 0;
+	char h[16];
+	heat(h, share);
+	printf("%9llu %6.1f%% %-10s %7llu", (unsigned long long)r->cycles, 100 * share, h,
+	       (unsigned long long)r->executions);
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		printf(" %8llu", (unsigned long long)r->stall[c]);
+}
+
+static void figures_header(const char *last)
+{
+	printf("%9s %7s %-10s %7s", "cycles", "share", "heat", "execs");
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		printf(" %8s", short_cause[c]);
+	printf("  %s\n", last);
+}
+
+static bool wanted(const struct opts *o, const struct an_annot_row *r)
+{
+	return !o->function || (r->function && !strcmp(o->function, r->function));
+}
+
+/* The source file's lines (NULL if not found); n set to their count. */
+static char **read_source(const char *file, const char *source_dir, size_t *n)
+{
+	FILE *f = fopen(file, "r");
+	if (!f && source_dir) {
+		char p[8192];
+		const char *base = strrchr(file, '/');
+		snprintf(p, sizeof(p), "%s/%s", source_dir, file[0] == '/' ? (base ? base + 1 : file) : file);
+		f = fopen(p, "r");
+		if (!f && base) {
+			snprintf(p, sizeof(p), "%s/%s", source_dir, base + 1);
+			f = fopen(p, "r");
+		}
+	}
+	*n = 0;
+	if (!f)
+		return NULL;
+	char **lines = NULL, *line = NULL;
+	size_t cap = 0, lcap = 0;
+	ssize_t got;
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		if (got && line[got - 1] == '\n')
+			line[got - 1] = 0;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			lines = snr_xrealloc(lines, cap * sizeof(*lines));
+		}
+		for (char *t = line; *t; t++)
+			if (*t == '\t')
+				*t = ' ';
+		lines[(*n)++] = snr_xstrdup(line);
+	}
+	free(line);
+	fclose(f);
+	return lines;
+}
+
+static void print_pcs(const struct an_annot *a, const struct an_annot_row *l)
+{
+	for (size_t k = 0; k < l->npcs; k++) {
+		const struct an_annot_row *p = &a->pcs[l->first_pc + k];
+		figures(a, p);
+		printf("  %10s  0x%llx  %s\n", "", (unsigned long long)p->pc, p->disasm);
+	}
+}
+
+/* One function's listing: its lines in source order (lines[] sorted so),
+ * with the text of the file from its first annotated line - 2 to its last. */
+static void print_function(const struct opts *o, const struct an_annot *a, const struct an_annot_row *const *ls,
+			   size_t nls)
+{
+	const struct an_annot_row *first = ls[0];
+	if (!first->file) {
+		printf("\n%s (no line table: per instruction)\n", first->function);
+		figures_header("pc  disassembly");
+		for (size_t i = 0; i < nls; i++)
+			print_pcs(a, ls[i]);
+		return;
+	}
+	printf("\n%s: %s\n", display_path(first->file), first->function ? first->function : "?");
+	size_t nsrc;
+	char **src = read_source(first->file, o->source_dir, &nsrc);
+	if (!src)
+		printf("(source not found at %s; --source-dir DIR says where it is)\n", first->file);
+	figures_header("line  source");
+	unsigned lo = first->line > 2 ? first->line - 2 : 1, hi = ls[nls - 1]->line;
+	size_t k = 0;
+	for (unsigned ln = src ? lo : 0; src && ln <= hi && ln <= nsrc; ln++) {
+		const char *text = src[ln - 1];
+		while (k < nls && ls[k]->line < ln) /* a line past the file's end (a stale source) */
+			k++;
+		if (k < nls && ls[k]->line == ln) {
+			figures(a, ls[k]);
+			printf("  %5u  %s\n", ln, text);
+			if (o->asm_)
+				print_pcs(a, ls[k]);
+			k++;
+		} else {
+			printf("%*s  %5u  %s\n", 9 + 8 + 11 + 8 + 9 * SNR_STALL_COUNT, "", ln, text);
+		}
+	}
+	for (size_t i = src ? k : 0; i < nls; i++) { /* not in the file (or no file) */
+		figures(a, ls[i]);
+		printf("  %5u  %s\n", ls[i]->line, src ? "(past the end of the source file)" : "");
+		if (o->asm_)
+			print_pcs(a, ls[i]);
+	}
+	for (size_t i = 0; i < nsrc; i++)
+		free(src[i]);
+	free(src);
+}
+
+static int cmp_str_eq(const char *x, const char *y)
+{
+	if (!x || !y)
+		return x != y;
+	return strcmp(x, y);
+}
+
+static int cmp_line_source(const void *pa, const void *pb)
+{
+	const struct an_annot_row *x = *(const struct an_annot_row *const *)pa, *y = *(const struct an_annot_row *const *)pb;
+	if (!x->file != !y->file)
+		return x->file ? -1 : 1;
+	int c = x->file ? strcmp(x->file, y->file) : 0;
+	if (!c)
+		c = strcmp(x->function ? x->function : "", y->function ? y->function : "");
+	if (!c)
+		c = x->line < y->line ? -1 : x->line > y->line;
+	return c;
+}
+
+static void print_text(const struct opts *o, const struct an_annot *a, const struct snr_source *src)
+{
+	printf("%s: %llu cycles, %llu instructions (a replay: exact cycles, not samples)\n", src->path,
+	       (unsigned long long)a->total_cycles, (unsigned long long)a->instructions);
+	uint64_t stalls = 0;
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		stalls += a->stall[c];
+	printf("stall cycles %llu:", (unsigned long long)stalls);
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		printf("%s %s %llu", c ? "," : "", snr_stall_cause_name((enum snr_stall_cause)c),
+		       (unsigned long long)a->stall[c]);
+	printf("\ndrain: %llu cycles after the last instruction's issue (work in flight), in no line\n",
+	       (unsigned long long)a->drain_cycles);
+	if (!a->have_lines)
+		printf("no source lines: the program's ELF has no line table (build with `snr cc -g`) or was not "
+		       "found (--elf PROG)\n");
+	printf("\nhottest lines%s\n", o->function ? " of the function" : "");
+	figures_header("line");
+	uint64_t shown = 0;
+	for (size_t i = 0; i < a->nlines && (!o->top || shown < o->top); i++) {
+		const struct an_annot_row *l = &a->lines[i];
+		if (!wanted(o, l))
+			continue;
+		char w[600];
+		where(l, false, w, sizeof(w));
+		figures(a, l);
+		printf("  %s\n", w);
+		shown++;
+	}
+	/* the listing: functions in source order */
+	const struct an_annot_row **ls = snr_xcalloc(a->nlines ? a->nlines : 1, sizeof(*ls));
+	size_t n = 0;
+	for (size_t i = 0; i < a->nlines; i++)
+		if (wanted(o, &a->lines[i]))
+			ls[n++] = &a->lines[i];
+	qsort(ls, n, sizeof(*ls), cmp_line_source);
+	/* functions (runs of ls), hottest first */
+	struct run { size_t at, n; uint64_t cycles; } *runs = snr_xcalloc(n ? n : 1, sizeof(*runs));
+	size_t nruns = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !cmp_str_eq(ls[i]->file, ls[j]->file) && !strcmp(ls[i]->function, ls[j]->function))
+			j++;
+		runs[nruns] = (struct run){i, j - i, 0};
+		for (size_t k = i; k < j; k++)
+			runs[nruns].cycles += ls[k]->cycles;
+		nruns++;
+		i = j;
+	}
+	for (size_t i = 1; i < nruns; i++) /* insertion sort, stable: few functions */
+		for (size_t k = i; k > 0 && runs[k].cycles > runs[k - 1].cycles; k--) {
+			struct run t = runs[k];
+			runs[k] = runs[k - 1];
+			runs[k - 1] = t;
+		}
+	for (size_t i = 0; i < nruns; i++)
+		print_function(o, a, ls + runs[i].at, runs[i].n);
+	free(runs);
+	free(ls);
+}
+
+/* ---- --compare ----------------------------------------------------------------- */
+
+/* Lines of the two windows matched by file:line (by function for code
+ * without a line table); before/after NULL when a side lacks the line. */
+struct pair {
+	const struct an_annot_row *before, *after;
+	int64_t delta;
+};
+
+static bool same_key(const struct an_annot_row *x, const struct an_annot_row *y)
+{
+	if (!x->file != !y->file)
+		return false;
+	if (!x->file)
+		return !strcmp(x->function, y->function);
+	return x->line == y->line && !strcmp(x->file, y->file);
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const struct pair *x = pa, *y = pb;
+	int64_t ax = x->delta < 0 ? -x->delta : x->delta, ay = y->delta < 0 ? -y->delta : y->delta;
+	return ax > ay ? -1 : ax < ay;
+}
+
+static struct pair *pair_lines(const struct an_annot *a, const struct an_annot *b, size_t *n)
+{
+	struct pair *p = snr_xcalloc(a->nlines + b->nlines + 1, sizeof(*p));
+	bool *used = snr_xcalloc(b->nlines + 1, sizeof(*used));
+	*n = 0;
+	/* quadratic in lines: a window's distinct lines are a few hundred */
+	for (size_t i = 0; i < a->nlines; i++) {
+		struct pair *q = &p[(*n)++];
+		q->before = &a->lines[i];
+		for (size_t j = 0; j < b->nlines; j++)
+			if (!used[j] && same_key(&a->lines[i], &b->lines[j])) {
+				q->after = &b->lines[j];
+				used[j] = true;
+				break;
+			}
+	}
+	for (size_t j = 0; j < b->nlines; j++)
+		if (!used[j])
+			p[(*n)++] = (struct pair){NULL, &b->lines[j], 0};
+	for (size_t i = 0; i < *n; i++)
+		p[i].delta = (int64_t)(p[i].after ? p[i].after->cycles : 0) - (int64_t)(p[i].before ? p[i].before->cycles : 0);
+	qsort(p, *n, sizeof(*p), cmp_pair);
+	free(used);
+	return p;
+}
+
+static json_t *side_json(const struct an_annot_row *r)
+{
+	if (!r)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "executions", json_integer((json_int_t)r->executions));
+	json_object_set_new(o, "cycles", json_integer((json_int_t)r->cycles));
+	json_t *s = json_object();
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		json_object_set_new(s, snr_stall_cause_name((enum snr_stall_cause)c), json_integer((json_int_t)r->stall[c]));
+	json_object_set_new(o, "stall_cycles", s);
+	return o;
+}
+
+static json_t *compare_json(const struct an_annot *a, const struct an_annot *b, const struct pair *p, size_t n,
+			    const char *pa, const char *pb)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "before", json_string(pa));
+	json_object_set_new(o, "after", json_string(pb));
+	json_t *tot = json_object();
+	json_object_set_new(tot, "before", json_integer((json_int_t)a->total_cycles));
+	json_object_set_new(tot, "after", json_integer((json_int_t)b->total_cycles));
+	json_object_set_new(o, "total_cycles", tot);
+	json_t *st = json_object();
+	for (int c = 0; c < SNR_STALL_COUNT; c++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "before", json_integer((json_int_t)a->stall[c]));
+		json_object_set_new(e, "after", json_integer((json_int_t)b->stall[c]));
+		json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)c), e);
+	}
+	json_object_set_new(o, "stall_cycles", st);
+	json_t *lines = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct an_annot_row *r = p[i].before ? p[i].before : p[i].after;
+		json_t *l = json_object();
+		json_object_set_new(l, "file", r->file ? json_string(r->file) : json_null());
+		json_object_set_new(l, "line", r->file ? json_integer(r->line) : json_null());
+		json_object_set_new(l, "function", json_string(r->function));
+		json_object_set_new(l, "before", side_json(p[i].before));
+		json_object_set_new(l, "after", side_json(p[i].after));
+		json_object_set_new(l, "delta_cycles", json_integer((json_int_t)p[i].delta));
+		json_array_append_new(lines, l);
+	}
+	json_object_set_new(o, "lines", lines);
+	return o;
+}
+
+static void print_compare(const struct opts *o, const struct an_annot *a, const struct an_annot *b,
+			  const struct pair *p, size_t n)
+{
+	printf("before %s: %llu cycles; after %s: %llu cycles (%+lld)\n", o->path, (unsigned long long)a->total_cycles,
+	       o->compare, (unsigned long long)b->total_cycles,
+	       (long long)b->total_cycles - (long long)a->total_cycles);
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		printf("  %-13s %9llu -> %9llu  (%+lld)\n", snr_stall_cause_name((enum snr_stall_cause)c),
+		       (unsigned long long)a->stall[c], (unsigned long long)b->stall[c],
+		       (long long)b->stall[c] - (long long)a->stall[c]);
+	printf("\nlines by the change in their cycles (before -> after; per cause where either is non-zero)\n");
+	uint64_t shown = 0;
+	for (size_t i = 0; i < n && (!o->top || shown < o->top); i++) {
+		const struct an_annot_row *r = p[i].before ? p[i].before : p[i].after;
+		if (!wanted(o, r))
+			continue;
+		char w[600];
+		where(r, false, w, sizeof(w));
+		printf("%9llu -> %9llu  %+9lld  %s%s\n", (unsigned long long)(p[i].before ? p[i].before->cycles : 0),
+		       (unsigned long long)(p[i].after ? p[i].after->cycles : 0), (long long)p[i].delta, w,
+		       !p[i].before ? "  (only after)" : !p[i].after ? "  (only before)" : "");
+		for (int c = 0; c < SNR_STALL_COUNT; c++) {
+			uint64_t x = p[i].before ? p[i].before->stall[c] : 0, y = p[i].after ? p[i].after->stall[c] : 0;
+			if (x || y)
+				printf("%26s  %-13s %llu -> %llu\n", "", snr_stall_cause_name((enum snr_stall_cause)c),
+				       (unsigned long long)x, (unsigned long long)y);
+		}
+		shown++;
+	}
+}
+
+static int load(const struct opts *o, const char *path, struct an_annot *a, struct snr_source *src)
+{
+	char err[2048];
+	if (an_annotate_load(a, src, path, o->config, err, sizeof(err))) {
+		snr_err("annotate: %s", err);
+		snr_source_close(src);
+		return -1;
+	}
+	return 0;
+}
+
+int snr_cmd_annotate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"function", required_argument, NULL, 'f'}, {"asm", no_argument, NULL, 'a'},
+		{"source-dir", required_argument, NULL, 's'}, {"top", required_argument, NULL, 't'},
+		{"compare", required_argument, NULL, 'c'}, {"config", required_argument, NULL, 'C'},
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	struct opts o = {.top = 10};
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': o.function = optarg; break;
+		case 'a': o.asm_ = true; break;
+		case 's': o.source_dir = optarg; break;
+		case 't':
+			if (!snr_parse_u64(optarg, &o.top, false)) {
+				snr_err("annotate: --top needs a number of lines, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'c': o.compare = optarg; break;
+		case 'C': o.config = optarg; break;
+		case 'j': o.json = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	o.path = argv[optind];
+	struct an_annot a, b;
+	struct snr_source sa, sb;
+	if (load(&o, o.path, &a, &sa))
+		return 1;
+	if (o.function) {
+		bool found = false;
+		for (size_t i = 0; i < a.nlines && !found; i++)
+			found = !strcmp(a.lines[i].function, o.function);
+		if (!found) {
+			snr_err("annotate: no function '%s' ran in %s's window", o.function, o.path);
+			an_annot_free(&a);
+			snr_source_close(&sa);
+			return 1;
+		}
+	}
+	int rc = 0;
+	if (o.compare) {
+		if (load(&o, o.compare, &b, &sb)) {
+			rc = 1;
+		} else {
+			size_t n;
+			struct pair *p = pair_lines(&a, &b, &n);
+			if (o.json) {
+				json_t *j = compare_json(&a, &b, p, n, o.path, o.compare);
+				json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+				putchar('\n');
+				json_decref(j);
+			} else {
+				print_compare(&o, &a, &b, p, n);
+			}
+			free(p);
+			an_annot_free(&b);
+			snr_source_close(&sb);
+		}
+	} else if (o.json) {
+		json_t *j = an_annot_json(&a, &sa, o.function);
+		json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(j);
+	} else {
+		print_text(&o, &a, &sa);
+	}
+	an_annot_free(&a);
+	snr_source_close(&sa);
+	return rc;
+}
