@@ -93,7 +93,8 @@ void an_collect_finish(struct an_data *d);
 int an_cli_load(int argc, char **argv, const char *name, const char *numopt, uint64_t *num, bool *json,
 		unsigned want, void (*usage)(FILE *), struct an_data *d);
 void an_free(struct an_data *d);
-/* "0x80000123 func+0x1c" (or "-" for index -1) */
+/* "#5 0x80000123 attn.c:38 (attn)" (its line; without line tables the symbol
+ * "func+0x1c"), or "(before the window)" for index -1 */
 const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len);
 const char *an_space_name(unsigned space);
 uint64_t an_dma_stall(const struct an_dma *m);

@@ -18,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "isa/snr_isa.h"
+#include "analyzer/pcinfo.h"
 #include "lib/snr_lines.h"
-#include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 
 struct stall_ev {
@@ -169,43 +168,6 @@ static int cmp_hottest(const void *pa, const void *pb)
 	return cmp_source_order(pa, pb);
 }
 
-/* The ISA's disassembler for the source's META (NULL if unknown). */
-static const struct snr_isa_ops *isa_of(const struct snr_source *src, void **self)
-{
-	json_t *meta = json_loads(src->meta_json ? src->meta_json : "{}", 0, NULL);
-	const char *name = json_string_value(json_object_get(meta, "isa"));
-	const struct snr_isa_ops *isa = name ? snr_isa_find(name) : NULL;
-	json_t *cfg = json_object_get(meta, "config");
-	char *cfg_s = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
-	char err[256];
-	*self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
-	free(cfg_s);
-	json_decref(meta);
-	return *self ? isa : NULL;
-}
-
-/* Code bytes per pc from the trace's steps (each pc's bytes are stored at
- * its first execution), for pcs the program's ELF cannot give. */
-static void disasm_from_trace(struct snr_trace *t, const struct snr_isa_ops *isa, void *self,
-			      struct an_annot_row *rows, const struct pc_slot *tab, size_t mask)
-{
-	struct snr_trace_step s;
-	snr_trace_rewind(t);
-	while (snr_trace_next(t, &s) == 1) {
-		if (!s.code_len)
-			continue;
-		size_t k = slot_of(tab, mask, s.pc);
-		if (!tab[k].row)
-			continue;
-		struct an_annot_row *r = &rows[tab[k].row - 1];
-		if (r->disasm)
-			continue;
-		char dis[128];
-		if (isa->disasm(self, s.code, s.code_len, s.pc, dis, sizeof(dis)))
-			r->disasm = snr_xstrdup(dis);
-	}
-}
-
 void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -275,9 +237,7 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 		a->total_cycles = sum;
 
 	/* places and disassembly */
-	void *self = NULL;
-	const struct snr_isa_ops *isa = isa_of(src, &self);
-	bool missing = false;
+	struct an_pcinfo *info = an_pcinfo_new(src);
 	for (size_t i = 0; i < nrows; i++) {
 		struct an_annot_row *r = &rows[i];
 		r->place = snr_source_place(src, r->pc);
@@ -294,22 +254,9 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 				*plus = 0;
 			r->function = own(a, sym);
 		}
-		uint8_t code[16];
-		size_t got = snr_lines_code(src->lines, r->pc, code, sizeof(code));
-		char dis[128];
-		if (isa && got && isa->disasm(self, code, got, r->pc, dis, sizeof(dis)))
-			r->disasm = snr_xstrdup(dis);
-		missing |= !r->disasm;
+		r->disasm = snr_xstrdup(an_pcinfo_disasm(info, r->pc));
 	}
-	if (missing && isa && src->trace) {
-		/* rows are found by pc through tab: it indexes rows, not moved yet */
-		disasm_from_trace(src->trace, isa, self, rows, tab, mask);
-	}
-	for (size_t i = 0; i < nrows; i++)
-		if (!rows[i].disasm)
-			rows[i].disasm = snr_xstrdup("?");
-	if (isa)
-		isa->destroy(self);
+	an_pcinfo_free(info);
 	free(tab);
 
 	/* lines */

@@ -300,7 +300,7 @@ const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size
 	}
 	char sym[400];
 	uint64_t pc = d->pcs[index];
-	snr_source_where(&d->src, pc, sym, sizeof(sym));
+	snr_source_where_short(&d->src, pc, sym, sizeof(sym));
 	if (!strncmp(sym, "0x", 2))
 		snprintf(buf, len, "#%lld 0x%llx", (long long)index, (unsigned long long)pc);
 	else
@@ -365,9 +365,11 @@ static json_t *insn_json(const struct an_data *d, int64_t index, uint64_t cycle)
 		json_object_set_new(o, "pc", json_integer((json_int_t)d->pcs[index]));
 		json_object_set_new(o, "symbol",
 				    json_string(snr_source_symbolize(&d->src, d->pcs[index], sym, sizeof(sym))));
+		json_object_set_new(o, "source", snr_source_json(&d->src, d->pcs[index]));
 	} else {
 		json_object_set_new(o, "pc", json_null());
 		json_object_set_new(o, "symbol", json_null());
+		json_object_set_new(o, "source", json_null());
 	}
 	json_object_set_new(o, "cycle", cyc(cycle));
 	return o;

@@ -819,6 +819,11 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 	fprintf(f, "{\"id\":%" PRIu64 ",\"issue_index\":%" PRId64 ",\"pc\":%" PRIu64 ",\"symbol\":", m->id,
 		m->issue_index, pc);
 	snr_deps_json_str(f, m->issue_index >= 0 ? snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)) : "");
+	fputs(",\"source\":", f);
+	if (m->issue_index >= 0)
+		snr_source_json_print(f, &d->an.src, pc);
+	else
+		fputs("null", f);
 	fprintf(f,
 		",\"wait_index\":%" PRId64 ",\"flag\":%u,\"bytes\":%" PRIu64 ",\"src\":\"%s\",\"dst\":\"%s\""
 		",\"src_addr\":%" PRIu64 ",\"dst_addr\":%" PRIu64 ",\"issue_cycle\":%" PRIu64
@@ -946,8 +951,12 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 		char cs[256], ps[256], rb[16];
 		fprintf(f, "%s\n{\"consumer_pc\":%" PRIu64 ",\"consumer_symbol\":", k ? "," : "", pp[k].cpc);
 		snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pp[k].cpc, cs, sizeof(cs)));
+		fputs(",\"consumer_source\":", f);
+		snr_source_json_print(f, &d->an.src, pp[k].cpc);
 		fprintf(f, ",\"producer_pc\":%" PRIu64 ",\"producer_symbol\":", pp[k].ppc);
 		snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pp[k].ppc, ps, sizeof(ps)));
+		fputs(",\"producer_source\":", f);
+		snr_source_json_print(f, &d->an.src, pp[k].ppc);
 		fprintf(f, ",\"kind\":\"%s\",\"what\":\"%s\",\"count\":%" PRIu64 "}",
 			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",
 			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : space_name(d, pp[k].what),
@@ -989,7 +998,7 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 				"-", "-", m->stall_cycles, "-");
 			continue;
 		}
-		snr_source_symbolize(&d->an.src, d->insn[m->issue_index].pc, sym, sizeof(sym));
+		snr_source_where_short(&d->an.src, d->insn[m->issue_index].pc, sym, sizeof(sym));
 		sym[24] = 0;
 		print_anchor(d, m, anc, sizeof(anc));
 		anc[24] = 0;
@@ -1004,8 +1013,8 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 			(uint64_t)d->nedges, "count", "consumer", "producer", "kind", "what");
 	for (size_t k = 0; k < np; k++) {
 		char cs[256], ps[256], rb[16];
-		snr_source_symbolize(&d->an.src, pp[k].cpc, cs, sizeof(cs));
-		snr_source_symbolize(&d->an.src, pp[k].ppc, ps, sizeof(ps));
+		snr_source_where_short(&d->an.src, pp[k].cpc, cs, sizeof(cs));
+		snr_source_where_short(&d->an.src, pp[k].ppc, ps, sizeof(ps));
 		cs[28] = ps[28] = 0;
 		fprintf(f, "%9" PRIu64 "  %-28s <- %-28s %-4s %s\n", pp[k].count, cs, ps,
 			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analyzer/analyses.h"
+#include "analyzer/pcinfo.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_events.h"
 #include "lib/snr_host_trace.h"
@@ -72,8 +73,49 @@ static void slice(struct out *o, const struct an_data *d, int pid, int tid, cons
 		args ? args : "", args ? "}" : "");
 }
 
+/* s as the inside of a JSON string (no quotes) into buf. */
+static const char *json_inner(const char *s, char *buf, size_t len)
+{
+	json_t *j = json_string(s ? s : "");
+	char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	size_t n = q ? strlen(q) : 0;
+	snprintf(buf, len, "%.*s", n >= 2 ? (int)(n - 2) : 0, n >= 2 ? q + 1 : "");
+	free(q);
+	json_decref(j);
+	return buf;
+}
+
+/* What ran at instruction index: a slice name ("prefix" + "ta.mxu.mm
+ * attn.c:37 (attn)", the mnemonic and the place of the user's line, or the
+ * symbol without line tables) and its args (pc, disassembly, the "source"
+ * object), both escaped for the trace-event JSON. */
+static void insn_label(struct an_pcinfo *info, const struct an_data *d, int64_t index, const char *prefix,
+		       bool mnemonic, char *name, size_t nlen, char *args, size_t alen)
+{
+	if (index < 0 || (uint64_t)index >= d->npcs) {
+		json_inner(prefix, name, nlen);
+		args[0] = 0;
+		return;
+	}
+	uint64_t pc = d->pcs[index];
+	char mn[64] = "", where[400], raw[600], dis[300];
+	if (mnemonic)
+		an_pcinfo_mnemonic(info, pc, mn, sizeof(mn));
+	snr_source_where_short(&d->src, pc, where, sizeof(where));
+	snprintf(raw, sizeof(raw), "%s%s%s%s", prefix, mn, mn[0] ? " " : "", where);
+	json_inner(raw, name, nlen);
+	json_t *src = snr_source_json(&d->src, pc);
+	char *src_s = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	snprintf(args, alen, "\"index\":%lld,\"pc\":%llu,\"disasm\":\"%s\",\"source\":%s", (long long)index,
+		 (unsigned long long)pc, json_inner(an_pcinfo_disasm(info, pc), dis, sizeof(dis)), src_s);
+	free(src_s);
+	json_decref(src);
+}
+
 static int export_one(struct out *o, const struct an_data *d, int pid, const char *label)
 {
+	struct an_pcinfo *info = an_pcinfo_new(&d->src);
+	char lname[1024], largs[2048];
 	name_meta(o, "process_name", pid, 0, label, pid);
 	static const char *unit_names[] = {"scalar", "vector", "mxu", "dma engine"};
 	for (int u = 0; u < 4; u++)
@@ -82,9 +124,13 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 	for (size_t i = 0; i < d->nbusy; i++) {
 		const struct an_busy *b = &d->busy[i];
 		int tid = b->unit < 4 ? TID_SCALAR + b->unit : TID_DMA;
-		char args[64];
-		snprintf(args, sizeof(args), "\"index\":%lld", b->index == UINT64_MAX ? -1LL : (long long)b->index);
-		slice(o, d, pid, tid, b->unit < 4 ? unit_names[b->unit] : "busy", "unit", b->start, b->end, args);
+		if (b->index != UINT64_MAX && b->index < d->npcs) {
+			insn_label(info, d, (int64_t)b->index, "", true, lname, sizeof(lname), largs, sizeof(largs));
+			slice(o, d, pid, tid, lname, "unit", b->start, b->end, largs);
+		} else {
+			slice(o, d, pid, tid, b->unit < 4 ? unit_names[b->unit] : "busy", "unit", b->start, b->end,
+			      "\"index\":-1");
+		}
 	}
 	/* lanes per link: greedy, by issue order */
 	uint64_t(*lane_free)[LANES] = snr_xcalloc((size_t)(d->nlinks + 1), sizeof(*lane_free));
@@ -104,15 +150,21 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		if (lane + 1 > lanes_used[l])
 			lanes_used[l] = lane + 1;
 		int tid = TID_LINK0 + l * LANES + lane;
-		char name[48], args[512];
-		snprintf(name, sizeof(name), "dma#%llu", (unsigned long long)m->id);
+		char prefix[48], args[3072];
+		snprintf(prefix, sizeof(prefix), "dma#%llu ", (unsigned long long)m->id);
+		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
+		if (m->issue_index < 0) /* issued before the window */
+			snprintf(lname, sizeof(lname), "dma#%llu", (unsigned long long)m->id);
 		snprintf(args, sizeof(args),
 			 "\"id\":%llu,\"bytes\":%llu,\"flag\":%u,\"case\":\"%s\",\"stall_base_cycles\":%llu,"
-			 "\"stall_transfer_cycles\":%llu,\"slack_cycles\":%llu,\"issue_index\":%lld,\"wait_index\":%lld",
+			 "\"stall_transfer_cycles\":%llu,\"slack_cycles\":%llu,\"issue_index\":%lld,\"wait_index\":%lld%s%s",
 			 (unsigned long long)m->id, (unsigned long long)m->bytes, m->flag, an_dma_case(m),
 			 (unsigned long long)m->stall_base, (unsigned long long)m->stall_transfer,
-			 (unsigned long long)m->slack, (long long)m->issue_index, (long long)m->wait_index);
-		slice(o, d, pid, tid, name, "dma", s, e, args);
+			 (unsigned long long)m->slack, (long long)m->issue_index, (long long)m->wait_index,
+			 m->issue_index >= 0 ? ",\"issue\":{" : "", "");
+		if (m->issue_index >= 0)
+			snprintf(args + strlen(args), sizeof(args) - strlen(args), "%s}", largs);
+		slice(o, d, pid, tid, lname, "dma", s, e, args);
 		uint64_t st = m->start != AN_NONE ? m->start : c;
 		slice(o, d, pid, tid, "base latency", "dma.base", s, st, NULL);
 		if (c > st)
@@ -138,9 +190,10 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		const struct an_dma *m = &d->dmas[i];
 		if (!m->id || m->issue_index < 0 || m->issue == AN_NONE)
 			continue;
-		char name[48];
-		snprintf(name, sizeof(name), "ISSUE dma#%llu", (unsigned long long)m->id);
-		slice(o, d, pid, TID_DMAOPS, name, "dma.issue", m->issue, m->issue + 1, NULL);
+		char prefix[48];
+		snprintf(prefix, sizeof(prefix), "ISSUE dma#%llu ", (unsigned long long)m->id);
+		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
+		slice(o, d, pid, TID_DMAOPS, lname, "dma.issue", m->issue, m->issue + 1, largs);
 	}
 	for (size_t i = 0; i < d->ndmas; i++) {
 		const struct an_dma *m = &d->dmas[i];
@@ -159,9 +212,10 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 				arrive = n->complete - st;
 		}
 		if (first) {
-			char name[48];
-			snprintf(name, sizeof(name), "WAIT flag %u", m->flag);
-			slice(o, d, pid, TID_DMAOPS, name, "dma.wait", arrive, m->wait + 1, NULL);
+			char prefix[48];
+			snprintf(prefix, sizeof(prefix), "WAIT flag %u ", m->flag);
+			insn_label(info, d, m->wait_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
+			slice(o, d, pid, TID_DMAOPS, lname, "dma.wait", arrive, m->wait + 1, largs);
 		}
 		if (m->issue_index >= 0 && m->issue != AN_NONE) {
 			unsigned long long id = ((unsigned long long)pid << 32) | m->id;
@@ -196,6 +250,7 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 			pid, ts_us(o, d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
 	}
 	an_vmem_free(&v);
+	an_pcinfo_free(info);
 	return 0;
 }
 
@@ -206,7 +261,9 @@ static void usage(FILE *f)
 		   "\n"
 		   "Chrome trace-event JSON (open it in ui.perfetto.dev): a track per unit, per DMA link\n"
 		   "lanes with base latency, transfer, stall and slack phases, flows from each DMA ISSUE\n"
-		   "to its WAIT, counters for VMEM occupancy and the largest free region.\n"
+		   "to its WAIT, counters for VMEM occupancy and the largest free region. Slices are\n"
+		   "named by what ran and where (\"ta.mxu.mm attn.c:37 (attn)\", from the program's line\n"
+		   "tables; --elf PROG), with the pc, disassembly and \"source\" object in their args.\n"
 		   "One process per input file. docs/analyses.md.\n"
 		   "\n"
 		   "With host traces (snr host record; CUPTI files merge into them) everything is on\n"

@@ -139,3 +139,18 @@ const struct snr_place *snr_source_place(const struct snr_source *src, uint64_t 
 {
 	return snr_lines_find(src->lines, pc);
 }
+
+const char *snr_source_where_short(const struct snr_source *src, uint64_t pc, char *buf, size_t len)
+{
+	const struct snr_place *p = snr_lines_find(src->lines, pc);
+	if (p)
+		return snr_place_short(p, buf, len);
+	return snr_source_symbolize(src, pc, buf, len);
+}
+
+void snr_source_json_print(FILE *f, const struct snr_source *src, uint64_t pc)
+{
+	json_t *o = snr_source_json(src, pc);
+	json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+}

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -49,10 +50,15 @@ const char *snr_source_symbolize(const struct snr_source *src, uint64_t pc, char
 /* Where pc is for a user: "attn.c:97 (attn)" from the line tables, else
  * the symbol as snr_source_symbolize gives it. */
 const char *snr_source_where(const struct snr_source *src, uint64_t pc, char *buf, size_t len);
+/* The same with the file's base name ("attn.c:97 (attn)"), for narrow
+ * columns and timeline labels. */
+const char *snr_source_where_short(const struct snr_source *src, uint64_t pc, char *buf, size_t len);
 /* The "source" object printed beside a pc in --json output:
  * {"file", "line", "function"[, "inlined"]} (snr_place_json), or
  * {"function": "func+0x1c"} without line tables. A new reference. */
 json_t *snr_source_json(const struct snr_source *src, uint64_t pc);
+/* snr_source_json written to f (compact), for outputs printed by hand. */
+void snr_source_json_print(FILE *f, const struct snr_source *src, uint64_t pc);
 /* The place of pc (NULL: no line tables or no line for it). */
 const struct snr_place *snr_source_place(const struct snr_source *src, uint64_t pc);
 

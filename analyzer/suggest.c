@@ -804,8 +804,8 @@ static void diagnose(const struct capture *c, const struct plan *p, struct move_
 		const struct snr_deps_dma *m = worst_other->m, *o = dma_at(d, other_dma);
 		const struct diag_dma *oc = diag_dma_of(&dg, other_dma);
 		uint64_t wpc = d->insn[m->wait_index].pc, opc = other_dma >= 0 ? d->insn[other_dma].pc : 0;
-		snr_source_symbolize(&d->an.src, wpc, ws, sizeof(ws));
-		snr_source_symbolize(&d->an.src, opc, os, sizeof(os));
+		snr_source_where(&d->an.src, wpc, ws, sizeof(ws));
+		snr_source_where(&d->an.src, opc, os, sizeof(os));
 		snprintf(g->reason, sizeof(g->reason),
 			 "the WAIT at %s (pc 0x%" PRIx64 ") also waits for DMA %" PRIu64 " (%s, pc 0x%" PRIx64
 			 ") completing at cycle %" PRIu64 ": it still stalls %" PRIu64 " cycles",
@@ -1029,11 +1029,11 @@ static int run_rounds(const struct capture *c, const struct snr_deps *d, const s
 
 /* ---- output -------------------------------------------------------------- */
 
-/* "chain+0x40 (pc 0x10180)" */
+/* "attn.c:38 (attn) (pc 0x10180)", or "chain+0x40 (pc 0x10180)" without line tables */
 static const char *place(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
 {
 	char sym[256];
-	snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym));
+	snr_source_where(&d->an.src, pc, sym, sizeof(sym));
 	snprintf(buf, len, "%s (pc 0x%" PRIx64 ")", sym, pc);
 	return buf;
 }
@@ -1190,7 +1190,9 @@ static void print_place_json(FILE *f, const struct snr_deps *d, uint64_t pc)
 	char sym[256];
 	fprintf(f, "{\"pc\":%" PRIu64 ",\"symbol\":", pc);
 	snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)));
-	fputs(",\"source\":null}", f);
+	fputs(",\"source\":", f);
+	snr_source_json_print(f, &d->an.src, pc);
+	fputc('}', f);
 }
 
 static void print_move_json(FILE *f, const struct snr_deps *d, uint64_t dma_pc, uint64_t before_pc)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time and peak memory of every analysis on a window of a million
+# Time and peak memory of every analysis (and annotate) on a window of a million
 # instructions (issue 5's figure; target: each under 5 s and 1 GiB).
 #
 # bench/analyses_prog.c's serve() is a token-serving loop: weight and KV
@@ -27,8 +27,9 @@ mkdir -p "$CACHE" || fail "cannot create $CACHE"
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 ELF=$CACHE/an1m.elf; TRACE=$CACHE/an1m.snrt; STAMP=$CACHE/an1m.stamp
-"$SNR" cc -O2 "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
-key="$(sha256sum "$HERE/analyses_prog.c" | cut -d' ' -f1) $COUNT"
+# -g: annotate (and every output's file:line) reads the line tables
+"$SNR" cc -O2 -g "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
+key="$(sha256sum "$HERE/analyses_prog.c" | cut -d' ' -f1) $COUNT -g"
 
 record() {
   rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
@@ -76,6 +77,8 @@ ANALYSES=(
   "analyze deps|"
   "analyze suggest|"
   "analyze suggest --verify|"
+  "annotate|"
+  "annotate --asm|"
   "report|-o @"
   "export perfetto|-o @"
 )

@@ -33,7 +33,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", analyses[i].name, analyses[i].summary);
 	fprintf(f, "\n`snr analyze KIND --help` describes one. A trace is replayed in its simulator first;\n"
 		   "a metrics file (snr replay -o) is read back. --json output is documented in\n"
-		   "docs/analyses.md.\n");
+		   "docs/analyses.md. Every pc is printed with its source line when the program\n"
+		   "has line tables (snr cc -g); --elf PROG names the program if the trace's is gone.\n");
 }
 
 int snr_cmd_analyze(int argc, char **argv)

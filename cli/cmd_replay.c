@@ -33,6 +33,8 @@ static const char replay_usage[] =
 	"  --cache-report[=N]  run the cache model (the config's \"cache\" object,\n"
 	"                      docs/unicorn-sim.md) on the memory events and list the\n"
 	"                      N instructions (default 20) with the most misses\n"
+	"  --elf PROG          the program whose line tables place the pcs of divergence\n"
+	"                      messages in the source (default: the ELF the trace recorded)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 replayed and verified, 3 diverged (the report names the\n"

@@ -382,6 +382,17 @@ const char *snr_place_text(const struct snr_place *p, char *buf, size_t len)
 	return buf;
 }
 
+const char *snr_place_short(const struct snr_place *p, char *buf, size_t len)
+{
+	const char *base = p->file ? strrchr(p->file, '/') : NULL;
+	base = base ? base + 1 : p->file ? p->file : "?";
+	if (p->function)
+		snprintf(buf, len, "%s:%u (%s)", base, p->line, p->function);
+	else
+		snprintf(buf, len, "%s:%u", base, p->line);
+	return buf;
+}
+
 static json_t *frame_json(const char *file, unsigned line, const char *function)
 {
 	json_t *o = json_object();

@@ -70,6 +70,9 @@ const struct snr_place *snr_lines_find(struct snr_lines *l, uint64_t pc);
 /* "attn.c:97 (attn)": the file relative to the current directory when it
  * is below it. */
 const char *snr_place_text(const struct snr_place *p, char *buf, size_t len);
+/* "attn.c:97 (attn)" with the file's base name only: for narrow tables and
+ * timeline labels. */
+const char *snr_place_short(const struct snr_place *p, char *buf, size_t len);
 /* {"file", "line", "function"[, "inlined": [{"file","line","function"}, ...]]}
  * ("inlined": the whole chain, innermost first, present only when the pc is
  * in inlined code). A new reference. */

@@ -39,6 +39,36 @@ PY
 "$SNR" trace dump "$T/a.snrt" | grep "ta.wait" | head -1 | grep -q "attn.c:$WAIT (attn)" ||
   fail "trace dump's text does not place ta.wait at attn.c:$WAIT: $("$SNR" trace dump "$T/a.snrt" | grep ta.wait | head -1)"
 
+# the analyses and the Perfetto export place their pcs too
+"$SNR" analyze dma "$T/a.snrm" --json >"$T/dma.json" || fail "analyze dma --json"
+"$SNR" analyze deps "$T/a.snrm" --json >"$T/deps.json" || fail "analyze deps --json"
+"$SNR" analyze suggest "$T/a.snrm" --json >"$T/sug.json" || fail "analyze suggest --json"
+"$SNR" export perfetto "$T/a.snrm" -o "$T/pf.json" || fail "export perfetto"
+python3 - "$T" "$WAIT" "$ISSUE" <<'PY' || fail "sources in dma, deps, suggest, perfetto"
+import json, sys
+t, wait, issue = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+dma = json.load(open(t + "/dma.json"))
+for m in dma["dmas"]:
+    assert m["issue"]["source"]["line"] == issue and m["issue"]["source"]["function"] == "attn", m["issue"]
+    assert m["wait"]["source"]["line"] == wait, m["wait"]
+deps = json.load(open(t + "/deps.json"))
+assert all(m["source"]["line"] == issue for m in deps["dmas"] if m["issue_index"] >= 0), deps["dmas"]
+assert all("file" in d["consumer_source"] or "function" in d["consumer_source"] for d in deps["top_dependencies"])
+sug = json.load(open(t + "/sug.json"))
+assert all(s["dma"]["source"]["line"] == issue for s in sug["stalled_dmas"]), sug
+ev = json.load(open(t + "/pf.json"))["traceEvents"]
+x = [e for e in ev if e.get("ph") == "X"]
+waits = [e for e in x if e.get("cat") == "dma.wait"]
+assert waits and all(e["name"].endswith("attn.c:%d (attn)" % wait) for e in waits), [e["name"] for e in waits]
+assert all(e["args"]["disasm"].startswith("ta.wait") and e["args"]["source"]["line"] == wait for e in waits)
+mxu = [e for e in x if e["name"].startswith("ta.mxu.mm attn.c:")]
+assert mxu and all(e["args"]["source"]["function"] == "attn" for e in mxu), [e["name"] for e in x][:20]
+dm = [e for e in x if e.get("cat") == "dma"]
+assert dm and all(e["name"].endswith("attn.c:%d (attn)" % issue) for e in dm), [e["name"] for e in dm]
+flows = [e for e in ev if e.get("cat") == "dma.flow"]
+assert len([e for e in flows if e["ph"] == "s"]) == len([e for e in flows if e["ph"] == "f"]) == len(dm)
+PY
+
 # a rebuilt program: another build-id, said once, symbols instead
 "$SNR" cc -g -DROWS=16 "$SRC/workloads/attn.c" -o "$T/other.elf" || fail "snr cc (other)"
 "$SNR" trace dump "$T/a.snrt" --json --elf "$T/other.elf" >"$T/d2.json" 2>"$T/d2.err" || fail "dump --elf other"

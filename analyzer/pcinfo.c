@@ -1,0 +1,118 @@
+/*
+ * pcinfo.c: see pcinfo.h. An open-addressing table from pc to its
+ * disassembly; the ISA's disassembler is created from the source's META.
+ */
+#include "pcinfo.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/snr_isa.h"
+#include "lib/snr_lines.h"
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+
+struct slot {
+	uint64_t pc;
+	char *disasm; /* NULL: empty slot */
+};
+
+struct an_pcinfo {
+	const struct snr_source *src;
+	const struct snr_isa_ops *isa;
+	void *self;
+	struct slot *slots;
+	size_t nslots, nused;
+	bool trace_read;
+};
+
+struct an_pcinfo *an_pcinfo_new(const struct snr_source *src)
+{
+	struct an_pcinfo *p = snr_xcalloc(1, sizeof(*p));
+	p->src = src;
+	p->nslots = 1024;
+	p->slots = snr_xcalloc(p->nslots, sizeof(*p->slots));
+	json_t *meta = json_loads(src->meta_json ? src->meta_json : "{}", 0, NULL);
+	const char *name = json_string_value(json_object_get(meta, "isa"));
+	const struct snr_isa_ops *isa = name ? snr_isa_find(name) : NULL;
+	json_t *cfg = json_object_get(meta, "config");
+	char *cfg_s = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
+	char err[256];
+	p->self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
+	p->isa = p->self ? isa : NULL;
+	free(cfg_s);
+	json_decref(meta);
+	return p;
+}
+
+void an_pcinfo_free(struct an_pcinfo *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nslots; i++)
+		free(p->slots[i].disasm);
+	free(p->slots);
+	if (p->isa)
+		p->isa->destroy(p->self);
+	free(p);
+}
+
+static struct slot *slot_of(struct an_pcinfo *p, uint64_t pc)
+{
+	size_t mask = p->nslots - 1, i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 24) & mask;
+	while (p->slots[i].disasm && p->slots[i].pc != pc)
+		i = (i + 1) & mask;
+	return &p->slots[i];
+}
+
+static void put(struct an_pcinfo *p, uint64_t pc, const uint8_t *code, size_t n)
+{
+	char dis[128];
+	if (!p->isa || !n || !p->isa->disasm(p->self, code, n, pc, dis, sizeof(dis)))
+		return;
+	if (2 * (p->nused + 1) > p->nslots) {
+		struct slot *old = p->slots;
+		size_t nold = p->nslots;
+		p->nslots *= 2;
+		p->slots = snr_xcalloc(p->nslots, sizeof(*p->slots));
+		for (size_t i = 0; i < nold; i++)
+			if (old[i].disasm)
+				*slot_of(p, old[i].pc) = old[i];
+		free(old);
+	}
+	struct slot *s = slot_of(p, pc);
+	if (s->disasm)
+		return;
+	*s = (struct slot){pc, snr_xstrdup(dis)};
+	p->nused++;
+}
+
+const char *an_pcinfo_disasm(struct an_pcinfo *p, uint64_t pc)
+{
+	struct slot *s = slot_of(p, pc);
+	if (s->disasm)
+		return s->disasm;
+	uint8_t code[16];
+	size_t n = snr_lines_code(p->src->lines, pc, code, sizeof(code));
+	if (n)
+		put(p, pc, code, n);
+	else if (!p->trace_read && p->src->trace && p->isa) {
+		p->trace_read = true; /* every pc's bytes at once */
+		struct snr_trace_step st;
+		snr_trace_rewind(p->src->trace);
+		while (snr_trace_next(p->src->trace, &st) == 1)
+			if (st.code_len && !slot_of(p, st.pc)->disasm)
+				put(p, st.pc, st.code, st.code_len);
+	}
+	s = slot_of(p, pc);
+	return s->disasm ? s->disasm : "?";
+}
+
+const char *an_pcinfo_mnemonic(struct an_pcinfo *p, uint64_t pc, char *buf, size_t len)
+{
+	const char *d = an_pcinfo_disasm(p, pc);
+	size_t n = strcspn(d, " \t");
+	snprintf(buf, len, "%.*s", (int)n, d);
+	return buf;
+}

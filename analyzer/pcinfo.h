@@ -1,0 +1,25 @@
+/*
+ * pcinfo.h: the disassembly of a window's pcs, for outputs that name what
+ * ran (snr annotate --asm, Perfetto slices "ta.mxu.mm attn.c:37"). Code
+ * bytes come from the program's ELF when it was found (lib/snr_lines.h),
+ * else from the trace (each pc's bytes are stored at its first execution:
+ * the trace is read once, at the first pc the ELF cannot give); a metrics
+ * file without the ELF gives "?". Cached per pc.
+ */
+#ifndef SNR_ANALYZER_PCINFO_H
+#define SNR_ANALYZER_PCINFO_H
+
+#include <stdint.h>
+
+#include "analyzer/source.h"
+
+struct an_pcinfo;
+
+struct an_pcinfo *an_pcinfo_new(const struct snr_source *src);
+void an_pcinfo_free(struct an_pcinfo *p);
+/* "ta.wait a3, a3", or "?"; valid until an_pcinfo_free. */
+const char *an_pcinfo_disasm(struct an_pcinfo *p, uint64_t pc);
+/* The mnemonic alone ("ta.wait") into buf. */
+const char *an_pcinfo_mnemonic(struct an_pcinfo *p, uint64_t pc, char *buf, size_t len);
+
+#endif
