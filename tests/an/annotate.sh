@@ -8,9 +8,10 @@
 # without -g annotates per function; --compare against a window with half
 # the rows, matched by file:line; a host program (x86-64, unicorn) recorded
 # through ptrace annotates with its lines and reconciles the same way.
-# usage: annotate.sh SNR SRCDIR UC_KERNEL
+# A damaged host trace's replay failure names the source line.
+# usage: annotate.sh SNR SRCDIR UC_KERNEL TRACE_EDIT
 set -u
-SNR=$1; SRC=$2; KERNEL=$3; HERE=$(cd "$(dirname "$0")" && pwd)
+SNR=$1; SRC=$2; KERNEL=$3; EDIT=$4; HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 . "$HERE/lib.sh"
 record_attn "$SNR" "$SRC" "$T" -g
@@ -123,4 +124,9 @@ assert k, "no line of uc_kernel.c"
 assert {"kernels", "copy_loop"} <= set(l["function"] for l in k), set(l["function"] for l in k)
 assert sum(l["cycles"] for l in k) > r["cycles"] // 2, "the kernel's own lines hold little of the window"
 PY
+# replay's failure messages place the pc too
+"$EDIT" drop-page "$T/h.snrt" "$T/bad.snrt" >/dev/null || fail "trace_edit drop-page"
+"$SNR" replay "$T/bad.snrt" >"$T/bad.out" 2>&1 && fail "a trace missing a page replayed"
+grep -E "instruction [0-9]+ \(pc 0x[0-9a-f]+ <[^>]+> [^ ]*uc_kernel.c:[0-9]+ \([a-z_]+\): " "$T/bad.out" >/dev/null ||
+  fail "the replay's failure does not name the line: $(cat "$T/bad.out")"
 echo "ok: annotate's lines and causes known and equal to replay's (trace, metrics, host); no -g; --compare"

@@ -37,7 +37,10 @@ for key, xs in by.items():
             errs.append('slice %s [%g, %g) overlaps its parent on %r' % (e['name'], ts, end, key))
         stack.append(end)
 # units: DMA #1 of an_prog (Tb 500, 12000 B at 1200 B/cycle) in microseconds
-d1 = [e for e in ev if e['ph'] == 'X' and e['pid'] == 1 and e['name'] == 'dma#1']
+# a DMA's slice is named by its id and the place of its ISSUE ("dma#1 window+0x8" without line tables)
+d1 = [e for e in ev if e['ph'] == 'X' and e['pid'] == 1 and e.get('cat') == 'dma' and e['name'].split()[0] == 'dma#1']
+if d1 and not d1[0]['name'].startswith('dma#1 window+0x'):
+    errs.append('dma#1 is not named by its issuing pc: %r' % d1[0]['name'])
 base = [e for e in ev if e['ph'] == 'X' and e['pid'] == 1 and e['name'] == 'base latency' and d1 and e['tid'] == d1[0]['tid']]
 xfer = [e for e in ev if e['ph'] == 'X' and e['pid'] == 1 and e['name'] == 'transfer' and d1 and e['tid'] == d1[0]['tid']]
 if not d1 or abs(base[0]['dur'] - 0.5) > 1e-9 or abs(xfer[0]['dur'] - 0.010) > 1e-9:
