@@ -190,14 +190,19 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 	for (size_t i = 0; i < n; i++) {
 		if (acc->pc[i] == UINT64_MAX)
 			continue;
-		uint64_t c;
+		/* signed: an engine whose stall reports overrun its issue gaps
+		 * gets 0 here rather than a wrapped count (the drain then
+		 * absorbs the difference); TA1's model and unicorn never do */
+		int64_t c;
 		if (i + 1 < n)
-			c = acc->issue[i + 1] - acc->issue[i] - stall_of[i + 1] + stall_of[i];
+			c = (int64_t)(acc->issue[i + 1] - acc->issue[i]) - (int64_t)stall_of[i + 1] + (int64_t)stall_of[i];
 		else
-			c = 1 + stall_of[i];
+			c = 1 + (int64_t)stall_of[i];
 		if (i == 0)
-			c += acc->issue[0] - stall_of[0];
-		sum += c;
+			c += (int64_t)acc->issue[0] - (int64_t)stall_of[0];
+		if (c < 0)
+			c = 0;
+		sum += (uint64_t)c;
 		size_t k = slot_of(tab, mask, acc->pc[i]);
 		if (!tab[k].row) {
 			if (nrows == caprows) {
@@ -221,7 +226,7 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 		}
 		struct an_annot_row *r = &rows[tab[k].row - 1];
 		r->executions++;
-		r->cycles += c;
+		r->cycles += (uint64_t)c;
 	}
 	for (size_t k = 0; k < acc->nstalls; k++) {
 		const struct stall_ev *e = &acc->stalls[k];

@@ -16,6 +16,8 @@
 struct slot {
 	uint64_t pc;
 	char *disasm; /* NULL: empty slot */
+	char *where;  /* snr_source_where_short, when asked */
+	char *args;   /* an_pcinfo_args, when asked */
 };
 
 struct an_pcinfo {
@@ -50,8 +52,11 @@ void an_pcinfo_free(struct an_pcinfo *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nslots; i++)
+	for (size_t i = 0; i < p->nslots; i++) {
 		free(p->slots[i].disasm);
+		free(p->slots[i].where);
+		free(p->slots[i].args);
+	}
 	free(p->slots);
 	if (p->isa)
 		p->isa->destroy(p->self);
@@ -70,7 +75,7 @@ static void put(struct an_pcinfo *p, uint64_t pc, const uint8_t *code, size_t n)
 {
 	char dis[128];
 	if (!p->isa || !n || !p->isa->disasm(p->self, code, n, pc, dis, sizeof(dis)))
-		return;
+		snprintf(dis, sizeof(dis), "?");
 	if (2 * (p->nused + 1) > p->nslots) {
 		struct slot *old = p->slots;
 		size_t nold = p->nslots;
@@ -84,7 +89,7 @@ static void put(struct an_pcinfo *p, uint64_t pc, const uint8_t *code, size_t n)
 	struct slot *s = slot_of(p, pc);
 	if (s->disasm)
 		return;
-	*s = (struct slot){pc, snr_xstrdup(dis)};
+	*s = (struct slot){pc, snr_xstrdup(dis), NULL, NULL};
 	p->nused++;
 }
 
@@ -105,8 +110,9 @@ const char *an_pcinfo_disasm(struct an_pcinfo *p, uint64_t pc)
 			if (st.code_len && !slot_of(p, st.pc)->disasm)
 				put(p, st.pc, st.code, st.code_len);
 	}
-	s = slot_of(p, pc);
-	return s->disasm ? s->disasm : "?";
+	if (!slot_of(p, pc)->disasm)
+		put(p, pc, NULL, 0); /* "?", remembered */
+	return slot_of(p, pc)->disasm;
 }
 
 const char *an_pcinfo_mnemonic(struct an_pcinfo *p, uint64_t pc, char *buf, size_t len)
@@ -115,4 +121,36 @@ const char *an_pcinfo_mnemonic(struct an_pcinfo *p, uint64_t pc, char *buf, size
 	size_t n = strcspn(d, " \t");
 	snprintf(buf, len, "%.*s", (int)n, d);
 	return buf;
+}
+
+const char *an_pcinfo_where(struct an_pcinfo *p, uint64_t pc)
+{
+	an_pcinfo_disasm(p, pc);
+	struct slot *s = slot_of(p, pc);
+	if (!s->where) {
+		char w[400];
+		s->where = snr_xstrdup(snr_source_where_short(p->src, pc, w, sizeof(w)));
+	}
+	return s->where;
+}
+
+const char *an_pcinfo_args(struct an_pcinfo *p, uint64_t pc)
+{
+	an_pcinfo_disasm(p, pc);
+	struct slot *s = slot_of(p, pc);
+	if (!s->args) {
+		json_t *o = json_object();
+		json_object_set_new(o, "pc", json_integer((json_int_t)pc));
+		json_object_set_new(o, "disasm", json_string(s->disasm));
+		json_t *src = snr_source_json(p->src, pc);
+		json_object_del(src, "inlined"); /* per slice: the place; the chain is in annotate's pcs */
+		json_object_set_new(o, "source", src);
+		char *j = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		size_t n = strlen(j);
+		s->args = snr_xmemdup(j + 1, n - 1); /* without the braces */
+		s->args[n - 2] = 0;
+		free(j);
+		json_decref(o);
+	}
+	return s->args;
 }

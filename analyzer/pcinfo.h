@@ -22,4 +22,11 @@ const char *an_pcinfo_disasm(struct an_pcinfo *p, uint64_t pc);
 /* The mnemonic alone ("ta.wait") into buf. */
 const char *an_pcinfo_mnemonic(struct an_pcinfo *p, uint64_t pc, char *buf, size_t len);
 
+/* snr_source_where_short of pc ("attn.c:37 (attn)"), cached. */
+const char *an_pcinfo_where(struct an_pcinfo *p, uint64_t pc);
+/* The members "pc", "disasm" and "source" (file, line, function: the
+ * inline chain left out) of a JSON object, without the braces, cached:
+ * for trace-event args. */
+const char *an_pcinfo_args(struct an_pcinfo *p, uint64_t pc);
+
 #endif

@@ -98,18 +98,12 @@ static void insn_label(struct an_pcinfo *info, const struct an_data *d, int64_t 
 		return;
 	}
 	uint64_t pc = d->pcs[index];
-	char mn[64] = "", where[400], raw[600], dis[300];
+	char mn[64] = "", raw[600];
 	if (mnemonic)
 		an_pcinfo_mnemonic(info, pc, mn, sizeof(mn));
-	snr_source_where_short(&d->src, pc, where, sizeof(where));
-	snprintf(raw, sizeof(raw), "%s%s%s%s", prefix, mn, mn[0] ? " " : "", where);
+	snprintf(raw, sizeof(raw), "%s%s%s%s", prefix, mn, mn[0] ? " " : "", an_pcinfo_where(info, pc));
 	json_inner(raw, name, nlen);
-	json_t *src = snr_source_json(&d->src, pc);
-	char *src_s = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	snprintf(args, alen, "\"index\":%lld,\"pc\":%llu,\"disasm\":\"%s\",\"source\":%s", (long long)index,
-		 (unsigned long long)pc, json_inner(an_pcinfo_disasm(info, pc), dis, sizeof(dis)), src_s);
-	free(src_s);
-	json_decref(src);
+	snprintf(args, alen, "\"index\":%lld,%s", (long long)index, an_pcinfo_args(info, pc));
 }
 
 static int export_one(struct out *o, const struct an_data *d, int pid, const char *label)
