@@ -300,10 +300,22 @@ int snr_cmd_report(int argc, char **argv)
 	      "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #eee}\n"
 	      "th{text-align:left}.chart{width:1100px;height:380px}#c-dma{height:420px}#c-heat{height:460px}\n"
 	      "#errors{display:none;color:#b00;white-space:pre}\n"
+	      "nav a{margin-right:14px}.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	      ".code{font:12px/1.3 ui-monospace,monospace;white-space:pre}\n"
+	      ".stallbar{display:inline-flex;height:10px;vertical-align:middle;background:#f3f3f3}\n"
+	      ".stallbar span{display:inline-block;height:10px}.key{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px}\n"
+	      ".side{display:flex;gap:16px;align-items:flex-start}.side table td{padding:0 6px;border:0}\n"
+	      ".asmbox{max-height:480px;overflow:auto;border-left:1px solid #ddd}\n"
+	      "table.src tr.ran{cursor:pointer}table.src .heat{width:28px}tr.sel td{background:#fff3b0}\n"
+	      "#selected{border:1px solid #ddd;padding:6px 10px;margin:10px 0}\n"
 	      "</style>\n<script>\n",
 	      f);
 	fwrite(snr_echarts_js, 1, snr_echarts_js_len, f);
-	fputs("\n</script>\n</head><body>\n<h1>snr report</h1>\n<pre id=\"errors\"></pre>\n<table>\n", f);
+	fputs("\n</script>\n</head><body>\n<h1>snr report</h1>\n"
+	      "<nav><a href=\"#hottest\">hottest lines</a><a href=\"#c-dma\">DMA timeline</a><a href=\"#c-util\">busy "
+	      "intervals</a><a href=\"#c-vmem\">VMEM</a><a href=\"#suggest\">suggestions</a><a "
+	      "href=\"#source-page\">source</a></nav>\n<pre id=\"errors\"></pre>\n<table>\n",
+	      f);
 	json_t *tot = json_object_get(dj, "totals");
 	uint64_t stall = (uint64_t)json_integer_value(json_object_get(tot, "stall_cycles"));
 	fprintf(f, "<tr><th>source</th><td>");
@@ -331,7 +343,8 @@ int snr_cmd_report(int argc, char **argv)
 		"unused (written, never read) %llu</td></tr>\n</table>\n",
 		v.free_median_pct, v.largest_median_pct, (unsigned long long)v.pages_used,
 		(unsigned long long)v.pages_unused);
-	fputs("<h2>DMA timeline (worst stall at the top)</h2><div id=\"c-dma\" class=\"chart\"></div>\n"
+	fputs("<h2 id=\"hottest\">Hottest source lines</h2><div id=\"hot\"></div>\n", f);
+	fputs("<h2>DMA timeline (worst stall at the top; rows: the issuing line)</h2><div id=\"c-dma\" class=\"chart\"></div>\n"
 	      "<h2>Busy intervals per unit and DMA link</h2><p>Zoom with the wheel or the slider; at a zoom\n"
 	      "where intervals are closer than a pixel they are drawn merged, shaded by the share of the span that\n"
 	      "is busy (the tooltip gives the span and its busy cycles).</p><div id=\"c-util\" class=\"chart\"></div>\n"
@@ -339,6 +352,8 @@ int snr_cmd_report(int argc, char **argv)
 	      "<h2>VMEM fragmentation over the pages the window touched, by address</h2><p id=\"heat-what\"></p>\n"
 	      "<div id=\"c-heat\" class=\"chart\"></div>\n"
 	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>\n"
+	      "<h2 id=\"source-page\">Source: each function's lines beside its instructions</h2>\n"
+	      "<div id=\"selected\"></div><div id=\"source\"></div>\n"
 	      "<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
 	      "<script>\nwindow.SNR = ",
 	      f);

@@ -37,7 +37,15 @@
    * a whisker back to the earliest cycle the DMA could have issued */
   function dmaTimeline() {
     var dmas = S.dma.dmas.slice(0, 400);
-    var rows = dmas.map(function (d) { return '#' + d.id + ' ' + d.link; }).reverse();
+    /* each row named by the line that issued the DMA (its pc's place) */
+    var issuer = function (d) {
+      var src = d.issue && d.issue.source;
+      if (!d.issue) return 'before the window';
+      if (src && src.file) return src.file.replace(/^.*\//, '') + ':' + src.line;
+      return d.issue.symbol || '0x' + Number(d.issue.pc).toString(16);
+    };
+    var rows = dmas.map(function (d) { return issuer(d) + ' #' + d.id; }).reverse();
+    var what = dmas.map(function (d) { return '#' + d.id + ' ' + d.link + ', issued at ' + issuer(d); }).reverse();
     var n = dmas.length, data = [];
     dmas.forEach(function (d, i) {
       var y = n - 1 - i;
@@ -85,9 +93,9 @@
         formatter: function (p) {
           var k = KINDS[p.value[3]], len = p.value[2] - p.value[1];
           if (k === BACKTAIL)
-            return rows[p.value[0]] + '<br>backtail: could issue ' + len + ' cycles (' + p.data.extra.insns +
+            return what[p.value[0]] + '<br>backtail: could issue ' + len + ' cycles (' + p.data.extra.insns +
               ' instructions) earlier, from cycle ' + p.value[1] + ' (relaxed dependency: ' + p.data.extra.anchor + ')';
-          return rows[p.value[0]] + '<br>' + k + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + len + ' cycles)';
+          return what[p.value[0]] + '<br>' + k + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + len + ' cycles)';
         }
       },
       legend: { data: KINDS, top: 0 },
@@ -236,6 +244,221 @@
     });
   }
 
+  /* ---- source page (S.annot: analyzer/annotate.h's document; S.sources:
+   * the text of the functions that ran, per file {first, lines}) ---- */
+  var CAUSES = ['dma-base', 'dma-transfer', 'vmem-hazard', 'unit-busy', 'register', 'branch'];
+  var CAUSE_COLORS = { 'dma-base': '#d62728', 'dma-transfer': '#ff9f1c', 'vmem-hazard': '#9467bd', 'unit-busy': '#8c564b', 'register': '#17becf', 'branch': '#7f7f7f' };
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function baseName(f) { return f ? f.replace(/^.*\//, '') : null; }
+  function where(r) { return r.file ? baseName(r.file) + ':' + r.line + (r.function ? ' (' + r.function + ')' : '') : (r.function || '?'); }
+  function lineKey(r) { return r.file ? r.file + ':' + r.line : 'fn:' + r.function; }
+  function sourceText(file, line) {
+    var f = S.sources && S.sources[file];
+    if (!f || line < f.first || line >= f.first + f.lines.length) return null;
+    return f.lines[line - f.first];
+  }
+  /* stall causes as a stacked bar, scaled so that `scale` cycles fill it */
+  function stallBar(st, scale, width) {
+    var bar = el('span', { 'class': 'stallbar' });
+    bar.style.width = width + 'px';
+    CAUSES.forEach(function (c) {
+      var v = st && st[c] || 0;
+      if (!v) return;
+      var seg = el('span', { 'data-cause': c, title: c + ': ' + v + ' cycles' });
+      seg.style.width = Math.max(1, Math.round(width * v / scale)) + 'px';
+      seg.style.background = CAUSE_COLORS[c];
+      bar.appendChild(seg);
+    });
+    return bar;
+  }
+  function stallText(st) {
+    return CAUSES.filter(function (c) { return st && st[c]; }).map(function (c) { return c + ' ' + st[c]; }).join(', ');
+  }
+  function heatColor(share) {
+    var a = Math.min(1, share * 4); /* a quarter of the window and up: full red */
+    return 'rgba(214, 39, 40, ' + a.toFixed(3) + ')';
+  }
+  function pct(v, t) { return t ? (100 * v / t).toFixed(1) + '%' : '-'; }
+  function legend() {
+    var p = el('p', { 'class': 'legend' }, 'stall causes: ');
+    CAUSES.forEach(function (c) {
+      var k = el('span', { 'class': 'key' }); k.style.background = CAUSE_COLORS[c];
+      p.appendChild(k); p.appendChild(document.createTextNode(c + ' '));
+    });
+    return p;
+  }
+
+  function sourcePage() {
+    var A = S.annot, top = document.getElementById('hot'), page = document.getElementById('source');
+    if (!A || A.error) {
+      var why = A && A.error ? A.error : 'no per-line data';
+      top.appendChild(el('p', null, why)); page.appendChild(el('p', null, why));
+      return;
+    }
+    var T = A.total_cycles, lines = A.lines, pcs = A.pcs;
+    var pcsOf = {};
+    pcs.forEach(function (p) { var k = lineKey(p); (pcsOf[k] = pcsOf[k] || []).push(p); });
+    /* the hottest lines: the window's cycles by line, most first */
+    var tbl = el('table', { id: 'hot-lines' });
+    var hr = el('tr');
+    ['line', 'source', 'cycles', 'share', 'executions', 'stall cycles by cause'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
+    tbl.appendChild(hr);
+    var maxc = lines.length ? lines[0].cycles : 1;
+    lines.slice(0, 15).forEach(function (r, i) {
+      var tr = el('tr', { 'class': 'hotrow', 'data-key': lineKey(r), 'data-rank': i });
+      var a = el('a', { href: '#L-' + encodeURIComponent(lineKey(r)) }, where(r));
+      a.addEventListener('click', function () { select(lineKey(r)); });
+      var td = el('td'); td.appendChild(a); tr.appendChild(td);
+      tr.appendChild(el('td', { 'class': 'code' }, r.file ? (sourceText(r.file, r.line) || '(source not found)') : ''));
+      tr.appendChild(el('td', { 'class': 'num' }, r.cycles));
+      tr.appendChild(el('td', { 'class': 'num' }, pct(r.cycles, T)));
+      tr.appendChild(el('td', { 'class': 'num' }, r.executions));
+      var sb = el('td'); sb.appendChild(stallBar(r.stall_cycles, maxc, 160));
+      sb.appendChild(document.createTextNode(' ' + stallText(r.stall_cycles))); tr.appendChild(sb);
+      tbl.appendChild(tr);
+    });
+    top.appendChild(el('p', null, 'Total ' + T + ' cycles: ' + (T - A.drain_cycles) + ' charged to instructions (an instruction\'s cycles run from its issue to the next one\'s, the stalls that delayed its issue included), ' +
+      A.drain_cycles + ' of drain after the last issue. Click a line to see its instructions.'));
+    top.appendChild(legend());
+    top.appendChild(tbl);
+
+    /* each function: its source with the cycles per line as a heat column
+     * and stall causes as stacked bars, beside its instructions */
+    var funcs = [], byFunc = {};
+    lines.forEach(function (r) {
+      var k = (r.file || '') + '|' + (r.function || '?');
+      if (!byFunc[k]) { byFunc[k] = { file: r.file, name: r.function || '?', lines: [], cycles: 0 }; funcs.push(byFunc[k]); }
+      byFunc[k].lines.push(r); byFunc[k].cycles += r.cycles;
+    });
+    funcs.sort(function (a, b) { return b.cycles - a.cycles; });
+    var rowsByKey = {};
+    funcs.forEach(function (f) {
+      var sec = el('div', { 'class': 'func' });
+      sec.appendChild(el('h3', null, f.name + (f.file ? ' \u2014 ' + f.file : '') + ': ' + f.cycles + ' cycles (' + pct(f.cycles, T) + ')'));
+      var wrap = el('div', { 'class': 'side' }), left = el('table', { 'class': 'src' }), right = el('table', { 'class': 'asm' });
+      var hdr = el('tr');
+      ['line', 'cycles', 'heat', 'stalls', 'source'].forEach(function (h) { hdr.appendChild(el('th', null, h)); });
+      left.appendChild(hdr);
+      var ran = {}, lo = Infinity, hi = -Infinity, fmax = 1;
+      f.lines.forEach(function (r) { if (r.file) { ran[r.line] = r; lo = Math.min(lo, r.line); hi = Math.max(hi, r.line); } fmax = Math.max(fmax, r.cycles); });
+      var src = f.file && S.sources ? S.sources[f.file] : null;
+      var shown = [];
+      if (src && lo <= hi) {
+        var a0 = Math.max(src.first, lo - 2), a1 = Math.min(src.first + src.lines.length - 1, hi + 1);
+        for (var ln = a0; ln <= a1; ln++) shown.push(ln);
+      } else {
+        f.lines.forEach(function (r) { shown.push(r.line); });
+      }
+      shown.forEach(function (ln) {
+        var r = f.file ? ran[ln] : f.lines[0];
+        var key = r ? lineKey(r) : null;
+        var tr = el('tr', r ? { id: 'L-' + key, 'data-key': key } : null);
+        tr.appendChild(el('td', { 'class': 'num ln' }, f.file ? ln : ''));
+        tr.appendChild(el('td', { 'class': 'num' }, r ? r.cycles : ''));
+        var h = el('td', { 'class': 'heat' }); if (r) { h.style.background = heatColor(r.cycles / T); h.title = pct(r.cycles, T) + ' of the window'; }
+        tr.appendChild(h);
+        var sb = el('td'); if (r && r.stall_cycles) sb.appendChild(stallBar(r.stall_cycles, fmax, 90));
+        tr.appendChild(sb);
+        var text = f.file ? sourceText(f.file, ln) : '(no line table: ' + f.name + ')';
+        tr.appendChild(el('td', { 'class': 'code' }, text === null ? '(source not found)' : text));
+        if (r) { tr.classList.add('ran'); tr.addEventListener('click', function () { select(key); }); rowsByKey[key] = tr; }
+        left.appendChild(tr);
+      });
+      var ah = el('tr');
+      ['pc', 'instruction', 'line', 'executions', 'cycles', 'stalls'].forEach(function (h) { ah.appendChild(el('th', null, h)); });
+      right.appendChild(ah);
+      f.lines.slice().sort(function (a, b) { return a.line - b.line; }).forEach(function (r) {
+        (pcsOf[lineKey(r)] || []).forEach(function (p) {
+          var tr = el('tr', { 'data-key': lineKey(r), 'class': 'pc' });
+          tr.appendChild(el('td', { 'class': 'num' }, '0x' + Number(p.pc).toString(16)));
+          tr.appendChild(el('td', { 'class': 'code' }, p.disasm));
+          tr.appendChild(el('td', { 'class': 'num' }, r.file ? r.line : ''));
+          tr.appendChild(el('td', { 'class': 'num' }, p.executions));
+          tr.appendChild(el('td', { 'class': 'num' }, p.cycles));
+          tr.appendChild(el('td', null, stallText(p.stall_cycles)));
+          right.appendChild(tr);
+        });
+      });
+      wrap.appendChild(left); var rd = el('div', { 'class': 'asmbox' }); rd.appendChild(right); wrap.appendChild(rd);
+      sec.appendChild(wrap);
+      page.appendChild(sec);
+    });
+    /* a line's instructions: highlighted beside it, and listed under the page */
+    var sel = document.getElementById('selected');
+    function select(key) {
+      Array.prototype.forEach.call(document.querySelectorAll('.sel'), function (e) { e.classList.remove('sel'); });
+      if (rowsByKey[key]) rowsByKey[key].classList.add('sel');
+      var first = null;
+      Array.prototype.forEach.call(document.querySelectorAll('tr.pc'), function (e) {
+        if (e.getAttribute('data-key') === key) { e.classList.add('sel'); if (!first) first = e; }
+      });
+      if (first && first.parentNode) {
+        var box = first.closest('.asmbox'); if (box) box.scrollTop = first.offsetTop - 30;
+      }
+      var r = lines.filter(function (l) { return lineKey(l) === key; })[0];
+      sel.textContent = '';
+      if (!r) return;
+      sel.appendChild(el('b', null, where(r) + ': ' + r.cycles + ' cycles, ' + r.executions + ' executions; ' + (stallText(r.stall_cycles) || 'no stalls')));
+      var ul = el('ul');
+      (pcsOf[key] || []).forEach(function (p) {
+        ul.appendChild(el('li', null, '0x' + Number(p.pc).toString(16) + '  ' + p.disasm + ': ' + p.executions + ' executions, ' + p.cycles + ' cycles' +
+          (p.stall_total || stallText(p.stall_cycles) ? '; ' + stallText(p.stall_cycles) : '')));
+      });
+      sel.appendChild(ul);
+    }
+    if (lines.length) select(lineKey(lines[0]));
+    var hot = lines[0];
+    document.body.setAttribute('data-hottest', JSON.stringify(hot ? { key: lineKey(hot), file: hot.file, line: hot.line, cycles: hot.cycles, text: hot.file ? sourceText(hot.file, hot.line) : null } : null));
+  }
+
+  /* ---- compare (snr report A --compare B): S.compare is `snr annotate A
+   * --compare B --json`'s document: per line, matched by file:line, this
+   * window (before) and B (after) ---- */
+  function compare() {
+    var C = S.compare, box = document.getElementById('compare');
+    if (!C || !box) return;
+    var tc = C.total_cycles;
+    box.appendChild(el('p', { id: 'compare-totals' }, 'cycles: before (' + C.before + ') ' + tc.before + ', after (' + C.after + ') ' + tc.after +
+      ' (' + (tc.after - tc.before >= 0 ? '+' : '') + (tc.after - tc.before) + ', ' + (tc.before ? (100 * (tc.after - tc.before) / tc.before).toFixed(1) : '-') + '%)'));
+    var ct = el('table', { id: 'compare-causes' }), h = el('tr');
+    ['stall cause', 'before', 'after', 'change'].forEach(function (x) { h.appendChild(el('th', null, x)); });
+    ct.appendChild(h);
+    CAUSES.forEach(function (c) {
+      var v = C.stall_cycles[c] || { before: 0, after: 0 }, tr = el('tr', { 'data-cause': c });
+      tr.appendChild(el('td', null, c)); tr.appendChild(el('td', { 'class': 'num' }, v.before));
+      tr.appendChild(el('td', { 'class': 'num' }, v.after)); tr.appendChild(el('td', { 'class': 'num' }, v.after - v.before));
+      ct.appendChild(tr);
+    });
+    box.appendChild(ct);
+    var t = el('table', { id: 'compare-lines' }), hr = el('tr');
+    ['line', 'source', 'cycles before', 'after', 'change', 'stalls before', 'stalls after'].forEach(function (x) { hr.appendChild(el('th', null, x)); });
+    t.appendChild(hr);
+    var scale = 1;
+    C.lines.forEach(function (r) { scale = Math.max(scale, r.before ? r.before.cycles : 0, r.after ? r.after.cycles : 0); });
+    C.lines.slice(0, 60).forEach(function (r) {
+      var tr = el('tr', { 'data-key': lineKey(r) });
+      tr.appendChild(el('td', null, where(r)));
+      tr.appendChild(el('td', { 'class': 'code' }, r.file ? (sourceText(r.file, r.line) || '') : ''));
+      tr.appendChild(el('td', { 'class': 'num' }, r.before ? r.before.cycles : '-'));
+      tr.appendChild(el('td', { 'class': 'num' }, r.after ? r.after.cycles : '-'));
+      tr.appendChild(el('td', { 'class': 'num' }, (r.delta_cycles > 0 ? '+' : '') + r.delta_cycles));
+      [r.before, r.after].forEach(function (side) {
+        var td = el('td');
+        if (side) { td.appendChild(stallBar(side.stall_cycles, scale, 120)); td.appendChild(document.createTextNode(' ' + stallText(side.stall_cycles))); }
+        else td.textContent = 'not in this window';
+        tr.appendChild(td);
+      });
+      t.appendChild(tr);
+    });
+    box.appendChild(t);
+    if (C.lines.length > 60) box.appendChild(el('p', null, 'the 60 largest changes of ' + C.lines.length + ' lines are shown'));
+  }
+
   function suggestions() {
     var el = document.getElementById('suggest'), s = S.suggest || {};
     var esc = function (t) { return String(t).replace(/[&<>]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]; }); };
@@ -274,6 +497,8 @@
     vmem();
     heatmap();
     suggestions();
+    sourcePage();
+    compare();
   } catch (e) {
     fail(e && e.stack ? e.stack : e);
   }
