@@ -373,3 +373,131 @@ json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, co
 	json_object_set_new(o, "pcs", pcs);
 	return o;
 }
+
+/* ---- the source text and --compare (annotate.h) ---- */
+
+char **an_annot_read_source(const char *file, const char *source_dir, size_t *n)
+{
+	FILE *f = fopen(file, "r");
+	if (!f && source_dir) {
+		char p[8192];
+		const char *base = strrchr(file, '/');
+		snprintf(p, sizeof(p), "%s/%s", source_dir, file[0] == '/' ? (base ? base + 1 : file) : file);
+		f = fopen(p, "r");
+		if (!f && base) {
+			snprintf(p, sizeof(p), "%s/%s", source_dir, base + 1);
+			f = fopen(p, "r");
+		}
+	}
+	*n = 0;
+	if (!f)
+		return NULL;
+	char **lines = NULL, *line = NULL;
+	size_t cap = 0, lcap = 0;
+	ssize_t got;
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		if (got && line[got - 1] == '\n')
+			line[got - 1] = 0;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			lines = snr_xrealloc(lines, cap * sizeof(*lines));
+		}
+		for (char *t = line; *t; t++)
+			if (*t == '\t')
+				*t = ' ';
+		lines[(*n)++] = snr_xstrdup(line);
+	}
+	free(line);
+	fclose(f);
+	return lines;
+}
+
+static bool same_key(const struct an_annot_row *x, const struct an_annot_row *y)
+{
+	if (!x->file != !y->file)
+		return false;
+	if (!x->file)
+		return !strcmp(x->function, y->function);
+	return x->line == y->line && !strcmp(x->file, y->file);
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const struct an_annot_pair *x = pa, *y = pb;
+	int64_t ax = x->delta < 0 ? -x->delta : x->delta, ay = y->delta < 0 ? -y->delta : y->delta;
+	return ax > ay ? -1 : ax < ay;
+}
+
+struct an_annot_pair *an_annot_pair_lines(const struct an_annot *a, const struct an_annot *b, size_t *n)
+{
+	struct an_annot_pair *p = snr_xcalloc(a->nlines + b->nlines + 1, sizeof(*p));
+	bool *used = snr_xcalloc(b->nlines + 1, sizeof(*used));
+	*n = 0;
+	/* quadratic in lines: a window's distinct lines are a few hundred */
+	for (size_t i = 0; i < a->nlines; i++) {
+		struct an_annot_pair *q = &p[(*n)++];
+		q->before = &a->lines[i];
+		for (size_t j = 0; j < b->nlines; j++)
+			if (!used[j] && same_key(&a->lines[i], &b->lines[j])) {
+				q->after = &b->lines[j];
+				used[j] = true;
+				break;
+			}
+	}
+	for (size_t j = 0; j < b->nlines; j++)
+		if (!used[j])
+			p[(*n)++] = (struct an_annot_pair){NULL, &b->lines[j], 0};
+	for (size_t i = 0; i < *n; i++)
+		p[i].delta = (int64_t)(p[i].after ? p[i].after->cycles : 0) - (int64_t)(p[i].before ? p[i].before->cycles : 0);
+	qsort(p, *n, sizeof(*p), cmp_pair);
+	free(used);
+	return p;
+}
+
+static json_t *side_json(const struct an_annot_row *r)
+{
+	if (!r)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "executions", json_integer((json_int_t)r->executions));
+	json_object_set_new(o, "cycles", json_integer((json_int_t)r->cycles));
+	json_t *s = json_object();
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		json_object_set_new(s, snr_stall_cause_name((enum snr_stall_cause)c), json_integer((json_int_t)r->stall[c]));
+	json_object_set_new(o, "stall_cycles", s);
+	return o;
+}
+
+json_t *an_annot_compare_json(const struct an_annot *a, const struct an_annot *b, const struct an_annot_pair *p, size_t n,
+			    const char *pa, const char *pb)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "before", json_string(pa));
+	json_object_set_new(o, "after", json_string(pb));
+	json_t *tot = json_object();
+	json_object_set_new(tot, "before", json_integer((json_int_t)a->total_cycles));
+	json_object_set_new(tot, "after", json_integer((json_int_t)b->total_cycles));
+	json_object_set_new(o, "total_cycles", tot);
+	json_t *st = json_object();
+	for (int c = 0; c < SNR_STALL_COUNT; c++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "before", json_integer((json_int_t)a->stall[c]));
+		json_object_set_new(e, "after", json_integer((json_int_t)b->stall[c]));
+		json_object_set_new(st, snr_stall_cause_name((enum snr_stall_cause)c), e);
+	}
+	json_object_set_new(o, "stall_cycles", st);
+	json_t *lines = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct an_annot_row *r = p[i].before ? p[i].before : p[i].after;
+		json_t *l = json_object();
+		json_object_set_new(l, "file", r->file ? json_string(r->file) : json_null());
+		json_object_set_new(l, "line", r->file ? json_integer(r->line) : json_null());
+		json_object_set_new(l, "function", json_string(r->function));
+		json_object_set_new(l, "before", side_json(p[i].before));
+		json_object_set_new(l, "after", side_json(p[i].after));
+		json_object_set_new(l, "delta_cycles", json_integer((json_int_t)p[i].delta));
+		json_array_append_new(lines, l);
+	}
+	json_object_set_new(o, "lines", lines);
+	return o;
+}

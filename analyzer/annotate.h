@@ -87,6 +87,26 @@ void an_annot_free(struct an_annot *a);
  * only that function's lines and pcs (NULL: all). */
 json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, const char *function);
 
+/* The lines of the source file (tabs as spaces; NULL if not found), *n set
+ * to their count; the caller frees each and the array. A file not at the
+ * path the line table names is looked for under source_dir (NULL: not),
+ * by that path, then by its base name. */
+char **an_annot_read_source(const char *file, const char *source_dir, size_t *n);
+
+/* Two windows' lines matched by file:line (by function for code without a
+ * line table); before/after NULL when a side lacks the line; delta: after's
+ * cycles - before's. */
+struct an_annot_pair {
+	const struct an_annot_row *before, *after;
+	int64_t delta;
+};
+/* The pairs of a's and b's lines, largest change first (n set; the caller frees). */
+struct an_annot_pair *an_annot_pair_lines(const struct an_annot *a, const struct an_annot *b, size_t *n);
+/* `snr annotate A --compare B --json`'s document (docs/analyses.md); pa, pb:
+ * the windows' names. */
+json_t *an_annot_compare_json(const struct an_annot *a, const struct an_annot *b, const struct an_annot_pair *p,
+			      size_t n, const char *pa, const char *pb);
+
 int snr_cmd_annotate(int argc, char **argv);
 
 #endif
