@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyzer/annotate.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
@@ -665,7 +666,10 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 				.on_mem = on_mem,
 				.on_reg = on_reg,
 				.on_busy = c.an.on_busy ? on_busy : NULL};
-	int rc = feed(feed_user, &d->an.src, &t, err, errlen);
+	struct snr_tracker run = t;
+	if (o->annot)
+		an_annot_tracker(o->annot, &t, &run);
+	int rc = feed(feed_user, &d->an.src, &run, err, errlen);
 	if (rc) {
 		free(c.mem);
 		return -1;

@@ -84,11 +84,13 @@ struct snr_deps_occ {
 	uint64_t lo, hi, writer;
 };
 
+struct an_annot_acc;
 struct snr_deps_opts {
 	const char *sim, *config_path;
 	unsigned max_chain; /* 0: SNR_DEPS_DEFAULT_MAX_CHAIN */
 	bool want_edges;    /* keep every edge (else only counts and what the DMAs need) */
 	unsigned an_want;   /* also collect for analyses.h (AN_WANT_*) in the same pass */
+	struct an_annot_acc *annot; /* also feed this accumulator (annotate.h) in the same pass, NULL: not */
 };
 
 struct snr_deps {

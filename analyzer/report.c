@@ -6,9 +6,12 @@
  * every unit's and DMA link's busy intervals as a lane timeline, VMEM
  * occupancy against the largest contiguous free region and the
  * fragmentation heatmap (Figure 8) over the pages the window touched, and
- * the suggestions of Algorithm 2 with their what-if results. One replay
- * feeds the dependency graph and the analyses' collection (deps.c runs
- * collect.c's callbacks).
+ * the suggestions of Algorithm 2 with their what-if results, and a source
+ * page from annotate.h (hottest lines; each function's source with cycles
+ * and stall causes per line beside its instructions), with --compare the
+ * same per line for a second window. One replay feeds the dependency
+ * graph, the analyses' collection (deps.c runs collect.c's callbacks) and
+ * annotate's accumulator.
  *
  * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
  * project's own license), vendored minified and compiled into the binary
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "analyzer/analyses.h"
+#include "analyzer/annotate.h"
 #include "analyzer/deps.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_util.h"
@@ -46,12 +50,15 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
-/* JSON inside <script>: "</" would end the element */
+/* JSON inside <script>: "</script" would end the element and "<!--" change
+ * how it is parsed, so every '<' (only ever inside a JSON string) is
+ * written as its escape; the page's text (source lines among it) is set
+ * with textContent, never as markup */
 static void script_json(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (s[0] == '<' && s[1] == '/')
-			fputs("<\\", f);
+		if (*s == '<')
+			fputs("\\u003c", f);
 		else
 			fputc(*s, f);
 	}
@@ -170,17 +177,127 @@ static void stalls_write(FILE *f, const struct an_data *d)
 	fputs("</table></td></tr>\n", f);
 }
 
+/* A source line as a JSON string: bytes that are not UTF-8 become '?' */
+static json_t *text_json(const char *t)
+{
+	json_t *j = json_string(t);
+	if (j)
+		return j;
+	char *c = snr_xstrdup(t);
+	for (char *p = c; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+/* The text of the functions that ran, for the source page: per file named
+ * by a line row, {"first": N, "lines": [text | null, ...]}, the lines from
+ * two before each function's first line that ran to one after its last
+ * (null: a line outside them). A file that cannot be found (here or under
+ * source_dir) is left out; the page says "(source not found)". */
+static json_t *sources_json(const struct an_annot *a, const char *source_dir)
+{
+	json_t *out = json_object();
+	for (size_t i = 0; i < a->nlines; i++) {
+		const char *file = a->lines[i].file;
+		if (!file || json_object_get(out, file))
+			continue;
+		/* the ranges of this file's functions */
+		size_t nf = 0;
+		struct {
+			const char *fn;
+			unsigned lo, hi;
+		} *fr = snr_xcalloc(a->nlines, sizeof(*fr));
+		unsigned lo = UINT32_MAX, hi = 0;
+		for (size_t j = i; j < a->nlines; j++) {
+			const struct an_annot_row *r = &a->lines[j];
+			if (!r->file || strcmp(r->file, file))
+				continue;
+			size_t k = 0;
+			while (k < nf && !(fr[k].fn == r->function ||
+					   (fr[k].fn && r->function && !strcmp(fr[k].fn, r->function))))
+				k++;
+			if (k == nf) {
+				fr[nf].fn = r->function;
+				fr[nf].lo = r->line;
+				fr[nf++].hi = r->line;
+			}
+			fr[k].lo = r->line < fr[k].lo ? r->line : fr[k].lo;
+			fr[k].hi = r->line > fr[k].hi ? r->line : fr[k].hi;
+		}
+		for (size_t k = 0; k < nf; k++) {
+			fr[k].lo = fr[k].lo > 3 ? fr[k].lo - 2 : 1;
+			fr[k].hi++;
+			lo = fr[k].lo < lo ? fr[k].lo : lo;
+			hi = fr[k].hi > hi ? fr[k].hi : hi;
+		}
+		size_t n = 0;
+		char **text = an_annot_read_source(file, source_dir, &n);
+		if (text && lo <= n) {
+			json_t *lines = json_array();
+			for (unsigned ln = lo; ln <= hi && ln <= n; ln++) {
+				bool in = false;
+				for (size_t k = 0; k < nf && !in; k++)
+					in = ln >= fr[k].lo && ln <= fr[k].hi;
+				json_array_append_new(lines, in ? text_json(text[ln - 1]) : json_null());
+			}
+			json_object_set_new(out, file, json_pack("{s:i,s:o}", "first", (json_int_t)lo, "lines", lines));
+		}
+		for (size_t k = 0; k < n; k++)
+			free(text[k]);
+		free(text);
+		free(fr);
+	}
+	return out;
+}
+
+/* annotate's data of path (trace or metrics) for --compare */
+static json_t *compare_json_of(const struct an_annot *a, const char *a_path, const char *b_path,
+			       const char *config, char *err, size_t errlen)
+{
+	struct an_annot b;
+	struct snr_source sb;
+	if (an_annotate_load(&b, &sb, b_path, config, err, errlen)) {
+		snr_source_close(&sb);
+		return NULL;
+	}
+	size_t n = 0;
+	struct an_annot_pair *p = an_annot_pair_lines(a, &b, &n);
+	json_t *j = an_annot_compare_json(a, &b, p, n, a_path, b_path);
+	free(p);
+	an_annot_free(&b);
+	snr_source_close(&sb);
+	return j;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--config M.json] [--interval CYCLES]\n"
+	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--compare B.snrt|B.snrm] [--source-dir DIR]\n"
+		   "                  [--config M.json] [--interval CYCLES]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it): summary (cycles, every\n"
-		   "stall cause as the replay sums it, utilization), DMA timeline (base-latency stall,\n"
-		   "transfer stall, slack, and each DMA's dependency backtail), every unit's and DMA\n"
-		   "link's busy intervals as a zoomable lane timeline, VMEM occupancy against the largest\n"
-		   "contiguous free region, fragmentation heatmap over the pages the window touched,\n"
-		   "suggestions with what-if results.\n"
-		   "--interval is as for `snr analyze vmem`.\n");
+		   "stall cause as the replay sums it, utilization); the hottest source lines (snr annotate's\n"
+		   "figures); DMA timeline (base-latency stall, transfer stall, slack, each DMA's dependency\n"
+		   "backtail; rows named by the issuing line); every unit's and DMA link's busy intervals as\n"
+		   "a zoomable lane timeline; VMEM occupancy against the largest contiguous free region and\n"
+		   "the fragmentation heatmap over the pages the window touched; suggestions with what-if\n"
+		   "results; a source page: each function's lines (cycles as a heat column, stall causes as\n"
+		   "stacked bars) beside its instructions, a clicked line's instructions listed.\n"
+		   "\n"
+		   "options:\n"
+		   "  -o, --output FILE   the HTML file to write\n"
+		   "  --compare B         also per line (matched by file:line) and per stall cause: this\n"
+		   "                      window (before) and B (after), as `snr annotate T --compare B`\n"
+		   "  --source-dir DIR    find source files that are not where the line table names them\n"
+		   "                      (by the path, then by the base name under DIR)\n"
+		   "  --config M.json     machine config for a trace's replay (default: the recorded one)\n"
+		   "  --interval CYCLES   VMEM sample interval, as for `snr analyze vmem`\n"
+		   "  -h, --help          this text\n"
+		   "\n"
+		   "The source page needs the program's line tables (snr cc -g; the ELF the trace names, or\n"
+		   "--elf PROG); without them lines are functions.\n");
 }
 
 int snr_cmd_report(int argc, char **argv)
@@ -188,9 +305,11 @@ int snr_cmd_report(int argc, char **argv)
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"config", required_argument, NULL, 'c'},
 					     {"interval", required_argument, NULL, 'i'},
+					     {"source-dir", required_argument, NULL, 's'},
+					     {"compare", required_argument, NULL, 'C'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	const char *out_path = NULL, *config = NULL;
+	const char *out_path = NULL, *config = NULL, *source_dir = NULL, *compare = NULL;
 	uint64_t interval = 0;
 	int opt;
 	optind = 1;
@@ -201,6 +320,12 @@ int snr_cmd_report(int argc, char **argv)
 			break;
 		case 'c':
 			config = optarg;
+			break;
+		case 's':
+			source_dir = optarg;
+			break;
+		case 'C':
+			compare = optarg;
 			break;
 		case 'i':
 			if (!snr_parse_u64(optarg, &interval, true) || !interval) {
@@ -224,9 +349,14 @@ int snr_cmd_report(int argc, char **argv)
 	 * analyses' collection. */
 	char err[1024];
 	struct snr_deps g;
-	struct snr_deps_opts so = {.config_path = config, .an_want = AN_WANT_ALL};
-	if (snr_deps_run(&g, argv[optind], &so, err, sizeof(err))) {
+	struct an_annot_acc *acc = an_annot_acc_new();
+	struct snr_deps_opts so = {.config_path = config, .an_want = AN_WANT_ALL, .annot = acc};
+	struct an_annot annot;
+	int drc = snr_deps_run(&g, argv[optind], &so, err, sizeof(err));
+	an_annot_finish(acc, &g.an.src, &annot);
+	if (drc) {
 		snr_err("report: %s", err);
+		an_annot_free(&annot);
 		snr_deps_free(&g);
 		return 1;
 	}
@@ -259,6 +389,22 @@ int snr_cmd_report(int argc, char **argv)
 				    json_integer((json_int_t)d->src.stall_cycles[k]));
 	json_object_set_new(all, "stall_cycles", st);
 	json_object_set_new(all, "util", an_util_json(d, &u));
+	/* the source page: annotate's lines and pcs, the text of the functions that ran */
+	json_object_set_new(all, "annot", an_annot_json(&annot, &d->src, NULL));
+	json_object_set_new(all, "sources", sources_json(&annot, source_dir));
+	if (compare) {
+		json_t *cj = compare_json_of(&annot, argv[optind], compare, config, err, sizeof(err));
+		if (!cj) {
+			snr_err("report: --compare %s: %s", compare, err);
+			json_decref(all);
+			an_annot_free(&annot);
+			an_util_free(&u);
+			an_vmem_free(&v);
+			snr_deps_free(&g);
+			return 1;
+		}
+		json_object_set_new(all, "compare", cj);
+	}
 	json_object_set_new(all, "vmem", an_vmem_json(d, &v, true));
 	json_object_set_new(all, "vmem_base", json_integer((json_int_t)TA1_VMEM_BASE));
 	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
@@ -289,6 +435,7 @@ int snr_cmd_report(int argc, char **argv)
 		json_decref(all);
 		an_util_free(&u);
 		an_vmem_free(&v);
+		an_annot_free(&annot);
 		snr_deps_free(&g);
 		return 1;
 	}
@@ -314,7 +461,7 @@ int snr_cmd_report(int argc, char **argv)
 	fputs("\n</script>\n</head><body>\n<h1>snr report</h1>\n"
 	      "<nav><a href=\"#hottest\">hottest lines</a><a href=\"#c-dma\">DMA timeline</a><a href=\"#c-util\">busy "
 	      "intervals</a><a href=\"#c-vmem\">VMEM</a><a href=\"#suggest\">suggestions</a><a "
-	      "href=\"#source-page\">source</a></nav>\n<pre id=\"errors\"></pre>\n<table>\n",
+	      "href=\"#source-page\">source</a><a href=\"#compare-page\">compare</a></nav>\n<pre id=\"errors\"></pre>\n<table>\n",
 	      f);
 	json_t *tot = json_object_get(dj, "totals");
 	uint64_t stall = (uint64_t)json_integer_value(json_object_get(tot, "stall_cycles"));
@@ -354,6 +501,8 @@ int snr_cmd_report(int argc, char **argv)
 	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>\n"
 	      "<h2 id=\"source-page\">Source: each function's lines beside its instructions</h2>\n"
 	      "<div id=\"selected\"></div><div id=\"source\"></div>\n"
+	      "<h2 id=\"compare-page\">Compared with another window, per line (matched by file:line)</h2>\n"
+	      "<div id=\"compare\"><p>no window to compare: <code>snr report A --compare B -o r.html</code></p></div>\n"
 	      "<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
 	      "<script>\nwindow.SNR = ",
 	      f);
@@ -372,6 +521,7 @@ int snr_cmd_report(int argc, char **argv)
 	json_decref(all);
 	an_util_free(&u);
 	an_vmem_free(&v);
+	an_annot_free(&annot);
 	snr_deps_free(&g);
 	return rc;
 }

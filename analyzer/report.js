@@ -106,6 +106,7 @@
       series: series
     });
     /* what each series holds, for the report test */
+    document.body.setAttribute('data-dma-rows', JSON.stringify(rows));
     var counts = {};
     series.forEach(function (s) { counts[s.name] = s.data.length; });
     document.body.setAttribute('data-dma-series', JSON.stringify(counts));
@@ -412,7 +413,11 @@
       sel.appendChild(ul);
     }
     if (lines.length) select(lineKey(lines[0]));
-    var hot = lines[0];
+    var hot = lines[0], cell = tbl.querySelector('tr.hotrow td.code');
+    if (cell) {
+      var r = cell.getBoundingClientRect();
+      document.body.setAttribute('data-hot-box', JSON.stringify({ x: Math.round(r.left + window.scrollX), y: Math.round(r.top + window.scrollY), w: Math.round(r.width), h: Math.round(r.height) }));
+    }
     document.body.setAttribute('data-hottest', JSON.stringify(hot ? { key: lineKey(hot), file: hot.file, line: hot.line, cycles: hot.cycles, text: hot.file ? sourceText(hot.file, hot.line) : null } : null));
   }
 

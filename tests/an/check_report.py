@@ -12,9 +12,11 @@ summary's table with the replay's cycles. The lane timeline's intervals
 (window.SNR_LANES), averaged over `snr analyze util --json`'s windows
 (UTIL.json), give util's busy fractions for every unit and link, and its
 first view drew every lane's busy cycles. The heatmap's last column is
-drawn. The PNG is decoded here (zlib and the five filters) so the test
-needs no imaging package."""
-import html, json, re, struct, sys, zlib
+drawn. The PNG is decoded by png.py (no imaging package needed)."""
+import html, json, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from png import png  # noqa: E402
 
 dom = open(sys.argv[1], encoding='utf-8', errors='replace').read()
 body = re.search(r'<body([^>]*)>', dom[dom.find('</head>'):] if '</head>' in dom else dom)
@@ -97,35 +99,6 @@ if len(sys.argv) > 5:
                 errs.append('%s: the first view drew %r busy cycles of %d' % (name, drawn.get(name), total))
         if not any(lanes['busy_cycles']):
             errs.append('no lane has a busy interval')
-
-def png(path):
-    data = open(path, 'rb').read()
-    assert data[:8] == b'\x89PNG\r\n\x1a\n'
-    pos, idat, w = 8, b'', 0
-    while pos < len(data):
-        n, typ = struct.unpack('>I4s', data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + n]
-        if typ == b'IHDR':
-            w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', chunk)
-            assert depth == 8 and ctype in (2, 6) and not interlace, (depth, ctype, interlace)
-            bpp = 3 if ctype == 2 else 4
-        elif typ == b'IDAT':
-            idat += chunk
-        pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line)); prev = line
-    return w, h, bpp, rows
 
 w, h, bpp, rows = png(sys.argv[2])
 for b in boxes:

@@ -31,7 +31,7 @@ PY
 chrome() {
   timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
     --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" \
-    --hide-scrollbars --window-size=1200,2700 --enable-logging=stderr --v=0 "$@"
+    --hide-scrollbars --window-size=1200,3600 --enable-logging=stderr --v=0 "$@"
 }
 chrome --dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/dom.err" || fail "chromium --dump-dom: $(tail -5 "$T/dom.err")"
 if grep -E 'CONSOLE|Uncaught' "$T/dom.err" | grep -vi 'dbus' >"$T/console.txt"; then
