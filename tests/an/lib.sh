@@ -25,3 +25,29 @@ record_attn() {
   wait $DEV
   "$snr" replay "$dir/a.snrt" -o "$dir/a.snrm" >"$dir/replay.txt" 2>&1 || fail "replay: $(cat "$dir/replay.txt")"
 }
+
+# usage: render_report DIR HTML WIDTH,HEIGHT: opens HTML in headless Chromium
+# (Debian's; installed when missing) with no virtual-time budget, so what is
+# checked is what the page drew by its load; writes DIR/dom.html (the DOM
+# after the scripts ran) and DIR/shot.png (a screenshot of that size) and
+# fails on any console message.
+render_report() {
+  local dir=$1 page=$2 size=$3 sudo=""
+  if ! command -v chromium >/dev/null; then
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    (export DEBIAN_FRONTEND=noninteractive; $sudo apt-get update -qq &&
+      $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null) || fail "cannot install chromium"
+  fi
+  chrome() {
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+      --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$dir")" \
+      --hide-scrollbars --window-size="$size" --enable-logging=stderr --v=0 "$@"
+  }
+  chrome --dump-dom "file://$page" >"$dir/dom.html" 2>"$dir/dom.err" ||
+    fail "chromium --dump-dom: $(tail -5 "$dir/dom.err")"
+  if grep -E 'CONSOLE|Uncaught' "$dir/dom.err" | grep -vi 'dbus' >"$dir/console.txt"; then
+    fail "console messages: $(cat "$dir/console.txt")"
+  fi
+  chrome --screenshot="$dir/shot.png" "file://$page" >/dev/null 2>"$dir/shot.err" ||
+    fail "chromium --screenshot: $(tail -5 "$dir/shot.err")"
+}

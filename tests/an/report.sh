@@ -4,18 +4,13 @@
 # drawn without a virtual-time budget (the screenshot is taken at load), the
 # DMA timeline's backtail whiskers included (checked on a screenshot by
 # check_report.py); the summary's stall causes are the replay's; the lane
-# timeline's busy intervals are the ones `snr analyze util --json` averages. Installs Debian's
-# chromium when it is missing (scripts/install-deps lists it too).
+# timeline's busy intervals are the ones `snr analyze util --json` averages.
+# Chromium: lib.sh's render_report (installs Debian's when missing).
 # usage: report.sh SNR
 set -u
 SNR=$1; HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 . "$HERE/lib.sh"
-if ! command -v chromium >/dev/null; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  (export DEBIAN_FRONTEND=noninteractive; $sudo apt-get update -qq &&
-    $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null) || fail "cannot install chromium"
-fi
 record_an_prog "$SNR" "$T"
 "$SNR" report "$T/a.snrm" -o "$T/r.html" || fail "snr report"
 # self-contained: no element loads a URL (the bundled library's code is not markup, so
@@ -28,16 +23,7 @@ bad = re.findall(r'(?i)<[a-z]+[^>]*\b(?:src|href)\s*=\s*(?!"#)', markup)  # in-p
 sys.exit(1 if bad or '<script src' in markup else 0)
 PY
 
-chrome() {
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" \
-    --hide-scrollbars --window-size=1200,3600 --enable-logging=stderr --v=0 "$@"
-}
-chrome --dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/dom.err" || fail "chromium --dump-dom: $(tail -5 "$T/dom.err")"
-if grep -E 'CONSOLE|Uncaught' "$T/dom.err" | grep -vi 'dbus' >"$T/console.txt"; then
-  fail "console messages: $(cat "$T/console.txt")"
-fi
-chrome --screenshot="$T/shot.png" "file://$T/r.html" >/dev/null 2>"$T/shot.err" || fail "chromium --screenshot: $(tail -5 "$T/shot.err")"
+render_report "$T" "$T/r.html" 1200,3600
 # the backtails the timeline draws are deps' (DMA #5 reads what #4 brought: it could issue
 # only after #4's WAIT)
 "$SNR" analyze deps "$T/a.snrm" --json >"$T/deps.json" || fail "analyze deps"
@@ -52,5 +38,35 @@ PY
 "$SNR" analyze util "$T/a.snrm" --json >"$T/util.json" || fail "analyze util --json"
 python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" "$T/deps.json" "$T/replay.json" "$T/util.json" ||
   fail "report check"
+# zoom: the lane chart zoomed to a 100-cycle span (dataZoom, as the wheel or slider does)
+# draws exactly each lane's intervals clipped to it, one rectangle each
+python3 - "$T/r.html" "$T/zoom.html" <<'PY' || fail "zoom page"
+import sys
+s = open(sys.argv[1], encoding='utf-8').read()
+i = s.rindex('</body>')
+open(sys.argv[2], 'w', encoding='utf-8').write(s[:i] + """<script>
+var c = echarts.getInstanceByDom(document.getElementById('c-util')), L = window.SNR_LANES;
+var lo = Math.floor(L.cycles / 3), hi = lo + 100;
+c.dispatchAction({ type: 'dataZoom', startValue: lo, endValue: hi });
+document.body.setAttribute('data-zoomed', JSON.stringify({ lo: lo, hi: hi, items: c.getOption().series[0].data }));
+</script>""" + s[i:])
+PY
+mkdir -p "$T/zoom" && render_report "$T/zoom" "$T/zoom.html" 1200,3600
+python3 - "$T/zoom/dom.html" <<'PY' || fail "the zoomed lane timeline"
+import html, json, re, sys
+dom = open(sys.argv[1], encoding='utf-8').read()
+z = json.loads(html.unescape(re.search(r'data-zoomed="([^"]*)"', dom).group(1)))
+L = json.loads(re.search(r'window\.SNR_LANES = (\{.*?\});\s*</script>', dom, re.S).group(1))
+want = []
+for l, a in enumerate(L['intervals']):
+    t = 0
+    for k in range(0, len(a), 2):
+        s0 = t + a[k]; t = s0 + a[k + 1]
+        s1, e1 = max(s0, z['lo']), min(t, z['hi'])
+        if s0 < z['hi'] and t > z['lo']:
+            want.append([l, s1, e1, e1 - s1, 1])
+assert want, 'no interval in the zoomed span'
+assert sorted(z['items']) == sorted(want), (z['items'], want)
+PY
 echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them," \
   "stall causes as the replay sums them, lanes as util averages them"

@@ -14,7 +14,6 @@ set -u
 SNR=$1; SRC=$2; HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 . "$HERE/lib.sh"
-command -v chromium >/dev/null || fail "chromium is missing (scripts/install-deps installs it)"
 # build from a copy of the source, then move the copy: the line table names a
 # path that is gone, --source-dir finds the file by its base name
 mkdir -p "$T/src/workloads" && cp "$SRC/workloads/attn.c" "$T/src/workloads/" || fail "copy attn.c"
@@ -26,17 +25,7 @@ mv "$T/src" "$T/moved"
   2>"$T/report.err" || fail "snr report --compare: $(cat "$T/report.err")"
 "$SNR" annotate "$T/a.snrm" --json >"$T/ann.json" || fail "annotate --json"
 "$SNR" annotate "$T/a.snrm" --compare "$T/half/a.snrm" --json >"$T/cmp.json" || fail "annotate --compare --json"
-chrome() {
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" \
-    --hide-scrollbars --window-size=1200,1600 --enable-logging=stderr --v=0 "$@"
-}
-chrome --dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/dom.err" || fail "chromium --dump-dom: $(tail -5 "$T/dom.err")"
-if grep -E 'CONSOLE|Uncaught' "$T/dom.err" | grep -vi 'dbus' >"$T/console.txt"; then
-  fail "console messages: $(cat "$T/console.txt")"
-fi
-chrome --screenshot="$T/shot.png" "file://$T/r.html" >/dev/null 2>"$T/shot.err" ||
-  fail "chromium --screenshot: $(tail -5 "$T/shot.err")"
+render_report "$T" "$T/r.html" 1200,1600
 python3 "$HERE/check_report_source.py" "$T/dom.html" "$T/shot.png" "$T/ann.json" "$T/cmp.json" \
   "$T/moved/workloads/attn.c" || fail "source page check"
 echo "ok: the hottest line's text on the source page (DOM and screenshot), DMA rows by line, compare's cycles"
