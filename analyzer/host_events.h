@@ -31,5 +31,11 @@ size_t snrh_ta1_launches(const struct snrh_trace *t, struct snrh_launch **out);
 #define SNRH_EV_TID_CUDA 0x50000000  /* + tid: its CUPTI API records */
 #define SNRH_EV_TID_SYNC 0x60000000  /* a GPU's synchronization track */
 void snrh_trace_events(const struct snrh_trace *t, json_t *events);
+/* How to dump those events: timestamps are ns / 1e3 as doubles, and 15
+ * significant digits print them as the exact decimal of whole nanoseconds
+ * (for clocks under 10^12 us, 11 days of uptime) instead of the double's
+ * 17 digits, so a slice's ts + dur equals the ts of the slice that starts
+ * where it ends, in decimal. */
+#define SNRH_EV_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 #endif

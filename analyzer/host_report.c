@@ -271,6 +271,20 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 			fprintf(out, "warning: %lld %s events dropped (ring buffer full)\n", (long long)json_integer_value(v), k);
 	}
 
+	json_t *copies = json_object_get(m, "stack_copies");
+	if (copies) {
+		json_int_t n = json_integer_value(json_object_get(copies, "copies"));
+		fprintf(out,
+			"user stacks: DWARF-unwound (libdw) from %lld copies of the stack top, %.0f bytes each on "
+			"average (at most %lld), %.1f frames each\n",
+			(long long)n, n ? (double)json_integer_value(json_object_get(copies, "bytes")) / (double)n : 0.0,
+			(long long)json_integer_value(json_object_get(copies, "max_bytes")),
+			n ? (double)json_integer_value(json_object_get(copies, "frames")) / (double)n : 0.0);
+	} else if (json_string_value(json_object_get(m, "unwind"))) {
+		fprintf(out, "user stacks: frame-pointer walk in the kernel (--unwind %s)\n",
+			json_string_value(json_object_get(m, "unwind")));
+	}
+
 	/* Threads: exact scheduler totals. */
 	fprintf(out, "\n%-16s %8s %11s %11s %9s %9s %9s %9s %8s\n", "thread", "tid", "on-CPU ms", "off-CPU ms", "R ms",
 		"S ms", "D ms", "other ms", "samples");
@@ -317,6 +331,28 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 				br->name, (double)br->in_call_ns / 1e6, (double)(br->oncpu_samples * sample_ns) / 1e6,
 				(double)br->offcpu_ns / 1e6);
 		}
+
+	/* One line that says how the tables' totals relate: the thread table
+	 * is the scheduler's exact count, the bucket table and the folded files
+	 * are samples (on-CPU) and the recorded intervals (off-CPU). */
+	{
+		uint64_t on_exact = 0, off_exact = 0, off_iv = 0;
+		for (size_t i = 0; i < t->threads.n; i++) {
+			on_exact += t->threads.v[i].oncpu_ns;
+			for (int st = 0; st < 4; st++)
+				off_exact += t->threads.v[i].offcpu_ns[st];
+		}
+		for (size_t i = 0; i < t->offcpu.n; i++)
+			off_iv += t->offcpu.v[i].end - t->offcpu.v[i].start;
+		fprintf(out,
+			"totals: on-CPU %.3f ms exact (thread table: scheduler) vs %.3f ms sampled (bucket table, "
+			"oncpu.folded: %zu samples x %.3f ms, a count with binomial noise); off-CPU %.3f ms exact vs "
+			"%.3f ms in the recorded intervals (bucket table, offcpu.folded%s)\n",
+			(double)on_exact / 1e6, (double)(t->samples.n * sample_ns) / 1e6, t->samples.n,
+			(double)sample_ns / 1e6, (double)off_exact / 1e6, (double)off_iv / 1e6,
+			json_integer_value(json_object_get(m, "min_offcpu_us")) ? ": only blocks >= --min-block"
+										 : ": every block");
+	}
 
 	/* Per API: calls and time. */
 	if (t->intervals.n) {
@@ -420,7 +456,7 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		snrh_trace_events(t, events);
 		json_t *doc = json_pack("{s:o, s:s, s:b}", "traceEvents", events, "displayTimeUnit", "ms", "truncated",
 					o->truncated != NULL);
-		if (json_dump_file(doc, o->trace_events, JSON_COMPACT)) {
+		if (json_dump_file(doc, o->trace_events, SNRH_EV_JSON_FLAGS)) {
 			snr_err("cannot write %s", o->trace_events);
 			rc = -1;
 		}

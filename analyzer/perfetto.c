@@ -21,6 +21,7 @@
  * config's clock_hz. docs/host.md explains the choice.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,12 +36,34 @@ enum { TID_SCALAR = 1, TID_VECTOR, TID_MXU, TID_DMA, TID_DMAOPS, TID_LINK0 = 100
 struct out {
 	FILE *f;
 	bool first;
-	double base_us; /* where cycle 0 of the replayed window lies on the output's clock */
+	int64_t base_ns; /* where cycle 0 of the replayed window lies on the output's clock */
 };
 
-static double ts_us(const struct out *o, const struct an_data *d, uint64_t cycle)
+/* A cycle's time on the output's clock, in whole nanoseconds. Every
+ * timestamp and every slice end is rounded once, here, and a slice's dur is
+ * end - start of two such values: a slice that ends where another starts (in
+ * cycles) ends exactly there in the output too. Rounding ts and dur each on
+ * their own, as microseconds with six decimals after adding the host trace's
+ * start (1e9 us and more), let a slice end up to 1.5 ns after the start of
+ * the next or past its parent's end, depending on the launch time's
+ * fraction: the host + device export's nesting broke in about one run in
+ * four. */
+static int64_t t_ns(const struct out *o, const struct an_data *d, uint64_t cycle)
 {
-	return o->base_us + an_us(d, cycle);
+	return o->base_ns + llround(an_us(d, cycle) * 1e3);
+}
+
+/* ns as trace-event microseconds, exactly ("1234.567"). */
+static const char *us_text(char buf[32], int64_t ns)
+{
+	snprintf(buf, 32, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(ns < 0 ? -ns : ns) / 1000,
+		 (long long)(ns < 0 ? -ns : ns) % 1000);
+	return buf;
+}
+
+static const char *ts_us(char buf[32], const struct out *o, const struct an_data *d, uint64_t cycle)
+{
+	return us_text(buf, t_ns(o, d, cycle));
 }
 
 static void ev_begin(struct out *o)
@@ -68,8 +91,10 @@ static void slice(struct out *o, const struct an_data *d, int pid, int tid, cons
 	if (end < start)
 		end = start;
 	ev_begin(o);
-	fprintf(o->f, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f%s%s%s}",
-		name, cat, pid, tid, ts_us(o, d, start), an_us(d, end) - an_us(d, start), args ? ",\"args\":{" : "",
+	char ts[32], dur[32];
+	int64_t ts_ns = t_ns(o, d, start);
+	fprintf(o->f, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%s%s%s%s}",
+		name, cat, pid, tid, us_text(ts, ts_ns), us_text(dur, t_ns(o, d, end) - ts_ns), args ? ",\"args\":{" : "",
 		args ? args : "", args ? "}" : "");
 }
 
@@ -110,6 +135,7 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 {
 	struct an_pcinfo *info = an_pcinfo_new(&d->src);
 	char lname[1024], largs[2048];
+	char tbuf[32];
 	name_meta(o, "process_name", pid, 0, label, pid);
 	static const char *unit_names[] = {"scalar", "vector", "mxu", "dma engine"};
 	for (int u = 0; u < 4; u++)
@@ -216,13 +242,13 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 			ev_begin(o);
 			fprintf(o->f,
 				"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,\"tid\":%d,"
-				"\"ts\":%.6f}",
-				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(o, d, m->issue));
+				"\"ts\":%s}",
+				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(tbuf, o, d, m->issue));
 			ev_begin(o);
 			fprintf(o->f,
 				"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,"
-				"\"tid\":%d,\"ts\":%.6f}",
-				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(o, d, m->wait));
+				"\"tid\":%d,\"ts\":%s}",
+				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(tbuf, o, d, m->wait));
 		}
 	}
 	/* VMEM counters */
@@ -232,16 +258,16 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		uint64_t occ = (uint64_t)v.used[s] + v.unused[s];
 		ev_begin(o);
 		fprintf(o->f,
-			"{\"ph\":\"C\",\"name\":\"VMEM occupied (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%.6f,"
+			"{\"ph\":\"C\",\"name\":\"VMEM occupied (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%s,"
 			"\"args\":{\"used\":%llu,\"unused\":%llu}}",
-			pid, ts_us(o, d, v.t[s]), (unsigned long long)(v.used[s] * v.page_bytes / 1024),
+			pid, ts_us(tbuf, o, d, v.t[s]), (unsigned long long)(v.used[s] * v.page_bytes / 1024),
 			(unsigned long long)(v.unused[s] * v.page_bytes / 1024));
 		(void)occ;
 		ev_begin(o);
 		fprintf(o->f,
-			"{\"ph\":\"C\",\"name\":\"VMEM largest free region (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%.6f,"
+			"{\"ph\":\"C\",\"name\":\"VMEM largest free region (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%s,"
 			"\"args\":{\"largest_free\":%llu}}",
-			pid, ts_us(o, d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
+			pid, ts_us(tbuf, o, d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
 	}
 	an_vmem_free(&v);
 	an_pcinfo_free(info);
@@ -288,7 +314,7 @@ static void put_json(struct out *o, json_t *events)
 	json_array_foreach(events, i, e)
 	{
 		ev_begin(o);
-		json_dumpf(e, o->f, JSON_COMPACT);
+		json_dumpf(e, o->f, SNRH_EV_JSON_FLAGS);
 	}
 }
 
@@ -358,7 +384,7 @@ int snr_cmd_export(int argc, char **argv)
 		}
 		nhost++;
 	}
-	double base_us = 0;
+	int64_t base_ns = 0;
 	char placed[160] = "";
 	if (launch && !nhost) {
 		snr_err("export: --launch %llu places a replayed window at a launch of a host trace, but no .snrh is given",
@@ -379,10 +405,10 @@ int snr_cmd_export(int argc, char **argv)
 		if (!launch && nln == 1)
 			launch = 1;
 		if (launch) {
-			base_us = (double)ln[launch - 1].start / 1e3;
+			base_ns = (int64_t)ln[launch - 1].start;
 			snprintf(placed, sizeof(placed), " (at ta1rt_launch #%llu)", (unsigned long long)launch);
 		} else {
-			base_us = (double)(uint64_t)json_integer_value(json_object_get(host.meta, "t_start_ns")) / 1e3;
+			base_ns = (int64_t)json_integer_value(json_object_get(host.meta, "t_start_ns"));
 			snprintf(placed, sizeof(placed), " (at the host trace's start)");
 			if (nln > 1 && ndev)
 				fprintf(stderr,
@@ -399,7 +425,7 @@ int snr_cmd_export(int argc, char **argv)
 		snrh_trace_free(&host);
 		return 1;
 	}
-	struct out o = {.f = f, .first = true, .base_us = base_us};
+	struct out o = {.f = f, .first = true, .base_ns = base_ns};
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	if (nhost) {
 		json_t *events = json_array();

@@ -12,11 +12,14 @@
 #         context) plus the tracer's CPU time while tracing, over the
 #         untraced CPU time; on a machine other jobs load this is steadier
 #         than wall time;
-#   the tracer's ring buffer wakeups (polls). Needs root and BPF.
+#   the tracer's ring buffer wakeups (polls), and with DWARF unwinding the
+#   mean bytes of user stack copied per sample or switch. Needs root and BPF.
 #
 # MODES picks tracer configurations to isolate the probes (sched_switch is
 # always on: it is what the trace is made of):
-#   all       the default of snr host record (scheduler, sampling, uprobes)
+#   all       the default of snr host record (scheduler, sampling, uprobes,
+#             DWARF unwinding from a 16 KiB stack copy)
+#   fp        the default with --unwind fp (frame pointers walked in the kernel)
 #   sched     -F 0 --no-presets           scheduler switches only
 #   sample    --no-presets                + on-CPU sampling at 99 Hz
 #   uprobes   -F 0                        + runtime API uprobes
@@ -35,11 +38,11 @@ for name in $WORKLOADS; do
   if [ "$name" = work ]; then cmd=("$WORK" 400000000); else cmd=("$SERVE" "$T/mlp.elf" 20 "$T"); fi
   for mode in $MODES; do
     case $mode in
-      all) opts=();; sched) opts=(-F 0 --no-presets);; sample) opts=(--no-presets);;
+      all) opts=();; fp) opts=(--unwind fp);; sched) opts=(-F 0 --no-presets);; sample) opts=(--no-presets);;
       uprobes) opts=(-F 0);; iocalls) opts=(--io-calls);;
       *) echo "host_overhead: unknown mode $mode"; exit 2;;
     esac
-    : >"$T/plain"; : >"$T/traced"; : >"$T/ratio"; : >"$T/cpu"; : >"$T/polls"; : >"$T/cpuratio"
+    : >"$T/plain"; : >"$T/traced"; : >"$T/ratio"; : >"$T/cpu"; : >"$T/polls"; : >"$T/cpuratio"; : >"$T/bytes"
     for _ in $(seq "$REPS"); do
       "${cmd[@]}" >"$T/out" 2>&1 || { cat "$T/out"; exit 1; }
       p=$(elapsed "$T/out") pc=$(cputime "$T/out")
@@ -51,12 +54,14 @@ for name in $WORKLOADS; do
       sed -n 's/.*tracer: \([0-9.]*\) s CPU while tracing, .*, \([0-9]*\) polls.*/\1 \2/p' "$T/err" >"$T/tr"
       cut -d' ' -f1 "$T/tr" >>"$T/cpu"; cut -d' ' -f2 "$T/tr" >>"$T/polls"
       awk -v p="$pc" -v t="$tc" -v r="$(cut -d' ' -f1 "$T/tr")" 'BEGIN { print (t + r - p) / p }' >>"$T/cpuratio"
+      "$SNR" host report --top 0 "$T/h.snrh" | sed -n 's/.* copies of the stack top, \([0-9]*\) bytes each.*/\1/p' >>"$T/bytes"
     done
+    [ -s "$T/bytes" ] || echo 0 >"$T/bytes"
     awk -v n="$name" -v m="$mode" -v p="$(median <"$T/plain")" -v t="$(median <"$T/traced")" \
         -v r="$(median <"$T/ratio")" -v c="$(median <"$T/cpu")" -v w="$(median <"$T/polls")" -v k="$REPS" \
-        -v cr="$(median <"$T/cpuratio")" 'BEGIN {
-      printf "%-5s %-7s wall: untraced %.4f s, traced %.4f s (medians of %d), pairs %+.2f%%; cpu: %+.2f%% (tracer %.3f s); %d polls\n",
-             n, m, p, t, k, 100 * (r - 1), 100 * cr, c, w }'
+        -v cr="$(median <"$T/cpuratio")" -v b="$(median <"$T/bytes")" 'BEGIN {
+      printf "%-5s %-7s wall: untraced %.4f s, traced %.4f s (medians of %d), pairs %+.2f%%; cpu: %+.2f%% (tracer %.3f s); %d polls; %d stack bytes/copy\n",
+             n, m, p, t, k, 100 * (r - 1), 100 * cr, c, w, b }'
   done
 done
 echo "target: overhead <= 1%"
