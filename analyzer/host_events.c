@@ -171,7 +171,8 @@ void snrh_trace_events(const struct snrh_trace *t, json_t *events)
 	struct snrh_bucketer *bk = snrh_bucketer_new(t);
 	/* CPU track: off-CPU intervals, and the on-CPU gaps between them. */
 	struct snrh_offcpu *off = snr_xcalloc(t->offcpu.n + 1, sizeof(*off));
-	memcpy(off, t->offcpu.v, t->offcpu.n * sizeof(*off));
+	if (t->offcpu.n) /* a truncated trace may have none (and no vector) */
+		memcpy(off, t->offcpu.v, t->offcpu.n * sizeof(*off));
 	qsort(off, t->offcpu.n, sizeof(*off), offcpu_cmp);
 	for (size_t i = 0; i < t->offcpu.n; i++) {
 		const struct snrh_offcpu *e = &off[i];

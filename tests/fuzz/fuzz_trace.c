@@ -17,35 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "lib/snr_chunkfile.h"
 #include "lib/snr_trace.h"
 #include "replayer/metrics.h"
 
 /* Sinks for what the readers hand out, so every byte is touched. */
 static volatile uint64_t events;
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void repair(uint8_t *b, size_t n)
-{
-	if (n < 16)
-		return;
-	put32(b + 12, snr_crc32c(0, b, 12));
-	size_t off = 16;
-	while (off + 28 <= n) {
-		uint8_t *h = b + off;
-		uint32_t stored = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 | (uint32_t)h[15] << 24;
-		if (stored > n - off - 28)
-			break;
-		put32(h + 20, snr_crc32c(0, h + 28, stored));
-		put32(h + 24, snr_crc32c(0, h, 24));
-		off += 28 + stored;
-	}
-}
 
 static void on_insn(void *u, const struct snr_ev_insn *e) { (void)u, events += e->index; }
 static void on_stall(void *u, const struct snr_ev_stall *e) { (void)u, events += e->cycles; }
@@ -54,7 +32,6 @@ static void on_mem(void *u, const struct snr_ev_mem *e) { (void)u, events += e->
 static void on_reg(void *u, const struct snr_ev_reg *e) { (void)u, events += e->reg; }
 static void on_busy(void *u, const struct snr_ev_busy *e) { (void)u, events += e->end; }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
@@ -63,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *b = malloc(size ? size : 1);
 	memcpy(b, data, size);
 	if (size && (b[size - 1] & 1))
-		repair(b, size);
+		fuzz_repair_chunks(b, size);
 	FILE *f = fopen(path, "wb");
 	if (!f) {
 		free(b);
@@ -116,40 +93,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_STANDALONE
-#include <dirent.h>
-
-int main(int argc, char **argv)
-{
-	int files = 0;
-	for (int i = 1; i < argc; i++) {
-		DIR *d = opendir(argv[i]);
-		if (!d) {
-			fprintf(stderr, "fuzz_trace: %s: not a directory\n", argv[i]);
-			return 1;
-		}
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			char p[4096];
-			snprintf(p, sizeof(p), "%s/%s", argv[i], e->d_name);
-			FILE *f = fopen(p, "rb");
-			if (!f)
-				continue;
-			fseek(f, 0, SEEK_END);
-			long n = ftell(f);
-			fseek(f, 0, SEEK_SET);
-			uint8_t *b = malloc((size_t)n + 1);
-			if (fread(b, 1, (size_t)n, f) != (size_t)n)
-				n = 0;
-			fclose(f);
-			LLVMFuzzerTestOneInput(b, (size_t)n);
-			free(b);
-			files++;
-		}
-		closedir(d);
-	}
-	printf("fuzz_trace: %d corpus files read without a crash\n", files);
-	return files ? 0 : 1;
-}
+int main(int argc, char **argv) { return fuzz_replay_corpus("fuzz_trace", argc, argv); }
 #endif
