@@ -1070,9 +1070,13 @@ static void print_group_text(FILE *f, const struct plan *p, size_t k)
 		print_operands(f, d, s);
 		fputs("); ", f);
 	}
-	if (s->vmem_checked)
-		fprintf(f, "VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from the point on%s\n", s->free_lo, s->free_hi,
-			s->own_region ? " (its own destination)" : " (its buffer moves there)");
+	if (s->vmem_checked && s->own_region)
+		fprintf(f, "VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from the point on (its own destination)\n",
+			s->free_lo, s->free_hi);
+	else if (s->vmem_checked)
+		fprintf(f, "its own destination is in use then: its buffer moves to VMEM [0x%" PRIx64 ", 0x%" PRIx64
+			   "), free from the point on (to 0x%" PRIx64 ")\n",
+			s->free_lo, s->free_lo + s->m->bytes, s->free_hi);
 	else
 		fputs("its destination is not in VMEM\n", f);
 	if (!g->verified)
