@@ -830,8 +830,8 @@ static void diagnose(const struct capture *c, const struct plan *p, struct move_
 		}
 		if (late) {
 			uint64_t wpc = d->insn[m->wait_index].pc, opc = d->insn[late->issue_index].pc;
-			snr_source_symbolize(&d->an.src, wpc, ws, sizeof(ws));
-			snr_source_symbolize(&d->an.src, opc, os, sizeof(os));
+			snr_source_where(&d->an.src, wpc, ws, sizeof(ws));
+			snr_source_where(&d->an.src, opc, os, sizeof(os));
 			snprintf(g->reason, sizeof(g->reason),
 				 "the WAIT at %s (pc 0x%" PRIx64 ") also waits for DMA %" PRIu64 " (%s, pc 0x%" PRIx64
 				 ") completing at cycle %" PRIu64 ", after the moved DMA (%" PRIu64
@@ -1029,12 +1029,44 @@ static int run_rounds(const struct capture *c, const struct snr_deps *d, const s
 
 /* ---- output -------------------------------------------------------------- */
 
-/* "attn.c:38 (attn) (pc 0x10180)", or "chain+0x40 (pc 0x10180)" without line tables */
-static const char *place(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
+/* The statement at pc's source line, as "`text` " (trimmed, at most 60
+ * characters), or "" when there are no line tables or the file is not
+ * readable here. */
+static const char *code_at(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
 {
-	char sym[256];
-	snr_source_where(&d->an.src, pc, sym, sizeof(sym));
-	snprintf(buf, len, "%s (pc 0x%" PRIx64 ")", sym, pc);
+	const struct snr_place *pl = snr_source_place(&d->an.src, pc);
+	FILE *f = pl && pl->file ? fopen(pl->file, "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned n = 0;
+	buf[0] = 0;
+	while (f && getline(&line, &cap, f) >= 0)
+		if (++n == pl->line) {
+			char *t = line, *e = line + strlen(line);
+			while (*t == ' ' || *t == '\t')
+				t++;
+			while (e > t && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+				*--e = 0;
+			if (*t)
+				snprintf(buf, len, "`%.60s%s` ", t, strlen(t) > 60 ? "..." : "");
+			break;
+		}
+	free(line);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* "`ta_dma(...);` at attn.c:38 (attn) (pc 0x10180)", or, when the source
+ * text is not at hand, `what` (NULL: nothing) and the place: "the DMA at
+ * chain+0x40 (pc 0x10180)" */
+static const char *place(const struct snr_deps *d, uint64_t pc, const char *what, char *buf, size_t len)
+{
+	char sym[256], code[80];
+	snr_source_where_short(&d->an.src, pc, sym, sizeof(sym));
+	code_at(d, pc, code, sizeof(code));
+	snprintf(buf, len, "%s%s%s (pc 0x%" PRIx64 ")", code[0] ? code : what ? what : "",
+		 code[0] || what ? "at " : "", sym, pc);
 	return buf;
 }
 
@@ -1042,11 +1074,11 @@ static const char *place(const struct snr_deps *d, uint64_t pc, char *buf, size_
  * earlier iteration of a loop around both. */
 static void print_move_label(FILE *f, const struct snr_deps *d, uint64_t dma_pc, uint64_t before_pc, uint64_t n)
 {
-	char a[300], b[300], fa[256], fb[256];
+	char a[400], b[400], fa[256], fb[256];
 	bool later = before_pc >= dma_pc &&
 		     !strcmp(function_of(d, dma_pc, fa, sizeof(fa)), function_of(d, before_pc, fb, sizeof(fb)));
-	fprintf(f, "move the DMA at %s up to before %s%s (%" PRIu64 " instance%s)", place(d, dma_pc, a, sizeof(a)),
-		place(d, before_pc, b, sizeof(b)), later ? ", in an earlier iteration of the loop" : "", n,
+	fprintf(f, "move %s up to before %s%s (%" PRIu64 " instance%s)", place(d, dma_pc, "the DMA ", a, sizeof(a)),
+		place(d, before_pc, NULL, b, sizeof(b)), later ? ", in an earlier iteration of the loop" : "", n,
 		n == 1 ? "" : "s");
 }
 
@@ -1150,9 +1182,9 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 		if (!header)
 			fputs("\nstalled DMAs with no move:\n", f);
 		header = true;
-		char a1[300];
-		fprintf(f, "     the DMA at %s, %" PRIu64 " instance%s, %" PRIu64 " stall cycles: %s\n",
-			place(d, pc, a1, sizeof(a1)), n, n == 1 ? "" : "s", stall, s->reason);
+		char a1[400];
+		fprintf(f, "     %s, %" PRIu64 " instance%s, %" PRIu64 " stall cycles: %s\n",
+			place(d, pc, "the DMA ", a1, sizeof(a1)), n, n == 1 ? "" : "s", stall, s->reason);
 	}
 	free(done);
 	if (nr > 1 || (nr == 1 && r)) {
@@ -1175,10 +1207,10 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 		for (size_t a = 0; a < p->n; a++) {
 			const struct suggestion *s = &p->sg[a];
 			const struct snr_deps_dma *m = s->m;
-			char a1[300];
+			char a1[400];
 			fprintf(f, "  DMA %" PRIu64 " at %s, #%" PRId64 ": stall %" PRIu64 " cycles, backtail %" PRIu64
 				   " insns / %" PRIu64 " cycles; ",
-				m->id, place(d, d->insn[m->issue_index].pc, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
+				m->id, place(d, d->insn[m->issue_index].pc, NULL, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
 				m->backtail_insns, m->backtail_cycles);
 			if (s->suggested)
 				fprintf(f, "move %zu, before #%" PRIu64 "%s\n", s->group + 1, s->at,

@@ -141,6 +141,13 @@ PY
 # the window: one call of attend(), to its return (--count a ceiling)
 RECORD_ARGS=--until-return record tl attend 100000
 grep -q "ended by the function's return" "$T/rec.err" || fail "--until-return: $(cat "$T/rec.err")"
+# in the program's own terms (built with -g): its statement and line, and the call it moves before
+DMA_LINE=$(grep -n 'ta_dma(V_K(0), ta_addr(keys\[t\])' "$ROOT/workloads/tiles.c" | cut -d: -f1)
+CALL_LINE=$(grep -n '^		score_tile(V_K(0));' "$ROOT/workloads/tiles.c" | cut -d: -f1)
+"$SNR" analyze suggest "$T/tl.snrt" --verify >"$T/tl.txt" 2>&1 || fail "suggest tiles: $(cat "$T/tl.txt")"
+grep -qF "move \`ta_dma(V_K(0), ta_addr(keys[t]), TILE_BYTES, 0);\` at tiles.c:$DMA_LINE (attend) (pc 0x" "$T/tl.txt" &&
+  grep -qF "up to before \`score_tile(V_K(0));\` at tiles.c:$CALL_LINE (attend) (pc 0x" "$T/tl.txt" ||
+  fail "the tile loop's move is not stated in its source: $(cat "$T/tl.txt")"
 CALL_PC=$(riscv64-unknown-elf-objdump -d "$T/tl.elf" | awk '/<attend>:/{f=1} f && /jal.*<score_tile/{print $1; exit}' | tr -d :)
 [ -n "$CALL_PC" ] || fail "no call to score_tile in attend"
 python3 - "$T/tl.json" "$naive" "$db" "$CALL_PC" "$T/tl.prof" <<'PY' || fail "tile loop"
@@ -151,6 +158,8 @@ assert d["verified"] and d["what_if_baseline_cycles"] == d["cycles"], "what-if b
 g = d["moves"]
 assert len(g) == 1 and g[0]["confirmed"] and g[0]["instances"] == 11, g
 assert g[0]["dma"]["symbol"].startswith("attend+") and g[0]["before"]["pc"] == call, (g[0], hex(call))
+assert g[0]["dma"]["source"]["file"].endswith("tiles.c") and g[0]["before"]["source"]["file"].endswith("tiles.c"), g[0]
+assert g[0]["dma"]["source"]["function"] == "attend" == g[0]["before"]["source"]["function"], g[0]
 lifted = [s for s in d["stalled_dmas"] if s["suggested"]]
 assert all(s["move"]["lifted"] for s in lifted), lifted
 prof = {f["name"]: f for f in json.load(open(sys.argv[5]))["functions"]}["attend"]
