@@ -13,6 +13,7 @@
 
 #include "analyzer/analyses.h"
 #include "isa/ta1/ta1_isa.h"
+#include "lib/snr_partial.h"
 #include "lib/snr_util.h"
 
 #define GROW(arr, n, cap)                                                                                   \
@@ -384,6 +385,7 @@ json_t *an_source_json(const struct an_data *d)
 	json_object_set_new(o, "cycles", json_integer((json_int_t)d->cycles));
 	json_object_set_new(o, "clock_hz", json_integer((json_int_t)d->src.cfg.clock_hz));
 	json_object_set_new(o, "chip", json_integer(d->chip));
+	json_object_set_new(o, "truncated", json_boolean(snr_partial_seen()));
 	return o;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_partial.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics.h"
@@ -61,7 +62,14 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 		for (int k = 0; k < SNR_STALL_COUNT; k++)
 			src->stall_cycles[k] = (uint64_t)json_integer_value(
 				json_object_get(st, snr_stall_cause_name((enum snr_stall_cause)k)));
+		bool partial = json_is_true(json_object_get(sj, "truncated_trace")) ||
+			       json_is_true(json_object_get(sj, "truncated"));
 		json_decref(sj);
+		char what[200];
+		snr_fmt(what, sizeof(what), "the replay of a partial trace (%llu instructions)",
+			(unsigned long long)src->instructions);
+		if (partial && snr_partial_check(path, what, err, errlen))
+			return -1;
 		if (!src->verified) {
 			snr_fmt(err, errlen, "%s: the replay that wrote it diverged from the recording", path);
 			return -1;

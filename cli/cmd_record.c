@@ -3,6 +3,7 @@
  * through its debugger and record the next N instructions (recorder/record.c).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,28 @@ static const char record_usage[] =
 	"  -h, --help         this text\n"
 	"\n"
 	"A progress line is drawn when stderr is a terminal; a summary ends the run.\n"
-	"Exit status: 0 recorded, 1 failed (a partial trace is kept and reads as\n"
-	"truncated), 2 bad usage.\n";
+	"While recording, the trace is written step by step to FILE.partial; at the\n"
+	"end it is compacted into FILE (replacing it only then). If snr is killed,\n"
+	"FILE.partial is a truncated trace holding every instruction recorded.\n"
+	"SIGINT or SIGTERM ends the window at the next instruction: FILE is written,\n"
+	"marked interrupted, and snr exits 130 or 143.\n"
+	"\n"
+	"Exit status: 0 recorded, 1 failed (the instructions recorded are kept in\n"
+	"FILE.partial, read as truncated), 2 bad usage, 130/143 interrupted.\n";
+
+static volatile int stop_signal, in_window;
+
+/* Before the window (connecting, waiting for the breakpoint) the signal
+ * does what it always does; inside it, the window ends cleanly. */
+static void on_stop(int sig)
+{
+	if (!in_window) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	stop_signal = sig;
+}
 
 int snr_cmd_record(int argc, char **argv)
 {
@@ -172,13 +193,21 @@ int snr_cmd_record(int argc, char **argv)
 	}
 	o.progress = isatty(2);
 	struct snr_record_summary s;
+	/* SIGINT, SIGTERM: the window ends at the next step, the trace is
+	 * finished and marked interrupted (no SA_RESTART: a wait for the
+	 * target is cut short too, where the backend allows). */
+	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	o.stop = &stop_signal;
+	o.in_window = &in_window;
 	int rc = snr_record(&o, &s, err, sizeof(err));
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (rc) {
 		snr_err("record: %s", err);
-		if (s.instructions)
-			snr_err("record: %s holds the first %llu instructions (truncated)", o.out_path,
-				(unsigned long long)s.instructions);
-		return 1;
+		return stop_signal ? 128 + stop_signal : 1;
 	}
 	fprintf(stderr,
 		"recorded %llu instructions in %.2f s (%.0f/s), ended by %s%s\n"
@@ -189,7 +218,9 @@ int snr_cmd_record(int argc, char **argv)
 		!strcmp(s.end_reason, "count")	     ? "reaching --count"
 		: !strcmp(s.end_reason, "returned") ? "the function's return"
 						    : s.end_reason,
-		!strcmp(s.end_reason, "exited") ? " (the program ended inside the window)" : "",
+		!strcmp(s.end_reason, "exited")	       ? " (the program ended inside the window)"
+		: !strcmp(s.end_reason, "interrupted") ? (s.signal == SIGINT ? " (SIGINT)" : " (SIGTERM)")
+						       : "",
 		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
 		(unsigned long long)s.bytes_written, (unsigned long long)s.bytes_post, o.out_path, (unsigned long long)s.trace_bytes,
 		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0, s.method,
@@ -212,5 +243,5 @@ int snr_cmd_record(int argc, char **argv)
 			(unsigned long long)s.unmodelled, s.unmodelled == 1 ? "" : "s",
 			(unsigned long long)s.first_unmodelled_index, (unsigned long long)s.first_unmodelled_pc,
 			s.first_unmodelled);
-	return 0;
+	return s.signal ? 128 + s.signal : 0;
 }

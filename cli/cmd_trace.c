@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "lib/snr_lines.h"
+#include "lib/snr_partial.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
@@ -28,7 +29,10 @@ static const char trace_usage[] =
 	"--elf PROG  the program whose line tables place pcs (default: the one recorded)\n"
 	"verify  reads every chunk and step; exit 0 if the trace is complete and\n"
 	"        intact, 3 if it is truncated (readable up to the instruction named),\n"
-	"        1 if it is corrupt (the message names the chunk and offset)\n";
+	"        1 if it is corrupt (the message names the chunk and offset)\n"
+	"\n"
+	"A truncated or interrupted trace: info describes it and exits 3, dump\n"
+	"refuses it (exit 3); --allow-truncated lets both use what it holds.\n";
 
 struct counts {
 	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post;
@@ -107,7 +111,8 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		json_t *o = json_object();
 		json_object_set(o, "meta", meta);
 		json_object_set_new(o, "instructions", json_integer((json_int_t)c.steps));
-		json_object_set_new(o, "truncated", json_boolean(snr_trace_truncated(t)));
+		json_object_set_new(o, "truncated", json_boolean(snr_trace_truncated(t) || snr_trace_interrupted(t)));
+		json_object_set_new(o, "interrupted", json_boolean(snr_trace_interrupted(t)));
 		if (end)
 			json_object_set(o, "end", end);
 		json_object_set_new(o, "registers_captured", json_integer((json_int_t)c.regs));
@@ -137,7 +142,8 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		if (snr_trace_truncated(t))
 			printf("state        TRUNCATED: the recorder stopped before finishing\n");
 		else
-			printf("ended by     %s\n", json_string_value(json_object_get(end, "reason")));
+			printf("ended by     %s%s\n", json_string_value(json_object_get(end, "reason")),
+			       snr_trace_interrupted(t) ? ": the window ends where SIGINT or SIGTERM stopped it" : "");
 		printf("captured     %llu registers (%llu bytes), %llu memory ranges (%llu bytes)\n",
 		       (unsigned long long)c.regs, (unsigned long long)c.reg_bytes, (unsigned long long)c.mem_ranges,
 		       (unsigned long long)c.mem_bytes);
@@ -382,9 +388,22 @@ int snr_cmd_trace(int argc, char **argv)
 		snr_err("trace: %s", err);
 		return 1;
 	}
+	/* info describes a partial trace, then fails; dump refuses it first */
+	char partial[256];
+	bool refused = strcmp(sub, "verify") && snr_trace_partial_text(t, partial, sizeof(partial)) &&
+		       snr_partial_check(path, partial, err, sizeof(err));
+	if (refused && !strcmp(sub, "dump")) {
+		snr_err("trace: %s", err);
+		snr_trace_close(t);
+		return SNR_EXIT_PARTIAL;
+	}
 	int rc = !strcmp(sub, "info") ? cmd_info(t, path, as_json)
 		 : !strcmp(sub, "dump") ? cmd_dump(t, path, as_json, limit)
 					: cmd_verify(t, path);
 	snr_trace_close(t);
+	if (refused && rc == 0) {
+		snr_err("trace: %s", err);
+		rc = SNR_EXIT_PARTIAL;
+	}
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "analyzer/analyses.h"
 #include "analyzer/annotate.h"
 #include "lib/snr_lines.h"
+#include "lib/snr_partial.h"
 #include "snr_cli.h"
 
 #ifndef SNR_VERSION
@@ -52,7 +53,13 @@ static void usage(FILE *f)
 		"`snr COMMAND --help` describes one command. `snr --version` prints the version.\n"
 		"Every command that reads a trace or metrics file (trace, replay, analyze, annotate,\n"
 		"report, export) takes --elf PROG: the program whose DWARF line tables place pcs in\n"
-		"the source, instead of the ELF the trace recorded (docs/analyses.md, \"Source lines\").\n");
+		"the source, instead of the ELF the trace recorded (docs/analyses.md, \"Source lines\").\n"
+		"\n"
+		"A trace cut short (its recorder killed) or interrupted (SIGINT/SIGTERM), and a\n"
+		"metrics file replayed from one, hold part of a window: trace, replay, check,\n"
+		"analyze, annotate, report and export refuse them with exit status 3, saying how much\n"
+		"they hold, unless given --allow-truncated (JSON outputs then say\n"
+		"\"truncated\": true).\n");
 }
 
 int snr_wants_help(int argc, char **argv)
@@ -104,6 +111,34 @@ static int take_elf_option(const char *cmd, int *argc, char **argv)
 	return -1;
 }
 
+/* The commands that read traces and metrics files (lib/snr_partial.h). */
+static bool reads_snr_files(const char *cmd)
+{
+	static const char *const readers[] = {"trace", "replay", "check", "analyze", "annotate", "report", "export"};
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (!strcmp(cmd, readers[i]))
+			return true;
+	return false;
+}
+
+/* --allow-truncated, anywhere before "--", sets the policy and leaves argv. */
+static int take_allow_truncated(int argc, char **argv)
+{
+	int out = 0;
+	bool rest = false;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			rest = true;
+		if (!rest && !strcmp(argv[i], "--allow-truncated")) {
+			snr_partial_allow(true);
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -130,8 +165,12 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+		if (!strcmp(cmd, commands[i].name)) {
+			if (reads_snr_files(cmd))
+				argc = take_allow_truncated(argc, argv);
+			int rc = commands[i].run(argc - 1, argv + 1);
+			return rc && snr_partial_refused() ? SNR_EXIT_PARTIAL : rc;
+		}
 	fprintf(stderr, "snr: unknown command '%s'\n\n", cmd);
 	usage(stderr);
 	return 2;

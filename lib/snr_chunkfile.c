@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -156,14 +157,24 @@ static int w_write(struct snr_chunk_writer *w, const void *d, size_t n)
 	return 0;
 }
 
-int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,
-		      char *err, size_t errlen)
+int snr_chunkw_open(struct snr_chunk_writer *w, const char *path, enum snr_chunkw_mode mode, const char magic[8],
+		    uint32_t version, char *err, size_t errlen)
 {
 	memset(w, 0, sizeof(*w));
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+	w->out.fd = -1;
+	if (mode == SNR_CHUNKW_ATOMIC) {
+		if (snr_outfile_open(&w->out, path, err, errlen))
+			return -1;
+		w->fd = w->out.fd;
+	} else {
+		int excl = mode == SNR_CHUNKW_NEW ? O_EXCL : O_TRUNC;
+		w->fd = open(path, O_WRONLY | O_CREAT | excl | O_CLOEXEC, 0644);
+		if (w->fd < 0) {
+			snr_fmt(err, errlen, "%s: %s", path,
+				errno == EEXIST ? "exists already (a recording that did not end? snr does not overwrite it)"
+						: strerror(errno));
+			return -1;
+		}
 	}
 	w->path = snr_xstrdup(path);
 	uint8_t fh[FILE_HDR];
@@ -172,10 +183,16 @@ int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char m
 	put_le(fh + 12, snr_crc32c(0, fh, 12), 4);
 	if (w_write(w, fh, sizeof(fh))) {
 		snr_fmt(err, errlen, "%s", w->err);
-		snr_chunkw_close(w);
+		snr_chunkw_abort(w);
 		return -1;
 	}
 	return 0;
+}
+
+int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,
+		      char *err, size_t errlen)
+{
+	return snr_chunkw_open(w, path, SNR_CHUNKW_DIRECT, magic, version, err, errlen);
 }
 
 int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payload, size_t len, bool compress)
@@ -210,24 +227,64 @@ int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payloa
 	put_le(h + 16, len, 4);
 	put_le(h + 20, snr_crc32c(0, stored, stored_len), 4);
 	put_le(h + 24, snr_crc32c(0, h, 24), 4);
-	if (w_write(w, h, sizeof(h)) || w_write(w, stored, stored_len))
+	/* One system call per chunk: a writer killed between two leaves a
+	 * partial chunk no less, but the common small chunk costs one. */
+	struct iovec iov[2] = {{h, sizeof(h)}, {(void *)stored, stored_len}};
+	ssize_t r;
+	do
+		r = writev(w->fd, iov, stored_len ? 2 : 1);
+	while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)(sizeof(h) + stored_len)) {
+		w->bytes += (uint64_t)r;
+		return 0;
+	}
+	if (r < 0) {
+		snr_fmt(w->err, sizeof(w->err), "%s: write failed: %s", w->path, strerror(errno));
+		w->failed = 1;
 		return -1;
-	return 0;
+	}
+	/* a short write: the rest, piece by piece */
+	w->bytes += (uint64_t)r;
+	size_t done = (size_t)r;
+	if (done < sizeof(h) && w_write(w, h + done, sizeof(h) - done))
+		return -1;
+	size_t pdone = done > sizeof(h) ? done - sizeof(h) : 0;
+	return w_write(w, stored + pdone, stored_len - pdone);
+}
+
+static void writer_free(struct snr_chunk_writer *w)
+{
+	free(w->zbuf.p);
+	free(w->path);
+	w->zbuf.p = NULL;
+	w->path = NULL;
+	w->fd = -1;
 }
 
 int snr_chunkw_close(struct snr_chunk_writer *w)
 {
 	int rc = w->failed ? -1 : 0;
-	if (w->fd >= 0 && close(w->fd) < 0 && !rc) {
+	if (w->out.path) {
+		if (rc) {
+			snr_outfile_discard(&w->out);
+		} else if (snr_outfile_commit(&w->out, w->err, sizeof(w->err))) {
+			rc = -1;
+		}
+	} else if (w->fd >= 0 && close(w->fd) < 0 && !rc) {
 		snr_fmt(w->err, sizeof(w->err), "%s: close failed: %s", w->path, strerror(errno));
 		rc = -1;
 	}
-	w->fd = -1;
-	free(w->zbuf.p);
-	free(w->path);
-	w->zbuf.p = NULL;
-	w->path = NULL;
+	writer_free(w);
 	return rc;
+}
+
+void snr_chunkw_abort(struct snr_chunk_writer *w)
+{
+	if (w->out.path)
+		snr_outfile_discard(&w->out);
+	else if (w->fd >= 0)
+		close(w->fd);
+	writer_free(w);
 }
 
 /* ---- reader ------------------------------------------------------------------ */

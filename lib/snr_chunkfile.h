@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "snr_outfile.h"
 #include "snr_util.h"
 
 struct snr_buf {
@@ -61,9 +62,16 @@ const uint8_t *snr_cur_bytes(struct snr_cursor *c, uint64_t n);
 
 uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len);
 
+/* How a chunk writer treats its path: DIRECT truncates and writes in place
+ * (a stream a reader may follow, or find cut short), ATOMIC writes a
+ * temporary file renamed into place by a successful close
+ * (lib/snr_outfile.h), NEW refuses a path that exists. */
+enum snr_chunkw_mode { SNR_CHUNKW_DIRECT, SNR_CHUNKW_ATOMIC, SNR_CHUNKW_NEW };
+
 struct snr_chunk_writer {
 	int fd;
 	char *path;
+	struct snr_outfile out; /* ATOMIC */
 	uint32_t seq;
 	uint64_t bytes;
 	int failed;
@@ -74,9 +82,14 @@ struct snr_chunk_writer {
 
 int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,
 		      char *err, size_t errlen);
+int snr_chunkw_open(struct snr_chunk_writer *w, const char *path, enum snr_chunkw_mode mode, const char magic[8],
+		    uint32_t version, char *err, size_t errlen);
 int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payload, size_t len, bool compress);
-/* Closes the file; returns -1 if any write failed (w->err says which). */
+/* Closes the file (an ATOMIC one renamed into place); returns -1 if any
+ * write failed (w->err says which; an ATOMIC destination is then untouched). */
 int snr_chunkw_close(struct snr_chunk_writer *w);
+/* Closes without committing: an ATOMIC file's destination stays as it was. */
+void snr_chunkw_abort(struct snr_chunk_writer *w);
 
 struct snr_chunk {
 	uint16_t type, codec;

@@ -56,13 +56,24 @@ static void put_le(uint8_t *p, uint64_t v, int n)
 
 /* ---- writer ------------------------------------------------------------------ */
 
+/*
+ * The writer journals: every chunk goes at once to PATH.partial, each step
+ * as its own raw STEPS chunk (one writev per step), so a recorder killed
+ * with SIGKILL leaves a readable, truncated trace holding every step it
+ * wrote. snr_trace_finish compacts the journal into the trace proper
+ * (STEPS batched by STEPS_PER_CHUNK, zstd) in a temporary file renamed to
+ * PATH, then removes the journal.
+ */
 struct snr_trace_writer {
-	struct snr_chunk_writer cw;
+	struct snr_chunk_writer cw; /* the journal */
+	char *path, *journal;
 	size_t nregs;
 	uint16_t *reg_size;
-	struct snr_buf steps;
-	uint64_t steps_first, steps_count, next_index;
+	struct snr_buf steps; /* the step being encoded, with its chunk prefix */
+	uint64_t next_index;
 	uint64_t prev_next_pc;
+	struct snr_buf digest;
+	bool has_digest;
 };
 
 static int w_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const uint8_t *payload, size_t len,
@@ -82,8 +93,12 @@ struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_jso
 		return NULL;
 	}
 	struct snr_trace_writer *w = snr_xcalloc(1, sizeof(*w));
-	if (snr_chunkw_create(&w->cw, path, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, err, errlen)) {
+	w->path = snr_xstrdup(path);
+	w->journal = snr_trace_journal_path(path);
+	if (snr_chunkw_open(&w->cw, w->journal, SNR_CHUNKW_NEW, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, err, errlen)) {
 		json_decref(meta);
+		free(w->path);
+		free(w->journal);
 		free(w);
 		return NULL;
 	}
@@ -100,6 +115,37 @@ struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_jso
 	return w;
 }
 
+char *snr_trace_journal_path(const char *path)
+{
+	size_t n = strlen(path) + sizeof(".partial");
+	char *j = snr_xmalloc(n);
+	snprintf(j, n, "%s.partial", path);
+	return j;
+}
+
+int snr_trace_check_path(const char *path, char *err, size_t errlen)
+{
+	char *j = snr_trace_journal_path(path);
+	int fd = open(j, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		snr_fmt(err, errlen, "%s: %s", j,
+			errno == EEXIST ? "exists already (a recording that did not end? snr does not overwrite it)"
+					: strerror(errno));
+	else {
+		close(fd);
+		unlink(j);
+	}
+	struct stat st;
+	if (fd >= 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snr_fmt(err, errlen, "%s: not a regular file", path);
+		fd = -1;
+	}
+	free(j);
+	return fd < 0 ? -1 : 0;
+}
+
+const char *snr_trace_writer_journal(const struct snr_trace_writer *w) { return w->journal; }
+
 int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
 			    const char *const *name)
 {
@@ -107,22 +153,6 @@ int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t
 	snr_symtab_encode(&b, n, addr, size, name);
 	int rc = w_chunk(w, SNR_CHUNK_SYMBOLS, b.p, b.len, true);
 	free(b.p);
-	return rc;
-}
-
-static int flush_steps(struct snr_trace_writer *w)
-{
-	if (!w->steps_count)
-		return 0;
-	struct snr_buf b = {0};
-	snr_buf_varint(&b, w->steps_first);
-	snr_buf_varint(&b, w->steps_count);
-	snr_buf_put(&b, w->steps.p, w->steps.len);
-	int rc = w_chunk(w, SNR_CHUNK_STEPS, b.p, b.len, true);
-	free(b.p);
-	w->steps.len = 0;
-	w->steps_first += w->steps_count;
-	w->steps_count = 0;
 	return rc;
 }
 
@@ -165,6 +195,9 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 		return -1;
 	}
 	struct snr_buf *b = &w->steps;
+	b->len = 0;
+	snr_buf_varint(b, s->index);
+	snr_buf_varint(b, 1);
 	uint8_t flags = (s->code_len ? 1 : 0) | (s->nregs ? 2 : 0) | (s->nmem ? 4 : 0) |
 			(s->npost_regs ? 8 : 0) | (s->npost_mem ? 16 : 0);
 	snr_buf_u8(b, flags);
@@ -184,16 +217,13 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	 * delta base is the previous pc + 4 (small either way). */
 	w->prev_next_pc = s->pc + 4;
 	w->next_index++;
-	w->steps_count++;
-	if (w->steps_count >= STEPS_PER_CHUNK || b->len >= STEPS_BYTES_PER_CHUNK)
-		return flush_steps(w);
-	return 0;
+	return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
 }
 
 int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,
 			   const struct snr_trace_mem *mem)
 {
-	if (flush_steps(w))
+	if (w->cw.failed)
 		return -1;
 	struct snr_buf b = {0};
 	size_t known = 0;
@@ -230,27 +260,116 @@ int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *reg
 	if (blocks.len)
 		snr_buf_put(&b, blocks.p, blocks.len);
 	free(blocks.p);
-	int rc = w_chunk(w, SNR_CHUNK_DIGEST, b.p, b.len, true);
-	free(b.p);
-	return rc;
+	/* kept for the compacted trace: a journal ends with its last step */
+	free(w->digest.p);
+	w->digest = b;
+	w->has_digest = true;
+	return 0;
 }
 
 static void writer_free(struct snr_trace_writer *w)
 {
 	free(w->steps.p);
+	free(w->digest.p);
 	free(w->reg_size);
+	free(w->path);
+	free(w->journal);
 	free(w);
+}
+
+/* Appends a batch of step records as one STEPS chunk. */
+static int put_batch(struct snr_chunk_writer *out, struct snr_buf *batch, uint64_t first, uint64_t count)
+{
+	if (!count)
+		return 0;
+	struct snr_buf b = {0};
+	snr_buf_varint(&b, first);
+	snr_buf_varint(&b, count);
+	snr_buf_put(&b, batch->p, batch->len);
+	int rc = snr_chunkw_put(out, SNR_CHUNK_STEPS, b.p, b.len, true);
+	free(b.p);
+	batch->len = 0;
+	return rc;
+}
+
+/* The journal's chunks into out: META and SYMBOLS as they are, the steps
+ * in batches. Memory: the mapped journal and one batch. */
+static int compact(struct snr_trace_writer *w, struct snr_chunk_writer *out)
+{
+	struct snr_chunk_file jf;
+	char err[600];
+	if (snr_chunkf_open(&jf, w->journal, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION,
+			    SNR_CHUNK_END, err, sizeof(err))) {
+		snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", err);
+		return -1;
+	}
+	struct snr_buf batch = {0};
+	uint64_t first = 0, count = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < jf.nchunks; i++) {
+		const struct snr_chunk *c = &jf.chunks[i];
+		long n = snr_chunkf_payload(&jf, c);
+		if (n < 0) {
+			snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", jf.err);
+			rc = -1;
+			break;
+		}
+		if (c->type != SNR_CHUNK_STEPS) {
+			rc = snr_chunkw_put(out, c->type, jf.raw, (size_t)n, c->type != SNR_CHUNK_META);
+			continue;
+		}
+		struct snr_cursor cu = {jf.raw, jf.raw + n, 0};
+		uint64_t index = snr_cur_varint(&cu), k = snr_cur_varint(&cu);
+		if (cu.bad || index != first + count) {
+			snr_fmt(out->err, sizeof(out->err), "%s: journal chunk %zu is out of order", w->journal, i);
+			rc = -1;
+			break;
+		}
+		snr_buf_put(&batch, cu.p, (size_t)(cu.end - cu.p));
+		count += k;
+		if (count >= STEPS_PER_CHUNK || batch.len >= STEPS_BYTES_PER_CHUNK) {
+			rc = put_batch(out, &batch, first, count);
+			first += count;
+			count = 0;
+		}
+	}
+	if (!rc)
+		rc = put_batch(out, &batch, first, count);
+	free(batch.p);
+	snr_chunkf_close(&jf);
+	return rc;
 }
 
 int snr_trace_finish(struct snr_trace_writer *w, const char *end_json)
 {
-	int rc = flush_steps(w);
-	if (!rc)
-		rc = w_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json), false);
-	if (snr_chunkw_close(&w->cw))
-		rc = -1;
-	if (rc)
+	struct snr_chunk_writer out;
+	char err[600];
+	int rc = w->cw.failed ? -1 : 0;
+	snr_chunkw_close(&w->cw); /* the journal stays until the trace is in place */
+	if (rc) {
 		snr_err("%s", w->cw.err);
+		writer_free(w);
+		return -1;
+	}
+	if (snr_chunkw_open(&out, w->path, SNR_CHUNKW_ATOMIC, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, err, sizeof(err))) {
+		snr_err("%s (the recording is in %s)", err, w->journal);
+		writer_free(w);
+		return -1;
+	}
+	rc = compact(w, &out);
+	if (!rc && w->has_digest)
+		rc = snr_chunkw_put(&out, SNR_CHUNK_DIGEST, w->digest.p, w->digest.len, true);
+	if (!rc)
+		rc = snr_chunkw_put(&out, SNR_CHUNK_END, end_json, strlen(end_json), false);
+	if (rc) {
+		snr_err("%s (the recording is in %s)", out.err, w->journal);
+		snr_chunkw_abort(&out);
+	} else if (snr_chunkw_close(&out)) {
+		snr_err("%s (the recording is in %s)", out.err, w->journal);
+		rc = -1;
+	} else {
+		unlink(w->journal);
+	}
 	writer_free(w);
 	return rc;
 }
@@ -259,13 +378,12 @@ void snr_trace_abandon(struct snr_trace_writer *w)
 {
 	if (!w)
 		return;
-	flush_steps(w);
 	snr_chunkw_close(&w->cw);
 	writer_free(w);
 }
 
 const char *snr_trace_writer_error(struct snr_trace_writer *w) { return w->cw.err; }
-uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w) { return w->cw.bytes + w->steps.len; }
+uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w) { return w->cw.bytes; }
 
 /* ---- reader ------------------------------------------------------------------ */
 
@@ -277,7 +395,8 @@ struct snr_trace {
 	struct snr_trace_reg *regs;
 	struct snr_symtab syms;
 	bool has_syms;
-	bool truncated;
+	bool truncated, interrupted;
+	uint64_t nsteps; /* instructions the file holds */
 	/* step iteration */
 	size_t cur_chunk;
 	struct snr_cursor c;
@@ -440,6 +559,26 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 	}
 	if (!rc && !t->end)
 		t->truncated = true;
+	if (!rc && t->end) {
+		json_t *e = json_loads(t->end, 0, NULL);
+		t->interrupted = !strcmp(json_string_value(json_object_get(e, "reason")) ?: "", "interrupted");
+		json_decref(e);
+	}
+	/* How many instructions it holds: the last STEPS chunk's first index
+	 * and count (bad ones are reported when the steps are read). */
+	for (size_t i = t->f.nchunks; !rc && i-- > 0;) {
+		const struct snr_chunk *c = &t->f.chunks[i];
+		if (c->type != SNR_CHUNK_STEPS)
+			continue;
+		long n = load_payload(t, c);
+		if (n < 0)
+			break; /* left for snr_trace_next to report */
+		struct snr_cursor cu = {t->f.raw, t->f.raw + n, 0};
+		uint64_t first = snr_cur_varint(&cu), count = snr_cur_varint(&cu);
+		if (!cu.bad && first + count >= first)
+			t->nsteps = first + count;
+		break;
+	}
 	if (rc) {
 		snr_fmt(err, errlen, "%s", t->f.err);
 		snr_trace_close(t);
@@ -477,6 +616,21 @@ const struct snr_trace_reg *snr_trace_regs(const struct snr_trace *t) { return t
 size_t snr_trace_nsymbols(const struct snr_trace *t) { return t->syms.n; }
 const char *snr_trace_error(const struct snr_trace *t) { return t->f.err; }
 bool snr_trace_truncated(const struct snr_trace *t) { return t->truncated; }
+bool snr_trace_interrupted(const struct snr_trace *t) { return t->interrupted; }
+uint64_t snr_trace_instructions(const struct snr_trace *t) { return t->nsteps; }
+
+const char *snr_trace_partial_text(const struct snr_trace *t, char *buf, size_t len)
+{
+	if (!t->truncated && !t->interrupted)
+		return NULL;
+	json_t *m = json_loads(t->meta, 0, NULL);
+	long long asked = json_integer_value(json_object_get(m, "count"));
+	json_decref(m);
+	snprintf(buf, len, "%llu of the %lld instructions asked for: %s", (unsigned long long)t->nsteps, asked,
+		 t->interrupted ? "the recording was interrupted (SIGINT or SIGTERM)"
+				: "the recorder stopped before finishing (killed, or it failed)");
+	return buf;
+}
 const char *snr_trace_end_json(const struct snr_trace *t) { return t->end; }
 
 void snr_trace_symbol(const struct snr_trace *t, size_t i, uint64_t *addr, uint64_t *size, const char **name)

@@ -14,9 +14,11 @@
  *     END         JSON: instructions recorded, why recording stopped, totals
  *
  * Every chunk carries a CRC-32C of its header and of its payload; STEPS
- * payloads are zstd-compressed. A recorder killed part-way leaves whole
- * chunks followed by at most one partial one: readers report the trace as
- * truncated after the last whole STEPS chunk and read everything before it.
+ * payloads are zstd-compressed. While recording, the trace is a journal,
+ * PATH.partial, with one STEPS chunk per step; a recorder killed part-way
+ * leaves it with whole chunks followed by at most one partial one: readers
+ * report it as truncated after the last whole step and read everything
+ * before it.
  */
 #ifndef SNR_TRACE_H
 #define SNR_TRACE_H
@@ -78,21 +80,35 @@ struct snr_trace_step {
 
 struct snr_trace_writer;
 
-/* Creates path and writes the file header and the META chunk (meta_json is
- * a JSON object text; it must contain "registers": [{name,size},...]). */
+/* Starts a trace for path: creates its journal, PATH.partial (refused if it
+ * exists), and writes the file header and the META chunk (meta_json is a
+ * JSON object text; it must contain "registers": [{name,size},...]). Every
+ * chunk, each step as its own, is written to the journal at once: a writer
+ * killed part-way leaves PATH.partial, a truncated trace holding every step
+ * added. path itself is written only by snr_trace_finish. */
 struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_json, char *err, size_t errlen);
+/* Before a recording starts: can path's trace be written (its journal
+ * created in its folder, PATH.partial not there already, path not a device
+ * or folder)? 0, or -1 with err saying why. */
+int snr_trace_check_path(const char *path, char *err, size_t errlen);
+/* PATH.partial (allocated). */
+char *snr_trace_journal_path(const char *path);
+const char *snr_trace_writer_journal(const struct snr_trace_writer *w);
 int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
 			    const char *const *name);
-/* Appends one step; flushed as a STEPS chunk every few thousand steps. */
+/* Appends one step to the journal (one write). */
 int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *s);
 /* Ends STEPS and writes the DIGEST: final values of every register (regs[i]
  * for register i, NULL if unknown) and the written memory's block hashes. */
 int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,
 			   const struct snr_trace_mem *mem);
-/* Writes END (a JSON object text) and closes. Returns 0 if every write
- * succeeded. The writer is freed in any case. */
+/* Compacts the journal into path (STEPS in batches, the DIGEST, END, a JSON
+ * object text) through a temporary file renamed into place, then removes
+ * the journal. Returns 0 if every write succeeded; otherwise path is
+ * untouched, the journal kept, and the error printed. The writer is freed
+ * in any case. */
 int snr_trace_finish(struct snr_trace_writer *w, const char *end_json);
-/* Frees a writer without an END (the trace reads as truncated). */
+/* Frees a writer without an END: the journal stays, read as truncated. */
 void snr_trace_abandon(struct snr_trace_writer *w);
 const char *snr_trace_writer_error(struct snr_trace_writer *w);
 uint64_t snr_trace_bytes_written(const struct snr_trace_writer *w);
@@ -128,6 +144,13 @@ const char *snr_trace_error(const struct snr_trace *t);
 
 /* After the steps: the END and DIGEST chunks, if the file has them. */
 bool snr_trace_truncated(const struct snr_trace *t);
+/* Finished, but its END says "interrupted" (SIGINT/SIGTERM ended the window). */
+bool snr_trace_interrupted(const struct snr_trace *t);
+/* Instructions the file holds (from its last STEPS chunk's header). */
+uint64_t snr_trace_instructions(const struct snr_trace *t);
+/* NULL for a whole trace; for a truncated or interrupted one, how much it
+ * holds and why ("4096 of the 200000 instructions asked for: ...") in buf. */
+const char *snr_trace_partial_text(const struct snr_trace *t, char *buf, size_t len);
 const char *snr_trace_end_json(const struct snr_trace *t); /* NULL if none */
 /* Final register values (NULL entries for unknown) and the digest's memory
  * blocks; false if the trace has no DIGEST. */

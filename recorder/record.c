@@ -1021,6 +1021,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			goto out;
 		}
 	}
+	if (snr_trace_check_path(o->out_path, err, errlen)) {
+		size_t l = strlen(err);
+		snr_fmt(err + l, errlen - l, "; the target was not continued");
+		goto out;
+	}
 	if (o->dbg->select_thread(r.d, o->chip) || o->dbg->set_breakpoint(r.d, bp)) {
 		snr_fmt(err, errlen, "setting a breakpoint at 0x%llx: %s", (unsigned long long)bp, o->dbg->error(r.d));
 		goto out;
@@ -1144,7 +1149,14 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	sum->end_reason = "count";
 	struct return_point ret = {.sp_reg = -1};
 	uint64_t i;
+	if (o->in_window)
+		*o->in_window = 1;
 	for (i = 0; i < o->count; i++) {
+		if (o->stop && *o->stop) {
+			sum->end_reason = "interrupted";
+			sum->signal = *o->stop;
+			break;
+		}
 		if (r.sim && i > 0) {
 			sim_read_registers(&r, false);
 		} else {
@@ -1449,7 +1461,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	/* --method sim: the target runs the window for real to its end, and
 	 * its registers and written memory must be the simulation's */
 	bool sim_end = r.sim && (!strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
-				 !strcmp(sum->end_reason, "fault"));
+				 !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted"));
 	if (sim_end) {
 		snr_ahead_log_pc(r.ahead, sum->instructions, st.pc);
 		if (verify_at(&r, sum->instructions, err, errlen))
@@ -1460,7 +1472,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 
 	/* digest: final registers and the written memory, if the target is still there */
 	bool target_there = !strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
-			    !strcmp(sum->end_reason, "fault");
+			    !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted");
 	if (target_there) {
 		if (read_registers(&r, err, errlen))
 			goto out;
@@ -1519,7 +1531,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		json_t *e = json_object();
 		json_object_set_new(e, "instructions", json_integer((json_int_t)sum->instructions));
 		json_object_set_new(e, "reason", json_string(sum->end_reason));
-		if (strcmp(sum->end_reason, "count") && strcmp(sum->end_reason, "returned"))
+		if (sum->signal)
+			json_object_set_new(e, "signal", json_integer(sum->signal));
+		else if (strcmp(sum->end_reason, "count") && strcmp(sum->end_reason, "returned"))
 			json_object_set_new(e, "code", json_integer(sum->exit_code));
 		json_object_set_new(e, "registers_captured", json_integer((json_int_t)sum->regs_captured));
 		json_object_set_new(e, "bytes_captured", json_integer((json_int_t)sum->bytes_captured));
@@ -1566,8 +1580,14 @@ out:
 	free(prevbuf);
 	free(prevval);
 	free(pmembuf);
-	if (w)
+	if (w) {
+		if (sum->instructions) {
+			size_t l = strlen(err);
+			snr_fmt(err + l, errlen - l, "; the %llu instructions recorded are in %s",
+				(unsigned long long)sum->instructions, snr_trace_writer_journal(w));
+		}
 		snr_trace_abandon(w);
+	}
 	if (r.d)
 		r.dbg->close(r.d);
 	if (r.isa && r.isa_self)

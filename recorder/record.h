@@ -30,6 +30,11 @@ struct snr_record_opts {
 	const char *method;     /* "auto" (NULL), "sim" or "step" (docs/recording.md) */
 	bool until_return;      /* end the window when the function of the breakpoint (at its entry)
 				   returns; count is then a ceiling (end_reason "returned") */
+	/* Set (to the signal's number) by a SIGINT/SIGTERM handler: the window
+	 * ends before the next step, the trace is finished with its digest and
+	 * marked "interrupted". NULL: not watched. */
+	volatile int *stop;
+	volatile int *in_window; /* set to 1 when the window starts, if not NULL */
 };
 
 struct snr_record_summary {
@@ -40,7 +45,8 @@ struct snr_record_summary {
 	uint64_t bytes_post;    /* of it, written by system calls (saved after their steps) */
 	uint64_t trace_bytes;
 	double seconds;
-	const char *end_reason; /* "count", "returned", "exited", "fault", "killed" */
+	const char *end_reason; /* "count", "returned", "exited", "fault", "killed", "interrupted" */
+	int signal;             /* "interrupted": by this signal */
 	int exit_code;
 	/* Instructions whose access query reported a fault (an effect the ISA
 	 * plugin does not model, bytes it cannot decode): what they read may be
@@ -57,8 +63,8 @@ struct snr_record_summary {
 	uint64_t target_instructions; /* sim: instructions the target ran itself (system and counter reads) */
 };
 
-/* Runs the whole recording. Returns 0, or -1 with err filled (a trace
- * written so far is kept, marked truncated). */
+/* Runs the whole recording. Returns 0, or -1 with err filled (the steps
+ * recorded so far are kept in the journal, OUT.partial, read as truncated). */
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen);
 
 /* A vendor's ISA plugin (exporting `const struct snr_isa_ops

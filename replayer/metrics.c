@@ -7,8 +7,10 @@
  * zigzag-encoded. Since version 3, instruction indices, pcs, cycles and
  * memory addresses are stored as zigzag deltas from the chunk's running
  * context (struct ctx), which makes most fields one byte. Batches flush every
- * 64 Ki events and each starts from a zero context, so a replay killed
- * part-way leaves a readable, truncated file.
+ * 64 Ki events and each starts from a zero context. The file is written to a
+ * temporary name and renamed into place by snr_metrics_finish
+ * (lib/snr_outfile.h): a replay that fails or is killed part-way leaves the
+ * path as it was.
  */
 #include "metrics.h"
 
@@ -158,7 +160,7 @@ static void w_busy(void *u, const struct snr_ev_busy *e)
 struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen)
 {
 	struct snr_metrics_writer *w = snr_xcalloc(1, sizeof(*w));
-	if (snr_chunkw_create(&w->cw, path, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, errlen)) {
+	if (snr_chunkw_open(&w->cw, path, SNR_CHUNKW_ATOMIC, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, errlen)) {
 		free(w);
 		return NULL;
 	}
@@ -210,8 +212,7 @@ void snr_metrics_abandon(struct snr_metrics_writer *w)
 {
 	if (!w)
 		return;
-	flush_events(w);
-	snr_chunkw_close(&w->cw);
+	snr_chunkw_abort(&w->cw); /* the file at the path, if any, stays as it was */
 	free(w->ev.p);
 	free(w);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "lib/snr_lines.h"
+#include "lib/snr_partial.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
@@ -312,6 +313,7 @@ json_t *snr_replay_summary(const struct snr_replay_result *r)
 	json_object_set_new(j, "verified", json_boolean(r->ok));
 	json_object_set_new(j, "end_state_checked", json_boolean(r->end_state_checked));
 	json_object_set_new(j, "truncated_trace", json_boolean(r->truncated));
+	json_object_set_new(j, "truncated", json_boolean(r->truncated || r->interrupted));
 	json_object_set_new(j, "program_exited", json_boolean(r->exited));
 	return j;
 }
@@ -337,6 +339,12 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	t = snr_trace_open(o->trace_path, err, errlen);
 	if (!t)
 		return -1;
+	char partial[256];
+	if (snr_trace_partial_text(t, partial, sizeof(partial)) &&
+	    snr_partial_check(o->trace_path, partial, err, errlen)) {
+		snr_trace_close(t);
+		return -1;
+	}
 	meta = json_loads(snr_trace_meta_json(t), 0, NULL);
 	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
 	unsigned chip = (unsigned)json_integer_value(json_object_get(meta, "chip"));
@@ -428,6 +436,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		goto out;
 	r->recorded = win.n;
 	r->truncated = snr_trace_truncated(t);
+	r->interrupted = snr_trace_interrupted(t);
 	if (win.n == 0) {
 		snr_fmt(err, errlen, "%s holds no instructions", o->trace_path);
 		goto out;
@@ -545,6 +554,11 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		}
 	}
 	r->seconds = now_s() - t0;
+	if (mw && !r->ok) { /* a diverged replay's metrics would mislead: the file is not written */
+		snr_metrics_abandon(mw);
+		mw = NULL;
+		report_add(r, "%s was not written (any file there before is unchanged)\n", o->metrics_path);
+	}
 	if (mw) {
 		json_t *sj = snr_replay_summary(r);
 		char *ss = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);

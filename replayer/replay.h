@@ -39,6 +39,7 @@ struct snr_replay_result {
 	uint64_t stall_cycles[SNR_STALL_COUNT];
 	uint64_t dma_count, dma_bytes;
 	bool truncated;        /* the trace was cut short; replayed what it has */
+	bool interrupted;      /* its recording was ended by SIGINT or SIGTERM */
 	bool exited;           /* the program ended inside the window */
 	bool end_state_checked;/* the trace had a digest and it was compared */
 	bool ok;               /* every pc matched and the end state matched */

@@ -85,25 +85,42 @@ grep -q "ended by     exited" "$T/info.txt" || fail "program end not marked: $(c
 "$SNR" replay "$T/c.snrt" >"$T/replay.txt" 2>&1 || fail "replay of the exited trace: $(cat "$T/replay.txt")"
 grep -q "the program ended inside the window" "$T/replay.txt" || fail "exit not seen in replay: $(cat "$T/replay.txt")"
 
-# 4. SIGKILL part-way: truncated at instruction k, readable up to k.
+# 4. SIGKILL part-way: the journal (d.snrt.partial) is a truncated trace,
+# readable up to k; d.snrt itself is never written. (record_kill.sh checks
+# k against the device's instret.)
 start_device
 "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 5000000 \
   -o "$T/d.snrt" 2>/dev/null &
 REC=$!
-# kill it once at least one chunk of steps (4096) is on disk
+# kill it once at least one step is on disk
 for _ in $(seq 600); do
   sleep 0.1
-  k=$("$SNR" trace verify "$T/d.snrt" 2>/dev/null | sed -n 's/.*truncated at instruction \([0-9]*\).*/\1/p')
+  k=$("$SNR" trace verify "$T/d.snrt.partial" 2>/dev/null | sed -n 's/.*truncated at instruction \([0-9]*\).*/\1/p')
   [ -n "$k" ] && [ "$k" -gt 0 ] && break
 done
 kill -9 $REC; wait $REC 2>/dev/null
 kill $DEV 2>/dev/null; wait $DEV 2>/dev/null; DEV=""
-"$SNR" trace verify "$T/d.snrt" >"$T/ver.txt"
+[ -e "$T/d.snrt" ] && fail "a killed recording wrote d.snrt"
+"$SNR" trace verify "$T/d.snrt.partial" >"$T/ver.txt"
 rc=$?
 [ $rc -eq 3 ] || fail "verify of a killed recording: exit $rc: $(cat "$T/ver.txt")"
 k=$(sed -n 's/.*truncated at instruction \([0-9]*\).*/\1/p' "$T/ver.txt")
 [ -n "$k" ] && [ "$k" -gt 0 ] || fail "no instruction count in: $(cat "$T/ver.txt")"
-"$CHECK" "$T/d.snrt" || fail "check_trace on the truncated trace"
-"$SNR" replay "$T/d.snrt" >"$T/replay.txt" 2>&1 || fail "replay of the truncated trace: $(cat "$T/replay.txt")"
+"$CHECK" "$T/d.snrt.partial" || fail "check_trace on the truncated trace"
+"$SNR" replay "$T/d.snrt.partial" >"$T/replay.txt" 2>&1
+rc=$?
+[ $rc -eq 3 ] || fail "replay of a truncated trace without --allow-truncated: exit $rc: $(cat "$T/replay.txt")"
+grep -q "holds $k of the 5000000 instructions asked for" "$T/replay.txt" ||
+  fail "the refusal should say how much the trace holds: $(cat "$T/replay.txt")"
+"$SNR" replay "$T/d.snrt.partial" --allow-truncated >"$T/replay.txt" 2>&1 ||
+  fail "replay of the truncated trace: $(cat "$T/replay.txt")"
 grep -q "^instructions  $k (the trace is truncated" "$T/replay.txt" || fail "truncated replay: $(cat "$T/replay.txt")"
+# a second recording to the same path refuses to overwrite the journal
+start_device
+"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 10 \
+  -o "$T/d.snrt" 2>"$T/rec.err"
+rc=$?
+kill $DEV 2>/dev/null; wait $DEV 2>/dev/null; DEV=""
+[ $rc -eq 1 ] && grep -q "d.snrt.partial: exists already" "$T/rec.err" ||
+  fail "recording over a killed recording's journal: exit $rc: $(cat "$T/rec.err")"
 echo "ok: 100k minimal and complete; truncated trace holds $k instructions"

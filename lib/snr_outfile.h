@@ -1,0 +1,42 @@
+/*
+ * snr_outfile.h: how snr writes a file the user named, so that nothing the
+ * user already has is lost and nothing partial takes its place.
+ *
+ * snr_outfile_open creates a temporary file in the destination's folder
+ * (".NAME.XXXXXX", so the rename stays within one file system);
+ * snr_outfile_commit flushes it to disk and renames it over the destination
+ * in one step; snr_outfile_discard removes it. A destination that exists
+ * and is not a regular file (/dev/stdout, a FIFO, a terminal) is written
+ * directly: there is nothing to rename over. "-" means standard output.
+ *
+ * Every output of snr goes through here: finished traces, metrics, reports,
+ * JSON and Perfetto exports, folded stacks.
+ */
+#ifndef SNR_OUTFILE_H
+#define SNR_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct snr_outfile {
+	int fd;
+	char *path; /* the destination */
+	char *tmp;  /* the temporary file, NULL when written directly */
+	FILE *fp;   /* from snr_outfile_stdio */
+};
+
+/* 0, or -1 with err naming the file and the reason. */
+int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t errlen);
+/* A stdio stream on the file (closed by commit or discard). */
+FILE *snr_outfile_stdio(struct snr_outfile *o);
+/* Flushes, closes and renames into place. On failure the destination is
+ * untouched, the temporary file removed, and err says why. */
+int snr_outfile_commit(struct snr_outfile *o, char *err, size_t errlen);
+/* Closes and removes the temporary file; the destination is untouched. */
+void snr_outfile_discard(struct snr_outfile *o);
+
+/* Writes a whole text to path through the above. */
+int snr_outfile_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen);
+
+#endif
