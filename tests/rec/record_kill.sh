@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A recording survives its recorder being killed. Against `snr device
-# --gdb --halt`, a 200k-instruction recording of window() is ended five
+# --gdb --halt`, a 200k-instruction recording (--method step) of window() is ended five
 # times with SIGKILL, each at a random point (once its journal has passed a
 # random size), and once with SIGINT and once with SIGTERM. Afterwards the
 # device's instret counter, read over the GDB protocol by gdb-multiarch,
@@ -56,7 +56,7 @@ for run in $(seq "${SNR_KILL_RUNS:-5}"); do
   limit=$(( (RANDOM * 32768 + RANDOM) % 1500000 + 20000 ))  # journal bytes, ~600 to 40k steps
   start_device
   "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
-    -o "$T/k.snrt" 2>"$T/rec.err" &
+    --method step -o "$T/k.snrt" 2>"$T/rec.err" &
   REC=$!
   for _ in $(seq 6000); do
     sz=$(stat -c %s "$T/k.snrt.partial" 2>/dev/null || echo 0)
@@ -84,12 +84,36 @@ for run in $(seq "${SNR_KILL_RUNS:-5}"); do
   echo "run $run: killed after $n instructions (device stepped $stepped)"
 done
 
+# --method sim: the simulator runs ahead of the target, which catches up at
+# checkpoints; a kill loses none of what the target ran (the journal holds
+# at least that, and its further steps are the simulation's, unchecked).
+rm -f "$T/s.snrt" "$T/s.snrt.partial"
+start_device
+"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
+  --method sim -o "$T/s.snrt" 2>"$T/rec.err" &
+REC=$!
+for _ in $(seq 6000); do
+  sz=$(stat -c %s "$T/s.snrt.partial" 2>/dev/null || echo 0)
+  [ "$sz" -ge 1000000 ] && break
+  kill -0 $REC 2>/dev/null || break
+  sleep 0.01
+done
+kill -9 $REC 2>/dev/null; wait $REC 2>/dev/null; REC=""
+if [ ! -e "$T/s.snrt" ]; then
+  AFTER=$(instret)
+  n=$(trace_count "$T/s.snrt.partial")
+  [ -n "$AFTER" ] && [ -n "$n" ] && [ "$n" -ge $((AFTER - BASE - 1)) ] ||
+    fail "--method sim: the device ran $((AFTER - BASE)) instructions, the journal holds $n"
+  echo "--method sim: killed with $n instructions in the journal (device ran $((AFTER - BASE)))"
+fi
+stop_device
+
 # SIGINT and SIGTERM: a finished trace, marked interrupted, verified to its end state
 for sig in INT TERM; do
   rm -f "$T/i.snrt" "$T/i.snrt.partial"
   start_device
   "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
-    -o "$T/i.snrt" 2>"$T/rec.err" &
+    --method step -o "$T/i.snrt" 2>"$T/rec.err" &
   REC=$!
   for _ in $(seq 6000); do
     sz=$(stat -c %s "$T/i.snrt.partial" 2>/dev/null || echo 0)

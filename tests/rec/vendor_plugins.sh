@@ -43,7 +43,9 @@ wait $DEV; DEV=""
 [ $rc -eq 1 ] || fail "a lying backend under --method sim: exit $rc, want 1: $(cat "$T/lie.err")"
 grep -q "the target diverged from the simulation by instruction 5000" "$T/lie.err" ||
   fail "the divergence was not reported at the window's end: $(cat "$T/lie.err")"
-"$SNR" trace verify "$T/lie.snrt" >/dev/null 2>&1
+[ -e "$T/lie.snrt" ] && fail "an unverified recording was written as a finished trace"
+grep -q "lie.snrt.partial" "$T/lie.err" || fail "the failure should say where the recorded steps are: $(cat "$T/lie.err")"
+"$SNR" trace verify "$T/lie.snrt.partial" >/dev/null 2>&1
 [ $? -eq 3 ] || fail "the unverified trace should read as truncated"
 
 expect_fail() { # what, message, snr record args...
