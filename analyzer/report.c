@@ -451,8 +451,8 @@ int snr_cmd_report(int argc, char **argv)
 	      ".code{font:12px/1.3 ui-monospace,monospace;white-space:pre}\n"
 	      ".stallbar{display:inline-flex;height:10px;vertical-align:middle;background:#f3f3f3}\n"
 	      ".stallbar span{display:inline-block;height:10px}.key{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px}\n"
-	      ".side{display:flex;gap:16px;align-items:flex-start}.side table td{padding:0 6px;border:0}\n"
-	      ".asmbox{max-height:480px;overflow:auto;border-left:1px solid #ddd}\n"
+	      ".side{display:flex;gap:16px;align-items:flex-start}.side table td{padding:0 6px;border:0;white-space:nowrap}.side table td.code{white-space:pre}\n"
+	      ".asmbox{flex:1 1 420px;min-width:420px;max-height:480px;overflow:auto;border-left:1px solid #ddd;font-size:12px}\n"
 	      "table.src tr.ran{cursor:pointer}table.src .heat{width:28px}tr.sel td{background:#fff3b0}\n"
 	      "#selected{border:1px solid #ddd;padding:6px 10px;margin:10px 0}\n"
 	      "</style>\n<script>\n",

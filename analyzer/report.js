@@ -327,6 +327,7 @@
       A.drain_cycles + ' of drain after the last issue. Click a line to see its instructions.'));
     top.appendChild(legend());
     top.appendChild(tbl);
+    if (lines.length > 15) top.appendChild(el('p', null, 'the 15 hottest of ' + lines.length + ' lines; every line that ran is on the source page'));
 
     /* each function: its source with the cycles per line as a heat column
      * and stall causes as stacked bars, beside its instructions */
@@ -399,7 +400,9 @@
         if (e.getAttribute('data-key') === key) { e.classList.add('sel'); if (!first) first = e; }
       });
       if (first && first.parentNode) {
-        var box = first.closest('.asmbox'); if (box) box.scrollTop = first.offsetTop - 30;
+        var box = first.closest('.asmbox');
+        if (box && (first.offsetTop < box.scrollTop || first.offsetTop + first.offsetHeight > box.scrollTop + box.clientHeight))
+          box.scrollTop = first.offsetTop - 30;
       }
       var r = lines.filter(function (l) { return lineKey(l) === key; })[0];
       sel.textContent = '';
