@@ -173,7 +173,8 @@ static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 		c->regions_cap = c->regions_cap ? 2 * c->regions_cap : 4096;
 		c->regions = snr_xrealloc(c->regions, c->regions_cap * sizeof(*c->regions));
 	}
-	memcpy(c->regions + c->nregions, a.region, a.nregions * sizeof(*a.region));
+	if (a.nregions)
+		memcpy(c->regions + c->nregions, a.region, a.nregions * sizeof(*a.region));
 	c->nregions += a.nregions;
 	return 0;
 }
@@ -244,7 +245,8 @@ static uint64_t what_if_run(const struct capture *c, const uint64_t *order, size
 		a.regs_read = ci->regs_read;
 		a.regs_written = ci->regs_written;
 		a.nregions = ci->nregions;
-		memcpy(a.region, c->regions + ci->region0, ci->nregions * sizeof(*a.region));
+		if (ci->nregions)
+			memcpy(a.region, c->regions + ci->region0, ci->nregions * sizeof(*a.region));
 		ta1_timing_insn(t, renumber || !order ? k : order[k], ci->pc, &ci->in, &a, x, ci->next_pc);
 		x[ci->in.rs3] = x[ci->in.rs2] = x[ci->in.rs1] = x[ci->in.rd] = 0;
 	}
