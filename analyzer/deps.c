@@ -26,6 +26,7 @@
 
 #include "analyzer/annotate.h"
 #include "isa/ta1/ta1_isa.h"
+#include "lib/snr_outfile.h"
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
 
@@ -1056,9 +1057,11 @@ static const struct snr_deps_dma *dma_issued_at(const struct snr_deps *d, uint64
 
 static int write_dot(const char *path, const struct snr_deps *d)
 {
-	FILE *f = fopen(path, "w");
+	struct snr_outfile of;
+	char oerr[600];
+	FILE *f = snr_outfile_fopen(&of, path, oerr, sizeof(oerr));
 	if (!f) {
-		snr_err("analyze deps: cannot write %s", path);
+		snr_err("analyze deps: %s", oerr);
 		return -1;
 	}
 	fprintf(f, "digraph deps {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n");
@@ -1107,7 +1110,11 @@ static int write_dot(const char *path, const struct snr_deps *d)
 		}
 	}
 	fprintf(f, "}\n");
-	return fclose(f) ? -1 : 0;
+	if (snr_outfile_close(&of, true, oerr, sizeof(oerr))) {
+		snr_err("analyze deps: %s", oerr);
+		return -1;
+	}
+	return 0;
 }
 
 int snr_deps_parse_count(const char *arg, const char *cmd, const char *opt, unsigned *out)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_outfile.h"
 #include "lib/snr_chunkfile.h"
 #include "lib/snr_util.h"
 
@@ -200,15 +201,21 @@ static const char *comm_of(const struct snrh_trace *t, uint32_t tid)
 
 static int write_folded(const char *path, struct folded *v, size_t n)
 {
-	FILE *f = fopen(path, "w");
+	struct snr_outfile of;
+	char err[600];
+	FILE *f = snr_outfile_fopen(&of, path, err, sizeof(err));
 	if (!f) {
-		snr_err("cannot write %s: %m", path);
+		snr_err("%s", err);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (v[i].weight)
 			fprintf(f, "%s %llu\n", v[i].key, (unsigned long long)v[i].weight);
-	return fclose(f) ? -1 : 0;
+	if (snr_outfile_close(&of, true, err, sizeof(err))) {
+		snr_err("%s", err);
+		return -1;
+	}
+	return 0;
 }
 
 static void print_stack(const struct snrh_trace *t, int32_t idx, const char *prefix, FILE *out)

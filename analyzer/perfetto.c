@@ -27,6 +27,7 @@
 
 #include "analyzer/analyses.h"
 #include "analyzer/pcinfo.h"
+#include "lib/snr_outfile.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_events.h"
 #include "lib/snr_host_trace.h"
@@ -419,9 +420,11 @@ int snr_cmd_export(int argc, char **argv)
 		free(ln);
 	}
 
-	FILE *f = fopen(out_path, "w");
+	struct snr_outfile of;
+	char oerr[600];
+	FILE *f = snr_outfile_fopen(&of, out_path, oerr, sizeof(oerr));
 	if (!f) {
-		snr_err("export: cannot write %s: %m", out_path);
+		snr_err("export: %s", oerr);
 		snrh_trace_free(&host);
 		return 1;
 	}
@@ -450,10 +453,9 @@ int snr_cmd_export(int argc, char **argv)
 		an_free(&d);
 	}
 	fputs("\n]}\n", f);
-	if (fclose(f) || rc) {
+	if (snr_outfile_close(&of, !rc, oerr, sizeof(oerr))) {
 		if (!rc)
-			snr_err("export: writing %s failed", out_path);
-		remove(out_path);
+			snr_err("export: %s", oerr);
 		return 1;
 	}
 	return 0;

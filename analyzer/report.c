@@ -29,6 +29,7 @@
 #include "analyzer/annotate.h"
 #include "analyzer/deps.h"
 #include "isa/ta1/ta1_isa.h"
+#include "lib/snr_outfile.h"
 #include "lib/snr_util.h"
 
 extern const char snr_echarts_js[], snr_report_js[];
@@ -428,9 +429,11 @@ int snr_cmd_report(int argc, char **argv)
 	}
 	char *js = json_dumps(all, JSON_COMPACT);
 
-	FILE *f = fopen(out_path, "w");
+	struct snr_outfile of;
+	char oerr[600];
+	FILE *f = snr_outfile_fopen(&of, out_path, oerr, sizeof(oerr));
 	if (!f) {
-		snr_err("report: cannot write %s", out_path);
+		snr_err("report: %s", oerr);
 		free(js);
 		json_decref(all);
 		an_util_free(&u);
@@ -513,8 +516,8 @@ int snr_cmd_report(int argc, char **argv)
 	fwrite(snr_report_js, 1, snr_report_js_len, f);
 	fputs("\n</script>\n</body></html>\n", f);
 	int rc = 0;
-	if (fclose(f)) {
-		snr_err("report: writing %s failed", out_path);
+	if (snr_outfile_close(&of, true, oerr, sizeof(oerr))) {
+		snr_err("report: %s", oerr);
 		rc = 1;
 	}
 	free(js);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_outfile.h"
 #include "lib/snr_util.h"
 #include "replayer/replay.h"
 #include "snr_cli.h"
@@ -29,11 +30,20 @@ static const char check_usage[] =
 	"Exit status: 0 all passed, 1 a trace regressed or could not be replayed,\n"
 	"2 bad usage.\n";
 
-/* Appends "key: old -> new" for every leaf that differs. */
+/* Appends "key: old -> new" for every leaf that differs, and "key (not in
+ * the golden)" for every leaf of the replay the golden lacks: a golden
+ * that holds less than the summary checks less than it seems to. */
 static void diff(const char *prefix, json_t *want, json_t *got, char *out, size_t len)
 {
 	const char *k;
-	json_t *wv;
+	json_t *wv, *gv0;
+	json_object_foreach(got, k, gv0) {
+		if (json_object_get(want, k))
+			continue;
+		size_t used = strlen(out);
+		snprintf(out + used, len - used, "%s%s%s%s (not in the golden)", used ? "; " : "", prefix,
+			 *prefix ? "." : "", k);
+	}
 	json_object_foreach(want, k, wv) {
 		json_t *gv = json_object_get(got, k);
 		char key[128];
@@ -110,6 +120,7 @@ int snr_cmd_check(int argc, char **argv)
 			printf("FAIL %s: cannot replay: %s\n", names[i], err);
 			failed++;
 			free(r);
+			free(names[i]);
 			continue;
 		}
 		json_t *got = snr_replay_summary(r);
@@ -117,8 +128,11 @@ int snr_cmd_check(int argc, char **argv)
 			printf("FAIL %s: the replay diverged from the recording:\n%s", names[i], r->report);
 			failed++;
 		} else if (update) {
-			if (json_dump_file(got, golden, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
-				printf("FAIL %s: cannot write %s\n", names[i], golden);
+			char *text = json_dumps(got, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			int wrc = snr_outfile_write_text(golden, text, strlen(text), err, sizeof(err));
+			free(text);
+			if (wrc) {
+				printf("FAIL %s: cannot write %s: %s\n", names[i], golden, err);
 				failed++;
 			} else {
 				printf("UPDATED %s: %llu instructions, %llu cycles\n", names[i],

@@ -218,6 +218,15 @@ int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payloa
 			codec = CODEC_ZSTD;
 		}
 	}
+	return snr_chunkw_put_stored(w, type, codec, stored, stored_len, len);
+}
+
+int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned codec, const void *stored_p,
+			  size_t stored_len, size_t len)
+{
+	const uint8_t *stored = stored_p;
+	if (w->failed)
+		return -1;
 	uint8_t h[CHUNK_HDR];
 	put_le(h, CHUNK_MAGIC, 4);
 	put_le(h + 4, type, 2);

@@ -85,6 +85,10 @@ int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char m
 int snr_chunkw_open(struct snr_chunk_writer *w, const char *path, enum snr_chunkw_mode mode, const char magic[8],
 		    uint32_t version, char *err, size_t errlen);
 int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payload, size_t len, bool compress);
+/* A payload already stored (codec applied), with the raw length it claims:
+ * for tools that copy or forge chunks. */
+int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned codec, const void *stored,
+			  size_t stored_len, size_t raw_len);
 /* Closes the file (an ATOMIC one renamed into place); returns -1 if any
  * write failed (w->err says which; an ATOMIC destination is then untouched). */
 int snr_chunkw_close(struct snr_chunk_writer *w);

@@ -119,6 +119,28 @@ void snr_outfile_discard(struct snr_outfile *o)
 	release(o);
 }
 
+FILE *snr_outfile_fopen(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+{
+	if (snr_outfile_open(o, path, err, errlen))
+		return NULL;
+	FILE *f = snr_outfile_stdio(o);
+	if (!f) {
+		snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
+		snr_outfile_discard(o);
+	}
+	return f;
+}
+
+int snr_outfile_close(struct snr_outfile *o, bool ok, char *err, size_t errlen)
+{
+	if (!ok) {
+		snr_fmt(err, errlen, "%s was not written", o->path);
+		snr_outfile_discard(o);
+		return -1;
+	}
+	return snr_outfile_commit(o, err, errlen);
+}
+
 int snr_outfile_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
 	struct snr_outfile o;

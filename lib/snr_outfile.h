@@ -36,6 +36,12 @@ int snr_outfile_commit(struct snr_outfile *o, char *err, size_t errlen);
 /* Closes and removes the temporary file; the destination is untouched. */
 void snr_outfile_discard(struct snr_outfile *o);
 
+/* The usual shape for a text output: open and a stdio stream in one
+ * (NULL with err filled), and close: committed if ok and every write
+ * succeeded, else discarded. 0, or -1 with err filled. */
+FILE *snr_outfile_fopen(struct snr_outfile *o, const char *path, char *err, size_t errlen);
+int snr_outfile_close(struct snr_outfile *o, bool ok, char *err, size_t errlen);
+
 /* Writes a whole text to path through the above. */
 int snr_outfile_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen);
 

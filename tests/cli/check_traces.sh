@@ -34,4 +34,28 @@ open(sys.argv[2], "wb").write(b)
 PY
 run "$SNR" check "$T/tr"
 expect_rc 1; expect_out "format version 2; this snr reads version 1"
+rm "$T/tr/future.snrt"
+# A golden of {} checks nothing: it fails, naming what it lacks.
+echo '{}' >"$T/tr/ta1-rec-window.golden.json"
+run "$SNR" check "$T/tr"
+expect_rc 1; expect_out "FAIL ta1-rec-window.snrt: instructions (not in the golden)"
+# --update over a read-only golden's folder: the old golden stays whole.
+run "$SNR" check "$T/tr" --update
+expect_rc 0
+cp "$T/tr/ta1-rec-window.golden.json" "$T/golden.before"
+chmod a-w "$T/tr"
+if [ "$(id -u)" != 0 ]; then
+  run "$SNR" check "$T/tr" --update
+  expect_rc 1; expect_out "cannot write"
+  cmp -s "$T/golden.before" "$T/tr/ta1-rec-window.golden.json" || fail "a failed --update changed the golden"
+fi
+chmod u+w "$T/tr"
+# A partial trace: refused with exit 3, and the refusal says so.
+python3 - "$TRACES/ta1-rec-window.snrt" "$T/tr/ta1-rec-window.snrt" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(b[: len(b) // 2])
+PY
+run "$SNR" check "$T/tr"
+expect_rc 3; expect_out "is partial: it holds"
 echo ok
