@@ -152,8 +152,15 @@ static int32_t intern_user_stack(struct rec_state *st, const uint64_t *pcs, int 
 							    module ? snrh_intern(st->t, module) : 0, off};
 	}
 	SNRH_PUSH(st->t->stacks, s);
-	st->ustack_hash[j] = (int32_t)st->t->stacks.n;
-	st->nustacks++;
+	/* A stack with a frame outside every module is not kept for reuse: the
+	 * next one with the same pcs is named again once the maps have it. */
+	bool named = true;
+	for (uint32_t f = 0; f < s.nframes; f++)
+		named &= s.frames[f].module != 0;
+	if (named) {
+		st->ustack_hash[j] = (int32_t)st->t->stacks.n;
+		st->nustacks++;
+	}
 	return (int32_t)st->t->stacks.n - 1;
 }
 
@@ -757,7 +764,10 @@ int snrh_record(const struct snrh_record_opts *o)
 		/* The maps go with the process: keep a fresh copy while it lives. */
 		if (now >= next_snapshot) {
 			snrh_sym_snapshot(st.sym);
-			next_snapshot = now + SNAPSHOT_MS * 1000000ull;
+			/* Every poll in the first second: the loader maps the libraries
+			 * just after exec, and a short-lived process's maps must be read
+			 * before it exits. */
+			next_snapshot = now + (now - t_start < 1000000000ull ? POLL_MS : SNAPSHOT_MS) * 1000000ull;
 		}
 		if (child) {
 			int status;

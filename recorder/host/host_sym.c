@@ -56,7 +56,7 @@ struct snrh_symbolizer {
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
-	bool attached, attach_failed;
+	bool attached;
 	char *maps_text;      /* the last /proc/PID/maps reported */
 	struct mapping *maps; /* executable, file-backed */
 	size_t nmaps;
@@ -494,11 +494,16 @@ int snrh_sym_unwind(struct snrh_symbolizer *s, uint32_t tid, const struct snrh_u
 {
 	if (max <= 0)
 		return 0;
-	if (!s->attached && !s->attach_failed) {
+	/* Attached once: the process's machine comes from its first module
+	 * whose ELF opens, which fails while the kernel is still setting up the
+	 * exec'd image (no module yet); try again with the next stack. */
+	if (!s->attached && dwfl_attach_state(s->dwfl, NULL, s->pid, &thread_callbacks, s))
+		s->attached = true;
+	if (!s->attached) {
+		uint64_t ip = u->regs[SNRH_UREG_IP];
+		snrh_sym_cover(s, &ip, 1);
 		if (dwfl_attach_state(s->dwfl, NULL, s->pid, &thread_callbacks, s))
 			s->attached = true;
-		else
-			s->attach_failed = true;
 	}
 	if (!s->attached) {
 		pcs[0] = u->regs[SNRH_UREG_IP];

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "lib/snr_chunkfile.h"
 
@@ -39,6 +41,27 @@ static inline void fuzz_repair_chunks(uint8_t *b, size_t n)
 		fuzz_put32(h + 24, snr_crc32c(0, h, 24));
 		off += 28 + stored;
 	}
+}
+
+/* Writes the input to a per-process scratch file named after `what`
+ * (checksums repaired first when its last byte is odd: random bytes rarely
+ * get past the CRC-32Cs, this lets the payload parsers behind them get
+ * fuzzed too); its path, or NULL. */
+static inline const char *fuzz_write_input(const char *what, const uint8_t *data, size_t size)
+{
+	static char path[96];
+	snprintf(path, sizeof(path), "/tmp/snr-fuzz-%s-%d", what, (int)getpid());
+	uint8_t *b = malloc(size ? size : 1);
+	memcpy(b, data, size);
+	if (size && (b[size - 1] & 1))
+		fuzz_repair_chunks(b, size);
+	FILE *f = fopen(path, "wb");
+	if (f) {
+		fwrite(b, 1, size, f);
+		fclose(f);
+	}
+	free(b);
+	return f ? path : NULL;
 }
 
 /* Feeds every file of the directories in argv to the target. */

@@ -24,21 +24,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/snr-fuzz-host-%d", (int)getpid());
-	uint8_t *b = malloc(size ? size : 1);
-	memcpy(b, data, size);
-	if (size && (b[size - 1] & 1))
-		fuzz_repair_chunks(b, size);
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		free(b);
+	const char *path = fuzz_write_input("host", data, size);
+	if (!path)
 		return 0;
-	}
-	fwrite(b, 1, size, f);
-	fclose(f);
-	free(b);
 
 	struct snrh_trace t;
 	snrh_trace_init(&t);

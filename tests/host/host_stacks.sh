@@ -32,6 +32,24 @@ weight() { awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"; }
 # within A B PCT: A is within PCT% of B
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && a >= b * (1 - p / 100) && a <= b * (1 + p / 100)) }'; }
 
+# offcpu_case BIN MODE "ARGS" REGEX: BIN ARGS prints "MODE_wall SECONDS", the
+# time it spent in the blocking calls; the off-CPU weight of the stacks
+# matching REGEX must be that within 5%.
+offcpu_case() {
+  local bin=$1 mode=$2 args=$3 re=$4 wall w
+  # shellcheck disable=SC2086
+  run "$SNR" host record -o "$T/$mode.snrh" -- "$bin" $args
+  expect_rc 0
+  wall=$(sed -n "s/^${mode}_wall \\([0-9.]*\\)\$/\\1/p" "$T/out")
+  [ -n "$wall" ] || fail "$(basename "$bin") $args printed no ${mode}_wall: $(cat "$T/out")"
+  run "$SNR" host report "$T/$mode.snrh" --folded "$T/$mode"
+  expect_rc 0
+  w=$(weight "$T/$mode.offcpu.folded" "$re")
+  within "$w" "$(awk -v s="$wall" 'BEGIN { print s * 1e6 }')" 5 || \
+    fail "$(basename "$bin") $args: off-CPU under $re = $w us, want $wall s +- 5%: $(sort -t' ' -k2 -n "$T/$mode.offcpu.folded" | tail -2)"
+  echo "$(basename "$bin") $args: $w us off-CPU under $re (measured $wall s)"
+}
+
 HZ=997
 for bin in "$FP" "$NOFP"; do
   name=$(basename "$bin")
@@ -57,37 +75,11 @@ for bin in "$FP" "$NOFP"; do
     fail "$name: stacks do not start at _start through libc's local __libc_start_call_main: $(head -2 "$T/ss.offcpu.folded")"
   echo "$name: main;sleeper $w us off-CPU (slept $sleep_wall s); $n samples in main;spinner (CPU $spin_cpu s x $HZ Hz)"
 
-  # 2. blocked reading a pipe
-  run "$SNR" host record -o "$T/pipe.snrh" -- "$bin" pipe 5
-  expect_rc 0
-  pipe_wall=$(sed -n 's/^pipe_wall \([0-9.]*\)$/\1/p' "$T/out")
-  run "$SNR" host report "$T/pipe.snrh" --folded "$T/pipe"
-  expect_rc 0
-  w=$(weight "$T/pipe.offcpu.folded" ";main;pipe_reader;(__libc_)?read;")
-  within "$w" "$(awk -v s="$pipe_wall" 'BEGIN { print s * 1e6 }')" 5 || \
-    fail "$name: off-CPU under main;pipe_reader;read = $w us, want $pipe_wall s +- 5%: $(sort -t' ' -k2 -n "$T/pipe.offcpu.folded" | tail -3)"
-  echo "$name: main;pipe_reader;read $w us off-CPU (blocked $pipe_wall s)"
-
-  # 3. a tail call: tail_caller jumped to tail_target, whose caller is main
-  run "$SNR" host record -o "$T/tail.snrh" -- "$bin" tail 5
-  expect_rc 0
-  tail_wall=$(sed -n 's/^tail_wall \([0-9.]*\)$/\1/p' "$T/out")
-  run "$SNR" host report "$T/tail.snrh" --folded "$T/tail"
-  expect_rc 0
-  w=$(weight "$T/tail.offcpu.folded" ";main;tail_target;")
-  within "$w" "$(awk -v s="$tail_wall" 'BEGIN { print s * 1e6 }')" 5 || \
-    fail "$name: off-CPU under main;tail_target = $w us, want $tail_wall s +- 5%: $(sort -t' ' -k2 -n "$T/tail.offcpu.folded" | tail -3; cat "$T/err")"
-
-  # 4. 150 frames of recursion reach main
-  run "$SNR" host record -o "$T/deep.snrh" -- "$bin" deep 150 3
-  expect_rc 0
-  deep_wall=$(sed -n 's/^deep_wall \([0-9.]*\)$/\1/p' "$T/out")
-  run "$SNR" host report "$T/deep.snrh" --folded "$T/deep"
-  expect_rc 0
-  w=$(awk '/;main;recurse;/ && /;sleeper;/ { n = gsub(/;recurse/, ";recurse"); if (n >= 100) s += $NF } END { print s + 0 }' "$T/deep.offcpu.folded")
-  within "$w" "$(awk -v s="$deep_wall" 'BEGIN { print s * 1e6 }')" 5 || \
-    fail "$name: off-CPU in main;recurse x >= 100;sleeper = $w us, want $deep_wall s +- 5%: $(awk '{ print gsub(/;recurse/, ""), $NF }' "$T/deep.offcpu.folded" | sort -n | tail -3)"
-  echo "$name: tail call main;tail_target ok; 150-deep recursion reaches main ($w us)"
+  # 2. blocked reading a pipe; 3. a tail call: tail_caller jumped to
+  # tail_target, whose caller is main; 4. 150 frames of recursion reach main
+  offcpu_case "$bin" pipe "pipe 5" ";main;pipe_reader;(__libc_)?read;"
+  offcpu_case "$bin" tail "tail 5" ";main;tail_target;"
+  offcpu_case "$bin" deep "deep 150 3" ";main;$(printf 'recurse;%.0s' $(seq 100)).*sleeper;"
 done
 # 5. SIGKILL of the recorder 2 s into a longer command: the file holds what
 # was drained up to then (>= 1.5 s of it), reads as truncated (exit 1, or 0
