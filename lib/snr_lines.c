@@ -129,12 +129,12 @@ int snr_lines_add(struct snr_lines *l, const char *path, uint64_t bias, const ch
 	char have[129];
 	if (expected_build_id && expected_build_id[0]) {
 		if (snr_elf_build_id(path, have, sizeof(have))) {
-			snr_fmt(err, errlen, "%s has no build-id; the trace's program had %s: not the same file", path,
+			snr_fmt(err, errlen, "%s has no build-id; the recorded one had %s: not the same file", path,
 				expected_build_id);
 			return -1;
 		}
 		if (strcmp(have, expected_build_id)) {
-			snr_fmt(err, errlen, "%s has build-id %s; the trace's program had %s: not the same build", path,
+			snr_fmt(err, errlen, "%s has build-id %s; the recorded one had %s: not the same build", path,
 				have, expected_build_id);
 			return -1;
 		}

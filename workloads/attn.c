@@ -3,11 +3,13 @@
  * (tile loop, ta1.h intrinsics, -O2), whose per-line costs are known; the
  * source-line tests (tests/an/annotate.sh) check snr annotate against them.
  * For each key tile: its 64 KiB stream in from HBM and are waited for at
- * once (the DMA stall sits at the `ta_wait` line: base latency 500 cycles
- * plus 64 KiB / 1200 B/cycle of transfer, less the few cycles between
- * ISSUE and WAIT), S = Q K on the MXU, then exp(S) on the vector unit reads
- * S while the MXU is still writing it (a VMEM hazard at the `ta_vexp`
- * line), and the running sum adds exp(S).
+ * once (the DMA stall sits at the `ta_wait` line: the WAIT issues the cycle
+ * after the ISSUE, so base latency 500 cycles plus 64 KiB / 1200 B/cycle =
+ * 55 cycles of transfer per tile), S = Q K on the MXU, then exp(S) on the
+ * vector unit reads S while the MXU is still writing it (a VMEM hazard at
+ * the `ta_vexp` line: 128 fill + 32 rows - 1 = 159 cycles per tile), and the
+ * running sum adds exp(S). The figures are the default config's
+ * (docs/ta1-timing.md).
  *
  * The lines the test expects carry a marker comment (KNOWN-...).
  */
