@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +47,9 @@
 #include "lib/snr_wait.h"
 
 #define QUANTUM 65536
+#define LISTEN_BACKLOG 8
+/* A debugger that stops reading its replies is dropped after this long. */
+#define SEND_TIMEOUT_S 10
 #define STATUS_UNFINISHED 3
 
 /* Opens the listening socket for endpoint; prints where it listens (with the
@@ -102,7 +107,9 @@ static int listen_on(const char *endpoint, char **unix_path)
 				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
 	char portstr[8];
 	snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
-	int gai = getaddrinfo(*name ? name : NULL, portstr, &hints, &res);
+	/* tcp::PORT: loopback only; another machine is reached only when its
+	 * interface (or 0.0.0.0) is named */
+	int gai = getaddrinfo(*name ? name : "127.0.0.1", portstr, &hints, &res);
 	if (gai) {
 		snr_err("device: --gdb %s: %s", endpoint, gai_strerror(gai));
 		goto fail;
@@ -110,7 +117,7 @@ static int listen_on(const char *endpoint, char **unix_path)
 	fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
 	int one = 1;
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1)) {
+	    bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, LISTEN_BACKLOG)) {
 		snr_err("device: --gdb %s: %s", endpoint, strerror(errno));
 		goto fail;
 	}
@@ -121,6 +128,14 @@ static int listen_on(const char *endpoint, char **unix_path)
 		getnameinfo((struct sockaddr *)&ss, sl, hbuf, sizeof(hbuf), sbuf, sizeof(sbuf),
 			    NI_NUMERICHOST | NI_NUMERICSERV);
 	fprintf(stderr, "snr: device: waiting for gdb on tcp:%s:%s\n", hbuf, sbuf);
+	bool loopback = (ss.ss_family == AF_INET &&
+			 (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127) ||
+			(ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr));
+	if (!loopback)
+		snr_warn("device: --gdb %s listens beyond this machine: GDB's protocol has no authentication, and "
+			 "whoever connects can read and change the program (give tcp:127.0.0.1:PORT or unix:PATH to "
+			 "keep it local)",
+			 endpoint);
 	freeaddrinfo(res);
 	free(host);
 	return fd;
@@ -144,6 +159,9 @@ static int flush(struct rsp_session *s, int fd)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
+			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				snr_warn("device: the debugger read no reply for %d s: its connection is dropped",
+					 SEND_TIMEOUT_S);
 			rsp_session_consume(s, len);
 			return -1;
 		}
@@ -315,6 +333,8 @@ int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const ch
 		}
 		int one = 1;
 		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)); /* fails on unix: fine */
+		struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
+		setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		rsp_session_reset(s);
 		free_run = false;
 		int more = serve_connection(s, m, cfd, &waiter, &free_run, halt, &status);
