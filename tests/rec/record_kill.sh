@@ -45,6 +45,24 @@ trace_count() { # instructions a trace holds
     python3 -c 'import json,sys; print(json.load(sys.stdin)["instructions"])'
 }
 
+# record_then SIGNAL OUT METHOD BYTES: starts a device and a 200k recording
+# into OUT, sends SIGNAL once the journal OUT.partial has BYTES (or the
+# recorder ended); leaves the recorder's exit status in $rc
+record_then() {
+  rm -f "$2" "$2.partial"
+  start_device
+  "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
+    --method "$3" -o "$2" 2>"$T/rec.err" &
+  REC=$!
+  for _ in $(seq 6000); do
+    sz=$(stat -c %s "$2.partial" 2>/dev/null || echo 0)
+    [ "$sz" -ge "$4" ] && break
+    kill -0 $REC 2>/dev/null || break
+    sleep 0.01
+  done
+  kill -"$1" $REC 2>/dev/null; wait $REC 2>/dev/null; rc=$?; REC=""
+}
+
 # instret at the breakpoint: the device is deterministic
 start_device
 BASE=$(instret -ex "break *0x$WINDOW" -ex continue)
@@ -52,19 +70,8 @@ stop_device
 [ -n "$BASE" ] && [ "$BASE" -gt 0 ] || fail "no instret at the breakpoint"
 
 for run in $(seq "${SNR_KILL_RUNS:-5}"); do
-  rm -f "$T/k.snrt" "$T/k.snrt.partial"
   limit=$(( (RANDOM * 32768 + RANDOM) % 1500000 + 20000 ))  # journal bytes, ~600 to 40k steps
-  start_device
-  "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
-    --method step -o "$T/k.snrt" 2>"$T/rec.err" &
-  REC=$!
-  for _ in $(seq 6000); do
-    sz=$(stat -c %s "$T/k.snrt.partial" 2>/dev/null || echo 0)
-    [ "$sz" -ge "$limit" ] && break
-    kill -0 $REC 2>/dev/null || break
-    sleep 0.01
-  done
-  kill -9 $REC 2>/dev/null; wait $REC 2>/dev/null; REC=""
+  record_then 9 "$T/k.snrt" step "$limit"
   [ -e "$T/k.snrt" ] && fail "run $run: the recording ended before the kill (journal limit $limit)"
   AFTER=$(instret)
   stop_device
@@ -87,18 +94,7 @@ done
 # --method sim: the simulator runs ahead of the target, which catches up at
 # checkpoints; a kill loses none of what the target ran (the journal holds
 # at least that, and its further steps are the simulation's, unchecked).
-rm -f "$T/s.snrt" "$T/s.snrt.partial"
-start_device
-"$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
-  --method sim -o "$T/s.snrt" 2>"$T/rec.err" &
-REC=$!
-for _ in $(seq 6000); do
-  sz=$(stat -c %s "$T/s.snrt.partial" 2>/dev/null || echo 0)
-  [ "$sz" -ge 1000000 ] && break
-  kill -0 $REC 2>/dev/null || break
-  sleep 0.01
-done
-kill -9 $REC 2>/dev/null; wait $REC 2>/dev/null; REC=""
+record_then 9 "$T/s.snrt" sim 1000000
 if [ ! -e "$T/s.snrt" ]; then
   AFTER=$(instret)
   n=$(trace_count "$T/s.snrt.partial")
@@ -110,18 +106,7 @@ stop_device
 
 # SIGINT and SIGTERM: a finished trace, marked interrupted, verified to its end state
 for sig in INT TERM; do
-  rm -f "$T/i.snrt" "$T/i.snrt.partial"
-  start_device
-  "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 200000 \
-    --method step -o "$T/i.snrt" 2>"$T/rec.err" &
-  REC=$!
-  for _ in $(seq 6000); do
-    sz=$(stat -c %s "$T/i.snrt.partial" 2>/dev/null || echo 0)
-    [ "$sz" -ge 400000 ] && break
-    kill -0 $REC 2>/dev/null || break
-    sleep 0.01
-  done
-  kill -$sig $REC; wait $REC; rc=$?; REC=""
+  record_then "$sig" "$T/i.snrt" step 400000
   want=$([ $sig = INT ] && echo 130 || echo 143)
   [ $rc -eq $want ] || fail "SIG$sig: exit $rc, want $want: $(cat "$T/rec.err")"
   grep -q "ended by interrupted (SIG$sig)" "$T/rec.err" || fail "SIG$sig summary: $(cat "$T/rec.err")"
