@@ -65,10 +65,10 @@ static int write_trace(const char *path)
 	CHECK(w != NULL, "create: %s", err);
 	if (!w)
 		return -1;
-	uint64_t addr[2] = {0x10000, 0x10400};
-	uint64_t size[2] = {0x400, 0x100};
-	const char *name[2] = {"main", "helper"};
-	CHECK(snr_trace_write_symbols(w, 2, addr, size, name) == 0, "symbols");
+	uint64_t addr[3] = {0x10000, 0x10400, 0x10500};
+	uint64_t size[3] = {0x400, 0x100, 0x10};
+	const char *name[3] = {"main", "helper", "red\x1b[31mname\x07"};
+	CHECK(snr_trace_write_symbols(w, 3, addr, size, name) == 0, "symbols");
 	for (uint64_t i = 0; i < NSTEPS; i++) {
 		struct snr_trace_step s;
 		struct snr_trace_regval rv[3];
@@ -111,6 +111,8 @@ static void test_round_trip(const char *path)
 	char sym[64];
 	CHECK(!strcmp(snr_trace_symbolize(t, 0x10008, sym, sizeof(sym)), "main+0x8"), "symbolize: %s", sym);
 	CHECK(!strcmp(snr_trace_symbolize(t, 0x10400, sym, sizeof(sym)), "helper"), "symbolize: %s", sym);
+	/* control bytes in a name reach no output raw */
+	CHECK(!strcmp(snr_trace_symbolize(t, 0x10500, sym, sizeof(sym)), "red\\x1b[31mname\\x07"), "escaped: %s", sym);
 	for (uint64_t i = 0; i < NSTEPS; i++) {
 		struct snr_trace_step got, want;
 		struct snr_trace_regval rv[3];
