@@ -13,6 +13,8 @@
  *  - ta.mxu.load + ta.mxu.mm / ta.mxu.mma: bitwise equal to the fixed-order f32
  *    reference, and within the documented error bound of a double reference
  *    (the largest ratio seen is printed);
+ *  - the vector and MXU checks above once per build of the kernels
+ *    (AVX-512F, AVX2, baseline) the host's CPU can run;
  *  - ta.dma, ta.dma2d: 1-D and 2-D, positive and negative strides, between
  *    core memory, VMEM and HBM, and into another chip's HBM; guard bytes
  *    around every destination stay untouched;
@@ -679,10 +681,23 @@ int main(void)
 {
 	m1 = h_machine(1, 1 << 20, 0, 16 << 20);
 	c0 = ta1_machine_chip(m1, 0);
-	test_elementwise();
-	test_vsumrows();
-	test_vexp();
-	test_mxu();
+	/* every build of the vector and MXU kernels (isa/ta1/ta1_xta.c) that
+	 * this host can run gives the reference's bits */
+	const char *chosen = ta1_xta_impl();
+	for (int i = 0; ta1_xta_impl_name(i); i++) {
+		const char *name = ta1_xta_impl_name(i);
+		if (ta1_xta_use(name) != 0) {
+			printf("xta build %s: not supported by this host's CPU, not tested\n", name);
+			continue;
+		}
+		printf("xta build %s%s:\n", name, strcmp(name, chosen) ? "" : " (chosen for this host)");
+		test_elementwise();
+		test_vsumrows();
+		test_vexp();
+		test_mxu();
+	}
+	CHECK(ta1_xta_use(chosen) == 0, "cannot return to the build %s", chosen);
+	CHECK(ta1_xta_use("no-such-build") == -1, "an unknown build was accepted");
 	ta1_machine_free(m1);
 	test_dma();
 	test_wait_and_ids();

@@ -4,11 +4,34 @@
  * max follows IEEE maxNum except that a NaN operand gives NaN (like
  * fmaxf on TPUs' vector units: NaNs propagate), written out so the host's
  * fmaxf cannot change it.
+ *
+ * The MXU's matmul and the element-wise vector operations are written once
+ * over GCC/clang vector types and built several times: for AVX-512F, for
+ * AVX2 and for the baseline (SSE2 on x86-64, the target's default
+ * elsewhere). The widest one the host's CPU supports is chosen once, at the
+ * first call (ta1_xta_use() overrides it, for the tests). Every build
+ * performs the same IEEE f32 operations in the same order per element as the
+ * scalar definition (each output element of the matmul is 0 + l0*w0 + l1*w1
+ * + ... in ascending k, each product rounded, then added): the vectors only
+ * compute several independent elements at once, never reassociate a sum,
+ * and the file is built with -ffp-contract=off (meson.build), so no fused
+ * multiply-add appears. The results are therefore bit-identical on every
+ * host; tests/test_xta.c checks each build against a plain scalar reference.
  */
 #include "ta1_xta.h"
 
 #include <math.h>
 #include <string.h>
+
+/* 2^k as a double, for -1100 < k < 1024: exact, so p * pow2(k) is ldexp(p, k)
+ * whenever the product is a normal double (always, in ta1_expf). */
+static inline double pow2(int k)
+{
+	uint64_t bits = (uint64_t)(k + 1023) << 52;
+	double d;
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
 
 float ta1_expf(float xf)
 {
@@ -36,7 +59,9 @@ float ta1_expf(float xf)
 	p = p * r + 0.5;
 	p = p * r + 1.0;
 	p = p * r + 1.0;
-	return (float)ldexp(p, (int)kd);
+	/* kd is within [-150, 128] here and p within [0.7, 1.5]: p * 2^kd is an
+	 * exact, normal double (what ldexp(p, kd) returns), rounded once to f32 */
+	return (float)(p * pow2((int)kd));
 }
 
 static inline float vmax1(float a, float b)
@@ -50,16 +75,175 @@ static inline float vmax1(float a, float b)
 	return a > b ? a : b;
 }
 
+/* 16 floats; loaded and stored with memcpy (operands need only be 4-byte
+ * aligned), in macros: a function taking or returning one would have an ABI
+ * that differs between the targets below */
+typedef float xta_v16 __attribute__((vector_size(64)));
+#define V16_LOAD(v, p) memcpy(&(v), (p), sizeof(xta_v16))
+#define V16_STORE(p, v) memcpy((p), &(v), sizeof(xta_v16))
+typedef int32_t xta_v16i __attribute__((vector_size(64)));
+
+/* a + b or a * b; of two NaNs, a's (quieted) on every host and whatever
+ * operand order the compiler picks (docs/ta1-isa.md: the first NaN operand) */
+static inline float vbinary1(int mul, float a, float b)
+{
+	if (a != a)
+		return a + a;
+	return mul ? a * b : a + b;
+}
+
+enum { MXU_D = 128, MXU_JB = 64 }; /* the matmul keeps MXU_JB columns of one row in 4 vectors */
+
+/*
+ * XTA_KERNELS(SUFFIX, ATTR) defines matmul_SUFFIX and vbinary_SUFFIX with the
+ * function attribute ATTR (a target). Only these two loops are built per
+ * target: exp, max and the row sums stay scalar (max's NaN and zero-sign
+ * rules and exp's branches would need per-target code of their own).
+ *
+ * matmul: for each row and each block of MXU_JB columns, acc[j] starts at
+ * +0.0f and adds l_k * w[k][j] for k ascending, one rounded product and one
+ * rounded sum per step; the block's MXU_JB/16 accumulators stay in registers
+ * across the 128 steps (the scalar loop would load and store them each step).
+ * vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of two NaNs, a's);
+ * loads a block before storing it, so dst may alias a or b exactly (as
+ * ta1_vector_op allows).
+ */
+#define MXU_STEP(acc, v)                                                                                   \
+	do {                                                                                               \
+		xta_v16 wv, prod;                                                                          \
+		V16_LOAD(wv, wr + 16 * (v));                                                               \
+		prod = l * wv;                                                                             \
+		acc = acc + prod;                                                                          \
+	} while (0)
+#define MXU_OUT(acc, v)                                                                                    \
+	do {                                                                                               \
+		if (accumulate) {                                                                          \
+			xta_v16 prev;                                                                      \
+			V16_LOAD(prev, out + 16 * (v));                                                    \
+			acc = prev + acc;                                                                  \
+		}                                                                                          \
+		V16_STORE(out + 16 * (v), acc);                                                            \
+	} while (0)
+#define XTA_KERNELS(SUFFIX, ATTR)                                                                          \
+	ATTR static void matmul_##SUFFIX(float *dst, const float *lhs, const float *w, uint64_t rows,     \
+					 int accumulate)                                                   \
+	{                                                                                                  \
+		for (uint64_t r = 0; r < rows; r++) {                                                      \
+			const float *lr = lhs + r * MXU_D;                                                 \
+			for (int jb = 0; jb < MXU_D; jb += MXU_JB) {                                       \
+				float *out = dst + r * MXU_D + jb;                                         \
+				xta_v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                            \
+				for (int k = 0; k < MXU_D; k++) {                                          \
+					float l = lr[k]; /* scalar * vector: l times each lane */          \
+					const float *wr = w + (uint64_t)k * MXU_D + jb;                    \
+					MXU_STEP(a0, 0);                                                   \
+					MXU_STEP(a1, 1);                                                   \
+					MXU_STEP(a2, 2);                                                   \
+					MXU_STEP(a3, 3);                                                   \
+				}                                                                          \
+				MXU_OUT(a0, 0);                                                            \
+				MXU_OUT(a1, 1);                                                            \
+				MXU_OUT(a2, 2);                                                            \
+				MXU_OUT(a3, 3);                                                            \
+			}                                                                                  \
+		}                                                                                          \
+	}                                                                                                  \
+	ATTR static void vbinary_##SUFFIX(int mul, float *dst, const float *a, const float *b, uint64_t n) \
+	{                                                                                                  \
+		uint64_t i = 0;                                                                            \
+		for (; i + 16 <= n; i += 16) {                                                             \
+			xta_v16 x, y, r, xq;                                                               \
+			V16_LOAD(x, a + i);                                                                \
+			V16_LOAD(y, b + i);                                                                \
+			r = mul ? x * y : x + y;                                                           \
+			xq = x + x; /* a NaN x, quieted */                                                 \
+			xta_v16i nan_x = x != x, ri, xqi;                                                  \
+			memcpy(&ri, &r, sizeof(ri));                                                       \
+			memcpy(&xqi, &xq, sizeof(xqi));                                                    \
+			ri = (nan_x & xqi) | (~nan_x & ri);                                                \
+			V16_STORE(dst + i, ri);                                                            \
+		}                                                                                          \
+		for (; i < n; i++)                                                                         \
+			dst[i] = vbinary1(mul, a[i], b[i]);                                                \
+	}
+
+#if defined(__x86_64__)
+XTA_KERNELS(avx512, __attribute__((target("avx512f"))))
+XTA_KERNELS(avx2, __attribute__((target("avx2"))))
+#endif
+XTA_KERNELS(base, )
+
+struct xta_impl {
+	const char *name;
+	void (*matmul)(float *, const float *, const float *, uint64_t, int);
+	void (*vbinary)(int, float *, const float *, const float *, uint64_t);
+};
+
+static const struct xta_impl xta_impls[] = {
+#if defined(__x86_64__)
+    {"avx512f", matmul_avx512, vbinary_avx512},
+    {"avx2", matmul_avx2, vbinary_avx2},
+#endif
+    {"baseline", matmul_base, vbinary_base},
+};
+enum { XTA_NIMPLS = sizeof(xta_impls) / sizeof(xta_impls[0]) };
+
+static int host_supports(const char *name)
+{
+#if defined(__x86_64__)
+	if (!strcmp(name, "avx512f"))
+		return __builtin_cpu_supports("avx512f");
+	if (!strcmp(name, "avx2"))
+		return __builtin_cpu_supports("avx2");
+#endif
+	return !strcmp(name, "baseline");
+}
+
+/* the chosen build; NULL until the first call (or ta1_xta_use) */
+static const struct xta_impl *xta_chosen;
+
+static const struct xta_impl *xta(void)
+{
+	const struct xta_impl *impl = __atomic_load_n(&xta_chosen, __ATOMIC_ACQUIRE);
+	if (impl)
+		return impl;
+	for (int i = 0; i < XTA_NIMPLS; i++)
+		if (host_supports(xta_impls[i].name)) {
+			impl = &xta_impls[i];
+			break;
+		}
+	__atomic_store_n(&xta_chosen, impl, __ATOMIC_RELEASE);
+	return impl;
+}
+
+const char *ta1_xta_impl(void)
+{
+	return xta()->name;
+}
+
+int ta1_xta_use(const char *name)
+{
+	for (int i = 0; i < XTA_NIMPLS; i++)
+		if (!strcmp(xta_impls[i].name, name)) {
+			if (!host_supports(name))
+				return -1;
+			__atomic_store_n(&xta_chosen, &xta_impls[i], __ATOMIC_RELEASE);
+			return 0;
+		}
+	return -1;
+}
+
+const char *ta1_xta_impl_name(int i)
+{
+	return i >= 0 && i < XTA_NIMPLS ? xta_impls[i].name : NULL;
+}
+
 void ta1_vector_op(enum ta1_vop op, float *dst, const float *a, const float *b, float s, uint64_t n)
 {
 	switch (op) {
 	case TA1_VOP_ADD:
-		for (uint64_t i = 0; i < n; i++)
-			dst[i] = a[i] + b[i];
-		break;
 	case TA1_VOP_MUL:
-		for (uint64_t i = 0; i < n; i++)
-			dst[i] = a[i] * b[i];
+		xta()->vbinary(op == TA1_VOP_MUL, dst, a, b, n);
 		break;
 	case TA1_VOP_MAX:
 		for (uint64_t i = 0; i < n; i++)
@@ -88,22 +272,5 @@ void ta1_vsum_rows(float *dst, const float *a, uint64_t rows, uint64_t cols)
 
 void ta1_mxu_matmul(float *dst, const float *lhs, const float *w, uint64_t rows, int accumulate)
 {
-	enum { D = 128 };
-	float acc[D];
-	for (uint64_t r = 0; r < rows; r++) {
-		for (int j = 0; j < D; j++)
-			acc[j] = 0.0f;
-		for (int k = 0; k < D; k++) {
-			float l = lhs[r * D + (uint64_t)k];
-			const float *wr = w + (uint64_t)k * D;
-			for (int j = 0; j < D; j++)
-				acc[j] += l * wr[j];
-		}
-		float *out = dst + r * D;
-		if (accumulate)
-			for (int j = 0; j < D; j++)
-				out[j] += acc[j];
-		else
-			memcpy(out, acc, sizeof(acc));
-	}
+	xta()->matmul(dst, lhs, w, rows, accumulate);
 }

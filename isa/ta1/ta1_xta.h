@@ -24,4 +24,14 @@ void ta1_vsum_rows(float *dst, const float *a, uint64_t rows, uint64_t cols);
 /* dst[r][j] (+)= sum_{k ascending} lhs[r][k] * w[k][j]; dst must not overlap lhs. */
 void ta1_mxu_matmul(float *dst, const float *lhs, const float *w, uint64_t rows, int accumulate);
 
+
+/* The build of the matmul and vector kernels in use: "avx512f", "avx2" or
+ * "baseline" (ta1_xta.c), chosen at the first call from the host's CPU. */
+const char *ta1_xta_impl(void);
+/* The I-th build this binary has (0 the widest), NULL past the last. */
+const char *ta1_xta_impl_name(int i);
+/* Use the build NAME from now on (tests): 0, or -1 if this binary lacks it or
+ * the host's CPU cannot run it. */
+int ta1_xta_use(const char *name);
+
 #endif
