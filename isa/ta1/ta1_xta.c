@@ -75,13 +75,19 @@ static inline float vmax1(float a, float b)
 	return a > b ? a : b;
 }
 
-/* 16 floats; loaded and stored with memcpy (operands need only be 4-byte
+/* Vectors of 16, 8 and 4 floats (the register width of AVX-512, AVX2 and
+ * SSE2: wider generic vectors than the target has are split badly), with
+ * their masks; loaded and stored with memcpy (operands need only be 4-byte
  * aligned), in macros: a function taking or returning one would have an ABI
  * that differs between the targets below */
 typedef float xta_v16 __attribute__((vector_size(64)));
-#define V16_LOAD(v, p) memcpy(&(v), (p), sizeof(xta_v16))
-#define V16_STORE(p, v) memcpy((p), &(v), sizeof(xta_v16))
 typedef int32_t xta_v16i __attribute__((vector_size(64)));
+typedef float xta_v8 __attribute__((vector_size(32)));
+typedef int32_t xta_v8i __attribute__((vector_size(32)));
+typedef float xta_v4 __attribute__((vector_size(16)));
+typedef int32_t xta_v4i __attribute__((vector_size(16)));
+#define V_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
+#define V_STORE(p, v) memcpy((p), &(v), sizeof(v))
 
 /* a + b or a * b; of two NaNs, a's (quieted) on every host and whatever
  * operand order the compiler picks (docs/ta1-isa.md: the first NaN operand) */
@@ -92,86 +98,95 @@ static inline float vbinary1(int mul, float a, float b)
 	return mul ? a * b : a + b;
 }
 
-enum { MXU_D = 128, MXU_JB = 64 }; /* the matmul keeps MXU_JB columns of one row in 4 vectors */
+enum { MXU_D = 128 };
 
 /*
- * XTA_KERNELS(SUFFIX, ATTR) defines matmul_SUFFIX and vbinary_SUFFIX with the
- * function attribute ATTR (a target). Only these two loops are built per
+ * XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W) defines matmul_SUFFIX and
+ * vbinary_SUFFIX with the function attribute ATTR (a target), over VT, a
+ * vector of W floats (VTI its mask). Only these two loops are built per
  * target: exp, max and the row sums stay scalar (max's NaN and zero-sign
  * rules and exp's branches would need per-target code of their own).
  *
- * matmul: for each row and each block of MXU_JB columns, acc[j] starts at
+ * matmul: for each row and each block of 4*W columns, acc[j] starts at
  * +0.0f and adds l_k * w[k][j] for k ascending, one rounded product and one
- * rounded sum per step; the block's MXU_JB/16 accumulators stay in registers
- * across the 128 steps (the scalar loop would load and store them each step).
- * vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of two NaNs, a's);
- * loads a block before storing it, so dst may alias a or b exactly (as
- * ta1_vector_op allows).
+ * rounded sum per step; the block's 8 vector accumulators stay in registers
+ * across the 128 steps (8 independent chains of adds hide the add's latency) (the scalar loop would load and
+ * store them each step). vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of two NaNs, a's); loads a
+ * block before storing it, so dst may alias a or b exactly (as ta1_vector_op allows).
  */
-#define MXU_STEP(acc, v)                                                                                   \
-	do {                                                                                               \
-		xta_v16 wv, prod;                                                                          \
-		V16_LOAD(wv, wr + 16 * (v));                                                               \
-		prod = l * wv;                                                                             \
-		acc = acc + prod;                                                                          \
+#define MXU_STEP(acc, v)                                                                                     \
+	do {                                                                                                 \
+		__typeof__(acc) wv, prod;                                                                    \
+		V_LOAD(wv, wr + sizeof(acc) / 4 * (v));                                                      \
+		prod = l * wv;                                                                               \
+		acc = acc + prod;                                                                            \
 	} while (0)
-#define MXU_OUT(acc, v)                                                                                    \
-	do {                                                                                               \
-		if (accumulate) {                                                                          \
-			xta_v16 prev;                                                                      \
-			V16_LOAD(prev, out + 16 * (v));                                                    \
-			acc = prev + acc;                                                                  \
-		}                                                                                          \
-		V16_STORE(out + 16 * (v), acc);                                                            \
+#define MXU_OUT(acc, v)                                                                                      \
+	do {                                                                                                 \
+		if (accumulate) {                                                                            \
+			__typeof__(acc) prev;                                                                \
+			V_LOAD(prev, out + sizeof(acc) / 4 * (v));                                           \
+			acc = prev + acc;                                                                    \
+		}                                                                                            \
+		V_STORE(out + sizeof(acc) / 4 * (v), acc);                                                   \
 	} while (0)
-#define XTA_KERNELS(SUFFIX, ATTR)                                                                          \
-	ATTR static void matmul_##SUFFIX(float *dst, const float *lhs, const float *w, uint64_t rows,     \
-					 int accumulate)                                                   \
-	{                                                                                                  \
-		for (uint64_t r = 0; r < rows; r++) {                                                      \
-			const float *lr = lhs + r * MXU_D;                                                 \
-			for (int jb = 0; jb < MXU_D; jb += MXU_JB) {                                       \
-				float *out = dst + r * MXU_D + jb;                                         \
-				xta_v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                            \
-				for (int k = 0; k < MXU_D; k++) {                                          \
-					float l = lr[k]; /* scalar * vector: l times each lane */          \
-					const float *wr = w + (uint64_t)k * MXU_D + jb;                    \
-					MXU_STEP(a0, 0);                                                   \
-					MXU_STEP(a1, 1);                                                   \
-					MXU_STEP(a2, 2);                                                   \
-					MXU_STEP(a3, 3);                                                   \
-				}                                                                          \
-				MXU_OUT(a0, 0);                                                            \
-				MXU_OUT(a1, 1);                                                            \
-				MXU_OUT(a2, 2);                                                            \
-				MXU_OUT(a3, 3);                                                            \
-			}                                                                                  \
-		}                                                                                          \
-	}                                                                                                  \
-	ATTR static void vbinary_##SUFFIX(int mul, float *dst, const float *a, const float *b, uint64_t n) \
-	{                                                                                                  \
-		uint64_t i = 0;                                                                            \
-		for (; i + 16 <= n; i += 16) {                                                             \
-			xta_v16 x, y, r, xq;                                                               \
-			V16_LOAD(x, a + i);                                                                \
-			V16_LOAD(y, b + i);                                                                \
-			r = mul ? x * y : x + y;                                                           \
-			xq = x + x; /* a NaN x, quieted */                                                 \
-			xta_v16i nan_x = x != x, ri, xqi;                                                  \
-			memcpy(&ri, &r, sizeof(ri));                                                       \
-			memcpy(&xqi, &xq, sizeof(xqi));                                                    \
-			ri = (nan_x & xqi) | (~nan_x & ri);                                                \
-			V16_STORE(dst + i, ri);                                                            \
-		}                                                                                          \
-		for (; i < n; i++)                                                                         \
-			dst[i] = vbinary1(mul, a[i], b[i]);                                                \
+#define XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W)                                                                \
+	ATTR static void matmul_##SUFFIX(float *dst, const float *lhs, const float *w, uint64_t rows,        \
+					 int accumulate)                                                     \
+	{                                                                                                    \
+		for (uint64_t r = 0; r < rows; r++) {                                                        \
+			const float *lr = lhs + r * MXU_D;                                                   \
+			for (int jb = 0; jb < MXU_D; jb += 8 * W) {                                          \
+				float *out = dst + r * MXU_D + jb;                                           \
+				VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0},     \
+				   a7 = {0};                                                                 \
+				for (int k = 0; k < MXU_D; k++) {                                            \
+					float l = lr[k]; /* scalar * vector: l times each lane */            \
+					const float *wr = w + (uint64_t)k * MXU_D + jb;                      \
+					MXU_STEP(a0, 0);                                                     \
+					MXU_STEP(a1, 1);                                                     \
+					MXU_STEP(a2, 2);                                                     \
+					MXU_STEP(a3, 3);                                                     \
+					MXU_STEP(a4, 4);                                                     \
+					MXU_STEP(a5, 5);                                                     \
+					MXU_STEP(a6, 6);                                                     \
+					MXU_STEP(a7, 7);                                                     \
+				}                                                                            \
+				MXU_OUT(a0, 0);                                                              \
+				MXU_OUT(a1, 1);                                                              \
+				MXU_OUT(a2, 2);                                                              \
+				MXU_OUT(a3, 3);                                                              \
+				MXU_OUT(a4, 4);                                                              \
+				MXU_OUT(a5, 5);                                                              \
+				MXU_OUT(a6, 6);                                                              \
+				MXU_OUT(a7, 7);                                                              \
+			}                                                                                    \
+		}                                                                                            \
+	}                                                                                                    \
+	ATTR static void vbinary_##SUFFIX(int mul, float *dst, const float *a, const float *b, uint64_t n)   \
+	{                                                                                                    \
+		uint64_t i = 0;                                                                              \
+		for (; i + W <= n; i += W) {                                                                 \
+			VT x, y, r, xq;                                                                      \
+			V_LOAD(x, a + i);                                                                    \
+			V_LOAD(y, b + i);                                                                    \
+			r = mul ? x * y : x + y;                                                             \
+			xq = x + x; /* a NaN x, quieted */                                                   \
+			VTI nan_x = x != x, ri, xqi;                                                         \
+			memcpy(&ri, &r, sizeof(ri));                                                         \
+			memcpy(&xqi, &xq, sizeof(xqi));                                                      \
+			ri = (nan_x & xqi) | (~nan_x & ri);                                                  \
+			V_STORE(dst + i, ri);                                                                \
+		}                                                                                            \
+		for (; i < n; i++)                                                                           \
+			dst[i] = vbinary1(mul, a[i], b[i]);                                                  \
 	}
 
 #if defined(__x86_64__)
-XTA_KERNELS(avx512, __attribute__((target("avx512f"))))
-XTA_KERNELS(avx2, __attribute__((target("avx2"))))
+XTA_KERNELS(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16)
+XTA_KERNELS(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8)
 #endif
-XTA_KERNELS(base, )
+XTA_KERNELS(base, , xta_v4, xta_v4i, 4)
 
 struct xta_impl {
 	const char *name;

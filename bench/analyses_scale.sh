@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# How the whole chain grows with the window: 1M, 5M and 10M instructions of
+# the same token-serving loop (bench/analyses_prog.c's serve(), built with
+# TOKENS=8000 so that it runs past ten million instructions), each through
+#   snr replay -o, analyze dma, vmem, util, deps, suggest, suggest --verify,
+#   report and export perfetto (each on the metrics file),
+# with wall seconds, CPU seconds (user + system) and peak RSS of every step,
+# then the ratios 5M/1M and 10M/5M of each step's wall time and memory beside
+# the instruction ratio (5 and 2), and the targets: growth within 1.3x of the
+# instruction ratio, every step under 1 GiB at 10M, the chain under 60 s.
+#
+# The windows are recorded once from `snr device --gdb` over RSP and cached
+# in CACHE_DIR (default ${XDG_CACHE_HOME:-~/.cache}/snr-bench, outside the
+# build tree so that a fresh build directory keeps them), keyed by the
+# program's source and the count. Recording steps every instruction over RSP
+# (about 30k instructions/s): the first run spends about 9 minutes recording
+# the 16M instructions of the three windows; later runs only replay.
+# usage: analyses_scale.sh SNR [CACHE_DIR] [COUNTS...]   (default 1M 5M 10M)
+set -u
+SNR=$1; CACHE=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/snr-bench}
+shift; [ $# -gt 0 ] && shift
+COUNTS=("$@"); [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1000000 5000000 10000000)
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d); DEV=""
+cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x /usr/bin/time ] || fail "/usr/bin/time is missing: install the package 'time' (scripts/install-deps)"
+mkdir -p "$CACHE" || fail "cannot create $CACHE"
+
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+ELF=$CACHE/scale.elf
+"$SNR" cc -O2 -DTOKENS=8000 "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
+src_key=$(sha256sum "$HERE/analyses_prog.c" | cut -d' ' -f1)
+
+record() { # count trace
+  local count=$1 trace=$2 port="" t0 t1
+  rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
+  "$SNR" device "$ELF" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >/dev/null &
+  DEV=$!
+  for _ in $(seq 100); do
+    port=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  [ -n "$port" ] || fail "device did not start: $(cat "$T/dev.err")"
+  t0=$(date +%s.%N)
+  "$SNR" record --target tcp:127.0.0.1:"$port" --elf "$ELF" --breakpoint serve --count "$count" \
+    -o "$trace" --kill 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
+  t1=$(date +%s.%N)
+  wait "$DEV"; DEV=""
+  printf 'recorded %s instructions of serve() in %.1f s over RSP (cached in %s)\n' "$count" \
+    "$(echo "$t1 - $t0" | bc)" "$trace"
+}
+
+# name|arguments after the input ("@" stands for a scratch output file)
+STEPS=(
+  "replay|-o @m"
+  "analyze dma|"
+  "analyze vmem|"
+  "analyze util|"
+  "analyze deps|"
+  "analyze suggest|"
+  "analyze suggest --verify|"
+  "report|-o @"
+  "export perfetto|-o @"
+)
+declare -A WALL MEM
+run() { # count index cmd args input: records WALL and MEM, prints one row
+  local n=$1 i=$2 cmd=$3 args=$4 in=$5 s u y k
+  args=${args//@/$T/out}
+  # shellcheck disable=SC2086
+  if ! /usr/bin/time -f '%e %U %S %M' -o "$T/t" "$SNR" $cmd "$in" $args >"$T/o" 2>"$T/e"; then
+    fail "snr $cmd $in $args: $(tail -3 "$T/e")"
+  fi
+  read -r s u y k <"$T/t"
+  WALL[$n,$i]=$s; MEM[$n,$i]=$((k / 1024))
+  printf '  %-26s %8s %8.2f %8d\n' "$cmd" "$s" "$(echo "$u + $y" | bc)" $((k / 1024))
+}
+
+for n in "${COUNTS[@]}"; do
+  trace=$CACHE/scale-$n.snrt; stamp=$CACHE/scale-$n.stamp
+  if [ -f "$trace" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$src_key $n" ]; then
+    echo "using the cached trace $trace"
+  else
+    record "$n" "$trace"
+    echo "$src_key $n" >"$stamp"
+  fi
+  echo
+  echo "window of $n instructions ($(stat -c %s "$trace") bytes of trace)"
+  printf '  %-26s %8s %8s %8s\n' "step" "wall s" "cpu s" "MiB"
+  for i in "${!STEPS[@]}"; do
+    s=${STEPS[$i]}; cmd=${s%%|*}; args=${s#*|}
+    if [ "$i" = 0 ]; then
+      run "$n" "$i" "$cmd" "$args" "$trace"
+      mv "$T/outm" "$T/m.snrm"
+      echo "    (metrics file: $(stat -c %s "$T/m.snrm") bytes)"
+    else
+      run "$n" "$i" "$cmd" "$args" "$T/m.snrm"
+    fi
+  done
+  total=0
+  for i in "${!STEPS[@]}"; do total=$(echo "$total + ${WALL[$n,$i]}" | bc); done
+  WALL[$n,total]=$total
+  printf '  %-26s %8s\n' "whole chain" "$total"
+done
+
+[ ${#COUNTS[@]} -ge 2 ] || exit 0
+echo
+echo "growth: wall-time ratio / memory ratio between consecutive windows, beside the instruction ratio"
+hdr=$(printf '  %-26s' "step")
+for ((c = 1; c < ${#COUNTS[@]}; c++)); do
+  hdr+=$(printf ' %17s' "${COUNTS[$c]}/${COUNTS[$((c - 1))]}")
+done
+echo "$hdr"
+over=0
+for i in "${!STEPS[@]}" total; do
+  if [ "$i" = total ]; then name="whole chain"; else s=${STEPS[$i]}; name=${s%%|*}; fi
+  line=$(printf '  %-26s' "$name")
+  for ((c = 1; c < ${#COUNTS[@]}; c++)); do
+    a=${COUNTS[$((c - 1))]}; b=${COUNTS[$c]}
+    r=$(awk -v x="${WALL[$b,$i]}" -v y="${WALL[$a,$i]}" 'BEGIN { printf "%.2f", y > 0 ? x / y : 0 }')
+    if [ "$i" = total ]; then
+      line+=$(printf ' %6sx %10s' "$r" "")
+    else
+      m=$(awk -v x="${MEM[$b,$i]}" -v y="${MEM[$a,$i]}" 'BEGIN { printf "%.2f", x / y }')
+      line+=$(printf ' %6sx %6sx mem' "$r" "$m")
+    fi
+    if awk -v r="$r" -v a="$a" -v b="$b" 'BEGIN { exit !(r > 1.3 * b / a) }'; then
+      line+="!"; over=1
+    fi
+  done
+  echo "$line"
+done
+instr=$(printf '  %-26s' "instructions")
+for ((c = 1; c < ${#COUNTS[@]}; c++)); do
+  instr+=$(awk -v a="${COUNTS[$((c - 1))]}" -v b="${COUNTS[$c]}" 'BEGIN { printf " %6.2fx %10s", b / a, "" }')
+done
+echo "$instr"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+last=${COUNTS[$((${#COUNTS[@]} - 1))]}
+[ $over = 0 ] && echo "growth: every step within 1.3x of the instruction ratio" ||
+  echo "growth: OVER 1.3x the instruction ratio where marked !"
+big=""
+for i in "${!STEPS[@]}"; do
+  [ "${MEM[$last,$i]}" -gt 1024 ] && { s=${STEPS[$i]}; big+=" ${s%%|*} (${MEM[$last,$i]} MiB)"; }
+done
+[ -z "$big" ] && echo "memory: every step under 1 GiB at $last" || echo "memory: OVER 1 GiB at $last:$big"
+awk -v t="${WALL[$last,total]}" 'BEGIN { exit !(t < 60) }' && echo "whole chain at $last: ${WALL[$last,total]} s (target 60 s)" ||
+  echo "whole chain at $last: ${WALL[$last,total]} s: OVER the 60 s target"
+exit 0
