@@ -52,33 +52,53 @@ static void flush_events(struct snr_metrics_writer *w)
 	memset(&w->x, 0, sizeof(w->x));
 }
 
-static void ev_begin(struct snr_metrics_writer *w, uint8_t kind)
+/* The longest record: the kind byte and a DMA's 18 varints of at most 10
+ * bytes each. */
+enum { RECORD_MAX = 1 + 18 * 10 };
+
+/* Starts a record of KIND: the capacity for the longest record is made once
+ * here, so the fields go through a plain pointer (put) with no check each;
+ * record_end stores the length. A chunk holds EVENTS_PER_CHUNK - 1 records
+ * (the files are byte for byte those of the earlier writer). */
+static inline uint8_t *record_begin(struct snr_metrics_writer *w, uint8_t kind)
 {
-	snr_buf_u8(&w->ev, kind);
-	if (++w->nev >= EVENTS_PER_CHUNK) {
-		/* the record being started belongs to the next chunk */
-		w->ev.len--;
-		w->nev--;
+	if (w->nev + 1 >= EVENTS_PER_CHUNK)
 		flush_events(w);
-		snr_buf_u8(&w->ev, kind);
-		w->nev = 1;
-	}
+	w->nev++;
+	if (w->ev.cap - w->ev.len < RECORD_MAX)
+		snr_buf_need(&w->ev, RECORD_MAX);
+	uint8_t *p = w->ev.p + w->ev.len;
+	*p++ = kind;
+	return p;
 }
 
-#define V(x) snr_buf_varint(&w->ev, (uint64_t)(x))
-#define Z(x) snr_buf_varint(&w->ev, snr_zigzag((int64_t)(x)))
+static inline void record_end(struct snr_metrics_writer *w, const uint8_t *p) { w->ev.len = (size_t)(p - w->ev.p); }
+
+static inline uint8_t *put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+#define V(x) (p = put(p, (uint64_t)(x)))
+#define Z(x) (p = put(p, snr_zigzag((int64_t)(x))))
 /* a delta from the context, modulo 2^64 */
 #define D(x, base) Z((uint64_t)(x) - (uint64_t)(base))
 
 static void w_insn(struct snr_metrics_writer *w, uint8_t kind, const struct snr_ev_insn *e)
 {
-	ev_begin(w, kind);
+	uint8_t *p = record_begin(w, kind);
 	D(e->index, w->x.index);
 	D(e->pc, w->x.pc);
 	D(e->issue, w->x.cycle);
 	D(e->retire, e->issue);
 	V(e->unit);
 	V(e->cls);
+	record_end(w, p);
 	w->x.index = e->index;
 	w->x.pc = e->pc;
 	w->x.cycle = e->issue;
@@ -88,19 +108,20 @@ static void w_retire(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_RETIRE
 static void w_stall(void *u, const struct snr_ev_stall *e)
 {
 	struct snr_metrics_writer *w = u;
-	ev_begin(w, EV_STALL);
+	uint8_t *p = record_begin(w, EV_STALL);
 	D(e->index, w->x.index);
 	V(e->cycles);
 	D(e->start, w->x.cycle);
 	V(e->cause);
 	D(e->index, e->responsible);
 	V(e->dma_id);
+	record_end(w, p);
 	w->x.index = e->index;
 }
 static void w_dma(void *u, const struct snr_ev_dma *e)
 {
 	struct snr_metrics_writer *w = u;
-	ev_begin(w, EV_DMA);
+	uint8_t *p = record_begin(w, EV_DMA);
 	V(e->id);
 	V(e->phase);
 	Z(e->issue_index);
@@ -120,11 +141,12 @@ static void w_dma(void *u, const struct snr_ev_dma *e)
 	V(e->stall_base_cycles);
 	V(e->stall_transfer_cycles);
 	V(e->slack_cycles);
+	record_end(w, p);
 }
 static void w_mem(void *u, const struct snr_ev_mem *e)
 {
 	struct snr_metrics_writer *w = u;
-	ev_begin(w, EV_MEM);
+	uint8_t *p = record_begin(w, EV_MEM);
 	D(e->index, w->x.index);
 	D(e->cycle, w->x.cycle);
 	V(e->write);
@@ -132,26 +154,29 @@ static void w_mem(void *u, const struct snr_ev_mem *e)
 	V(e->chip);
 	D(e->addr, w->x.addr);
 	V(e->bytes);
+	record_end(w, p);
 	w->x.index = e->index;
 	w->x.addr = e->addr;
 }
 static void w_reg(void *u, const struct snr_ev_reg *e)
 {
 	struct snr_metrics_writer *w = u;
-	ev_begin(w, EV_REG);
+	uint8_t *p = record_begin(w, EV_REG);
 	D(e->index, w->x.index);
 	V(e->reg);
 	V(e->write);
+	record_end(w, p);
 	w->x.index = e->index;
 }
 static void w_busy(void *u, const struct snr_ev_busy *e)
 {
 	struct snr_metrics_writer *w = u;
-	ev_begin(w, EV_BUSY);
+	uint8_t *p = record_begin(w, EV_BUSY);
 	V(e->unit);
 	D(e->start, w->x.cycle);
 	D(e->end, e->start);
 	D(e->index, w->x.index);
+	record_end(w, p);
 }
 #undef V
 #undef Z
