@@ -97,6 +97,8 @@ void an_free(struct an_data *d);
  * "func+0x1c"), or "(before the window)" for index -1 */
 const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len);
 const char *an_space_name(unsigned space);
+/* qsort order of uint64_t[2] pairs: first, then second element */
+int an_cmp_u64pair(const void *a, const void *b);
 uint64_t an_dma_stall(const struct an_dma *m);
 const char *an_dma_case(const struct an_dma *m);
 

@@ -182,7 +182,7 @@ static void on_mem(void *user, const struct snr_ev_mem *e)
 					   .write = e->write};
 }
 
-static int cmp_u64pair(const void *a, const void *b)
+int an_cmp_u64pair(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
 	if (x[0] != y[0])
@@ -204,7 +204,7 @@ static void derive_active(struct an_data *d)
 				order[n][1] = i;
 				n++;
 			}
-		qsort(order, n, sizeof(*order), cmp_u64pair);
+		qsort(order, n, sizeof(*order), an_cmp_u64pair);
 		uint64_t free_at = 0;
 		for (size_t k = 0; k < n; k++) {
 			struct an_dma *m = &d->dmas[order[k][1]];

@@ -45,6 +45,11 @@ struct page_val {
 struct collect {
 	struct snr_deps *d;
 	size_t insn_cap, edge_cap;
+	/* register edges go to d->edges as they come, in consumer order; memory
+	 * edges (found in cycle order) here, merged in at the end */
+	struct snr_dep_edge *mem_edges;
+	size_t nmem_edges, mem_edge_cap;
+	bool reg_unordered; /* a register edge came after a later consumer's (not seen from the GRM) */
 	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
 	struct mem_ev *mem;
 	size_t nmem, mem_cap;
@@ -117,23 +122,34 @@ static void grow_insn(struct collect *c, uint64_t index)
 		while (cap <= index)
 			cap *= 2;
 		d->insn = snr_xrealloc(d->insn, cap * sizeof(*d->insn));
-		memset(d->insn + c->insn_cap, 0, (cap - c->insn_cap) * sizeof(*d->insn));
 		c->insn_cap = cap;
 	}
-	if (index >= d->ninsn)
+	if (index >= d->ninsn) { /* zero only what is in use: the spare capacity stays untouched, not resident */
+		memset(d->insn + d->ninsn, 0, (index + 1 - d->ninsn) * sizeof(*d->insn));
 		d->ninsn = index + 1;
+	}
+}
+
+static void push_edge(struct snr_dep_edge **v, size_t *n, size_t *cap, struct snr_dep_edge e)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 4096;
+		*v = snr_xrealloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[(*n)++] = e;
 }
 
 static void add_edge(struct collect *c, uint64_t consumer, uint64_t producer, uint8_t kind, uint8_t space,
 		     uint16_t reg)
 {
-	struct snr_deps *d = c->d;
-	if (d->nedges == c->edge_cap) {
-		c->edge_cap = c->edge_cap ? 2 * c->edge_cap : 4096;
-		d->edges = snr_xrealloc(d->edges, c->edge_cap * sizeof(*d->edges));
+	struct snr_dep_edge e = {.consumer = consumer, .producer = producer, .kind = kind, .space = space, .reg = reg};
+	if (kind == SNR_DEP_MEM) {
+		push_edge(&c->mem_edges, &c->nmem_edges, &c->mem_edge_cap, e);
+		return;
 	}
-	d->edges[d->nedges++] =
-	    (struct snr_dep_edge){.consumer = consumer, .producer = producer, .kind = kind, .space = space, .reg = reg};
+	if (c->d->nedges && c->d->edges[c->d->nedges - 1].consumer > consumer)
+		c->reg_unordered = true;
+	push_edge(&c->d->edges, &c->d->nedges, &c->edge_cap, e);
 }
 
 static void on_issue(void *u, const struct snr_ev_insn *e)
@@ -143,7 +159,6 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 	struct snr_deps_insn *in = &c->d->insn[e->index];
 	in->pc = e->pc;
 	in->issue = e->issue;
-	in->retire = e->retire;
 	in->cls = e->cls;
 	in->unit = e->unit;
 	in->seen = 1;
@@ -404,11 +419,17 @@ static void mem_edges(struct collect *c)
 
 /* ---- relaxed dependencies ------------------------------------------------ */
 
+/* The walk keeps nothing per instruction of the window: an instruction's
+ * edges are found by binary search in the sorted graph, the DMA issued by an
+ * instruction in the DMAs' issue order, and what one walk has taken in in a
+ * small hash set emptied after each DMA. */
 struct walk {
 	struct snr_deps *d;
-	uint64_t *edge_start; /* ninsn + 1 */
-	int64_t *dma_at;      /* instruction index -> dma index, -1 */
-	uint32_t *mark, gen;
+	uint64_t (*issue_dma)[2]; /* (issue index, dma index), ascending */
+	size_t nissue_dma;
+	uint64_t *seen;     /* open addressing on index + 1 (0: empty) */
+	size_t *seen_list; /* its slots in use */
+	size_t seen_cap, nseen;
 	uint64_t *stack, *slice;
 	size_t nstack, stack_cap, nslice, slice_cap;
 	/* the best anchor so far */
@@ -417,6 +438,59 @@ struct walk {
 	int64_t anchor_index;
 	uint64_t anchor_dma;
 };
+
+static int64_t dma_at(const struct walk *w, uint64_t q)
+{
+	size_t a = 0, b = w->nissue_dma;
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		if (w->issue_dma[mid][0] < q)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < w->nissue_dma && w->issue_dma[a][0] == q ? (int64_t)w->issue_dma[a][1] : -1;
+}
+
+static size_t seen_slot(const uint64_t *seen, size_t cap, uint64_t key)
+{
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	while (seen[h] && seen[h] != key)
+		h = (h + 1) & (cap - 1);
+	return h;
+}
+
+/* Adds q to this walk's set; false if it was there already. */
+static bool seen_add(struct walk *w, uint64_t q)
+{
+	if (2 * (w->nseen + 1) > w->seen_cap) {
+		size_t cap = w->seen_cap ? 2 * w->seen_cap : 256;
+		uint64_t *seen = snr_xcalloc(cap, sizeof(*seen));
+		w->seen_list = snr_xrealloc(w->seen_list, cap / 2 * sizeof(*w->seen_list));
+		for (size_t k = 0; k < w->nseen; k++) {
+			uint64_t key = w->seen[w->seen_list[k]];
+			size_t h = seen_slot(seen, cap, key);
+			seen[h] = key;
+			w->seen_list[k] = h;
+		}
+		free(w->seen);
+		w->seen = seen;
+		w->seen_cap = cap;
+	}
+	size_t h = seen_slot(w->seen, w->seen_cap, q + 1);
+	if (w->seen[h])
+		return false;
+	w->seen[h] = q + 1;
+	w->seen_list[w->nseen++] = h;
+	return true;
+}
+
+static void seen_clear(struct walk *w)
+{
+	for (size_t k = 0; k < w->nseen; k++)
+		w->seen[w->seen_list[k]] = 0;
+	w->nseen = 0;
+}
 
 static bool lightweight(uint8_t cls)
 {
@@ -439,7 +513,7 @@ static void anchor(struct walk *w, uint8_t kind, uint64_t pos, int64_t idx, uint
 static void anchor_of(struct walk *w, uint64_t i, uint64_t q)
 {
 	struct snr_deps *d = w->d;
-	int64_t k = q < d->ninsn ? w->dma_at[q] : -1;
+	int64_t k = q < d->ninsn ? dma_at(w, q) : -1;
 	if (k >= 0) {
 		const struct snr_deps_dma *e = &d->dmas[k];
 		if (e->waited && e->wait_index >= 0 && (uint64_t)e->wait_index < i)
@@ -503,12 +577,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+
+
 static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *waits_flag, const uint64_t *waits_idx,
 		      size_t nwaits)
 {
 	struct snr_deps *d = w->d;
 	uint64_t i = (uint64_t)m->issue_index;
-	w->gen++;
+	seen_clear(w);
 	w->nstack = w->nslice = 0;
 	w->pos = 0;
 	w->kind = SNR_ANCHOR_WINDOW_START;
@@ -517,8 +593,10 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 	flag_anchor(w, m, waits_flag, waits_idx, nwaits);
 	uint64_t latest_direct = 0;
 	bool any_direct = false;
-	for (uint64_t k = w->edge_start[i]; k < w->edge_start[i + 1]; k++) {
-		const struct snr_dep_edge *e = &d->edges[k];
+	size_t ne;
+	const struct snr_dep_edge *edges = snr_deps_edges_of(d, i, &ne);
+	for (size_t k = 0; k < ne; k++) {
+		const struct snr_dep_edge *e = &edges[k];
 		if (e->kind == SNR_DEP_REG && e->reg >= 32)
 			continue; /* sync flags: ordered by the flag rule */
 		if (!any_direct || e->producer > latest_direct)
@@ -532,9 +610,8 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 	bool heavy = false;
 	while (w->nstack && !heavy) {
 		uint64_t p = pop(w);
-		if (p >= d->ninsn || w->mark[p] == w->gen)
+		if (p >= d->ninsn || !seen_add(w, p))
 			continue;
-		w->mark[p] = w->gen;
 		if (p < w->pos)
 			continue; /* already before the point it can move to, and so is all it needs */
 		if (!lightweight(d->insn[p].cls)) {
@@ -550,8 +627,9 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 			heavy = true;
 			break;
 		}
-		for (uint64_t k = w->edge_start[p]; k < w->edge_start[p + 1]; k++) {
-			const struct snr_dep_edge *e = &d->edges[k];
+		edges = snr_deps_edges_of(d, p, &ne);
+		for (size_t k = 0; k < ne; k++) {
+			const struct snr_dep_edge *e = &edges[k];
 			if (e->kind == SNR_DEP_MEM)
 				anchor_of(w, i, e->producer); /* a load of bytes written in the window */
 			else if (e->reg < 32)
@@ -590,26 +668,21 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 static void relax(struct snr_deps *d)
 {
 	struct walk w = {.d = d};
-	w.edge_start = snr_xcalloc(d->ninsn + 1, sizeof(*w.edge_start));
-	for (size_t k = 0; k < d->nedges; k++)
-		w.edge_start[d->edges[k].consumer + 1]++;
-	for (uint64_t i = 0; i < d->ninsn; i++)
-		w.edge_start[i + 1] += w.edge_start[i];
-	w.dma_at = snr_xcalloc(d->ninsn ? d->ninsn : 1, sizeof(*w.dma_at));
-	for (uint64_t i = 0; i < d->ninsn; i++)
-		w.dma_at[i] = -1;
-	w.mark = snr_xcalloc(d->ninsn ? d->ninsn : 1, sizeof(*w.mark));
+	w.issue_dma = snr_xcalloc(d->ndmas + 1, sizeof(*w.issue_dma));
 	uint64_t *wf = snr_xcalloc(d->ndmas + 1, sizeof(*wf)), *wi = snr_xcalloc(d->ndmas + 1, sizeof(*wi));
 	size_t nw = 0;
 	for (size_t k = 0; k < d->ndmas; k++) {
 		const struct snr_deps_dma *m = &d->dmas[k];
-		if (m->issue_index >= 0 && (uint64_t)m->issue_index < d->ninsn)
-			w.dma_at[m->issue_index] = (int64_t)k;
+		if (m->issue_index >= 0 && (uint64_t)m->issue_index < d->ninsn) {
+			w.issue_dma[w.nissue_dma][0] = (uint64_t)m->issue_index;
+			w.issue_dma[w.nissue_dma++][1] = k;
+		}
 		if (m->waited && m->wait_index >= 0) {
 			wf[nw] = m->flag;
 			wi[nw++] = (uint64_t)m->wait_index;
 		}
 	}
+	qsort(w.issue_dma, w.nissue_dma, sizeof(*w.issue_dma), an_cmp_u64pair);
 	for (size_t k = 0; k < d->ndmas; k++) {
 		struct snr_deps_dma *m = &d->dmas[k];
 		if (m->issue_index >= 0 && (uint64_t)m->issue_index < d->ninsn)
@@ -617,14 +690,48 @@ static void relax(struct snr_deps *d)
 	}
 	free(wf);
 	free(wi);
-	free(w.edge_start);
-	free(w.dma_at);
-	free(w.mark);
+	free(w.issue_dma);
+	free(w.seen);
+	free(w.seen_list);
 	free(w.stack);
 	free(w.slice);
 }
 
 /* ---- entry points -------------------------------------------------------- */
+
+/* d->edges in cmp_edge order without a sort of the whole graph (nor
+ * qsort's scratch copy of it): the register edges came in consumer order
+ * (a simulator that reports them otherwise gets the whole sort), so only
+ * each consumer's few are sorted; the memory edges are sorted apart
+ * and merged in from the end, in place. */
+static void sort_edges(struct collect *c)
+{
+	struct snr_deps *d = c->d;
+	if (c->reg_unordered)
+		qsort(d->edges, d->nedges, sizeof(*d->edges), cmp_edge);
+	for (size_t a = 0, b; a < d->nedges && !c->reg_unordered; a = b) {
+		for (b = a + 1; b < d->nedges && d->edges[b].consumer == d->edges[a].consumer; b++)
+			;
+		if (b - a > 1)
+			qsort(d->edges + a, b - a, sizeof(*d->edges), cmp_edge);
+	}
+	qsort(c->mem_edges, c->nmem_edges, sizeof(*c->mem_edges), cmp_edge);
+	size_t n = d->nedges + c->nmem_edges;
+	if (n > c->edge_cap) {
+		d->edges = snr_xrealloc(d->edges, (n ? n : 1) * sizeof(*d->edges));
+		c->edge_cap = n;
+	}
+	size_t i = d->nedges, j = c->nmem_edges, k = n;
+	while (j) {
+		if (i && cmp_edge(&d->edges[i - 1], &c->mem_edges[j - 1]) > 0)
+			d->edges[--k] = d->edges[--i];
+		else
+			d->edges[--k] = c->mem_edges[--j];
+	}
+	d->nedges = n;
+	free(c->mem_edges);
+	c->mem_edges = NULL;
+}
 
 static double now_s(void)
 {
@@ -673,6 +780,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	int rc = feed(feed_user, &d->an.src, &run, err, errlen);
 	if (rc) {
 		free(c.mem);
+		free(c.mem_edges);
 		return -1;
 	}
 	an_collect_finish(&d->an);
@@ -697,7 +805,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	free(c.cur_writer);
 	free(c.cur_read);
 	free(c.vals);
-	qsort(d->edges, d->nedges, sizeof(*d->edges), cmp_edge);
+	sort_edges(&c);
 	size_t kept = 0; /* one edge per (consumer, producer, kind, what) */
 	for (size_t k = 0; k < d->nedges; k++)
 		if (!kept || cmp_edge(&d->edges[kept - 1], &d->edges[k]))

@@ -42,8 +42,9 @@ struct snr_dep_edge {
 	uint16_t reg;                /* REG: ta1_reg_id */
 };
 
+/* 24 bytes per instruction of the window */
 struct snr_deps_insn {
-	uint64_t pc, issue, retire;
+	uint64_t pc, issue;
 	uint8_t cls, unit, seen;
 };
 
