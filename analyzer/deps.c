@@ -162,7 +162,9 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 	in->cls = e->cls;
 	in->unit = e->unit;
 	in->seen = 1;
-	c->an.on_issue(c->an.user, e);
+	/* collect.c's pcs (an.pcs) are filled from d->insn after the memory
+	 * pass (collect_pcs), not during it: the two copies of every pc never
+	 * take room at the pass's peak */
 }
 
 static void on_reg(void *u, const struct snr_ev_reg *e)
@@ -699,6 +701,21 @@ static void relax(struct snr_deps *d)
 
 /* ---- entry points -------------------------------------------------------- */
 
+/* collect.c's pc per instruction (an_data.pcs), as its on_issue would have
+ * filled it: 0 for an index with no ISSUE event. */
+static void collect_pcs(struct snr_deps *d)
+{
+	struct an_data *a = &d->an;
+	uint64_t n = d->ninsn;
+	while (n && !d->insn[n - 1].seen)
+		n--;
+	free(a->pcs);
+	a->npcs = a->cappcs = n;
+	a->pcs = snr_xcalloc(n ? n : 1, sizeof(*a->pcs));
+	for (uint64_t i = 0; i < n; i++)
+		a->pcs[i] = d->insn[i].pc;
+}
+
 /* d->edges in cmp_edge order without a sort of the whole graph (nor
  * qsort's scratch copy of it): the register edges came in consumer order
  * (a simulator that reports them otherwise gets the whole sort), so only
@@ -805,6 +822,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	free(c.cur_writer);
 	free(c.cur_read);
 	free(c.vals);
+	collect_pcs(d);
 	sort_edges(&c);
 	size_t kept = 0; /* one edge per (consumer, producer, kind, what) */
 	for (size_t k = 0; k < d->nedges; k++)
