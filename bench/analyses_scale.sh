@@ -38,19 +38,13 @@ ELF=$CACHE/scale.elf
 "$SNR" cc -O2 -DTOKENS=8000 "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
 src_key=$(sha256sum "$HERE/analyses_prog.c" | cut -d' ' -f1)
 
+# shellcheck source=../tests/gdb_device.sh
+. "$HERE/../tests/gdb_device.sh"
 record() { # count trace
-  local count=$1 trace=$2 port="" t0 t1
-  rm -f "$T/dev.err"  # the device writes its port here; no stale port from an earlier run
-  "$SNR" device "$ELF" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >/dev/null &
-  DEV=$!
-  for _ in $(seq 100); do
-    port=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  [ -n "$port" ] || fail "device did not start: $(cat "$T/dev.err")"
+  local count=$1 trace=$2 t0 t1
+  gdb_device "$SNR" "$T" "$ELF"
   t0=$(date +%s.%N)
-  "$SNR" record --target tcp:127.0.0.1:"$port" --elf "$ELF" --breakpoint serve --count "$count" \
+  "$SNR" record --target tcp:127.0.0.1:"$PORT" --elf "$ELF" --breakpoint serve --count "$count" \
     -o "$trace" --kill 2>"$T/rec.err" || fail "record: $(cat "$T/rec.err")"
   t1=$(date +%s.%N)
   wait "$DEV"; DEV=""
@@ -126,11 +120,11 @@ for i in "${!STEPS[@]}" total; do
   line=$(printf '  %-26s' "$name")
   for ((c = 1; c < ${#COUNTS[@]}; c++)); do
     a=${COUNTS[$((c - 1))]}; b=${COUNTS[$c]}
-    r=$(awk -v x="${CPU[$b,$i]}" -v y="${CPU[$a,$i]}" 'BEGIN { printf "%.2f", y > 0 ? x / y : 0 }')
+    r=$(awk -v x="${CPU[$b,$i]}" -v y="${CPU[$a,$i]}" 'BEGIN { printf "%.2f", (y > 0 ? x / y : 0) }')
     if [ "$i" = total ]; then
       line+=$(printf ' %6sx %10s' "$r" "")
     else
-      m=$(awk -v x="${MEM[$b,$i]}" -v y="${MEM[$a,$i]}" 'BEGIN { printf "%.2f", x / y }')
+      m=$(awk -v x="${MEM[$b,$i]}" -v y="${MEM[$a,$i]}" 'BEGIN { printf "%.2f", (y > 0 ? x / y : 0) }')
       line+=$(printf ' %6sx %6sx mem' "$r" "$m")
     fi
     if awk -v r="$r" -v a="$a" -v b="$b" 'BEGIN { exit !(r > 1.3 * b / a) }'; then
