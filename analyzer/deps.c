@@ -564,13 +564,22 @@ static uint64_t pop(struct walk *w)
 	return top;
 }
 
-/* It must not move above a WAIT on its own flag: it would satisfy it. */
-static void flag_anchor(struct walk *w, const struct snr_deps_dma *m, const uint64_t *waits_flag,
-			const uint64_t *waits_idx, size_t nwaits)
+/* It must not move above a WAIT on its own flag: it would satisfy it. The
+ * latest such WAIT before it decides (anchor keeps the latest position), found
+ * by binary search in the WAITs sorted by (flag, index): no scan of every WAIT
+ * per DMA, which made the pass quadratic in the DMAs. */
+static void flag_anchor(struct walk *w, const struct snr_deps_dma *m, const uint64_t (*waits)[2], size_t nwaits)
 {
-	for (size_t k = 0; k < nwaits; k++)
-		if (waits_flag[k] == m->flag && waits_idx[k] < (uint64_t)m->issue_index)
-			anchor(w, SNR_ANCHOR_FLAG, waits_idx[k] + 1, (int64_t)waits_idx[k], 0);
+	size_t a = 0, b = nwaits; /* the first (flag, index) >= (m->flag, its issue index) */
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		if (waits[mid][0] < m->flag || (waits[mid][0] == m->flag && waits[mid][1] < (uint64_t)m->issue_index))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a && waits[a - 1][0] == m->flag)
+		anchor(w, SNR_ANCHOR_FLAG, waits[a - 1][1] + 1, (int64_t)waits[a - 1][1], 0);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -581,8 +590,7 @@ static int cmp_u64(const void *a, const void *b)
 
 
 
-static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *waits_flag, const uint64_t *waits_idx,
-		      size_t nwaits)
+static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*waits)[2], size_t nwaits)
 {
 	struct snr_deps *d = w->d;
 	uint64_t i = (uint64_t)m->issue_index;
@@ -592,7 +600,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 	w->kind = SNR_ANCHOR_WINDOW_START;
 	w->anchor_index = -1;
 	w->anchor_dma = 0;
-	flag_anchor(w, m, waits_flag, waits_idx, nwaits);
+	flag_anchor(w, m, waits, nwaits);
 	uint64_t latest_direct = 0;
 	bool any_direct = false;
 	size_t ne;
@@ -644,7 +652,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t *wa
 		w->kind = SNR_ANCHOR_HEAVY;
 		w->anchor_index = any_direct ? (int64_t)latest_direct : -1;
 		w->anchor_dma = 0;
-		flag_anchor(w, m, waits_flag, waits_idx, nwaits);
+		flag_anchor(w, m, waits, nwaits);
 	}
 	if (w->pos > i)
 		w->pos = i;
@@ -671,7 +679,7 @@ static void relax(struct snr_deps *d)
 {
 	struct walk w = {.d = d};
 	w.issue_dma = snr_xcalloc(d->ndmas + 1, sizeof(*w.issue_dma));
-	uint64_t *wf = snr_xcalloc(d->ndmas + 1, sizeof(*wf)), *wi = snr_xcalloc(d->ndmas + 1, sizeof(*wi));
+	uint64_t(*waits)[2] = snr_xcalloc(d->ndmas + 1, sizeof(*waits));
 	size_t nw = 0;
 	for (size_t k = 0; k < d->ndmas; k++) {
 		const struct snr_deps_dma *m = &d->dmas[k];
@@ -680,18 +688,18 @@ static void relax(struct snr_deps *d)
 			w.issue_dma[w.nissue_dma++][1] = k;
 		}
 		if (m->waited && m->wait_index >= 0) {
-			wf[nw] = m->flag;
-			wi[nw++] = (uint64_t)m->wait_index;
+			waits[nw][0] = m->flag;
+			waits[nw++][1] = (uint64_t)m->wait_index;
 		}
 	}
 	qsort(w.issue_dma, w.nissue_dma, sizeof(*w.issue_dma), an_cmp_u64pair);
+	qsort(waits, nw, sizeof(*waits), an_cmp_u64pair);
 	for (size_t k = 0; k < d->ndmas; k++) {
 		struct snr_deps_dma *m = &d->dmas[k];
 		if (m->issue_index >= 0 && (uint64_t)m->issue_index < d->ninsn)
-			relax_one(&w, m, wf, wi, nw);
+			relax_one(&w, m, waits, nw);
 	}
-	free(wf);
-	free(wi);
+	free(waits);
 	free(w.issue_dma);
 	free(w.seen);
 	free(w.seen_list);
