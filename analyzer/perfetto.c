@@ -216,23 +216,40 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
 		slice(o, d, pid, TID_DMAOPS, lname, "dma.issue", m->issue, m->issue + 1, largs);
 	}
-	for (size_t i = 0; i < d->ndmas; i++) {
-		const struct an_dma *m = &d->dmas[i];
-		if (!m->id || m->wait == AN_NONE)
-			continue;
-		bool first = true;
-		uint64_t arrive = m->wait;
-		for (size_t j = 0; j < d->ndmas; j++) {
-			const struct an_dma *n = &d->dmas[j];
-			if (!n->id || n->wait == AN_NONE || n->wait_index != m->wait_index)
-				continue;
-			if (j < i)
-				first = false;
+	/* The DMAs one WAIT consumed, grouped by sorting (wait index, dma):
+	 * the WAIT's slice is drawn once, with the first of them, from the
+	 * earliest arrival (a stalled DMA's complete - stall) to the WAIT's end */
+	uint64_t(*by_wait)[2] = snr_xcalloc(d->ndmas + 1, sizeof(*by_wait));
+	uint64_t *arrive_of = snr_xcalloc(d->ndmas + 1, sizeof(*arrive_of));
+	bool *first_of = snr_xcalloc(d->ndmas + 1, sizeof(*first_of));
+	size_t nw = 0;
+	for (size_t i = 0; i < d->ndmas; i++)
+		if (d->dmas[i].id && d->dmas[i].wait != AN_NONE) {
+			by_wait[nw][0] = (uint64_t)d->dmas[i].wait_index;
+			by_wait[nw++][1] = i;
+		}
+	qsort(by_wait, nw, sizeof(*by_wait), an_cmp_u64pair);
+	for (size_t a = 0, b; a < nw; a = b) {
+		uint64_t arrive = UINT64_MAX;
+		for (b = a; b < nw && by_wait[b][0] == by_wait[a][0]; b++) {
+			const struct an_dma *n = &d->dmas[by_wait[b][1]];
 			uint64_t st = an_dma_stall(n);
 			if (st && n->complete != AN_NONE && n->complete - st < arrive)
 				arrive = n->complete - st;
 		}
-		if (first) {
+		first_of[by_wait[a][1]] = true; /* the lowest dma of the group */
+		for (size_t k = a; k < b; k++) {
+			uint64_t w = d->dmas[by_wait[k][1]].wait;
+			arrive_of[by_wait[k][1]] = arrive < w ? arrive : w;
+		}
+	}
+	free(by_wait);
+	for (size_t i = 0; i < d->ndmas; i++) {
+		const struct an_dma *m = &d->dmas[i];
+		if (!m->id || m->wait == AN_NONE)
+			continue;
+		uint64_t arrive = arrive_of[i];
+		if (first_of[i]) {
 			char prefix[48];
 			snprintf(prefix, sizeof(prefix), "WAIT flag %u ", m->flag);
 			insn_label(info, d, m->wait_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
@@ -252,6 +269,8 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(tbuf, o, d, m->wait));
 		}
 	}
+	free(arrive_of);
+	free(first_of);
 	/* VMEM counters */
 	struct an_vmem v;
 	an_vmem_compute(d, 0, &v);
