@@ -16,21 +16,11 @@ cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-start_device() { # ELF extra args...
-  rm -f "$T/dev.err"
-  "$SNR" device "$@" --gdb tcp:127.0.0.1:0 --halt 2>"$T/dev.err" >"$T/dev.out" &
-  DEV=$!
-  for _ in $(seq 100); do
-    PORT=$(grep -o '127.0.0.1:[0-9]*' "$T/dev.err" | head -1 | cut -d: -f2)
-    [ -n "$PORT" ] && return 0
-    sleep 0.05
-  done
-  fail "device did not start: $(cat "$T/dev.err")"
-}
+. "$(dirname "$0")/../gdb_device.sh"
 
 record() { # NAME METHOD BREAKPOINT COUNT CHIP DEVICE-ARGS...
   local name=$1 method=$2 bp=$3 count=$4 chip=$5; shift 5
-  start_device "$T/$name.elf" "$@"
+  gdb_device "$SNR" "$T" "$T/$name.elf" "$@"
   "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/$name.elf" --breakpoint "$bp" --count "$count" \
     --chip "$chip" --method "$method" --kill -o "$T/$name.$method.snrt" 2>"$T/$name.$method.err" ||
     fail "$name --method $method: $(cat "$T/$name.$method.err")"
@@ -93,6 +83,27 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R tru
     grep -q "^verified against the target" "$T/x86-$1.sim.err" || fail "x86-64 $1: $(cat "$T/x86-$1.sim.err")"
     echo "x86-64 $1 (ptrace): same trace by sim and step; $(grep '^method sim' "$T/x86-$1.sim.err")"
   done
+  # and through gdbserver (which launches with ASLR off itself)
+  if command -v gdbserver >/dev/null; then
+    for m in step sim; do
+      gdbserver --once 127.0.0.1:0 "$T/x86" >"$T/gs.out" 2>&1 &
+      GS=$!
+      PORT=""
+      for _ in $(seq 100); do
+        PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out")
+        [ -n "$PORT" ] && break
+        sleep 0.05
+      done
+      [ -n "$PORT" ] || fail "gdbserver did not start: $(cat "$T/gs.out")"
+      "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/x86" --breakpoint work --count 20000 --method $m \
+        -o "$T/gs.$m.snrt" 2>"$T/gs.$m.err" || fail "gdbserver --method $m: $(cat "$T/gs.$m.err")"
+      wait $GS
+      "$SNR" replay "$T/gs.$m.snrt" 2>&1 | grep -q "end state matches the recording" ||
+        fail "gdbserver --method $m: the replay did not verify"
+    done
+    "$SAME" "$T/gs.step.snrt" "$T/gs.sim.snrt" || fail "x86-64 work through gdbserver: --method sim and step differ"
+    echo "x86-64 work (gdbserver): same trace by sim and step; $(grep '^method sim' "$T/gs.sim.err")"
+  fi
   host x86-tsc sim stamp 4000 tsc
   "$SNR" trace dump "$T/x86-tsc.sim.snrt" >"$T/tsc.txt"
   [ "$(grep -c ' rdtsc ' "$T/tsc.txt")" -eq 2 ] || fail "x86-64 tsc: two rdtsc expected in the window: $(grep -c rdtsc "$T/tsc.txt")"
