@@ -22,11 +22,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for kind in nopie pie; do
   P="$T/$kind"
+  rm -f "$T/gs.out" # no stale port from the last kind (the background redirect may come late)
   gdbserver --once 127.0.0.1:0 "$P" >"$T/gs.out" 2>&1 &
   GS=$!
   PORT=""
   for _ in $(seq 100); do
-    PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out")
+    PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out" 2>/dev/null)
     [ -n "$PORT" ] && break
     sleep 0.05
   done

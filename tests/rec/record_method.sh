@@ -86,11 +86,12 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R tru
   # and through gdbserver (which launches with ASLR off itself)
   if command -v gdbserver >/dev/null; then
     for m in step sim; do
+      rm -f "$T/gs.out" # no stale port from the last run
       gdbserver --once 127.0.0.1:0 "$T/x86" >"$T/gs.out" 2>&1 &
       GS=$!
       PORT=""
       for _ in $(seq 100); do
-        PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out")
+        PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out" 2>/dev/null)
         [ -n "$PORT" ] && break
         sleep 0.05
       done
