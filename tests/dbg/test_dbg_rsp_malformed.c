@@ -229,8 +229,11 @@ static void expect_open_fails(const char *path, const char *scenario, const char
 	CHECK(d == NULL, "%s: open succeeded", scenario);
 	if (d)
 		ops->close(d);
-	CHECK(strstr(err, want1) && strstr(err, want2), "%s: error \"%s\" lacks \"%s\" / \"%s\"", scenario, err, want1,
-	      want2);
+	/* A stub that hangs up at once may be gone before the client's first
+	 * byte (its '+') is sent: then the error names that stage instead. */
+	bool hung_up_first = !strcmp(scenario, "close") && strstr(err, "rsp: sending initial ack:");
+	CHECK(hung_up_first || (strstr(err, want1) && strstr(err, want2)), "%s: error \"%s\" lacks \"%s\" / \"%s\"",
+	      scenario, err, want1, want2);
 	CHECK(dt < 10.0, "%s: open took %.2f s", scenario, dt);
 	kill(stub, SIGKILL);
 	waitpid(stub, NULL, 0);
