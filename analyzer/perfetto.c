@@ -28,6 +28,7 @@
 #include "analyzer/analyses.h"
 #include "analyzer/pcinfo.h"
 #include "lib/snr_outfile.h"
+#include "lib/snr_partial.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_events.h"
 #include "lib/snr_host_trace.h"
@@ -397,7 +398,17 @@ int snr_cmd_export(int argc, char **argv)
 			ndev++;
 			continue;
 		}
-		if (snrh_trace_read(&host, argv[i], err, sizeof(err))) {
+		/* A host trace cut short (its recorder killed) is refused as a
+		 * partial .snrt is, unless --allow-truncated. */
+		bool cut = false;
+		char why[sizeof(err)] = "";
+		if (snrh_trace_read_partial(&host, argv[i], &cut, why, sizeof(why))) {
+			snr_fmt(err, sizeof(err), "%s", why);
+			cut = false;
+		}
+		size_t plen = strlen(argv[i]);
+		const char *what = !strncmp(why, argv[i], plen) && !strncmp(why + plen, ": ", 2) ? why + plen + 2 : why;
+		if ((!cut && why[0]) || (cut && snr_partial_check(argv[i], what, err, sizeof(err)))) {
 			snr_err("export: %s", err);
 			snrh_trace_free(&host);
 			return 1;

@@ -276,7 +276,7 @@ static json_t *compare_json_of(const struct an_annot *a, const char *a_path, con
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--compare B.snrt|B.snrm] [--source-dir DIR]\n"
-		   "                  [--config M.json] [--interval CYCLES]\n"
+		   "                  [--config M.json] [--interval CYCLES] [--elf PROG] [--allow-truncated]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it): summary (cycles, every\n"
 		   "stall cause as the replay sums it, utilization); the hottest source lines (snr annotate's\n"
@@ -295,6 +295,9 @@ static void usage(FILE *f)
 		   "                      (by the path, then by the base name under DIR)\n"
 		   "  --config M.json     machine config for a trace's replay (default: the recorded one)\n"
 		   "  --interval CYCLES   VMEM sample interval, as for `snr analyze vmem`\n"
+		   "  --elf PROG          the program's ELF, when the trace's recorded path is gone or stale\n"
+		   "  --allow-truncated   report on a partial trace or metrics file (marked so) instead of\n"
+		   "                      refusing it (exit 3)\n"
 		   "  -h, --help          this text\n"
 		   "\n"
 		   "The source page needs the program's line tables (snr cc -g; the ELF the trace names, or\n"

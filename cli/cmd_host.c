@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_partial.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_report.h"
 #include "lib/snr_host_trace.h"
@@ -53,7 +54,7 @@ static const char host_usage[] =
 	"record writes the file as it goes, so a recorder killed (even by SIGKILL)\n"
 	"leaves everything up to its last drain (every 50 ms); report reads such a\n"
 	"file, says it is truncated (\"truncated\": true in --trace-events JSON) and\n"
-	"exits 1 unless --allow-truncated. A command record started dies with it.\n"
+	"exits 3 unless --allow-truncated. A command record started dies with it.\n"
 	"\n"
 	"examples:\n"
 	"  sudo snr host record -o serve.snrh -- ./ta1_serve prog.elf 20\n"
@@ -116,7 +117,7 @@ static int host_report_main(int argc, char **argv)
 	if (!rc && why[0] && !allow_truncated) {
 		snr_err("host report: %s; the report above covers what was written before (--allow-truncated: exit 0)",
 			why);
-		rc = 1;
+		rc = SNR_EXIT_PARTIAL;
 	}
 	return rc;
 }

@@ -82,7 +82,7 @@ for bin in "$FP" "$NOFP"; do
   offcpu_case "$bin" deep "deep 150 3" ";main;$(printf 'recurse;%.0s' $(seq 100)).*sleeper;"
 done
 # 5. SIGKILL of the recorder 2 s into a longer command: the file holds what
-# was drained up to then (>= 1.5 s of it), reads as truncated (exit 1, or 0
+# was drained up to then (>= 1.5 s of it), reads as truncated (exit 3, or 0
 # with --allow-truncated; "truncated": true in the JSON), and the command
 # dies with the recorder.
 "$SNR" host record -o "$T/kill.snrh" -- "$NOFP" sleepspin 25 >"$T/kill.out" 2>"$T/kill.err" &
@@ -96,7 +96,7 @@ child=$(sed -n 's/.*tracing pid \([0-9]*\).*/\1/p' "$T/kill.err")
 for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$child" 2>/dev/null && { kill -KILL "$child"; fail "the command (pid $child) outlived its SIGKILLed recorder by 10 s"; }
 run "$SNR" host report "$T/kill.snrh" --folded "$T/kill" --trace-events "$T/kill.json"
-expect_rc 1; expect_out "TRUNCATED: "; expect_err "truncated"
+expect_rc 3; expect_out "TRUNCATED: "; expect_err "truncated"
 covers=$(sed -n 's/.*; this covers \([0-9.]*\) s.*/\1/p' "$T/out")
 awk -v c="$covers" 'BEGIN { exit !(c >= 1.5) }' || fail "a recorder killed after 2 s left $covers s: $(head -3 "$T/out")"
 w=$(weight "$T/kill.offcpu.folded" ";main;sleeper;")
@@ -106,5 +106,11 @@ python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['truncated'] 
   fail "trace-event JSON of a truncated trace lacks \"truncated\": true"
 run "$SNR" host report --allow-truncated "$T/kill.snrh"
 expect_rc 0; expect_out "TRUNCATED: "
+# the Perfetto export refuses it as every reader refuses a partial file
+run "$SNR" export perfetto "$T/kill.snrh" -o "$T/kill.perfetto.json"
+expect_rc 3; expect_err "is partial"
+[ -e "$T/kill.perfetto.json" ] && fail "a refused export wrote its output"
+run "$SNR" export perfetto --allow-truncated "$T/kill.snrh" -o "$T/kill.perfetto.json"
+expect_rc 0
 echo "SIGKILL after 2 s: $covers s kept, $w us under main;sleeper; command $child gone"
 echo "host_stacks: ok"
