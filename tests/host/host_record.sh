@@ -209,8 +209,8 @@ for _ in $(seq 30); do ids >"$T/ids.after"; [ -z "$(comm -12 "$T/ids.ours" "$T/i
 run "$SNR" host report "$T/int.snrh"
 expect_rc 0; expect_out "sleep"
 
-# 4. A damaged file is reported with chunk and offset.
+# 4. A file cut short is reported as partial (exit 3), naming it.
 head -c 200 "$T/facts.snrh" >"$T/cut.snrh"
 run "$SNR" host report "$T/cut.snrh"
-expect_rc 1; expect_err "cut.snrh"
+expect_rc 3; expect_err "cut.snrh"
 echo "host_record: ok"
