@@ -17,15 +17,7 @@
 # usage: analyses_1m.sh SNR CACHE_DIR [COUNT]
 set -u
 SNR=$1; CACHE=$2; COUNT=${3:-1000000}
-HERE=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d); DEV=""
-cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x /usr/bin/time ] || fail "/usr/bin/time is missing: install the package 'time' (scripts/install-deps)"
-mkdir -p "$CACHE" || fail "cannot create $CACHE"
-
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+. "$(dirname "$0")/bench_lib.sh"
 ELF=$CACHE/an1m.elf; TRACE=$CACHE/an1m.snrt; STAMP=$CACHE/an1m.stamp
 # -g: annotate (and every output's file:line) reads the line tables
 "$SNR" cc -O2 -g "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"

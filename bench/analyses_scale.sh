@@ -25,15 +25,7 @@ set -u
 SNR=$1; CACHE=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/snr-bench}
 shift; [ $# -gt 0 ] && shift
 COUNTS=("$@"); [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1000000 5000000 10000000)
-HERE=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d); DEV=""
-cleanup() { [ -n "$DEV" ] && kill "$DEV" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x /usr/bin/time ] || fail "/usr/bin/time is missing: install the package 'time' (scripts/install-deps)"
-mkdir -p "$CACHE" || fail "cannot create $CACHE"
-
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+. "$(dirname "$0")/bench_lib.sh"
 ELF=$CACHE/scale.elf
 "$SNR" cc -O2 -DTOKENS=8000 "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
 src_key=$(sha256sum "$HERE/analyses_prog.c" | cut -d' ' -f1)
