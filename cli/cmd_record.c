@@ -18,7 +18,7 @@ static const char record_usage[] =
 	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
 	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64|PATH.so]\n"
 	"                  [--timeout SECONDS] [--config M.json] [--kill] [--debugger PATH.so]\n"
-	"                  [--method auto|sim|step] [--until-return]\n"
+	"                  [--method auto|sim|step] [--until-return] [--windows K [--every N]]\n"
 	"\n"
 	"Stops the program at the breakpoint and records the next N instructions:\n"
 	"the pc sequence, the code executed, and every register and memory byte an\n"
@@ -55,6 +55,13 @@ static const char record_usage[] =
 	"                     single-step the target, one round trip per instruction;\n"
 	"                     auto (default): sim where the ISA has a simulator that\n"
 	"                     records, else step (docs/recording.md)\n"
+	"  --windows K        record K windows of the run into the trace set FILE (a folder:\n"
+	"                     window-0.snrt ... and set.json): window k from the\n"
+	"                     (skip + k*N + 1)-th hit of the breakpoint, each Algorithm 1's\n"
+	"                     snapshot at its own start; between windows the program runs\n"
+	"                     freely. replay, analyze, annotate and report take the set\n"
+	"  --every N          hits of the breakpoint from one window's start to the next\n"
+	"                     (default 1: every hit); hits inside a window count\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"A progress line is drawn when stderr is a terminal; a summary ends the run.\n"
@@ -63,6 +70,9 @@ static const char record_usage[] =
 	"FILE.partial is a truncated trace holding every instruction recorded.\n"
 	"SIGINT or SIGTERM ends the window at the next instruction: FILE is written,\n"
 	"marked interrupted, and snr exits 130 or 143.\n"
+	"A set is written into FILE.partial, its manifest rewritten after each window,\n"
+	"and renamed to FILE when the last window is written; a killed or failed\n"
+	"recording leaves FILE.partial with every finished window, read as partial.\n"
 	"\n"
 	"Exit status: 0 recorded, 1 failed (the instructions recorded are kept in\n"
 	"FILE.partial, read as truncated), 2 bad usage, 130/143 interrupted.\n";
@@ -81,6 +91,55 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+/* The summary of one window (path: its trace). */
+static void print_summary(const struct snr_record_opts *o, const struct snr_record_summary *s, const char *path)
+{
+	fprintf(stderr,
+		"recorded %llu instructions in %.2f s (%.0f/s), ended by %s%s\n"
+		"captured %llu registers and %llu bytes of memory; the window wrote %llu bytes (%llu by system calls)\n"
+		"trace %s: %llu bytes (%.2f bytes per instruction)\n"
+		"method %s: %llu debugger requests, %llu bytes fetched from the target\n",
+		(unsigned long long)s->instructions, s->seconds, s->seconds > 0 ? (double)s->instructions / s->seconds : 0.0,
+		!strcmp(s->end_reason, "count")	     ? "reaching --count"
+		: !strcmp(s->end_reason, "returned") ? "the function's return"
+						    : s->end_reason,
+		!strcmp(s->end_reason, "exited")	       ? " (the program ended inside the window)"
+		: !strcmp(s->end_reason, "interrupted") ? (s->signal == SIGINT ? " (SIGINT)" : " (SIGTERM)")
+						       : "",
+		(unsigned long long)s->regs_captured, (unsigned long long)s->bytes_captured,
+		(unsigned long long)s->bytes_written, (unsigned long long)s->bytes_post, path, (unsigned long long)s->trace_bytes,
+		s->instructions ? (double)s->trace_bytes / (double)s->instructions : 0.0, s->method,
+		(unsigned long long)s->requests, (unsigned long long)s->bytes_fetched);
+	if (!strcmp(s->method, "sim"))
+		fprintf(stderr,
+			"verified against the target: it ran the window itself to %llu checkpoints (%llu continues to a "
+			"breakpoint, %llu single steps, %llu instructions it ran for the simulator); registers and "
+			"written memory matched\n",
+			(unsigned long long)s->checkpoints, (unsigned long long)s->target_conts,
+			(unsigned long long)s->target_steps, (unsigned long long)s->target_instructions);
+	if (o->until_return && !strcmp(s->end_reason, "count"))
+		fprintf(stderr, "note: the function had not returned after --count %llu instructions: the window ends "
+				"there\n",
+			(unsigned long long)o->count);
+	if (s->unmodelled)
+		fprintf(stderr,
+			"warning: the ISA plugin could not model %llu instruction%s (first: instruction %llu at 0x%llx: "
+			"%s); what they read may be missing from the trace, and a replay then fails there\n",
+			(unsigned long long)s->unmodelled, s->unmodelled == 1 ? "" : "s",
+			(unsigned long long)s->first_unmodelled_index, (unsigned long long)s->first_unmodelled_pc,
+			s->first_unmodelled);
+}
+
+static void window_done(void *ctx, uint64_t k, const char *path, const struct snr_record_summary *s)
+{
+	const struct snr_record_opts *o = ctx;
+	char final[4096];
+	(void)path; /* inside FILE.partial until the set is complete */
+	snprintf(final, sizeof(final), "%s/window-%llu.snrt", o->out_path, (unsigned long long)k);
+	fprintf(stderr, "window %llu:\n", (unsigned long long)k);
+	print_summary(o, s, final);
+}
+
 int snr_cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -91,7 +150,8 @@ int snr_cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"timeout", required_argument, NULL, 'T'},
 		{"config", required_argument, NULL, 'C'}, {"kill", no_argument, NULL, 'K'},
 		{"debugger", required_argument, NULL, 'D'}, {"method", required_argument, NULL, 'M'},
-		{"until-return", no_argument, NULL, 'R'},
+		{"until-return", no_argument, NULL, 'R'}, {"windows", required_argument, NULL, 'W'},
+		{"every", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct snr_record_opts o = {.isa = "auto", .timeout_s = 60};
@@ -118,6 +178,18 @@ int snr_cmd_record(int argc, char **argv)
 				return 2;
 			}
 			o.method = optarg;
+			break;
+		case 'W':
+			if (!snr_parse_u64(optarg, &o.windows, false) || o.windows == 0 || o.windows > 100000) {
+				snr_err("record: --windows needs a count of windows (1..100000), not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'E':
+			if (!snr_parse_u64(optarg, &o.every, true) || o.every == 0) {
+				snr_err("record: --every needs a positive count of breakpoint hits, not '%s'", optarg);
+				return 2;
+			}
 			break;
 		case 'k':
 			if (!snr_parse_u64(optarg, &o.skip, true)) {
@@ -157,6 +229,10 @@ int snr_cmd_record(int argc, char **argv)
 	}
 	if (!o.breakpoint || !o.count || !o.out_path) {
 		snr_err("record: --breakpoint, --count and -o are required");
+		return 2;
+	}
+	if (o.every && !o.windows) {
+		snr_err("record: --every needs --windows K");
 		return 2;
 	}
 	char err[1024];
@@ -201,6 +277,8 @@ int snr_cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	o.stop = &stop_signal;
+	o.window_done = window_done;
+	o.window_ctx = &o;
 	o.in_window = &in_window;
 	int rc = snr_record(&o, &s, err, sizeof(err));
 	sigaction(SIGINT, &old_int, NULL);
@@ -209,39 +287,10 @@ int snr_cmd_record(int argc, char **argv)
 		snr_err("record: %s", err);
 		return stop_signal ? 128 + stop_signal : 1;
 	}
-	fprintf(stderr,
-		"recorded %llu instructions in %.2f s (%.0f/s), ended by %s%s\n"
-		"captured %llu registers and %llu bytes of memory; the window wrote %llu bytes (%llu by system calls)\n"
-		"trace %s: %llu bytes (%.2f bytes per instruction)\n"
-		"method %s: %llu debugger requests, %llu bytes fetched from the target\n",
-		(unsigned long long)s.instructions, s.seconds, s.seconds > 0 ? (double)s.instructions / s.seconds : 0.0,
-		!strcmp(s.end_reason, "count")	     ? "reaching --count"
-		: !strcmp(s.end_reason, "returned") ? "the function's return"
-						    : s.end_reason,
-		!strcmp(s.end_reason, "exited")	       ? " (the program ended inside the window)"
-		: !strcmp(s.end_reason, "interrupted") ? (s.signal == SIGINT ? " (SIGINT)" : " (SIGTERM)")
-						       : "",
-		(unsigned long long)s.regs_captured, (unsigned long long)s.bytes_captured,
-		(unsigned long long)s.bytes_written, (unsigned long long)s.bytes_post, o.out_path, (unsigned long long)s.trace_bytes,
-		s.instructions ? (double)s.trace_bytes / (double)s.instructions : 0.0, s.method,
-		(unsigned long long)s.requests, (unsigned long long)s.bytes_fetched);
-	if (!strcmp(s.method, "sim"))
-		fprintf(stderr,
-			"verified against the target: it ran the window itself to %llu checkpoints (%llu continues to a "
-			"breakpoint, %llu single steps, %llu instructions it ran for the simulator); registers and "
-			"written memory matched\n",
-			(unsigned long long)s.checkpoints, (unsigned long long)s.target_conts,
-			(unsigned long long)s.target_steps, (unsigned long long)s.target_instructions);
-	if (o.until_return && !strcmp(s.end_reason, "count"))
-		fprintf(stderr, "note: the function had not returned after --count %llu instructions: the window ends "
-				"there\n",
-			(unsigned long long)o.count);
-	if (s.unmodelled)
-		fprintf(stderr,
-			"warning: the ISA plugin could not model %llu instruction%s (first: instruction %llu at 0x%llx: "
-			"%s); what they read may be missing from the trace, and a replay then fails there\n",
-			(unsigned long long)s.unmodelled, s.unmodelled == 1 ? "" : "s",
-			(unsigned long long)s.first_unmodelled_index, (unsigned long long)s.first_unmodelled_pc,
-			s.first_unmodelled);
+	if (o.windows)
+		fprintf(stderr, "trace set %s: %llu window%s\n", s.set_path ? s.set_path : o.out_path,
+			(unsigned long long)s.windows, s.windows == 1 ? "" : "s");
+	else
+		print_summary(&o, &s, o.out_path);
 	return s.signal ? 128 + s.signal : 0;
 }

@@ -37,6 +37,7 @@
 #include "lib/snr_elf.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_ranges.h"
+#include "lib/snr_set.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
@@ -604,8 +605,8 @@ static json_t *objects_json(const struct loaded_obj *objs, size_t nobjs)
 	return a;
 }
 
-static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json, const struct loaded_obj *objs,
-		       size_t nobjs)
+static char *meta_json(struct rec *r, uint64_t bp_addr, uint64_t skip, const char *config_json,
+		       const struct loaded_obj *objs, size_t nobjs)
 {
 	const struct snr_record_opts *o = r->o;
 	json_t *m = json_object();
@@ -628,7 +629,7 @@ static char *meta_json(struct rec *r, uint64_t bp_addr, const char *config_json,
 		json_object_set_new(m, "objects", objects_json(objs, nobjs));
 	json_object_set_new(m, "breakpoint", json_string(o->breakpoint));
 	json_object_set_new(m, "breakpoint_address", json_integer((json_int_t)bp_addr));
-	json_object_set_new(m, "skip", json_integer((json_int_t)o->skip));
+	json_object_set_new(m, "skip", json_integer((json_int_t)skip));
 	json_object_set_new(m, "count", json_integer((json_int_t)o->count));
 	json_object_set_new(m, "chip", json_integer(o->chip));
 	json_object_set_new(m, "chips", json_integer(r->nchips));
@@ -899,6 +900,76 @@ static int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8
 	return rc;
 }
 
+/* Runs the target to the n-th next hit of the breakpoint bp by the
+ * recorded chip (n >= 1; hits by other chips do not count). at_bp: the
+ * target is stopped at bp now (a window ended there), which is stepped off
+ * first, as between hits. done: the hits before these, for messages. The
+ * breakpoint is set while the target runs and cleared after. */
+static int run_to_hit(struct rec *r, uint64_t bp, uint64_t n, bool at_bp, uint64_t done, char *err, size_t errlen)
+{
+	const struct snr_record_opts *o = r->o;
+	const struct snr_dbg_ops *dbg = r->dbg;
+	struct snr_dbg_stop st;
+	char msg[512];
+	if (at_bp && (dbg->select_thread(r->d, o->chip) || dbg->step(r->d, &st))) {
+		snr_fmt(err, errlen, "stepping off breakpoint %s: %s", o->breakpoint, dbg->error(r->d));
+		return -1;
+	}
+	if (at_bp && st.kind != SNR_DBG_STOP_TRAP) {
+		snr_fmt(err, errlen, "the program %s while stepping off breakpoint %s (after hit %llu)",
+			stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)done);
+		return -1;
+	}
+	if (dbg->select_thread(r->d, o->chip) || dbg->set_breakpoint(r->d, bp)) {
+		snr_fmt(err, errlen, "setting a breakpoint at 0x%llx: %s", (unsigned long long)bp, dbg->error(r->d));
+		return -1;
+	}
+	for (uint64_t hit = 0; hit < n; hit++) {
+		/* A hit to go past: step off the breakpoint before continuing, as
+		 * GDB does. QEMU's stub does not: continued at a breakpoint, it
+		 * reports the same hit again, so --skip counted it twice. */
+		if (hit > 0 && (dbg->select_thread(r->d, o->chip) || dbg->clear_breakpoint(r->d, bp) ||
+				dbg->step(r->d, &st) || dbg->set_breakpoint(r->d, bp))) {
+			snr_fmt(err, errlen, "stepping off breakpoint %s after hit %llu: %s", o->breakpoint,
+				(unsigned long long)(done + hit), dbg->error(r->d));
+			return -1;
+		}
+		if (hit > 0 && st.kind != SNR_DBG_STOP_TRAP) {
+			snr_fmt(err, errlen, "the program %s while stepping off breakpoint %s (hit %llu of %llu)",
+				stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)(done + hit),
+				(unsigned long long)(done + n));
+			return -1;
+		}
+		for (;;) {
+			if (dbg->cont(r->d, o->timeout_s > 0 ? o->timeout_s * 1000 : 0, &st)) {
+				snr_fmt(err, errlen, "continuing to the breakpoint: %s", dbg->error(r->d));
+				return -1;
+			}
+			if (st.kind == SNR_DBG_STOP_TIMEOUT) {
+				snr_fmt(err, errlen,
+					"breakpoint %s (0x%llx) not hit within %d s%s; the program was left stopped there",
+					o->breakpoint, (unsigned long long)bp, o->timeout_s,
+					done + hit ? " after an earlier hit" : "");
+				return -1;
+			}
+			if (st.kind != SNR_DBG_STOP_TRAP) {
+				snr_fmt(err, errlen, "the program %s before reaching breakpoint %s (hit %llu of %llu)",
+					stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)(done + hit),
+					(unsigned long long)(done + n));
+				return -1;
+			}
+			/* Another chip may stop at the same breakpoint first. */
+			if (st.thread < 0 || st.thread == o->chip)
+				break;
+		}
+	}
+	if (dbg->clear_breakpoint(r->d, bp) || dbg->select_thread(r->d, o->chip)) {
+		snr_fmt(err, errlen, "clearing the breakpoint: %s", dbg->error(r->d));
+		return -1;
+	}
+	return 0;
+}
+
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)
 {
 	struct rec r = {.o = o, .dbg = o->dbg};
@@ -925,6 +996,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	int rc = -1;
 	char msg[512];
 	double t0 = now_s();
+	struct snr_set_writer *set = NULL;
+	const char *set_end = NULL;
+	uint64_t nwin = o->windows ? o->windows : 1, every = o->every ? o->every : 1;
+	bool target_there = false;
+	uint64_t hit_now = o->skip + 1, hits_in = 0, end_pc = 0; /* the window's start hit; hits after it */
 
 	memset(sum, 0, sizeof(*sum));
 	sum->end_reason = "error";
@@ -1021,59 +1097,26 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			goto out;
 		}
 	}
-	if (snr_trace_check_path(o->out_path, err, errlen)) {
+	if (o->windows) {
+		json_t *info = json_object();
+		json_object_set_new(info, "windows_requested", json_integer((json_int_t)o->windows));
+		json_object_set_new(info, "breakpoint", json_string(o->breakpoint));
+		json_object_set_new(info, "breakpoint_address", json_integer((json_int_t)bp));
+		json_object_set_new(info, "skip", json_integer((json_int_t)o->skip));
+		json_object_set_new(info, "every", json_integer((json_int_t)every));
+		json_object_set_new(info, "count", json_integer((json_int_t)o->count));
+		if (o->until_return)
+			json_object_set_new(info, "until_return", json_true());
+		set = snr_set_create(o->out_path, "trace", info, err, errlen);
+	}
+	if (o->windows ? !set : snr_trace_check_path(o->out_path, err, errlen) != 0) {
 		size_t l = strlen(err);
 		snr_fmt(err + l, errlen - l, "; the target was not continued");
 		goto out;
 	}
-	if (o->dbg->select_thread(r.d, o->chip) || o->dbg->set_breakpoint(r.d, bp)) {
-		snr_fmt(err, errlen, "setting a breakpoint at 0x%llx: %s", (unsigned long long)bp, o->dbg->error(r.d));
-		goto out;
-	}
 	struct snr_dbg_stop st;
-	for (uint64_t hit = 0; hit <= o->skip; hit++) {
-		for (;;) {
-			if (o->dbg->cont(r.d, o->timeout_s > 0 ? o->timeout_s * 1000 : 0, &st)) {
-				snr_fmt(err, errlen, "continuing to the breakpoint: %s", o->dbg->error(r.d));
-				goto out;
-			}
-			if (st.kind == SNR_DBG_STOP_TIMEOUT) {
-				snr_fmt(err, errlen,
-					"breakpoint %s (0x%llx) not hit within %d s%s; the program was left stopped there",
-					o->breakpoint, (unsigned long long)bp, o->timeout_s,
-					hit ? " after an earlier hit" : "");
-				goto out;
-			}
-			if (st.kind != SNR_DBG_STOP_TRAP) {
-				snr_fmt(err, errlen, "the program %s before reaching breakpoint %s (hit %llu of %llu)",
-					stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)hit,
-					(unsigned long long)o->skip + 1);
-				goto out;
-			}
-			/* Another chip may stop at the same breakpoint first. */
-			if (st.thread < 0 || st.thread == o->chip)
-				break;
-		}
-		/* A hit to skip: step off the breakpoint before continuing, as GDB
-		 * does. QEMU's stub does not: continued at a breakpoint, it
-		 * reports the same hit again, so --skip counted it twice. */
-		if (hit < o->skip && (o->dbg->select_thread(r.d, o->chip) || o->dbg->clear_breakpoint(r.d, bp) ||
-				      o->dbg->step(r.d, &st) || o->dbg->set_breakpoint(r.d, bp))) {
-			snr_fmt(err, errlen, "stepping off breakpoint %s after hit %llu: %s", o->breakpoint,
-				(unsigned long long)hit + 1, o->dbg->error(r.d));
-			goto out;
-		}
-		if (hit < o->skip && st.kind != SNR_DBG_STOP_TRAP) {
-			snr_fmt(err, errlen, "the program %s while stepping off breakpoint %s (hit %llu of %llu)",
-				stop_text(&st, msg, sizeof(msg)), o->breakpoint, (unsigned long long)hit + 1,
-				(unsigned long long)o->skip + 1);
-			goto out;
-		}
-	}
-	if (o->dbg->clear_breakpoint(r.d, bp) || o->dbg->select_thread(r.d, o->chip)) {
-		snr_fmt(err, errlen, "clearing the breakpoint: %s", o->dbg->error(r.d));
+	if (run_to_hit(&r, bp, o->skip + 1, false, 0, err, errlen))
 		goto out;
-	}
 
 	/* A launched program stopped at its first instruction had only itself
 	 * and the dynamic loader mapped; at the breakpoint its libraries are
@@ -1118,7 +1161,43 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		if (lacking)
 			r.sim = NULL;
 	}
+	/* Each window is Algorithm 1's snapshot at its own start: nothing of
+	 * an earlier window's bookkeeping carries over, and the simulator
+	 * starts empty; between windows the target runs freely. */
+	for (uint64_t win = 0; win < nwin; win++) {
+	if (win > 0) {
+		int64_t more = (int64_t)every - (int64_t)hits_in;
+		if (more < 0 || (more == 0 && end_pc != bp)) {
+			snr_fmt(err, errlen,
+				"window %llu passed breakpoint %s %llu times after its start, beyond --every %llu: the next "
+				"window would start inside it; raise --every or lower --count",
+				(unsigned long long)win - 1, o->breakpoint, (unsigned long long)hits_in,
+				(unsigned long long)every);
+			goto out;
+		}
+		if (more > 0 && run_to_hit(&r, bp, (uint64_t)more, end_pc == bp, hit_now + hits_in, err, errlen))
+			goto out;
+		hit_now += every;
+		snr_ranges_free(&known);
+		snr_ranges_free(&written);
+		snr_ranges_free(&code_pages);
+		free(cc.e);
+		cc = (struct code_cache){0};
+		free(meta);
+		meta = NULL;
+		t0 = now_s();
+		r.requests = 0;
+		memset(sum, 0, sizeof(*sum));
+		sum->end_reason = "error";
+		sum->windows = win;
+	}
+	const char *out_path = set ? snr_set_window_path(set, win) : o->out_path;
+	hits_in = 0;
 	if (r.sim) {
+		if (r.simst)
+			r.sim->destroy(r.simst);
+		snr_ahead_free(r.ahead);
+		r.ahead = NULL;
 		r.simst = r.sim->create(config_json, (unsigned)o->chip, r.nchips, err, errlen);
 		if (!r.simst)
 			goto out;
@@ -1127,8 +1206,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		r.ahead = snr_ahead_new(r.dbg, r.d);
 	}
 	sum->method = r.sim ? "sim" : "step";
-	meta = meta_json(&r, bp, config_json, objs, nobjs);
-	w = snr_trace_create(o->out_path, meta, err, errlen);
+	meta = meta_json(&r, bp, hit_now - 1, config_json, objs, nobjs);
+	w = snr_trace_create(out_path, meta, err, errlen);
 	if (!w)
 		goto out;
 	if (nobjs && write_trace_symbols(w, objs, nobjs)) {
@@ -1136,6 +1215,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		goto out;
 	}
 
+	if (reg_known) {
+		memset(reg_known, 0, r.niregs * sizeof(*reg_known));
+	} else {
 	reg_known = snr_xcalloc(r.niregs, sizeof(*reg_known));
 	rv = snr_xcalloc(r.niregs, sizeof(*rv));
 	prv = snr_xcalloc(r.niregs, sizeof(*prv));
@@ -1145,6 +1227,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	prevval = snr_xcalloc(r.niregs, sizeof(*prevval));
 	for (size_t k = 0; k < r.niregs; k++)
 		prevval[k] = r.regval[k] ? prevbuf + (r.regval[k] - r.regbuf) : NULL;
+	}
 	double last_draw = 0;
 	sum->end_reason = "count";
 	struct return_point ret = {.sp_reg = -1};
@@ -1166,6 +1249,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				goto out;
 		}
 		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
+		hits_in += i > 0 && pc == bp; /* the breakpoint's hits a free run would have counted */
 		if (o->until_return && i == 0 && return_point_at_entry(&r, &ret, err, errlen))
 			goto out;
 		if (o->until_return && i > 0 && pc == ret.pc) {
@@ -1471,11 +1555,13 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		progress(sum->instructions, o->count, t0, total_requests(&r), total_fetched(&r, sum), true);
 
 	/* digest: final registers and the written memory, if the target is still there */
-	bool target_there = !strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
+	target_there = !strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
 			    !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted");
 	if (target_there) {
 		if (read_registers(&r, err, errlen))
 			goto out;
+		end_pc = reg_u64(&r, (size_t)r.pc_reg);
+		hits_in += end_pc == bp;
 		size_t nregions = 0;
 		for (size_t l = 0; l < written.n; l++)
 			nregions += written.lists[l].n;
@@ -1560,12 +1646,47 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		w = NULL;
 		free(ej);
 		if (frc) {
-			snr_fmt(err, errlen, "writing %s failed", o->out_path);
+			snr_fmt(err, errlen, "writing %s failed", out_path);
 			goto out;
 		}
 		struct stat sb;
-		if (stat(o->out_path, &sb) == 0)
+		if (stat(out_path, &sb) == 0)
 			sum->trace_bytes = (uint64_t)sb.st_size;
+	}
+	if (set) {
+		json_t *e = json_object();
+		json_object_set_new(e, "hit", json_integer((json_int_t)hit_now));
+		json_object_set_new(e, "instructions", json_integer((json_int_t)sum->instructions));
+		json_object_set_new(e, "end", json_string(sum->end_reason));
+		if (snr_set_add(set, win, e, err, errlen))
+			goto out;
+		sum->windows = win + 1;
+		if (o->window_done)
+			o->window_done(o->window_ctx, win, out_path, sum);
+		if (sum->signal || (win + 1 < nwin && !target_there)) {
+			set_end = sum->signal ? "interrupted" : sum->end_reason;
+			break;
+		}
+	}
+	}
+	if (set) {
+		if (set_end) {
+			sum->set_path = snr_set_writer_dir(set);
+			snr_fmt(err, errlen, "the window%s ended by %s after %llu of %llu windows; the set %s is incomplete "
+				"(its readers need --allow-truncated)", sum->windows == 1 ? "" : "s", set_end,
+				(unsigned long long)sum->windows, (unsigned long long)nwin, snr_set_writer_dir(set));
+			snr_warn("record: %s", err);
+			snr_set_abandon(set, set_end);
+			set = NULL;
+			if (!sum->signal)
+				goto out;
+		} else {
+			sum->set_path = o->out_path;
+			int src = snr_set_finish(set, "complete", err, errlen);
+			set = NULL;
+			if (src)
+				goto out;
+		}
 	}
 	if (target_there) {
 		if (o->kill_after)
@@ -1575,6 +1696,16 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	}
 	rc = 0;
 out:
+	if (set) {
+		char werr[200];
+		snr_fmt(werr, sizeof(werr), "the recorder failed in window %llu", (unsigned long long)sum->windows);
+		if (sum->windows) {
+			size_t l = strlen(err);
+			snr_fmt(err + l, errlen - l, "; the %llu finished window%s in %s", (unsigned long long)sum->windows,
+				sum->windows == 1 ? " is" : "s are", snr_set_writer_dir(set));
+		}
+		snr_set_abandon(set, werr);
+	}
 	free(capbuf);
 	free(postbuf);
 	free(prevbuf);

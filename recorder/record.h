@@ -12,6 +12,8 @@
 #include "recorder/snr_debugger.h"
 #include "isa/snr_isa.h"
 
+struct snr_record_summary;
+
 struct snr_record_opts {
 	const struct snr_dbg_ops *dbg;
 	const char *target;     /* "tcp:...", "unix:...", "pid:N", or NULL to launch argv */
@@ -35,6 +37,15 @@ struct snr_record_opts {
 	 * marked "interrupted". NULL: not watched. */
 	volatile int *stop;
 	volatile int *in_window; /* set to 1 when the window starts, if not NULL */
+	/* Several windows of one run (docs/recording.md, "Several windows"):
+	 * windows K > 0 records K windows into the trace set out_path (a folder,
+	 * lib/snr_set.h), window k from the (skip + k * every + 1)-th hit of the
+	 * breakpoint; between windows the target runs freely. 0: one trace. */
+	uint64_t windows;
+	uint64_t every; /* hits from one window's start to the next (0: 1) */
+	/* Called after each window of a set is written (path: its trace). */
+	void (*window_done)(void *ctx, uint64_t k, const char *path, const struct snr_record_summary *s);
+	void *window_ctx;
 };
 
 struct snr_record_summary {
@@ -61,6 +72,8 @@ struct snr_record_summary {
 	uint64_t target_steps;     /* sim: single steps of the target while it ran the window for real */
 	uint64_t target_conts;     /* sim: continues to a breakpoint */
 	uint64_t target_instructions; /* sim: instructions the target ran itself (system and counter reads) */
+	uint64_t windows;          /* a set: windows written whole */
+	const char *set_path;      /* a set: its folder (SET, or SET.partial when it is not complete) */
 };
 
 /* Runs the whole recording. Returns 0, or -1 with err filled (the steps

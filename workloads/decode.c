@@ -37,6 +37,13 @@
  * peak of allocated VMEM, the allocator's high-water mark and the cycles of
  * the measured step; `snr analyze vmem` on its window shows occupied and
  * free pages and the largest contiguous free region over time.
+ *
+ * -DSERVE builds the serving loop of one request instead: a prefill of the
+ * prompt in PREFILL chunks of ROWS tokens (prefill_chunk: q, k and v of the
+ * chunk, causal attention over the blocks so far with each block's DMA
+ * waited before its matmul, no MLP), then 1 + TOKENS decode steps
+ * (decode_step: the first makes the VMEM plan the others keep). The two modes are the windows of
+ * `snr record --windows` (docs/recording.md, "Several windows").
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -265,6 +272,47 @@ __attribute__((noinline)) void decode_step(uint64_t x)
 	vfree(y);
 }
 
+#ifdef SERVE
+#ifndef PREFILL
+#define PREFILL 4
+#endif
+#ifndef TOKENS
+#define TOKENS 6
+#endif
+/* Prefill's buffers: a fixed placement in the upper half of VMEM, apart from
+ * decode's plan (first fit from the bottom). */
+#define PRE_BASE (TA_VMEM_BASE + VMEM_BYTES / 2)
+
+__attribute__((noinline)) void prefill_chunk(uint64_t x, int c)
+{
+	uint64_t w = PRE_BASE, q = w + TILE, kv = q + ACT, blk = kv + ACT, s = blk + TILE, o = s + ROWS * BLK * 4;
+	for (int i = 0; i < 3; i++) { /* q, k, v of the chunk's tokens */
+		ta_dma(w, ta_addr(w_qkv[i]), TILE, F_W);
+		ta_wait(F_W, 1);
+		ta_mxu_load(w);
+		ta_mxu_matmul(i ? kv : q, x, ROWS, 0);
+		if (i) { /* appended to the cache */
+			ta_dma(ta_addr(i == 1 ? &k_cache[NB][c * ROWS * D] : &v_cache[NB][c * ROWS * D]), kv, ACT, F_IO);
+			ta_wait(F_IO, 1);
+		}
+	}
+	for (int b = 0; b <= c % NB; b++) { /* causal: the blocks so far */
+		ta_dma(blk, ta_addr(k_cache[b]), TILE, F_K);
+		ta_wait(F_K, 1);
+		ta_mxu_load(blk);
+		ta_mxu_matmul(s, q, ROWS, 0);
+		ta_vscale(s, s, 0.088f, ROWS * BLK);
+		ta_vexp(s, s, ROWS * BLK);
+		ta_dma(blk, ta_addr(v_cache[b]), TILE, F_V);
+		ta_wait(F_V, 1);
+		ta_mxu_load(blk);
+		ta_mxu_matmul(o, s, ROWS, b > 0);
+	}
+	ta_dma(ta_addr(result), o, sizeof(result), F_IO);
+	ta_wait(F_IO, 1);
+}
+#endif
+
 int main(void)
 {
 	init();
@@ -273,10 +321,23 @@ int main(void)
 	uint64_t x = vmalloc(ACT);
 	ta_dma(x, ta_addr(staging), ACT, F_IO);
 	ta_wait(F_IO, 1);
+#ifdef SERVE
+	for (int c = 0; c < PREFILL; c++)
+		prefill_chunk(x, c);
+	int first = nplan;
+	decode_step(x); /* allocates: the plan */
+	planned = 1;
+	for (int t = 0; t + 1 < TOKENS; t++) {
+		iplan = first;
+		decode_step(x);
+	}
+	iplan = first;
+#else
 	int first = nplan;
 	decode_step(x); /* allocates: the plan */
 	planned = 1;
 	iplan = first;
+#endif
 	uint64_t n0, n1;
 	__asm__ volatile("csrr %0, instret" : "=r"(n0));
 	uint64_t t0 = ta_cycles();
