@@ -692,6 +692,9 @@ int snrh_record(const struct snrh_record_opts *o)
 		fail("cannot set up libdw for symbols and unwinding: %s", dwfl_errmsg(-1));
 		goto cleanup;
 	}
+	/* Kernel stacks are named as they are drained: the kernel's symbol
+	 * table is read now, not beside the command. */
+	snrh_sym_load_kernel(st.sym);
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
 	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);

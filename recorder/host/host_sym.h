@@ -47,6 +47,10 @@ bool snrh_sym_cover(struct snrh_symbolizer *s, const uint64_t *pcs, int n);
  * module as long as s. */
 int snrh_sym_user(struct snrh_symbolizer *s, uint64_t addr, bool return_address, const char **sym,
 		  const char **module, uint64_t *offset);
+/* Reads /proc/kallsyms (tens of ms of CPU): done once, by the first
+ * snrh_sym_kernel or here, before the traced command starts, so that the
+ * cost is not paid beside it. */
+void snrh_sym_load_kernel(struct snrh_symbolizer *s);
 int snrh_sym_kernel(struct snrh_symbolizer *s, uint64_t addr, const char **sym, uint64_t *offset);
 /* Unwinds thread tid from u (registers and stack copy): writes up to max
  * pcs, leaf first (pcs[0] the interrupted instruction, the rest return
