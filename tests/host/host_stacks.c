@@ -6,8 +6,8 @@
  * line, "KEY VALUE" pairs in seconds, for the test to compare the report to.
  *
  *   host_stacks sleepspin N  N times: sleeper() sleeps 200 ms in libc's
- *                            nanosleep, spinner() spins 200 ms of wall time
- *                            calling clock_gettime (the vDSO)
+ *                            nanosleep, spinner() spins 150 ms of its CPU
+ *                            time calling clock_gettime (the vDSO)
  *   host_stacks pipe N       pipe_reader() blocks N times in read() on a pipe
  *                            another thread writes to 200 ms later
  *   host_stacks tail N       tail_caller() tail-calls tail_target(), which
@@ -41,12 +41,25 @@ __attribute__((noinline)) void sleeper(long ms)
 	sink++;
 }
 
-/* Time goes to clock_gettime in the vDSO, as in a polling loop. */
-__attribute__((noinline)) void spinner(uint64_t ns)
+/* Time goes to clock_gettime in the vDSO, as in a polling loop, until ns
+ * have passed on clock clk: CLOCK_MONOTONIC, or the thread's CPU time (read
+ * every 1024 polls: it is a system call), so that the samples expected
+ * (CPU time x HZ) do not shrink, and their relative noise grow, when other
+ * jobs take the CPU. */
+__attribute__((noinline)) void spinner(uint64_t ns, clockid_t clk)
 {
-	uint64_t end = now_ns(CLOCK_MONOTONIC) + ns;
-	while (now_ns(CLOCK_MONOTONIC) < end)
+	uint64_t end = now_ns(clk) + ns;
+	for (unsigned i = 0;; i++) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC);
 		sink++;
+		if (clk != CLOCK_MONOTONIC) {
+			if (i % 1024)
+				continue;
+			t = now_ns(clk);
+		}
+		if (t >= end)
+			break;
+	}
 }
 
 static int pipe_fds[2];
@@ -107,7 +120,7 @@ int main(int argc, char **argv)
 			uint64_t a = now_ns(CLOCK_MONOTONIC);
 			sleeper(200);
 			uint64_t b = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			spinner(200000000ull);
+			spinner(150000000ull, CLOCK_THREAD_CPUTIME_ID);
 			uint64_t c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			sleep_wall += b - a;
 			spin_cpu += c1 - c0;
@@ -141,7 +154,7 @@ int main(int argc, char **argv)
 		double s = argc > 2 ? atof(argv[2]) : 5;
 		printf("pid %d\n", (int)getpid());
 		fflush(stdout);
-		spinner((uint64_t)(s * 1e9));
+		spinner((uint64_t)(s * 1e9), CLOCK_MONOTONIC);
 		printf("run_done\n");
 	} else {
 		fprintf(stderr, "usage: host_stacks sleepspin|pipe|tail|deep|run ...\n");

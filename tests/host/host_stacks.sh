@@ -5,7 +5,11 @@
 #   - off-CPU time in sleeper() (libc's nanosleep) within 5% of the time the
 #     program measured around its calls, under main;sleeper
 #   - on-CPU samples in spinner() (clock_gettime in the vDSO) within 10% of
-#     its own CPU time x HZ, every frame named (no [unknown])
+#     its own CPU time x HZ, every frame named (no [unknown]); it spins for
+#     1.5 s of CPU time, not wall time: samples are a binomial count (about
+#     1,500 expected, sd 2.6%), and on a loaded machine a wall-time spin got
+#     a fraction of that CPU, so few samples that 10% was 1.4 sd (one failure
+#     in about six runs at load 20)
 #   - blocking in read() on a pipe under main;pipe_reader, within 5%
 #   - a tail call: tail_target's caller is main (tail_caller jumped away)
 #   - a 150-deep recursion: stacks reach main through >= 100 recurse frames
