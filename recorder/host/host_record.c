@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -55,6 +56,9 @@
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
+/* SIGCHLD only interrupts the poll, so that a stopped command is let go at
+ * once. */
+static void on_child(int sig) { (void)sig; }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -202,6 +206,22 @@ static void put_switch_stack(struct rec_state *st, uint32_t tid, uint64_t ts, in
 
 static int32_t remap_stack(struct rec_state *st, int source, int id, int kernel);
 
+/* A kernel stack inside execve: the user registers and stack are still the
+ * image being replaced (the tracer's own child before it becomes the
+ * command), which the command's maps cannot name. */
+static bool in_execve(const struct rec_state *st, int32_t kstack)
+{
+	if (kstack < 0)
+		return false;
+	const struct snrh_stack *k = &st->t->stacks.v[kstack];
+	for (uint32_t f = 0; f < k->nframes; f++) {
+		const char *name = snrh_str(st->t, k->frames[f].sym);
+		if (!strcmp(name, "__x64_sys_execve") || !strcmp(name, "__x64_sys_execveat"))
+			return true;
+	}
+	return false;
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct rec_state *st = ctx;
@@ -209,14 +229,16 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (kind == SNRH_EV_OFFCPU && size >= sizeof(struct snrh_offcpu_event)) {
 		const struct snrh_offcpu_event *e = data;
 		int32_t ustack = e->ustack >= 0 ? remap_stack(st, 0, e->ustack, 0) : take_switch_stack(st, e->tid, e->start_ns);
-		struct snrh_offcpu o = {e->tid, e->waker_tid, e->state, e->start_ns, e->end_ns, ustack,
-					remap_stack(st, 0, e->kstack, 1)};
+		int32_t kstack = remap_stack(st, 0, e->kstack, 1);
+		struct snrh_offcpu o = {e->tid, e->waker_tid, e->state, e->start_ns, e->end_ns,
+					in_execve(st, kstack) ? -1 : ustack, kstack};
 		SNRH_PUSH(st->t->offcpu, o);
 	} else if ((kind == SNRH_EV_SAMPLE || kind == SNRH_EV_SAMPLE_DWARF) && size >= sizeof(struct snrh_sample_event)) {
 		const struct snrh_sample_event *e = data;
 		int32_t ustack = kind == SNRH_EV_SAMPLE ? remap_stack(st, 1, e->ustack, 0)
 							: unwind_stack(st, e->tid, (const void *)(e + 1), size - sizeof(*e));
-		struct snrh_sample s = {e->tid, e->cpu, e->ts_ns, ustack, remap_stack(st, 1, e->kstack, 1)};
+		int32_t kstack = remap_stack(st, 1, e->kstack, 1);
+		struct snrh_sample s = {e->tid, e->cpu, e->ts_ns, in_execve(st, kstack) ? -1 : ustack, kstack};
 		SNRH_PUSH(st->t->samples, s);
 	} else if (kind == SNRH_EV_SWITCH_STACK && size >= sizeof(struct snrh_switch_stack_event)) {
 		const struct snrh_switch_stack_event *e = data;
@@ -467,6 +489,44 @@ static void fail(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Reaps the command or deals with its ptrace stops (the tracer seizes a
+ * command it starts, with only PTRACE_O_TRACEEXIT: a process that exits
+ * between two reads of its maps would leave its libraries unnamed and its
+ * stacks not unwound). At the exit stop its memory still exists: the maps
+ * are read and it is let go.
+ * A signal-delivery stop passes the signal on; a group stop is listened
+ * through. flags: WNOHANG or 0. Returns true once it has exited (status
+ * set). */
+static bool reap_command(struct rec_state *st, struct ring_buffer *rb, pid_t child, int *status, int flags)
+{
+	for (;;) {
+		int s;
+		pid_t r = waitpid(child, &s, flags | __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != child)
+			return r < 0; /* gone (ECHILD) counts as exited */
+		if (WIFEXITED(s) || WIFSIGNALED(s)) {
+			*status = s;
+			return true;
+		}
+		if (!WIFSTOPPED(s))
+			continue;
+		int event = (unsigned)s >> 16;
+		if (event == PTRACE_EVENT_EXIT) {
+			/* Held only while its maps are read: unwinding and naming
+			 * need the modules, not the process. */
+			snrh_sym_snapshot(st->sym);
+			ptrace(PTRACE_DETACH, child, 0, 0);
+			ring_buffer__consume(rb);
+		} else if (event == PTRACE_EVENT_STOP) {
+			ptrace(PTRACE_LISTEN, child, 0, 0);
+		} else {
+			ptrace(PTRACE_CONT, child, 0, WSTOPSIG(s));
+		}
+	}
+}
+
 int snrh_record(const struct snrh_record_opts *o)
 {
 	struct offcpu_bpf *off_skel = NULL;
@@ -482,7 +542,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	char err[700], errbuf[700];
 	char *exe = NULL, *cupti_lib = NULL, cupti_out[64] = "";
 	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1}, child_status = -1;
-	struct sigaction sa_old_int, sa_old_term;
+	struct sigaction sa_old_int, sa_old_term, sa_old_chld;
 	bool signals_set = false;
 	memset(&st, 0, sizeof(st));
 	snrh_trace_init(&trace);
@@ -568,6 +628,12 @@ int snrh_record(const struct snrh_record_opts *o)
 		close(exec_pipe[1]);
 		exec_pipe[1] = -1;
 		pid = child;
+		/* Stopped at its exit (see reap_command); not being able to (a
+		 * ptrace_scope of 3) only loses that last read of the maps. */
+		if (ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL) != 0 && !o->quiet)
+			fprintf(stderr, "snr host record: cannot stop the command at its exit (ptrace: %s): a process "
+					"that exits within %d ms of loading a library leaves it unnamed\n",
+				strerror(errno), POLL_MS);
 	} else {
 		char p[64];
 		snprintf(p, sizeof(p), "/proc/%d/exe", pid);
@@ -685,6 +751,8 @@ int snrh_record(const struct snrh_record_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &sa_old_int);
 	sigaction(SIGTERM, &sa, &sa_old_term);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, &sa_old_chld);
 	signals_set = true;
 
 	st.sym = snrh_sym_new(pid);
@@ -773,9 +841,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			next_snapshot = now + (now - t_start < 1000000000ull ? POLL_MS : SNAPSHOT_MS) * 1000000ull;
 		}
 		if (child) {
-			int status;
-			if (waitpid(child, &status, WNOHANG) == child) {
-				child_status = status;
+			if (reap_command(&st, rb, child, &child_status, WNOHANG)) {
 				child = 0;
 				break;
 			}
@@ -790,11 +856,12 @@ int snrh_record(const struct snrh_record_opts *o)
 		 * ignores it (started in the background with SIGINT ignored) gets
 		 * SIGKILL after two seconds. */
 		kill(child, stop_signal ? stop_signal : SIGTERM);
-		for (int i = 0; i < 200 && waitpid(child, &child_status, WNOHANG) == 0; i++)
+		bool gone = false;
+		for (int i = 0; i < 200 && !(gone = reap_command(&st, rb, child, &child_status, WNOHANG)); i++)
 			usleep(10000);
-		if (kill(child, 0) == 0 && waitpid(child, &child_status, WNOHANG) == 0) {
+		if (!gone) {
 			kill(child, SIGKILL);
-			waitpid(child, &child_status, 0);
+			reap_command(&st, rb, child, &child_status, 0);
 		}
 		child = 0;
 	}
@@ -899,6 +966,7 @@ cleanup:
 	if (signals_set) {
 		sigaction(SIGINT, &sa_old_int, NULL);
 		sigaction(SIGTERM, &sa_old_term, NULL);
+		sigaction(SIGCHLD, &sa_old_chld, NULL);
 	}
 	snrh_sym_free(st.sym);
 	free(st.remap);

@@ -14,6 +14,8 @@
  *                            sleeps 200 ms (N times): the unwound stack is
  *                            tail_target;main, tail_caller's frame is gone
  *   host_stacks deep D N     recurse() D deep, then sleeps 200 ms (N times)
+ *   host_stacks short        sleeper() sleeps 20 ms once, and the process
+ *                            exits: its life is shorter than a tracer poll
  *   host_stacks run S        spins S seconds of wall time in spinner() (the
  *                            tracer-killed test)
  */
@@ -145,11 +147,15 @@ int main(int argc, char **argv)
 		printf("tail_wall %.6f\n", (double)(now_ns(CLOCK_MONOTONIC) - a) / 1e9);
 	} else if (!strcmp(mode, "deep")) {
 		int depth = n, reps = argc > 3 ? atoi(argv[3]) : 5;
-		sleeper(300); /* not measured: a process that exits first is only named while it lives */
 		uint64_t a = now_ns(CLOCK_MONOTONIC);
 		for (int i = 0; i < reps; i++)
 			sink += (unsigned long)recurse(depth);
 		printf("deep_wall %.6f\n", (double)(now_ns(CLOCK_MONOTONIC) - a) / 1e9);
+	} else if (!strcmp(mode, "short")) {
+		/* Exits ~20 ms after exec, before the tracer's first poll. */
+		uint64_t a = now_ns(CLOCK_MONOTONIC);
+		sleeper(20);
+		printf("short_wall %.6f\n", (double)(now_ns(CLOCK_MONOTONIC) - a) / 1e9);
 	} else if (!strcmp(mode, "run")) {
 		double s = argc > 2 ? atof(argv[2]) : 5;
 		printf("pid %d\n", (int)getpid());
@@ -157,7 +163,7 @@ int main(int argc, char **argv)
 		spinner((uint64_t)(s * 1e9), CLOCK_MONOTONIC);
 		printf("run_done\n");
 	} else {
-		fprintf(stderr, "usage: host_stacks sleepspin|pipe|tail|deep|run ...\n");
+		fprintf(stderr, "usage: host_stacks sleepspin|pipe|tail|deep|short|run ...\n");
 		return 2;
 	}
 	return 0;

@@ -13,6 +13,8 @@
 #   - blocking in read() on a pipe under main;pipe_reader, within 5%
 #   - a tail call: tail_target's caller is main (tail_caller jumped away)
 #   - a 150-deep recursion: stacks reach main through >= 100 recurse frames
+#   - a process that exits 20 ms after exec: its sleep in libc is under
+#     main;sleeper all the same
 # The references are the program's own clocks, so a loaded machine changes
 # both sides alike. Needs root and eBPF: exits 77 (skip) otherwise.
 . "$(dirname "$0")/../cli/lib.sh"
@@ -83,6 +85,17 @@ for bin in "$FP" "$NOFP"; do
   # tail_target, whose caller is main; 4. 150 frames of recursion reach main
   offcpu_case "$bin" pipe "pipe 5" ";main;pipe_reader;(__libc_)?read;"
   offcpu_case "$bin" tail "tail 5" ";main;tail_target;"
+  # a process that lives 20 ms, less than the tracer's poll: its libraries
+  # are read at its exit stop, so its stacks are unwound through libc
+  run "$SNR" host record -o "$T/short.snrh" -- "$bin" short
+  expect_rc 0
+  run "$SNR" host report "$T/short.snrh" --folded "$T/short"
+  expect_rc 0
+  w=$(weight "$T/short.offcpu.folded" ";main;sleeper;.*nanosleep")
+  awk -v w="$w" 'BEGIN { exit !(w >= 15000) }' || \
+    fail "$name short: off-CPU under main;sleeper;...nanosleep = $w us, want >= 15 ms of the 20 ms sleep: $(cat "$T/short.offcpu.folded")"
+  grep -q "unknown" "$T/short.offcpu.folded" && fail "$name short: unnamed frames: $(grep unknown "$T/short.offcpu.folded")"
+  echo "$name short: $w us off-CPU under main;sleeper in a process that lived ~20 ms"
   offcpu_case "$bin" deep "deep 150 3" ";main;$(printf 'recurse;%.0s' $(seq 100)).*sleeper;"
 done
 # 5. SIGKILL of the recorder 2 s into a longer command: the file holds what
