@@ -88,6 +88,7 @@ struct snr_deps_occ {
 struct an_annot_acc;
 struct snr_deps_opts {
 	const char *sim, *config_path;
+	const char *trace_path; /* --trace: the trace a metrics file was replayed from (its what-ifs), or NULL */
 	unsigned max_chain; /* 0: SNR_DEPS_DEFAULT_MAX_CHAIN */
 	bool want_edges;    /* keep every edge (else only counts and what the DMAs need) */
 	unsigned an_want;   /* also collect for analyses.h (AN_WANT_*) in the same pass */

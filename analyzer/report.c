@@ -276,7 +276,8 @@ static json_t *compare_json_of(const struct an_annot *a, const char *a_path, con
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--compare B.snrt|B.snrm] [--source-dir DIR]\n"
-		   "                  [--config M.json] [--interval CYCLES] [--elf PROG] [--allow-truncated]\n"
+		   "                  [--config M.json] [--trace T.snrt] [--interval CYCLES] [--elf PROG]\n"
+		   "                  [--allow-truncated]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it): summary (cycles, every\n"
 		   "stall cause as the replay sums it, utilization); the hottest source lines (snr annotate's\n"
@@ -293,7 +294,10 @@ static void usage(FILE *f)
 		   "                      window (before) and B (after), as `snr annotate T --compare B`\n"
 		   "  --source-dir DIR    find source files that are not where the line table names them\n"
 		   "                      (by the path, then by the base name under DIR)\n"
-		   "  --config M.json     machine config for a trace's replay (default: the recorded one)\n"
+		   "  --config M.json     machine config for a trace's replay and its what-ifs (default: the\n"
+		   "                      recorded one); refused for a metrics file (it carries its own)\n"
+		   "  --trace T.snrt      for a metrics file: the trace its suggestions' what-ifs run on,\n"
+		   "                      instead of the path it records (checked against its digest)\n"
 		   "  --interval CYCLES   VMEM sample interval, as for `snr analyze vmem`\n"
 		   "  --elf PROG          the program's ELF, when the trace's recorded path is gone or stale\n"
 		   "  --allow-truncated   report on a partial trace or metrics file (marked so) instead of\n"
@@ -311,9 +315,10 @@ int snr_cmd_report(int argc, char **argv)
 					     {"interval", required_argument, NULL, 'i'},
 					     {"source-dir", required_argument, NULL, 's'},
 					     {"compare", required_argument, NULL, 'C'},
+					     {"trace", required_argument, NULL, 't'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	const char *out_path = NULL, *config = NULL, *source_dir = NULL, *compare = NULL;
+	const char *out_path = NULL, *config = NULL, *source_dir = NULL, *compare = NULL, *trace = NULL;
 	uint64_t interval = 0;
 	int opt;
 	optind = 1;
@@ -327,6 +332,9 @@ int snr_cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			source_dir = optarg;
+			break;
+		case 't':
+			trace = optarg;
 			break;
 		case 'C':
 			compare = optarg;
@@ -354,7 +362,7 @@ int snr_cmd_report(int argc, char **argv)
 	char err[1024];
 	struct snr_deps g;
 	struct an_annot_acc *acc = an_annot_acc_new();
-	struct snr_deps_opts so = {.config_path = config, .an_want = AN_WANT_ALL, .annot = acc};
+	struct snr_deps_opts so = {.config_path = config, .trace_path = trace, .an_want = AN_WANT_ALL, .annot = acc};
 	struct an_annot annot;
 	int drc = snr_deps_run(&g, argv[optind], &so, err, sizeof(err));
 	an_annot_finish(acc, &g.an.src, &annot);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/snr_partial.h"
 #include "lib/snr_trace.h"
@@ -14,13 +15,14 @@
 #include "replayer/metrics.h"
 #include "replayer/replay.h"
 
-static int config_of(struct snr_source *src, json_t *cfg, char *err, size_t errlen)
+static int config_of(struct snr_source *src, json_t *cfg, const char *what, char *err, size_t errlen)
 {
 	snr_config_default(&src->cfg);
 	if (!cfg)
 		return 0;
-	char *s = json_dumps(cfg, JSON_COMPACT);
-	int rc = snr_config_parse(&src->cfg, s, src->path, err, errlen);
+	char *s = json_dumps(cfg, JSON_COMPACT), source[600];
+	snr_fmt(source, sizeof(source), "%s (%s)", src->path, what);
+	int rc = snr_config_parse(&src->cfg, s, source, err, errlen);
 	free(s);
 	return rc;
 }
@@ -30,22 +32,29 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 {
 	memset(src, 0, sizeof(*src));
 	src->path = snr_xstrdup(path);
-	FILE *f = fopen(path, "rb");
+	int fd = snr_open_regular(path, err, errlen);
 	char magic[8] = {0};
-	if (!f) {
-		snr_fmt(err, errlen, "%s: cannot open", path);
+	if (fd < 0)
 		return -1;
-	}
-	size_t got = fread(magic, 1, 8, f);
-	fclose(f);
+	ssize_t got = read(fd, magic, 8);
+	close(fd);
 	if (got == 8 && !memcmp(magic, SNR_METRICS_MAGIC, 8)) {
+		if (config_path) {
+			/* its events were timed with the config it carries: another one
+			 * would apply to some figures and not to others */
+			snr_fmt(err, errlen,
+				"--config %s: %s is a metrics file, replayed with the machine config it carries; "
+				"--config applies to a trace's replay (give the trace, or replay it with --config)",
+				config_path, path);
+			return -1;
+		}
 		src->metrics = snr_metrics_open(path, err, errlen);
 		if (!src->metrics)
 			return -1;
 		json_t *meta = json_loads(snr_metrics_meta_json(src->metrics), 0, NULL);
 		json_t *tm = json_object_get(meta, "trace_meta");
 		src->meta_json = tm ? json_dumps(tm, JSON_COMPACT) : snr_xstrdup("{}");
-		int rc = config_of(src, json_object_get(meta, "config"), err, errlen);
+		int rc = config_of(src, json_object_get(meta, "config"), "its machine config", err, errlen);
 		json_decref(meta);
 		if (rc)
 			return -1;
@@ -88,11 +97,11 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 	src->meta_json = snr_xstrdup(snr_trace_meta_json(src->trace));
 	src->lines = snr_lines_open_meta(src->meta_json, path);
 	json_t *meta = json_loads(src->meta_json, 0, NULL);
-	int rc = config_of(src, json_object_get(meta, "config"), err, errlen);
+	/* the analyses' config is the replay's: --config replaces the recorded one */
+	int rc = config_path ? snr_config_load(&src->cfg, config_path, err, errlen)
+			     : config_of(src, json_object_get(meta, "config"), "its recorded machine config", err, errlen);
 	json_decref(meta);
 	if (rc)
-		return -1;
-	if (config_path && snr_config_load(&src->cfg, config_path, err, errlen))
 		return -1;
 	struct snr_replay_opts o = {.trace_path = path, .sim = sim, .config_path = config_path, .tracker = t};
 	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));

@@ -67,7 +67,7 @@ static const struct snr_sim_ops *inner_ops = &snr_sim_ta1;
 static struct snr_sim *cap_create(const char *cfg_json, unsigned chip, unsigned nchips, char *err, size_t errlen)
 {
 	snr_config_default(&cap_now->cfg);
-	if (cfg_json && snr_config_parse(&cap_now->cfg, cfg_json, "the trace's machine config", err, errlen))
+	if (cfg_json && snr_config_parse(&cap_now->cfg, cfg_json, "the machine config", err, errlen))
 		return NULL;
 	cap_now->chip = chip;
 	cap_now->nchips = nchips;
@@ -196,15 +196,16 @@ static const struct snr_sim_ops cap_ops = {
 	.finish = cap_finish,
 };
 
-static int capture_trace(struct capture *c, const char *path, const char *config_path, char *err, size_t errlen)
+static int capture_trace(struct capture *c, const struct snr_replay_opts *base, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	cap_now = c;
-	struct snr_replay_opts o = {.trace_path = path, .config_path = config_path, .sim_ops = &cap_ops};
+	struct snr_replay_opts o = *base;
+	o.sim_ops = &cap_ops;
 	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
 	int rc = snr_replay(&o, r, err, errlen);
 	if (!rc && !r->ok) {
-		snr_fmt(err, errlen, "%s: the what-if capture replay diverged", path);
+		snr_fmt(err, errlen, "%s: the what-if capture replay diverged", o.trace_path);
 		rc = -1;
 	}
 	free(r);
@@ -1341,37 +1342,64 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 static int capture_for(const struct snr_deps *d, const struct snr_deps_opts *o, struct capture *c, char *err,
 		       size_t errlen)
 {
-	const char *trace_path = d->an.src.is_trace ? d->an.src.path : NULL;
-	char *from_meta = NULL;
-	if (!trace_path && d->an.src.metrics) {
-		/* a metrics file names the trace it was replayed from */
-		const char *mj = snr_metrics_meta_json(d->an.src.metrics);
-		const char *k = mj ? strstr(mj, "\"trace\":\"") : NULL;
-		if (k) {
-			k += 9;
-			const char *e = strchr(k, '"');
-			if (e)
-				from_meta = strndup(k, (size_t)(e - k));
-		}
-		trace_path = from_meta;
-	}
-	int rc = 0;
+	struct snr_replay_opts ro = {.config_path = o->config_path};
+	struct snr_trace_id id;
+	char *cfg_text = NULL, cfg_source[600];
+	json_t *meta = NULL;
+	int rc = 1;
 	memset(c, 0, sizeof(*c));
-	if (!d->ta1) {
+	if (d->an.src.is_trace && o->trace_path) {
+		snr_fmt(err, errlen, "--trace names the trace of a metrics file; %s is a trace itself", d->an.src.path);
+		goto out;
+	} else if (d->an.src.is_trace) {
+		ro.trace_path = d->an.src.path;
+	} else if (d->an.src.metrics) {
+		/* A metrics file names the trace it was replayed from and records its
+		 * identity: the what-ifs run on that trace or on none. */
+		const char *mpath = d->an.src.path;
+		meta = json_loads(snr_metrics_meta_json(d->an.src.metrics), 0, NULL);
+		const char *named = json_string_value(json_object_get(meta, "trace"));
+		json_t *bytes = json_object_get(meta, "trace_bytes");
+		bool has_id = json_is_integer(bytes) &&
+			      snr_trace_id_parse(json_string_value(json_object_get(meta, "trace_digest")),
+						 (uint64_t)json_integer_value(bytes), &id);
+		ro.trace_path = o->trace_path ? o->trace_path : named;
+		if (has_id) {
+			ro.expect_id = &id;
+			ro.expect_from = mpath;
+		} else if (o->trace_path) {
+			snr_warn("%s records no digest of its trace (written by an older snr): %s is used unchecked", mpath,
+				 o->trace_path);
+		} else {
+			snr_fmt(err, errlen,
+				"%s records its trace only by path (%s), without the digest that tells that trace from "
+				"another one at that path (written by an older snr): name the trace with --trace PATH",
+				mpath, named ? named : "none");
+			goto out;
+		}
+		/* the what-ifs use the config the metrics file's replay used */
+		json_t *cj = json_object_get(meta, "config");
+		if (cj) {
+			cfg_text = json_dumps(cj, JSON_COMPACT);
+			snr_fmt(cfg_source, sizeof(cfg_source), "%s (its machine config)", mpath);
+			ro.config_json = cfg_text;
+			ro.config_source = cfg_source;
+		}
+	}
+	if (!d->ta1)
 		snr_fmt(err, errlen, "--verify runs the TA1 timing model; this trace is not TA1 code");
-		rc = 1;
-	} else if (!trace_path) {
+	else if (!ro.trace_path)
 		snr_fmt(err, errlen, "--verify needs the trace");
-		rc = 1;
-	} else if (o->sim && strcmp(o->sim, "ta1")) {
+	else if (o->sim && strcmp(o->sim, "ta1"))
 		snr_fmt(err, errlen, "--verify runs the TA1 timing model; --sim %s has none", o->sim);
-		rc = 1;
-	} else if (capture_trace(c, trace_path, o->config_path, err, errlen)) {
+	else if (capture_trace(c, &ro, err, errlen)) {
 		capture_free(c);
 		memset(c, 0, sizeof(*c));
-		rc = 1;
-	}
-	free(from_meta);
+	} else
+		rc = 0;
+out:
+	json_decref(meta);
+	free(cfg_text);
 	return rc;
 }
 
@@ -1433,7 +1461,7 @@ int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned ve
 
 static const char suggest_usage[] =
 	"usage: snr analyze suggest T.snrt|M.snrm [--verify] [--verify-max N] [--rounds N] [--json] [--dmas]\n"
-	"                           [--max-chain K] [--sim NAME] [--config M.json]\n"
+	"                           [--max-chain K] [--sim NAME] [--config M.json] [--trace T.snrt]\n"
 	"\n"
 	"Algorithm 2 of Snap & Replay: for each DMA a WAIT stalled on, if its relaxed dependency\n"
 	"distance (backtail, `snr analyze deps`) exceeds the stall and VMEM has a contiguous free\n"
@@ -1447,14 +1475,19 @@ static const char suggest_usage[] =
 	"                  a move realizing at least half its estimate is confirmed, the others are\n"
 	"                  listed after it with the reason the moved run shows; then all the confirmed\n"
 	"                  moves together, the headline (needs the trace; for a metrics file, the trace\n"
-	"                  it was replayed from)\n"
+	"                  it was replayed from, checked against the digest the metrics file records)\n"
 	"  --verify-max N  what-ifs for at most the N moves of largest estimate (default 16)\n"
 	"  --rounds N      (with --verify) apply the confirmed moves to the window and run Algorithm 2\n"
 	"                  and the what-ifs again on the moved window, up to N rounds in all or until a\n"
 	"                  round confirms nothing; prints each round's cycles\n"
 	"  --json          machine-readable output (docs/analyses.md, \"suggest\")\n"
 	"  --dmas          also list every stalled DMA with its move or the reason it has none\n"
-	"  --max-chain K   the lightweight threshold of the relaxed dependencies (default 16)\n";
+	"  --max-chain K   the lightweight threshold of the relaxed dependencies (default 16)\n"
+	"  --config M.json the machine config for a trace's replay and its what-ifs (default: the\n"
+	"                  recorded one); refused for a metrics file, whose replay used the config it\n"
+	"                  carries (its what-ifs use that one too)\n"
+	"  --trace T.snrt  (with --verify, for a metrics file) the trace it was replayed from, instead\n"
+	"                  of the path it records; checked against its digest all the same\n";
 
 int snr_analyze_suggest(int argc, char **argv)
 {
@@ -1466,6 +1499,7 @@ int snr_analyze_suggest(int argc, char **argv)
 					     {"max-chain", required_argument, NULL, 'k'},
 					     {"sim", required_argument, NULL, 's'},
 					     {"config", required_argument, NULL, 'c'},
+					     {"trace", required_argument, NULL, 't'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	bool do_verify = false;
@@ -1492,6 +1526,7 @@ int snr_analyze_suggest(int argc, char **argv)
 			break;
 		case 's': o.sim = optarg; break;
 		case 'c': o.config_path = optarg; break;
+		case 't': o.trace_path = optarg; break;
 		case 'h': fputs(suggest_usage, stdout); return 0;
 		default: fputs(suggest_usage, stderr); return 2;
 		}
@@ -1502,6 +1537,10 @@ int snr_analyze_suggest(int argc, char **argv)
 	}
 	if (so.rounds && !do_verify) {
 		snr_err("analyze suggest: --rounds needs --verify (each round applies the moves the what-if confirmed)");
+		return 2;
+	}
+	if (o.trace_path && !do_verify) {
+		snr_err("analyze suggest: --trace needs --verify (the what-ifs are what run the trace)");
 		return 2;
 	}
 	if (!do_verify)

@@ -318,13 +318,14 @@ int snr_chunkf_open(struct snr_chunk_file *f, const char *path, const char magic
 {
 	memset(f, 0, sizeof(*f));
 	f->path = snr_xstrdup(path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = snr_open_regular(path, err, errlen);
 	struct stat st;
 	int rc = -1;
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (fd < 0)
+		goto out;
+	if (fstat(fd, &st) < 0) {
 		snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		goto out;
 	}
 	f->size = (size_t)st.st_size;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/snr_cache.h"
 #include "snr_util.h"
 
 #define F(key, field, min, max, doc) {key, offsetof(struct snr_config, field), min, max, doc}
@@ -79,87 +80,257 @@ static const struct snr_config_field *find_field(const char *key)
 	return NULL;
 }
 
+/* A dotted prefix of some field's key ("dma" of "dma.hbm_bytes_per_cycle"):
+ * the only keys whose value may be an object. "cache" is the cache model's
+ * section (sim/snr_cache.h), checked as a whole by snr_cache_cfg_parse. */
+static bool is_section(const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; i < snr_config_nfields; i++)
+		if (!strncmp(snr_config_fields[i].key, key, n) && snr_config_fields[i].key[n] == '.')
+			return true;
+	return false;
+}
+
+/* jansson keeps no positions in its values, so a value's line and column are
+ * found again in the (already parsed, hence valid) text: a scan that follows
+ * object keys down the dotted path. pos is 1-based like jansson's. */
+struct scan {
+	const char *p, *end;
+	int line, col;
+};
+
+static void scan_adv(struct scan *s)
+{
+	if (*s->p == '\n') {
+		s->line++;
+		s->col = 1;
+	} else {
+		s->col++;
+	}
+	s->p++;
+}
+
+static void scan_ws(struct scan *s)
+{
+	while (s->p < s->end && strchr(" \t\r\n", *s->p))
+		scan_adv(s);
+}
+
+/* Skips a string at s->p (on its quote); copies up to cap-1 bytes of its raw
+ * text into out (escapes kept: keys with escapes simply never match). */
+static void scan_string(struct scan *s, char *out, size_t cap)
+{
+	size_t n = 0;
+	scan_adv(s);
+	while (s->p < s->end && *s->p != '"') {
+		if (*s->p == '\\' && s->p + 1 < s->end) {
+			if (out && n + 1 < cap)
+				out[n++] = *s->p;
+			scan_adv(s);
+		}
+		if (out && n + 1 < cap)
+			out[n++] = *s->p;
+		scan_adv(s);
+	}
+	if (s->p < s->end)
+		scan_adv(s);
+	if (out)
+		out[n] = 0;
+}
+
+static void scan_value(struct scan *s)
+{
+	scan_ws(s);
+	if (s->p >= s->end)
+		return;
+	if (*s->p == '"') {
+		scan_string(s, NULL, 0);
+		return;
+	}
+	if (*s->p == '{' || *s->p == '[') {
+		int depth = 0;
+		while (s->p < s->end) {
+			char c = *s->p;
+			if (c == '"') {
+				scan_string(s, NULL, 0);
+				continue;
+			}
+			if (c == '{' || c == '[')
+				depth++;
+			else if (c == '}' || c == ']')
+				depth--;
+			scan_adv(s);
+			if (!depth)
+				return;
+		}
+		return;
+	}
+	while (s->p < s->end && !strchr(",}] \t\r\n", *s->p))
+		scan_adv(s);
+}
+
+/* Positions s on the value of dotted key `path` in the object at s->p. */
+static bool scan_find(struct scan *s, const char *path)
+{
+	scan_ws(s);
+	if (s->p >= s->end || *s->p != '{')
+		return false;
+	scan_adv(s);
+	const char *dot = strchr(path, '.');
+	size_t seg = dot ? (size_t)(dot - path) : strlen(path);
+	for (;;) {
+		scan_ws(s);
+		if (s->p >= s->end || *s->p != '"')
+			return false;
+		char key[128];
+		scan_string(s, key, sizeof(key));
+		scan_ws(s);
+		if (s->p < s->end && *s->p == ':')
+			scan_adv(s);
+		scan_ws(s);
+		if (strlen(key) == seg && !strncmp(key, path, seg))
+			return dot ? scan_find(s, dot + 1) : true;
+		scan_value(s);
+		scan_ws(s);
+		if (s->p >= s->end || *s->p != ',')
+			return false;
+		scan_adv(s);
+	}
+}
+
+/* "SOURCE:LINE:COL" of the value of key in text, or "SOURCE" if not found. */
+static void where(char *buf, size_t len, const struct snr_config_text *t, const char *key)
+{
+	struct scan s = {t->text, t->text + t->len, 1, 1};
+	if (key && scan_find(&s, key))
+		snr_fmt(buf, len, "%s:%d:%d", t->source, s.line, s.col);
+	else
+		snr_fmt(buf, len, "%s", t->source);
+}
+
 /* Walks an object, building dotted paths; leaves must be known integer keys. */
-static int load_object(struct snr_config *cfg, json_t *obj, const char *prefix, const char *path,
+static int load_object(struct snr_config *cfg, json_t *obj, const char *prefix, const struct snr_config_text *t,
 		       char *err, size_t errlen)
 {
 	const char *k;
 	json_t *v;
+	char at[400];
 	json_object_foreach(obj, k, v) {
 		char key[128];
 		snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? "." : "", k);
-		if (json_is_object(v)) {
-			if (load_object(cfg, v, key, path, err, errlen))
+		if (!*prefix && !strcmp(k, "cache")) {
+			struct snr_cache_cfg cc;
+			char *js = json_dumps(obj, JSON_COMPACT), cerr[300];
+			int rc = snr_cache_cfg_parse(&cc, js, cerr, sizeof(cerr));
+			free(js);
+			if (rc) {
+				where(at, sizeof(at), t, key);
+				snr_fmt(err, errlen, "%s: %s", at, cerr);
 				return -1;
+			}
 			continue;
 		}
 		const struct snr_config_field *f = find_field(key);
-		if (!f) {
-			snr_fmt(err, errlen, "%s: unknown key \"%s\" (see docs/machine-config.md)", path, key);
-			return -1;
-		}
-		double d;
-		if (json_is_integer(v)) {
-			json_int_t iv = json_integer_value(v);
-			if (iv < 0) {
-				snr_fmt(err, errlen, "%s: \"%s\" must not be negative", path, key);
+		if (!f && is_section(key)) {
+			if (!json_is_object(v)) {
+				where(at, sizeof(at), t, key);
+				snr_fmt(err, errlen, "%s: \"%s\" must be an object of %s.* keys", at, key, key);
 				return -1;
 			}
-			d = (double)iv;
-		} else if (json_is_real(v) && json_real_value(v) == (double)(uint64_t)json_real_value(v)) {
-			d = json_real_value(v);
-		} else {
-			snr_fmt(err, errlen, "%s: \"%s\" must be a whole number", path, key);
+			if (load_object(cfg, v, key, t, err, errlen))
+				return -1;
+			continue;
+		}
+		where(at, sizeof(at), t, key);
+		if (!f) {
+			snr_fmt(err, errlen, "%s: unknown key \"%s\" (see docs/machine-config.md)", at, key);
 			return -1;
 		}
-		if (d < (double)f->min || d > (double)f->max) {
-			snr_fmt(err, errlen, "%s: \"%s\" = %.0f is outside [%llu, %llu]", path, key, d,
+		uint64_t u;
+		if (json_is_integer(v) && json_integer_value(v) >= 0) {
+			u = (uint64_t)json_integer_value(v);
+		} else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 0x1p63 &&
+			   json_real_value(v) == (double)(uint64_t)json_real_value(v)) {
+			u = (uint64_t)json_real_value(v);
+		} else {
+			snr_fmt(err, errlen, "%s: \"%s\" must be a whole number in [%llu, %llu]", at, key,
 				(unsigned long long)f->min, (unsigned long long)f->max);
 			return -1;
 		}
-		*(uint64_t *)((char *)cfg + f->offset) = (uint64_t)d;
+		if (u < f->min || u > f->max) {
+			snr_fmt(err, errlen, "%s: \"%s\" = %llu is outside [%llu, %llu]", at, key, (unsigned long long)u,
+				(unsigned long long)f->min, (unsigned long long)f->max);
+			return -1;
+		}
+		*(uint64_t *)((char *)cfg + f->offset) = u;
 	}
 	return 0;
 }
 
-static int load_root(struct snr_config *cfg, json_t *root, const char *path, char *err, size_t errlen);
+int snr_config_check(struct snr_config *cfg, const struct snr_config_text *t, char *err, size_t errlen)
+{
+	snr_config_default(cfg);
+	json_error_t je;
+	json_t *root = json_loadb(t->text, t->len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		snr_fmt(err, errlen, "%s:%d:%d: %s", t->source, je.line, je.column, je.text);
+		return -1;
+	}
+	int rc = -1;
+	if (!json_is_object(root)) {
+		snr_fmt(err, errlen, "%s: the machine config must be a JSON object", t->source);
+		goto out;
+	}
+	if (load_object(cfg, root, "", t, err, errlen))
+		goto out;
+	if (cfg->vmem_bytes % cfg->vmem_page_bytes) {
+		char at[400];
+		where(at, sizeof(at), t, "vmem.bytes");
+		snr_fmt(err, errlen, "%s: vmem.bytes (%llu) must be a multiple of vmem.page_bytes (%llu)", at,
+			(unsigned long long)cfg->vmem_bytes, (unsigned long long)cfg->vmem_page_bytes);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(root);
+	return rc;
+}
+
+int snr_config_read(struct snr_config_text *t, const char *path, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	size_t len;
+	char *text = snr_read_regular(path, 16u << 20, &len, err, errlen);
+	if (!text)
+		return -1;
+	t->text = text;
+	t->len = len;
+	t->source = snr_xstrdup(path);
+	return 0;
+}
+
+void snr_config_text_free(struct snr_config_text *t)
+{
+	free((char *)t->text);
+	free((char *)t->source);
+	memset(t, 0, sizeof(*t));
+}
 
 int snr_config_load(struct snr_config *cfg, const char *path, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		snr_fmt(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	struct snr_config_text t;
+	if (snr_config_read(&t, path, err, errlen))
 		return -1;
-	}
-	return load_root(cfg, root, path, err, errlen);
+	int rc = snr_config_check(cfg, &t, err, errlen);
+	snr_config_text_free(&t);
+	return rc;
 }
 
 int snr_config_parse(struct snr_config *cfg, const char *json, const char *source, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		snr_fmt(err, errlen, "%s:%d:%d: %s", source, je.line, je.column, je.text);
-		return -1;
-	}
-	return load_root(cfg, root, source, err, errlen);
-}
-
-static int load_root(struct snr_config *cfg, json_t *root, const char *path, char *err, size_t errlen)
-{
-	if (!json_is_object(root)) {
-		snr_fmt(err, errlen, "%s: the machine config must be a JSON object", path);
-		json_decref(root);
-		return -1;
-	}
-	int rc = load_object(cfg, root, "", path, err, errlen);
-	json_decref(root);
-	if (rc == 0 && cfg->vmem_bytes % cfg->vmem_page_bytes) {
-		snr_fmt(err, errlen, "%s: vmem.bytes must be a multiple of vmem.page_bytes", path);
-		return -1;
-	}
-	return rc;
+	struct snr_config_text t = {json, strlen(json), source};
+	return snr_config_check(cfg, &t, err, errlen);
 }
 
 char *snr_config_to_json(const struct snr_config *cfg)

@@ -50,12 +50,36 @@ extern const size_t snr_config_nfields;
 
 void snr_config_default(struct snr_config *cfg);
 
-/* Loads a JSON config over the defaults. Unknown keys, wrong types and values
- * out of range are errors; the message names the file, line and key.
- * Returns 0, or -1 with errbuf filled. */
+/* The one validator of machine configs, for every command that reads one
+ * (device, record, profile, replay, the analyses, report) and for the config
+ * a trace or metrics file carries. A config is JSON text and the name of
+ * where it came from (the user's file, or "T.snrt (recorded machine
+ * config)"). Checked: JSON syntax, duplicate keys (everywhere, at any depth),
+ * that it is an object, every key known, objects only where a section of
+ * keys is ("dma", "vmem", ...; "cache" is the cache model's, sim/snr_cache.h),
+ * every value a whole number within its field's range, vmem.bytes a
+ * multiple of vmem.page_bytes. Every error starts "SOURCE:LINE:COL: " (the
+ * value's position) or "SOURCE: " when no position applies. */
+struct snr_config_text {
+	const char *text;
+	size_t len;
+	const char *source;
+};
+
+/* Validates t and fills cfg: the defaults, overridden by the keys t gives.
+ * 0, or -1 with err filled. */
+int snr_config_check(struct snr_config *cfg, const struct snr_config_text *t, char *err, size_t errlen);
+
+/* Reads a config file the user named (a regular file: a FIFO or directory
+ * is refused, never waited on); source is path. "PATH: No such file or
+ * directory" when missing. 0, or -1 with err filled. */
+int snr_config_read(struct snr_config_text *t, const char *path, char *err, size_t errlen);
+void snr_config_text_free(struct snr_config_text *t);
+
+/* snr_config_read + snr_config_check. */
 int snr_config_load(struct snr_config *cfg, const char *path, char *errbuf, size_t errlen);
 
-/* The same from JSON text; source names it in messages (e.g. "trace META"). */
+/* snr_config_check of a NUL-terminated text. */
 int snr_config_parse(struct snr_config *cfg, const char *json, const char *source, char *err, size_t errlen);
 
 /* Writes the config as JSON (all keys), for --dump-config and trace headers. */

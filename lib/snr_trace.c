@@ -40,6 +40,21 @@ uint64_t snr_trace_hash(const void *data, size_t len)
 	return h;
 }
 
+const char *snr_trace_id_text(const struct snr_trace_id *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "fnv1a64:%016llx", (unsigned long long)id->fnv1a64);
+	return buf;
+}
+
+bool snr_trace_id_parse(const char *text, uint64_t bytes, struct snr_trace_id *id)
+{
+	if (!text || strncmp(text, "fnv1a64:", 8) || strlen(text) != 24 || strspn(text + 8, "0123456789abcdef") != 16)
+		return false;
+	id->fnv1a64 = strtoull(text + 8, NULL, 16);
+	id->bytes = bytes;
+	return true;
+}
+
 static uint64_t get_le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
@@ -431,9 +446,9 @@ static int parse_meta(struct snr_trace *t, const struct snr_chunk *c)
 		return -1;
 	t->meta = snr_xstrdup((const char *)t->f.raw);
 	json_error_t je;
-	json_t *m = json_loads(t->meta, 0, &je);
+	json_t *m = json_loads(t->meta, JSON_REJECT_DUPLICATES, &je);
 	if (!m)
-		return terr(t, c, "metadata is not JSON: line %d: %s", je.line, je.text);
+		return terr(t, c, "metadata is not JSON: line %d column %d: %s", je.line, je.column, je.text);
 	json_t *regs = json_object_get(m, "registers");
 	if (!json_is_array(regs) || !json_array_size(regs) || json_array_size(regs) > 65535) {
 		json_decref(m);
@@ -515,6 +530,12 @@ static int parse_digest(struct snr_trace *t, const struct snr_chunk *c)
 		return terr(t, c, "digest is malformed");
 	t->has_digest = true;
 	return 0;
+}
+
+void snr_trace_id_of(const struct snr_trace *t, struct snr_trace_id *id)
+{
+	id->fnv1a64 = snr_trace_hash(t->f.map, t->f.size);
+	id->bytes = t->f.size;
 }
 
 struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)

@@ -157,6 +157,21 @@ const char *snr_trace_end_json(const struct snr_trace *t); /* NULL if none */
 bool snr_trace_digest(const struct snr_trace *t, const uint8_t *const **regs, size_t *nblocks,
 		      const struct snr_trace_mem **blocks, const uint64_t **hashes);
 
+/* A trace file's identity, which a metrics file records so that whoever
+ * reopens "the trace it was replayed from" can tell that trace from another
+ * one at the same path: the 64-bit FNV-1a hash of every byte of the file
+ * (header, every chunk) and its size. Stored in a metrics file's META as
+ * "trace_digest": "fnv1a64:<16 hex digits>", "trace_bytes": N. */
+struct snr_trace_id {
+	uint64_t fnv1a64;
+	uint64_t bytes;
+};
+void snr_trace_id_of(const struct snr_trace *t, struct snr_trace_id *id);
+/* "fnv1a64:0123456789abcdef" into buf (at least 25 bytes). */
+const char *snr_trace_id_text(const struct snr_trace_id *id, char *buf, size_t len);
+/* From the text above; false if it is not that form. */
+bool snr_trace_id_parse(const char *text, uint64_t bytes, struct snr_trace_id *id);
+
 /* Hash used by DIGEST blocks (64-bit FNV-1a over the bytes). */
 uint64_t snr_trace_hash(const void *data, size_t len);
 

@@ -5,9 +5,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void snr_err(const char *fmt, ...)
 {
@@ -108,4 +111,73 @@ void snr_fmt(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+int snr_open_regular(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		const char *kind = S_ISFIFO(st.st_mode)	 ? "a FIFO"
+				   : S_ISDIR(st.st_mode) ? "a directory"
+				   : S_ISSOCK(st.st_mode) ? "a socket"
+				   : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+										   : "not a file";
+		snr_fmt(err, errlen, "%s: not a regular file (%s)", path, kind);
+		close(fd);
+		return -1;
+	}
+	/* a regular file never blocks; drop the flag for readers that expect it off */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+char *snr_read_regular(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+{
+	int fd = snr_open_regular(path, err, errlen);
+	if (fd < 0)
+		return NULL;
+	size_t n = 0, cap = 4096;
+	char *buf = snr_xmalloc(cap);
+	for (;;) {
+		if (n + 1 == cap) {
+			if (cap > max) {
+				snr_fmt(err, errlen, "%s: larger than %zu bytes", path, max);
+				goto fail;
+			}
+			cap *= 2;
+			buf = snr_xrealloc(buf, cap);
+		}
+		ssize_t got = read(fd, buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snr_fmt(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (!got)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (n > max) {
+		snr_fmt(err, errlen, "%s: larger than %zu bytes", path, max);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
 }

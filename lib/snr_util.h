@@ -14,6 +14,16 @@
 #define SNR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define SNR_PRINTF(a, b)
+/* Opens path for reading only if it is a regular file (never blocking on a
+ * FIFO or a device: the open is non-blocking, then fstat decides). The fd,
+ * or -1 with err "PATH: No such file or directory" / "PATH: not a regular
+ * file (a FIFO)". */
+int snr_open_regular(const char *path, char *err, size_t errlen);
+
+/* Reads a whole regular file (snr_open_regular) of at most max bytes into a
+ * NUL-terminated buffer; NULL with err filled. */
+char *snr_read_regular(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+
 #endif
 
 /* "snr: " + message + newline on stderr. */
@@ -35,5 +45,15 @@ bool snr_parse_u64(const char *s, uint64_t *out, bool allow_suffix);
 /* Fills a message buffer; used by functions that return an error to the
  * caller instead of printing it. */
 void snr_fmt(char *buf, size_t len, const char *fmt, ...) SNR_PRINTF(3, 4);
+
+/* Opens path for reading only if it is a regular file (never blocking on a
+ * FIFO or a device: the open is non-blocking, then fstat decides). The fd,
+ * or -1 with err "PATH: No such file or directory" / "PATH: not a regular
+ * file (a FIFO)". */
+int snr_open_regular(const char *path, char *err, size_t errlen);
+
+/* Reads a whole regular file (snr_open_regular) of at most max bytes into a
+ * NUL-terminated buffer; NULL with err filled. */
+char *snr_read_regular(const char *path, size_t max, size_t *len, char *err, size_t errlen);
 
 #endif

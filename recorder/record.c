@@ -1048,6 +1048,12 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			goto out;
 		}
 		config_json = snr_config_to_json(&cfg);
+	} else if (o->config_path) {
+		snr_fmt(err, errlen,
+			"--config %s: the machine config is stored in TA1 traces; this target is %s (a cache model's "
+			"config goes to snr replay --config)",
+			o->config_path, r.isa->name);
+		goto out;
 	}
 	r.isa_self = r.isa->create(config_json, err, errlen);
 	if (!r.isa_self)

@@ -24,6 +24,7 @@
 
 #include "lib/snr_lines.h"
 #include "lib/snr_partial.h"
+#include "lib/snr_config.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
@@ -349,17 +350,41 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
 	unsigned chip = (unsigned)json_integer_value(json_object_get(meta, "chip"));
 	json_int_t nchips = json_integer_value(json_object_get(meta, "chips"));
-	if (o->config_path) {
-		json_error_t je;
-		json_t *c = json_load_file(o->config_path, 0, &je);
-		if (!c) {
-			snr_fmt(err, errlen, "%s:%d: %s", o->config_path, je.line, je.text);
-			goto out;
+	struct snr_trace_id tid;
+	snr_trace_id_of(t, &tid);
+	if (o->expect_id && (tid.fnv1a64 != o->expect_id->fnv1a64 || tid.bytes != o->expect_id->bytes)) {
+		char a[32], b[32];
+		snr_fmt(err, errlen,
+			"%s is not the trace %s was replayed from: its digest is %s (%llu bytes), the metrics file's "
+			"is %s (%llu bytes); name the right trace with --trace PATH",
+			o->trace_path, o->expect_from, snr_trace_id_text(&tid, a, sizeof(a)), (unsigned long long)tid.bytes,
+			snr_trace_id_text(o->expect_id, b, sizeof(b)), (unsigned long long)o->expect_id->bytes);
+		goto out;
+	}
+	/* Every config goes through the one validator, named by where it came
+	 * from: the user's file, the caller's (a metrics file's), or the trace's. */
+	{
+		struct snr_config vcfg;
+		struct snr_config_text ct = {0};
+		char src[600];
+		if (o->config_path) {
+			if (snr_config_read(&ct, o->config_path, err, errlen))
+				goto out;
+			cfg_json = snr_xstrdup(ct.text);
+			snr_config_text_free(&ct);
+			ct.source = o->config_path;
+		} else if (o->config_json) {
+			cfg_json = snr_xstrdup(o->config_json);
+			ct.source = o->config_source ? o->config_source : "the machine config";
+		} else if (json_object_get(meta, "config")) {
+			cfg_json = json_dumps(json_object_get(meta, "config"), JSON_COMPACT);
+			snr_fmt(src, sizeof(src), "%s (its recorded machine config)", o->trace_path);
+			ct.source = src;
 		}
-		cfg_json = json_dumps(c, JSON_COMPACT);
-		json_decref(c);
-	} else if (json_object_get(meta, "config")) {
-		cfg_json = json_dumps(json_object_get(meta, "config"), JSON_COMPACT);
+		ct.text = cfg_json;
+		ct.len = cfg_json ? strlen(cfg_json) : 0;
+		if (cfg_json && snr_config_check(&vcfg, &ct, err, errlen))
+			goto out;
 	}
 	isa = isa_name ? snr_isa_find(isa_name) : NULL;
 	if (isa)
@@ -393,6 +418,9 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		json_t *m = json_object();
 		json_object_set_new(m, "format", json_string("snr metrics"));
 		json_object_set_new(m, "trace", json_string(o->trace_path));
+		char idt[32];
+		json_object_set_new(m, "trace_digest", json_string(snr_trace_id_text(&tid, idt, sizeof(idt))));
+		json_object_set_new(m, "trace_bytes", json_integer((json_int_t)tid.bytes));
 		json_object_set_new(m, "simulator", json_string(sim->name));
 		json_object_set(m, "trace_meta", meta);
 		if (cfg_json)

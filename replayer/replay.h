@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "lib/snr_trace.h"
 #include "sim/snr_sim.h"
 #include "sim/snr_tracker.h"
 
@@ -21,6 +22,12 @@ struct snr_replay_opts {
 	const char *trace_path;
 	const char *sim;          /* "ta1", "unicorn", a PATH.so, or NULL: by the trace's ISA */
 	const char *config_path;  /* overrides the trace's machine config */
+	const char *config_json;  /* or this config text (a metrics file's), if no config_path */
+	const char *config_source;/* names config_json in messages */
+	/* Refuse a trace whose identity is not this (a metrics file's record
+	 * of the trace it came from, named by expect_from), or NULL. */
+	const struct snr_trace_id *expect_id;
+	const char *expect_from;
 	const struct snr_sim_ops *sim_ops; /* a simulator given directly (overrides sim), or NULL */
 	const char *metrics_path; /* write a .snrm, or NULL */
 	const struct snr_tracker *tracker; /* the caller's own tracker too, or NULL */

@@ -77,7 +77,7 @@ static struct snr_sim *grm_create(const char *config_json, unsigned chip, unsign
 	struct snr_sim *s = snr_xcalloc(1, sizeof(*s));
 	s->null_fd = -1;
 	snr_config_default(&s->cfg);
-	if (config_json && snr_config_parse(&s->cfg, config_json, "the trace's machine config", err, errlen))
+	if (config_json && snr_config_parse(&s->cfg, config_json, "the machine config", err, errlen))
 		goto fail;
 	if (nchips == 0 || chip >= nchips || nchips > TA1_MAX_CHIPS) {
 		snr_fmt(err, errlen, "ta1: chip %u of %u chips", chip, nchips);

@@ -49,9 +49,13 @@ static int level_parse(struct snr_cache_level_cfg *l, json_t *o, const char *nam
 				: !strcmp(k, "assoc")	  ? &l->assoc
 				: !strcmp(k, "latency") ? &l->latency
 							  : NULL;
-		if (!dst || !json_is_integer(v) || json_integer_value(v) < 0) {
-			snr_fmt(err, errlen, "cache.%s.%s: %s", name, k,
-				dst ? "a non-negative integer" : "unknown key (size, line, assoc, latency)");
+		/* bounds keep the model's tables allocatable: 2^30 bytes of 1-byte lines at most */
+		json_int_t max = dst == &l->size ? 1ll << 30 : dst == &l->line ? 4096 : dst == &l->assoc ? 64 : 1 << 20;
+		if (!dst || !json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
+			if (dst)
+				snr_fmt(err, errlen, "cache.%s.%s: an integer in [0, %lld]", name, k, (long long)max);
+			else
+				snr_fmt(err, errlen, "cache.%s.%s: unknown key (size, line, assoc, latency)", name, k);
 			return -1;
 		}
 		*dst = (uint64_t)json_integer_value(v);
@@ -72,21 +76,34 @@ int snr_cache_cfg_parse(struct snr_cache_cfg *c, const char *config_json, char *
 	if (!config_json)
 		return 0;
 	json_error_t je;
-	json_t *root = json_loads(config_json, 0, &je);
+	json_t *root = json_loads(config_json, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
 		snr_fmt(err, errlen, "machine config: %s", je.text);
 		return -1;
 	}
 	int rc = 0;
 	json_t *cache = json_object_get(root, "cache");
-	if (cache) {
+	if (cache && !json_is_object(cache)) {
+		snr_fmt(err, errlen, "cache: an object with l1, l2, memory_latency");
+		rc = -1;
+	} else if (cache) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(cache, k, v)
+		{
+			if (strcmp(k, "l1") && strcmp(k, "l2") && strcmp(k, "memory_latency")) {
+				snr_fmt(err, errlen, "cache.%s: unknown key (l1, l2, memory_latency)", k);
+				json_decref(root);
+				return -1;
+			}
+		}
 		json_t *ml = json_object_get(cache, "memory_latency");
 		rc = level_parse(&c->l1, json_object_get(cache, "l1"), "l1", err, errlen);
 		if (!rc)
 			rc = level_parse(&c->l2, json_object_get(cache, "l2"), "l2", err, errlen);
 		if (!rc && ml) {
-			if (!json_is_integer(ml) || json_integer_value(ml) < 0) {
-				snr_fmt(err, errlen, "cache.memory_latency: a non-negative integer");
+			if (!json_is_integer(ml) || json_integer_value(ml) < 0 || json_integer_value(ml) > 1 << 20) {
+				snr_fmt(err, errlen, "cache.memory_latency: an integer in [0, 1048576]");
 				rc = -1;
 			} else {
 				c->memory_latency = (uint64_t)json_integer_value(ml);

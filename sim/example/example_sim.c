@@ -51,7 +51,7 @@ static struct snr_sim *ex_create(const char *config_json, unsigned chip, unsigne
 		return NULL;
 	}
 	snr_config_default(&s->cfg);
-	if (config_json && snr_config_parse(&s->cfg, config_json, "the trace's machine config", err, errlen))
+	if (config_json && snr_config_parse(&s->cfg, config_json, "the machine config", err, errlen))
 		goto fail;
 	if (nchips == 0 || chip >= nchips || nchips > TA1_MAX_CHIPS) {
 		snprintf(err, errlen, "example: chip %u of %u chips", chip, nchips);

@@ -8,25 +8,33 @@
  *   chunk_forge IN OUT swap K L      chunks K and L exchanged (sequence numbers
  *                                    renumbered, so the order is what is wrong)
  *   chunk_forge IN OUT drop K        chunk K left out (renumbered)
+ *   chunk_forge IN OUT delkey K NAME chunk K's payload, a JSON object, without
+ *                                    its key NAME (a file an older snr wrote)
+ *   chunk_forge IN OUT setkey K NAME TEXT  chunk K's JSON object with NAME set
+ *                                    to TEXT, spliced in as it is (e.g. a META's
+ *                                    config with duplicate keys)
  *
  * Payloads are written raw (codec 0) after decompression, except for rawlen,
  * which keeps the stored bytes and codec and forges the length.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "lib/snr_chunkfile.h"
 
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
-		fprintf(stderr, "usage: chunk_forge IN OUT flip|rawlen|swap|drop K [ARG]\n");
+		fprintf(stderr, "usage: chunk_forge IN OUT flip|rawlen|swap|drop|delkey|setkey K [ARG...]\n");
 		return 2;
 	}
 	const char *in = argv[1], *out = argv[2], *op = argv[3];
 	size_t k = strtoul(argv[4], NULL, 0);
-	unsigned long long arg = argc > 5 ? strtoull(argv[5], NULL, 0) : 0;
+	unsigned long long arg = argc > 5 && strcmp(op, "delkey") && strcmp(op, "setkey") ? strtoull(argv[5], NULL, 0) : 0;
 	char magic[9] = {0}, err[700];
 	FILE *f = fopen(in, "rb");
 	if (!f || fread(magic, 1, 8, f) != 8) {
@@ -76,6 +84,34 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(op, "flip") && order[j] == k && arg < (unsigned long long)len)
 			cf.raw[arg] ^= 0xff;
+		bool set = !strcmp(op, "setkey") && argc > 6;
+		if ((set || !strcmp(op, "delkey")) && order[j] == k && argc > 5) {
+			json_t *o = json_loads((const char *)cf.raw, 0, NULL);
+			/* the value goes in as text, as given (duplicate keys and all) */
+			json_t *v = set ? json_string("@@SETKEY@@") : NULL;
+			if (!json_is_object(o) || (set ? !v || json_object_set_new(o, argv[5], v)
+						       : json_object_del(o, argv[5]))) {
+				fprintf(stderr, "chunk_forge: chunk %zu is not a JSON object with \"%s\"\n", k, argv[5]);
+				return 1;
+			}
+			char *js = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			char *at = set ? strstr(js, "\"@@SETKEY@@\"") : NULL;
+			if (at) {
+				size_t head = (size_t)(at - js), vl = strlen(argv[6]);
+				char *spliced = malloc(strlen(js) + vl + 1);
+				memcpy(spliced, js, head);
+				memcpy(spliced + head, argv[6], vl);
+				strcpy(spliced + head + vl, at + 12);
+				free(js);
+				js = spliced;
+			}
+			int prc = snr_chunkw_put(&w, c->type, js, strlen(js), false);
+			free(js);
+			json_decref(o);
+			if (prc)
+				break;
+			continue;
+		}
 		if (snr_chunkw_put(&w, c->type, cf.raw, (size_t)len, false))
 			break;
 	}
