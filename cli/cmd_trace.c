@@ -32,7 +32,8 @@ static const char trace_usage[] =
 	"        1 if it is corrupt (the message names the chunk and offset)\n"
 	"\n"
 	"A truncated or interrupted trace: info describes it and exits 3, dump\n"
-	"refuses it (exit 3); --allow-truncated lets both use what it holds.\n";
+	"refuses it (exit 3); --allow-truncated lets both use what it holds (and\n"
+	"every line of dump --json then carries \"truncated\": true).\n";
 
 struct counts {
 	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post;
@@ -175,8 +176,20 @@ static void hex_le(FILE *f, const uint8_t *p, size_t n)
 		fprintf(f, "%02x", p[i]);
 }
 
+/* s as a JSON string (quoted, escaped) on f. */
+static void put_json_string(FILE *f, const char *s)
+{
+	json_t *j = json_string(s);
+	char *js = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	fputs(js ? js : "\"?\"", f);
+	free(js);
+	json_decref(j);
+}
+
 static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t limit)
 {
+	/* a partial trace (given --allow-truncated) says so on every line */
+	const bool partial = snr_trace_truncated(t) || snr_trace_interrupted(t);
 	json_t *meta = json_loads(snr_trace_meta_json(t), 0, NULL);
 	const char *isa_name = json_string_value(json_object_get(meta, "isa"));
 	const struct snr_isa_ops *isa = isa_name ? snr_isa_find(isa_name) : NULL;
@@ -220,8 +233,13 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 		if (as_json) {
 			json_t *src = snr_lines_source_json(lines, s.pc, sym);
 			char *src_s = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
-			printf("{\"index\":%llu,\"pc\":%llu,\"symbol\":\"%s\",\"source\":%s,\"disasm\":\"%s\"",
-			       (unsigned long long)s.index, (unsigned long long)s.pc, sym, src_s, dis);
+			printf("{\"index\":%llu,\"pc\":%llu,\"symbol\":", (unsigned long long)s.index,
+			       (unsigned long long)s.pc);
+			put_json_string(stdout, sym);
+			printf(",\"source\":%s,\"disasm\":", src_s);
+			put_json_string(stdout, dis);
+			if (partial)
+				printf(",\"truncated\":true");
 			free(src_s);
 			json_decref(src);
 			if (s.code_len) {

@@ -38,6 +38,7 @@ struct snr_metrics_writer {
 	struct snr_chunk_writer cw;
 	struct snr_buf ev;
 	uint64_t nev;
+	uint64_t before; /* records in the EVENTS chunks written before this one */
 	struct ctx x;
 	struct snr_tracker tracker;
 };
@@ -48,6 +49,7 @@ static void flush_events(struct snr_metrics_writer *w)
 		return;
 	snr_chunkw_put(&w->cw, CH_EVENTS, w->ev.p, w->ev.len, true);
 	w->ev.len = 0;
+	w->before += w->nev;
 	w->nev = 0;
 	memset(&w->x, 0, sizeof(w->x));
 }
@@ -64,6 +66,8 @@ static inline uint8_t *record_begin(struct snr_metrics_writer *w, uint8_t kind)
 {
 	if (w->nev + 1 >= EVENTS_PER_CHUNK)
 		flush_events(w);
+	if (!w->ev.len) /* version 4: a chunk starts with the number of records before it */
+		snr_buf_varint(&w->ev, w->before);
 	w->nev++;
 	if (w->ev.cap - w->ev.len < RECORD_MAX)
 		snr_buf_need(&w->ev, RECORD_MAX);
@@ -224,6 +228,10 @@ const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w) { re
 int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen)
 {
 	flush_events(w);
+	/* the end of the events: an EVENTS chunk of no records, only the count
+	 * of all of them, so that a reader misses no chunk dropped at the end */
+	snr_buf_varint(&w->ev, w->before);
+	snr_chunkw_put(&w->cw, CH_EVENTS, w->ev.p, w->ev.len, false);
 	snr_chunkw_put(&w->cw, CH_SUMMARY, summary_json, strlen(summary_json), false);
 	int rc = snr_chunkw_close(&w->cw);
 	if (rc)
@@ -285,9 +293,13 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 	if (!rc && !m->meta)
 		rc = snr_chunkf_fail(&m->f, NULL, "no META chunk: the metrics file is empty");
 	if (!rc) {
-		json_t *j = json_loads(m->meta, 0, NULL);
+		json_error_t je;
+		json_t *j = json_loads(m->meta, JSON_REJECT_DUPLICATES, &je);
 		if (!j)
-			rc = snr_chunkf_fail(&m->f, &m->f.chunks[0], "metadata is not JSON");
+			rc = snr_chunkf_fail(&m->f, &m->f.chunks[0], "metadata is not JSON: line %d column %d: %s",
+					     je.line, je.column, je.text);
+		else if (!json_is_object(j))
+			rc = snr_chunkf_fail(&m->f, &m->f.chunks[0], "metadata is not a JSON object");
 		json_decref(j);
 	}
 	if (rc) {
@@ -319,10 +331,15 @@ const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, ch
 
 int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char *err, size_t errlen)
 {
+	uint64_t records = 0; /* read so far, from every EVENTS chunk */
+	const struct snr_chunk *last = NULL; /* the last EVENTS chunk */
+	bool last_empty = false;
 	for (size_t i = 0; i < m->f.nchunks; i++) {
 		const struct snr_chunk *c = &m->f.chunks[i];
 		if (c->type != CH_EVENTS)
 			continue;
+		last = c;
+		const uint64_t records_before = records;
 		long n = snr_chunkf_payload(&m->f, c);
 		if (n < 0) {
 			snr_fmt(err, errlen, "%s", m->f.err);
@@ -331,12 +348,27 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 		struct snr_cursor cu = {m->f.raw, m->f.raw + n, 0};
 		const bool delta = m->f.version >= 3;
 		struct ctx x = {0};
+		if (m->f.version >= 4) {
+			/* Each chunk says how many records came before it: chunks
+			 * exchanged, dropped or repeated (each with valid checksums
+			 * and renumbered) are caught here, not analyzed out of order. */
+			uint64_t first = snr_cur_varint(&cu);
+			if (!cu.bad && first != records) {
+				snr_chunkf_fail(&m->f, c,
+						"EVENTS out of order: this chunk follows %llu records, the chunks before it "
+						"hold %llu (chunks exchanged, missing or repeated)",
+						(unsigned long long)first, (unsigned long long)records);
+				snr_fmt(err, errlen, "%s", m->f.err);
+				return -1;
+			}
+		}
 #define V() snr_cur_varint(&cu)
 #define Z() snr_unzigzag(snr_cur_varint(&cu))
 /* a field stored as a delta from base since version 3, as itself before */
 #define D(base) (delta ? (uint64_t)(base) + (uint64_t)Z() : V())
 		while (cu.p < cu.end && !cu.bad) {
 			uint8_t kind = snr_cur_u8(&cu);
+			records++;
 			switch (kind) {
 			case EV_ISSUE:
 			case EV_RETIRE: {
@@ -448,6 +480,16 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			snr_fmt(err, errlen, "%s", m->f.err);
 			return -1;
 		}
+		last_empty = records == records_before;
+	}
+	if (m->f.version >= 4 && m->summary && !last_empty) {
+		/* a finished file's events end with the count alone (EVENTS of no records) */
+		snr_chunkf_fail(&m->f, last ? last : &m->f.chunks[m->f.nchunks - 1],
+				"the events' end (an EVENTS chunk of no records, counting all %s) is missing: "
+				"EVENTS chunks were left out",
+				last ? "of them" : "records");
+		snr_fmt(err, errlen, "%s", m->f.err);
+		return -1;
 	}
 	return 0;
 }

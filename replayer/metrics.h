@@ -18,8 +18,9 @@
 #include "sim/snr_tracker.h"
 
 #define SNR_METRICS_MAGIC "SNRMETRC"
-#define SNR_METRICS_VERSION 3 /* 2: DMA events carry the WAITED stall split and slack;
-				 3: indices, pcs, cycles, addresses as deltas */
+#define SNR_METRICS_VERSION 4 /* 2: DMA events carry the WAITED stall split and slack;
+				 3: indices, pcs, cycles, addresses as deltas;
+				 4: each EVENTS chunk starts with the count of records before it */
 
 struct snr_metrics_writer;
 

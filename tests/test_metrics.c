@@ -11,7 +11,10 @@
  *    with its chunk and payload offset;
  *  - a file cut short reads as a prefix: no SUMMARY, whole chunks only;
  *  - records written by hand as docs/metrics-format.md specifies them, in
- *    version 3 (deltas) and version 2 (absolute values), read back alike.
+ *    version 4 (each EVENTS chunk first says how many records precede it),
+ *    3 (deltas) and 2 (absolute values), read back alike;
+ *  - two EVENTS chunks exchanged or one dropped, each re-encoded with valid
+ *    checksums and sequence numbers: refused, naming the chunk.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,8 +351,8 @@ static void test_malformed_record(const char *path)
 	char err[600];
 	CHECK(snr_chunkw_create(&w, path, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, sizeof(err)) == 0, "%s", err);
 	snr_chunkw_put(&w, 1, META, strlen(META), false);
-	/* a REG event (kind 6: index 5, reg 3, write 1), then kind 99 */
-	const uint8_t ev[] = {6, 5, 3, 1, 99, 0, 0};
+	/* no records before it; a REG event (kind 6: index 5, reg 3, write 1), then kind 99 */
+	const uint8_t ev[] = {0, 6, 5, 3, 1, 99, 0, 0};
 	snr_chunkw_put(&w, 3, ev, sizeof(ev), false);
 	CHECK(snr_chunkw_close(&w) == 0, "close");
 	struct snr_metrics *m = snr_metrics_open(path, err, sizeof(err));
@@ -358,19 +361,71 @@ static void test_malformed_record(const char *path)
 		return;
 	struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION};
 	int rc = snr_metrics_replay(m, &t, err, sizeof(err));
-	CHECK(rc != 0 && strstr(err, "chunk 1 (offset ") && strstr(err, "payload offset 5"),
+	CHECK(rc != 0 && strstr(err, "chunk 1 (offset ") && strstr(err, "payload offset 6"),
 	      "malformed record: %s", err);
 	snr_metrics_close(m);
 	/* A stall with an unknown cause is malformed too (kind 3; cause 200). */
 	CHECK(snr_chunkw_create(&w, path, SNR_METRICS_MAGIC, SNR_METRICS_VERSION, err, sizeof(err)) == 0, "%s", err);
 	snr_chunkw_put(&w, 1, META, strlen(META), false);
-	const uint8_t st[] = {3, 1, 1, 1, 0xc8, 0x01, 0, 0};
+	const uint8_t st[] = {0, 3, 1, 1, 1, 0xc8, 0x01, 0, 0};
 	snr_chunkw_put(&w, 3, st, sizeof(st), false);
 	snr_chunkw_close(&w);
 	m = snr_metrics_open(path, err, sizeof(err));
 	rc = m ? snr_metrics_replay(m, &t, err, sizeof(err)) : -1;
 	CHECK(rc != 0 && strstr(err, "chunk 1 (offset "), "stall cause 200: %s", err);
 	snr_metrics_close(m);
+}
+
+/* The round trip's file re-encoded chunk by chunk with valid checksums and
+ * sequence numbers, its first two EVENTS chunks exchanged (swap) or the
+ * first left out: the reader must refuse it, naming the chunk, before a
+ * tracker sees any event. */
+static unsigned long reordered_events;
+static void count_issue(void *u, const struct snr_ev_insn *e)
+{
+	(void)u, (void)e;
+	reordered_events++;
+}
+static void test_reordered(const char *path, bool swap)
+{
+	char err[600], out[4096];
+	snprintf(out, sizeof(out), "%s.re", path);
+	struct snr_chunk_file cf;
+	CHECK(snr_chunkf_open(&cf, path, SNR_METRICS_MAGIC, "m", 1, 99, 99, err, sizeof(err)) == 0, "%s", err);
+	size_t ev[2], ne = 0;
+	for (size_t i = 0; i < cf.nchunks && ne < 2; i++)
+		if (cf.chunks[i].type == 3)
+			ev[ne++] = i;
+	CHECK(ne == 2, "the round trip wrote %zu EVENTS chunks, want 2 or more", ne);
+	struct snr_chunk_writer w;
+	CHECK(snr_chunkw_create(&w, out, SNR_METRICS_MAGIC, cf.version, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < cf.nchunks; i++) {
+		size_t from = i;
+		if (ne == 2 && i == ev[0])
+			from = swap ? ev[1] : SIZE_MAX;
+		else if (ne == 2 && i == ev[1] && swap)
+			from = ev[0];
+		if (from == SIZE_MAX)
+			continue;
+		long n = snr_chunkf_payload(&cf, &cf.chunks[from]);
+		CHECK(n >= 0, "payload");
+		snr_chunkw_put(&w, cf.chunks[from].type, cf.raw, (size_t)n, false);
+	}
+	CHECK(snr_chunkw_close(&w) == 0, "close");
+	snr_chunkf_close(&cf);
+	struct snr_metrics *m = snr_metrics_open(out, err, sizeof(err));
+	CHECK(m != NULL, "open: %s", err);
+	if (m) {
+		reordered_events = 0;
+		struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .on_issue = count_issue};
+		int rc = snr_metrics_replay(m, &t, err, sizeof(err));
+		CHECK(rc != 0 && strstr(err, "EVENTS out of order") && strstr(err, "chunk "), "%s: %s",
+		      swap ? "swapped" : "dropped", rc ? err : "accepted");
+		/* both refused at the first EVENTS chunk, which does not start at record 0 */
+		CHECK(reordered_events == 0, "%lu events delivered before the refusal", reordered_events);
+		snr_metrics_close(m);
+	}
+	unlink(out);
 }
 
 /* What the hand-written files below must read back as. */
@@ -412,6 +467,8 @@ static void test_versions(const char *path, uint32_t version)
 	uint8_t b[256];
 	size_t n = 0;
 	const int d = version >= 3; /* deltas from the context (I, P, C, A), zero at the chunk's start */
+	if (version >= 4)
+		b[n++] = 0; /* records before this chunk */
 #define VI(x) put_varint(b, &n, (uint64_t)(x))
 #define ZI(x) put_varint(b, &n, snr_zigzag((int64_t)(x)))
 	b[n++] = 1; /* ISSUE */
@@ -482,8 +539,11 @@ int main(void)
 	const char *path = tmp_path("rt.snrm");
 	struct ev *evs = calloc(NEV, sizeof(*evs));
 	test_round_trip(path, evs);
+	test_reordered(path, true);
+	test_reordered(path, false);
 	test_corruption(path, evs);
 	test_malformed_record(path);
+	test_versions(path, 4);
 	test_versions(path, 3);
 	test_versions(path, 2);
 	unlink(path);

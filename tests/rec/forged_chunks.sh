@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Behind the CRCs: chunks re-encoded with valid checksums (chunk_forge) but a
 # mutated payload, a forged raw length, two chunks exchanged, one dropped.
-# Every reader names the chunk and fails (exit 1), none crashes or reads on.
+# Every reader names the chunk and fails (exit 1), none crashes or reads on;
+# a metrics file's EVENTS chunks exchanged or left out are caught as such.
 # And nothing a user has is lost: a replay that fails part-way leaves the
 # good .snrm at its -o path as it was; an export or a report that fails
 # leaves the file at its -o path as it was.
@@ -40,5 +41,36 @@ for forge in "flip 2 3" "rawlen 2 5" "drop 0"; do
   rc=$?
   [ $rc -eq 1 ] || fail "analyze dma on a metrics file with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
 done
+# Its EVENTS chunks in another order, or some left out, each renumbered with
+# valid checksums: refused (each chunk says how many records precede it, and
+# the events end with a chunk counting them all), never analyzed out of order.
+# good.snrm: META, SYMBOLS, 5 EVENTS (2..6), the events' end (7), SUMMARY (8).
+"$FORGE" "$T/good.snrm" "$T/bad.snrm" flip 9 0 2>&1 | grep -q "has 9 chunks" ||
+  fail "good.snrm is not META, SYMBOLS, 5 EVENTS, the end, SUMMARY"
+for forge in "swap 2 3" "swap 3 6" "drop 2" "drop 4" "drop 6" "drop 7"; do
+  "$FORGE" "$T/good.snrm" "$T/bad.snrm" $forge || fail "chunk_forge $forge on the metrics file"
+  for cmd in "analyze dma" "analyze util" "annotate" "analyze suggest"; do
+    $SNR $cmd "$T/bad.snrm" >"$T/out.txt" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "$cmd on a metrics file with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
+    grep -q "chunk [0-9]* (offset [0-9]*): EVENTS out of order\|chunk [0-9]* (offset [0-9]*): the events' end" \
+      "$T/out.txt" || fail "$cmd on $forge: $(head -c 300 "$T/out.txt")"
+  done
+done
+# The trace without its END (a recorder that stopped): dump refuses it (exit
+# 3); with --allow-truncated every JSON line says "truncated": true, and the
+# whole trace's lines do not.
+n=$("$FORGE" "$TRACE" "$T/x.snrt" flip 9999 0 2>&1 | sed -n 's/.* has \([0-9]*\) chunks/\1/p')
+[ -n "$n" ] || fail "cannot count the chunks of $TRACE"
+"$FORGE" "$TRACE" "$T/noend.snrt" drop $((n - 1)) || fail "chunk_forge drop END"
+"$SNR" trace dump --json "$T/noend.snrt" >"$T/out.txt" 2>&1
+[ $? -eq 3 ] || fail "trace dump --json of a trace without END: not exit 3: $(head -c 300 "$T/out.txt")"
+"$SNR" trace dump --json --allow-truncated "$T/noend.snrt" 2>/dev/null >"$T/dump.jsonl" || fail "dump --allow-truncated"
+python3 - "$T/dump.jsonl" <<'PY' || fail "trace dump --json --allow-truncated: lines lack \"truncated\": true"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines and all(l.get("truncated") is True for l in lines), len(lines)
+PY
+"$SNR" trace dump --json "$TRACE" 2>/dev/null | grep -q truncated && fail "a whole trace's dump says truncated"
 ls -A "$T" | grep -q '^\.' && fail "temporary files left behind: $(ls -A "$T")"
 echo "ok"
