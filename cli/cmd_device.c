@@ -20,7 +20,7 @@
 
 static const char device_usage[] =
 	"usage: snr device PROG.elf [--chips N] [--config M.json] [--gdb tcp:HOST:PORT|unix:PATH]\n"
-	"                  [--halt] [--stats] [--limit N] [--timing]\n"
+	"                  [--halt] [--stats] [--limit N] [--timing] [--test-dma CHIP,INSTRET,ADDR,LEN]\n"
 	"\n"
 	"Runs a TA1 program (built with `snr cc`) from reset on every chip of the\n"
 	"pod, passes its writes to stdout and exits with chip 0's exit code.\n"
@@ -39,6 +39,12 @@ static const char device_usage[] =
 	"                     debugger continues (default: run, stop when it connects)\n"
 	"  --stats            print instruction counts per chip and class on stderr\n"
 	"  --limit N          stop with an error after N instructions on any chip\n"
+	"  --test-dma CHIP,INSTRET,ADDR,LEN\n"
+	"                     for testing recorders: once chip CHIP has retired\n"
+	"                     INSTRET instructions, LEN bytes at ADDR in its memory\n"
+	"                     become 0xa5 ^ offset, as a DMA from another chip\n"
+	"                     landing there would (which cannot happen while a\n"
+	"                     debugger holds the other chips stopped)\n"
 	"  --timing           run under the TA1 timing model (docs/ta1-timing.md):\n"
 	"                     the cycle CSR reads modelled cycles; with --stats,\n"
 	"                     cycles, IPC, stalls by cause and DMAs per chip\n"
@@ -91,6 +97,18 @@ static void print_timing(struct ta1_timing_model **models, unsigned nchips)
 	}
 }
 
+/* --test-dma CHIP,INSTRET,ADDR,LEN: four numbers; -1 if not. */
+static int parse_test_dma(const char *spec, uint64_t v[4])
+{
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	char *save = NULL, *tok = strtok_r(buf, ",", &save);
+	for (int k = 0; k < 4; k++, tok = strtok_r(NULL, ",", &save))
+		if (!tok || !snr_parse_u64(tok, &v[k], false))
+			return -1;
+	return tok ? -1 : 0;
+}
+
 int snr_cmd_device(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -98,12 +116,13 @@ int snr_cmd_device(int argc, char **argv)
 		{"gdb", required_argument, NULL, 'g'},   {"halt", no_argument, NULL, 'H'},
 		{"stats", no_argument, NULL, 's'},       {"limit", required_argument, NULL, 'l'},
 		{"dump-config", no_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-		{"timing", no_argument, NULL, 't'},
+		{"timing", no_argument, NULL, 't'},      {"test-dma", required_argument, NULL, 'D'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *config_path = NULL, *gdb = NULL;
 	uint64_t chips = 0, limit = 0;
 	int halt = 0, stats = 0, dump = 0, timing = 0, opt;
+	const char *test_dma = NULL;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -119,6 +138,7 @@ int snr_cmd_device(int argc, char **argv)
 		case 's': stats = 1; break;
 		case 'd': dump = 1; break;
 		case 't': timing = 1; break;
+		case 'D': test_dma = optarg; break;
 		case 'l':
 			if (!snr_parse_u64(optarg, &limit, true) || limit == 0) {
 				snr_err("device: --limit needs a positive instruction count, not '%s'", optarg);
@@ -170,6 +190,17 @@ int snr_cmd_device(int argc, char **argv)
 		return 1;
 	}
 	ta1_machine_set_stats(m, stats);
+	if (test_dma) {
+		uint64_t v[4];
+		if (parse_test_dma(test_dma, v) || v[0] >= ta1_machine_nchips(m) || v[3] == 0 || v[3] > 1u << 20) {
+			snr_err("device: --test-dma wants CHIP,INSTRET,ADDR,LEN (a chip of the pod, 1 byte to 1 MiB), "
+				"not '%s'", test_dma);
+			ta1_machine_free(m);
+			snr_elf_free(elf);
+			return 2;
+		}
+		ta1_machine_inject_write(m, (unsigned)v[0], v[1], v[2], v[3]);
+	}
 	int status;
 	unsigned nchips = ta1_machine_nchips(m);
 	struct ta1_timing_model **models = NULL;

@@ -110,13 +110,20 @@ static void print_summary(const struct snr_record_opts *o, const struct snr_reco
 		(unsigned long long)s->bytes_written, (unsigned long long)s->bytes_post, path, (unsigned long long)s->trace_bytes,
 		s->instructions ? (double)s->trace_bytes / (double)s->instructions : 0.0, s->method,
 		(unsigned long long)s->requests, (unsigned long long)s->bytes_fetched);
-	if (!strcmp(s->method, "sim"))
+	if (!strcmp(s->method, "sim") && !s->fell_back)
 		fprintf(stderr,
 			"verified against the target: it ran the window itself to %llu checkpoints (%llu continues to a "
 			"breakpoint, %llu single steps, %llu instructions it ran for the simulator); registers and "
 			"written memory matched\n",
 			(unsigned long long)s->checkpoints, (unsigned long long)s->target_conts,
 			(unsigned long long)s->target_steps, (unsigned long long)s->target_instructions);
+	if (s->fell_back)
+		fprintf(stderr,
+			"fallback: the target did not match the simulation at the checkpoint at instruction %llu (%s); "
+			"it was put back at the checkpoint at instruction %llu, verified to there, and instructions "
+			"%llu on were recorded by stepping\n",
+			(unsigned long long)s->fallback_detected_at, s->fallback_reason, (unsigned long long)s->fallback_at,
+			(unsigned long long)s->fallback_at);
 	if (o->until_return && !strcmp(s->end_reason, "count"))
 		fprintf(stderr, "note: the function had not returned after --count %llu instructions: the window ends "
 				"there\n",

@@ -74,6 +74,10 @@ struct ta1_machine {
 	int out_fd, err_fd;
 	const struct snr_elf *elf;
 	struct ta1_chip *chips;
+	/* --test-dma: a write into one chip's memory at one instruction count */
+	bool inject_armed;
+	unsigned inject_chip;
+	uint64_t inject_at, inject_addr, inject_len;
 };
 
 static uint8_t op_class[TA1_OP_COUNT + 3];
@@ -139,6 +143,37 @@ unsigned ta1_machine_nchips(const struct ta1_machine *m) { return m->nchips; }
 struct ta1_chip *ta1_machine_chip(struct ta1_machine *m, unsigned i) { return i < m->nchips ? &m->chips[i] : NULL; }
 const struct snr_config *ta1_machine_config(const struct ta1_machine *m) { return &m->cfg; }
 void ta1_machine_set_stats(struct ta1_machine *m, bool on) { m->stats = on; }
+
+void ta1_machine_inject_write(struct ta1_machine *m, unsigned chip, uint64_t at_instret, uint64_t addr, uint64_t len)
+{
+	m->inject_armed = chip < m->nchips && len > 0;
+	m->inject_chip = chip;
+	m->inject_at = at_instret;
+	m->inject_addr = addr;
+	m->inject_len = len;
+}
+
+/* The instructions chip c may run before the injected write is due (n if none is). */
+static uint64_t inject_budget(const struct ta1_chip *c, uint64_t n)
+{
+	const struct ta1_machine *m = c->m;
+	if (!m->inject_armed || c->id != m->inject_chip || c->instret >= m->inject_at)
+		return n;
+	return m->inject_at - c->instret < n ? m->inject_at - c->instret : n;
+}
+
+/* The write lands once chip c has retired inject_at instructions. */
+static void inject_due(struct ta1_chip *c)
+{
+	struct ta1_machine *m = c->m;
+	if (!m->inject_armed || c->id != m->inject_chip || c->instret != m->inject_at)
+		return;
+	m->inject_armed = false;
+	for (uint64_t i = 0; i < m->inject_len; i++) {
+		uint8_t b = (uint8_t)(0xa5 ^ i);
+		ta1_chip_write_mem(c, m->inject_addr + i, &b, 1);
+	}
+}
 void ta1_machine_set_output(struct ta1_machine *m, int out_fd, int err_fd) { m->out_fd = out_fd; m->err_fd = err_fd; }
 enum ta1_chip_state ta1_chip_state(const struct ta1_chip *c) { return c->state; }
 int ta1_chip_exit_code(const struct ta1_chip *c) { return c->exit_code; }
@@ -838,7 +873,9 @@ enum ta1_stop ta1_chip_step(struct ta1_chip *c)
 {
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
-	return c->m->stats ? run_loop(c, 1, true, true) : run_loop(c, 1, false, true);
+	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true) : run_loop(c, 1, false, true);
+	inject_due(c);
+	return s;
 }
 
 enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n)
@@ -852,6 +889,15 @@ enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n)
 		if (s != TA1_STOP_BUDGET || n == 1)
 			return s;
 		n--;
+	}
+	/* stop at the injected write's instruction count, land it, go on */
+	uint64_t first = inject_budget(c, n);
+	if (first < n) {
+		enum ta1_stop s = c->m->stats ? run_loop(c, first, true, false) : run_loop(c, first, false, false);
+		inject_due(c);
+		if (s != TA1_STOP_BUDGET)
+			return s;
+		n -= first; /* from here a breakpoint at the pc stops the chip */
 	}
 	return c->m->stats ? run_loop(c, n, true, false) : run_loop(c, n, false, false);
 }

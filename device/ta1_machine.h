@@ -59,6 +59,13 @@ struct ta1_chip *ta1_machine_chip(struct ta1_machine *m, unsigned i);
 const struct snr_config *ta1_machine_config(const struct ta1_machine *m);
 /* Counting per instruction class costs a little; off unless asked for. */
 void ta1_machine_set_stats(struct ta1_machine *m, bool on);
+/* For tests of the recorder (snr device --test-dma): once chip `chip` has
+ * retired at_instret instructions, len bytes at addr in its memory become
+ * 0xa5 ^ (offset), once, as a DMA from another chip landing there would.
+ * The device's own chips never do that while a debugger holds the others
+ * stopped; this plants it. */
+void ta1_machine_inject_write(struct ta1_machine *m, unsigned chip, uint64_t at_instret, uint64_t addr,
+			      uint64_t len);
 /* Output of the write system call goes to these host fds (default 1 and 2). */
 void ta1_machine_set_output(struct ta1_machine *m, int out_fd, int err_fd);
 

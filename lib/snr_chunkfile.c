@@ -189,6 +189,35 @@ int snr_chunkw_open(struct snr_chunk_writer *w, const char *path, enum snr_chunk
 	return 0;
 }
 
+int snr_chunkw_mark(struct snr_chunk_writer *w, struct snr_chunkw_mark *m)
+{
+	if (w->failed)
+		return -1;
+	off_t at = lseek(w->fd, 0, SEEK_CUR);
+	if (at < 0) {
+		snr_fmt(w->err, sizeof(w->err), "%s: lseek failed: %s", w->path, strerror(errno));
+		w->failed = 1;
+		return -1;
+	}
+	*m = (struct snr_chunkw_mark){.offset = (int64_t)at, .seq = w->seq, .bytes = w->bytes};
+	return 0;
+}
+
+int snr_chunkw_rewind(struct snr_chunk_writer *w, const struct snr_chunkw_mark *m)
+{
+	if (w->failed)
+		return -1;
+	if (ftruncate(w->fd, (off_t)m->offset) || lseek(w->fd, (off_t)m->offset, SEEK_SET) < 0) {
+		snr_fmt(w->err, sizeof(w->err), "%s: cutting back to byte %lld failed: %s", w->path,
+			(long long)m->offset, strerror(errno));
+		w->failed = 1;
+		return -1;
+	}
+	w->seq = m->seq;
+	w->bytes = m->bytes;
+	return 0;
+}
+
 int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,
 		      char *err, size_t errlen)
 {

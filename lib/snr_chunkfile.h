@@ -89,6 +89,16 @@ int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payloa
  * for tools that copy or forge chunks. */
 int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned codec, const void *stored,
 			  size_t stored_len, size_t raw_len);
+/* Where the file ends now, and cutting it back there (a DIRECT or NEW
+ * file): the chunks written since are gone, the next one is numbered as
+ * it would have been. */
+struct snr_chunkw_mark {
+	int64_t offset;
+	uint32_t seq;
+	uint64_t bytes;
+};
+int snr_chunkw_mark(struct snr_chunk_writer *w, struct snr_chunkw_mark *m);
+int snr_chunkw_rewind(struct snr_chunk_writer *w, const struct snr_chunkw_mark *m);
 /* Closes the file (an ATOMIC one renamed into place); returns -1 if any
  * write failed (w->err says which; an ATOMIC destination is then untouched). */
 int snr_chunkw_close(struct snr_chunk_writer *w);

@@ -36,6 +36,19 @@ void snr_ranges_free(struct snr_ranges *s)
 	s->n = 0;
 }
 
+void snr_ranges_copy(struct snr_ranges *dst, const struct snr_ranges *src)
+{
+	snr_ranges_free(dst);
+	dst->n = src->n;
+	dst->lists = snr_xcalloc(src->n ? src->n : 1, sizeof(*dst->lists));
+	for (size_t i = 0; i < src->n; i++) {
+		const struct snr_range_list *l = &src->lists[i];
+		dst->lists[i] = (struct snr_range_list){.key = l->key, .n = l->n, .cap = l->n};
+		dst->lists[i].r = snr_xmalloc((l->n ? l->n : 1) * sizeof(*l->r));
+		memcpy(dst->lists[i].r, l->r, l->n * sizeof(*l->r));
+	}
+}
+
 /* First range whose hi >= lo (ranges touching lo merge with it). */
 static size_t lower(const struct snr_range_list *l, uint64_t lo)
 {

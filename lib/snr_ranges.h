@@ -29,6 +29,8 @@ struct snr_ranges {
 static inline uint32_t snr_ranges_key(unsigned space, unsigned chip) { return (uint32_t)space << 16 | (chip & 0xffff); }
 
 void snr_ranges_free(struct snr_ranges *s);
+/* dst (freed first) becomes a copy of src. */
+void snr_ranges_copy(struct snr_ranges *dst, const struct snr_ranges *src);
 void snr_ranges_add(struct snr_ranges *s, uint32_t key, uint64_t lo, uint64_t hi);
 /* The parts of [lo, hi) not in the set, in order, appended to *out (grown
  * with realloc; *nout counts them). */

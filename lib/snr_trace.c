@@ -235,6 +235,25 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
 }
 
+int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m)
+{
+	struct snr_chunkw_mark cm;
+	if (snr_chunkw_mark(&w->cw, &cm))
+		return -1;
+	*m = (struct snr_trace_mark){cm.offset, cm.seq, cm.bytes, w->next_index, w->prev_next_pc};
+	return 0;
+}
+
+int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m)
+{
+	struct snr_chunkw_mark cm = {m->offset, m->seq, m->bytes};
+	if (snr_chunkw_rewind(&w->cw, &cm))
+		return -1;
+	w->next_index = m->next_index;
+	w->prev_next_pc = m->prev_next_pc;
+	return 0;
+}
+
 int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,
 			   const struct snr_trace_mem *mem)
 {

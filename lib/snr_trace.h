@@ -98,6 +98,16 @@ int snr_trace_write_symbols(struct snr_trace_writer *w, size_t n, const uint64_t
 			    const char *const *name);
 /* Appends one step to the journal (one write). */
 int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *s);
+/* The steps added so far, and taking back every step added after them
+ * (the journal is cut back there): `snr record --method sim` drops a stride
+ * the target did not confirm. */
+struct snr_trace_mark {
+	int64_t offset; /* the journal's length */
+	uint32_t seq;
+	uint64_t bytes, next_index, prev_next_pc;
+};
+int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m);
+int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m);
 /* Ends STEPS and writes the DIGEST: final values of every register (regs[i]
  * for register i, NULL if unknown) and the written memory's block hashes. */
 int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,

@@ -217,6 +217,51 @@ static int arch_fetch_ext(struct snr_dbg *d)
 	return 0;
 }
 
+/* buf (read_regs' layout) into the thread: the general registers, then
+ * the vector state through the same XSAVE or FP area they were read from. */
+static int arch_write_regs(struct snr_dbg *d, const uint8_t *buf)
+{
+	struct user_regs_struct u;
+	if (ptrace(PTRACE_GETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGS on pid %d: %s", d->pid, strerror(errno));
+	for (size_t i = 0; i < NGPR; i++)
+		memcpy((uint8_t *)&u + x86_gprs[i].off, buf + d->regs[i].offset, d->regs[i].size);
+	if (ptrace(PTRACE_SETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_SETREGS on pid %d: %s", d->pid, strerror(errno));
+	size_t k = d->ngpr;
+	if (d->have_ymm) {
+		/* the kernel takes only the whole XSAVE area back (AVX-512's is
+		 * 2.7 KiB, AMX's 11 KiB) */
+		uint8_t xs[16384];
+		struct iovec iov = {.iov_base = xs, .iov_len = sizeof(xs)};
+		if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) < 0)
+			return fail(d, "ptrace: PTRACE_GETREGSET NT_X86_XSTATE on pid %d: %s", d->pid, strerror(errno));
+		if (iov.iov_len < XSAVE_SIZE || iov.iov_len == sizeof(xs))
+			return fail(d, "ptrace: pid %d: an XSAVE area of %zu bytes", d->pid, iov.iov_len);
+		for (int i = 0; i < 16; i++, k++)
+			memcpy(xs + 160 + 16 * i, buf + d->regs[k].offset, 16);
+		memcpy(xs + 24, buf + d->regs[k++].offset, 4);
+		for (int i = 0; i < 16; i++, k++)
+			memcpy(xs + XSAVE_YMM_OFFSET + 16 * i, buf + d->regs[k].offset, 16);
+		uint64_t xstate_bv;
+		memcpy(&xstate_bv, xs + XSAVE_HDR_OFFSET, 8);
+		xstate_bv |= 6; /* the SSE and AVX components now hold what buf says */
+		memcpy(xs + XSAVE_HDR_OFFSET, &xstate_bv, 8);
+		if (ptrace(PTRACE_SETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) < 0)
+			return fail(d, "ptrace: PTRACE_SETREGSET NT_X86_XSTATE on pid %d: %s", d->pid, strerror(errno));
+	} else {
+		struct user_fpregs_struct fp;
+		if (ptrace(PTRACE_GETFPREGS, d->pid, NULL, &fp) < 0)
+			return fail(d, "ptrace: PTRACE_GETFPREGS on pid %d: %s", d->pid, strerror(errno));
+		for (int i = 0; i < 16; i++, k++)
+			memcpy((uint8_t *)fp.xmm_space + 16 * i, buf + d->regs[k].offset, 16);
+		memcpy(&fp.mxcsr, buf + d->regs[k++].offset, 4);
+		if (ptrace(PTRACE_SETFPREGS, d->pid, NULL, &fp) < 0)
+			return fail(d, "ptrace: PTRACE_SETFPREGS on pid %d: %s", d->pid, strerror(errno));
+	}
+	return 0;
+}
+
 static int arch_set_pc(struct snr_dbg *d, uint64_t pc)
 {
 	struct user_regs_struct u;
@@ -264,6 +309,23 @@ static int arch_fetch_gprs(struct snr_dbg *d)
 static int arch_fetch_ext(struct snr_dbg *d)
 {
 	d->ext_valid = true;
+	return 0;
+}
+
+static int arch_write_regs(struct snr_dbg *d, const uint8_t *buf)
+{
+	struct user_regs_struct u; /* glibc: regs[31], sp, pc, pstate */
+	struct iovec iov = {.iov_base = &u, .iov_len = sizeof(u)};
+	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));
+	memcpy(u.regs, buf, 31 * 8);
+	memcpy(&u.sp, buf + 31 * 8, 8);
+	memcpy(&u.pc, buf + 32 * 8, 8);
+	uint32_t cpsr;
+	memcpy(&cpsr, buf + 33 * 8, 4);
+	u.pstate = cpsr;
+	if (ptrace(PTRACE_SETREGSET, d->pid, (void *)NT_PRSTATUS, &iov) < 0)
+		return fail(d, "ptrace: PTRACE_SETREGSET NT_PRSTATUS on pid %d: %s", d->pid, strerror(errno));
 	return 0;
 }
 
@@ -707,6 +769,41 @@ static int pt_read_mem(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+static int pt_write_regs(struct snr_dbg *d, const uint8_t *buf)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: write_regs: pid %d is not traced", d->pid);
+	int rc = arch_write_regs(d, buf);
+	d->gpr_valid = false;
+	d->ext_valid = false;
+	return rc;
+}
+
+/* The program's bytes: a breakpoint in the range keeps its trap, with the
+ * new byte under it. */
+static int pt_write_mem(struct snr_dbg *d, uint64_t addr, const void *buf, size_t len)
+{
+	if (!d->attached)
+		return fail(d, "ptrace: write_mem: pid %d is not traced", d->pid);
+	if (len == 0)
+		return 0;
+	if (raw_write(d, addr, buf, len) < 0)
+		return -1;
+	for (int i = 0; i < d->nbps; i++) {
+		bool hit = false;
+		for (size_t k = 0; k < BP_LEN; k++) {
+			uint64_t a = d->bps[i].addr + k;
+			if (a >= addr && a - addr < len) {
+				d->bps[i].saved[k] = ((const uint8_t *)buf)[a - addr];
+				hit = true;
+			}
+		}
+		if (hit && raw_write(d, d->bps[i].addr, bp_insn, BP_LEN) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int pt_set_breakpoint(struct snr_dbg *d, uint64_t addr)
 {
 	if (!d->attached)
@@ -857,6 +954,8 @@ const struct snr_dbg_ops snr_dbg_ptrace = {
 	.kill = pt_kill,
 	.cont_selected = pt_cont,
 	.cont_to_hit = pt_cont_to_hit,
+	.write_regs = pt_write_regs,
+	.write_mem = pt_write_mem,
 };
 
 #else /* no ptrace backend on this host */

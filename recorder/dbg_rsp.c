@@ -1343,6 +1343,72 @@ static int rsp_read_mem(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+static void bytes_to_hex(const uint8_t *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* The registers 'g' carries by one 'G' (the rest of the 'g' block as the
+ * stub holds it now), the others by a 'P' each: gdbserver answers no 'P'
+ * on x86-64, QEMU's 'g' leaves AArch64's vector registers out. */
+static int rsp_write_regs(struct snr_dbg *d, const uint8_t *buf)
+{
+	if (!d->attached)
+		return fail(d, "rsp: write_regs: the program is not running under the debugger");
+	if (d->gbytes == 0 && fetch_g(d) < 0)
+		return -1;
+	if (transact(d, "g") < 0)
+		return -1;
+	if (is_error_reply(d) || d->pktlen % 2 || d->pktlen / 2 < d->gbytes)
+		return fail(d, "rsp: g: the stub answered \"%.40s\"", d->pkt);
+	size_t glen = d->pktlen / 2;
+	size_t room = glen;
+	for (size_t i = 0; i < d->nregs; i++)
+		if (d->regs[i].size > room)
+			room = d->regs[i].size;
+	char *cmd = snr_xmalloc(2 * room + 64);
+	uint8_t *block = snr_xmalloc(glen);
+	hex_to_bytes(d->pkt, block, glen);
+	memcpy(block, buf, d->gbytes);
+	cmd[0] = 'G';
+	bytes_to_hex(block, glen, cmd + 1);
+	int rc = expect_ok(d, cmd);
+	for (size_t i = 0; i < d->nregs && !rc; i++) {
+		if (d->rinfo[i].in_g || d->rinfo[i].unavailable)
+			continue;
+		int at = snprintf(cmd, 32, "P%x=", d->rinfo[i].regnum);
+		bytes_to_hex(buf + d->regs[i].offset, d->regs[i].size, cmd + at);
+		rc = expect_ok(d, cmd);
+	}
+	free(block);
+	free(cmd);
+	invalidate_regs(d);
+	return rc;
+}
+
+static int rsp_write_mem(struct snr_dbg *d, uint64_t addr, const void *buf, size_t len)
+{
+	if (!d->attached)
+		return fail(d, "rsp: write_mem: the program is not running under the debugger");
+	size_t chunk = (d->packet_size - 40) / 2;
+	char *cmd = snr_xmalloc(40 + 2 * chunk + 1);
+	int rc = 0;
+	for (size_t done = 0; done < len && !rc;) {
+		size_t n = len - done < chunk ? len - done : chunk;
+		int at = snprintf(cmd, 40, "M%llx,%zx:", (unsigned long long)(addr + done), n);
+		bytes_to_hex((const uint8_t *)buf + done, n, cmd + at);
+		rc = expect_ok(d, cmd);
+		done += n;
+	}
+	free(cmd);
+	return rc;
+}
+
 static int rsp_set_breakpoint(struct snr_dbg *d, uint64_t addr)
 {
 	if (!d->attached)
@@ -1496,4 +1562,6 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.read_regs_cheap = rsp_read_regs_cheap,
 	.cont_selected = rsp_cont_selected,
 	.cont_to_hit = rsp_cont_to_hit,
+	.write_regs = rsp_write_regs,
+	.write_mem = rsp_write_mem,
 };

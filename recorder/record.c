@@ -45,8 +45,11 @@
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 
-/* --method sim: the target catches up with the simulation at least this often (instructions) */
-#define SIM_STRIDE (1u << 20)
+/* --method sim: the target catches up with the simulation at least this
+ * often (instructions): a stride is kept out of the trace until the target
+ * has run it and matched, so this bounds the steps held in memory and the
+ * instructions stepped again after a mismatch */
+#define SIM_STRIDE (1u << 16)
 
 #ifndef SNR_VERSION
 #define SNR_VERSION "unknown"
@@ -303,8 +306,10 @@ struct rec {
 	bool *got; /* per debugger register */
 	const uint8_t **qval;
 	uint64_t requests; /* debugger calls on the target */
+	uint64_t bytes_read; /* memory read by the recorder itself (stepping, and after a fallback) */
 	/* --method sim: the simulator running ahead of the halted target */
-	const struct snr_sim_ops *sim;
+	const struct snr_sim_ops *sim; /* NULL after a fallback to stepping */
+	const struct snr_sim_ops *sim_made; /* what made simst */
 	struct snr_sim *simst;
 	struct snr_ahead *ahead;
 };
@@ -807,10 +812,16 @@ static int sim_load_registers(struct rec *r, char *err, size_t errlen)
 }
 
 /* Brings the target to window index `index`, reads its registers and
- * compares them with the simulation's. */
+ * compares them with the simulation's: 0 the same, 1 the target went
+ * elsewhere or holds other values (err says where), -1 failure. */
 static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 {
-	if (snr_ahead_advance(r->ahead, index, err, errlen))
+	int arc = snr_ahead_advance(r->ahead, index, err, errlen);
+	if (arc == SNR_AHEAD_DIVERGED) {
+		const struct snr_dbg_stop *ds = snr_ahead_diverged_stop(r->ahead);
+		return ds->kind == SNR_DBG_STOP_TRAP || ds->kind == SNR_DBG_STOP_SIGNAL ? 1 : -1;
+	}
+	if (arc)
 		return -1;
 	if (read_registers(r, err, errlen))
 		return -1;
@@ -836,7 +847,7 @@ static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 				"0x%llx on the target, 0x%llx in the simulation",
 				(unsigned long long)index, (unsigned long long)reg_u64(r, (size_t)r->pc_reg), r->iregs[k].name,
 				(unsigned long long)tv, (unsigned long long)sv);
-			return -1;
+			return 1;
 		}
 	}
 	return 0;
@@ -873,10 +884,11 @@ static uint64_t total_requests(struct rec *r)
 
 static uint64_t total_fetched(struct rec *r, const struct snr_record_summary *sum)
 {
-	return r->ahead ? snr_ahead_stats(r->ahead)->bytes_fetched : sum->bytes_captured + sum->bytes_post;
+	return r->ahead ? snr_ahead_stats(r->ahead)->bytes_fetched + r->bytes_read : sum->bytes_captured + sum->bytes_post;
 }
 
-/* The end state's written bytes as the target holds them against the simulation's. */
+/* Bytes the window wrote as the target holds them against the
+ * simulation's: 0 the same, 1 different (err says where), -1 failure. */
 static int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8_t *target, uint64_t len,
 			   uint64_t index, char *err, size_t errlen)
 {
@@ -894,7 +906,7 @@ static int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8
 			"the target diverged from the simulation by instruction %llu: the byte the window wrote at 0x%llx "
 			"is 0x%02x on the target, 0x%02x in the simulation",
 			(unsigned long long)index, (unsigned long long)(lo + at), target[at], mine[at]);
-		rc = -1;
+		rc = 1;
 	}
 	free(mine);
 	return rc;
@@ -970,6 +982,223 @@ static int run_to_hit(struct rec *r, uint64_t bp, uint64_t n, bool at_bp, uint64
 	return 0;
 }
 
+/* ---- --method sim: strides, and recovery by stepping ----------------------- */
+
+/*
+ * The steps the simulation records go into the journal as they come; the
+ * recorder marks where it ended at the last verified checkpoint. Before
+ * the target runs a stride, the bytes the simulation says it writes are
+ * read from the target as they are at the checkpoint. At the next
+ * checkpoint the target must match (registers, and the bytes the stride
+ * wrote); if it does not, those bytes and the checkpoint's registers are
+ * written back (snr_dbg_ops.write_mem and write_regs), which puts the
+ * target where it was, the journal is cut back to the mark, the
+ * recorder's sets go back to the checkpoint, and the rest of the window is
+ * recorded by stepping (docs/recording.md, "Recovery").
+ */
+struct stride {
+	bool can_restore; /* the backend writes registers and memory back */
+	uint64_t good;    /* the last verified window index: where the target is */
+	uint8_t *good_regs; /* its registers there, read_regs()' layout */
+	struct snr_trace_mark mark; /* the trace there */
+	struct snr_ranges known, written; /* the recorder's sets there */
+	bool *reg_known;
+	struct snr_record_summary sum;
+	uint64_t *emitted; /* pcs whose code bytes went into a step since */
+	size_t nemitted, emitted_cap;
+	struct snr_ranges wrote; /* what the simulation wrote since good */
+	struct snr_trace_mem *pre; /* those bytes as the target held them at good */
+	size_t npre;
+};
+
+static void stride_drop_pre(struct stride *sd)
+{
+	for (size_t k = 0; k < sd->npre; k++)
+		free((void *)sd->pre[k].data);
+	free(sd->pre);
+	sd->pre = NULL;
+	sd->npre = 0;
+}
+
+static void stride_free(struct stride *sd)
+{
+	stride_drop_pre(sd);
+	free(sd->emitted);
+	free(sd->good_regs);
+	free(sd->reg_known);
+	snr_ranges_free(&sd->known);
+	snr_ranges_free(&sd->written);
+	snr_ranges_free(&sd->wrote);
+}
+
+/* A step whose code bytes went into the trace at pc. */
+static void stride_emitted(struct stride *sd, uint64_t pc)
+{
+	if (sd->nemitted == sd->emitted_cap)
+		sd->emitted = snr_xrealloc(sd->emitted,
+					   (sd->emitted_cap = sd->emitted_cap ? 2 * sd->emitted_cap : 256) * sizeof(*sd->emitted));
+	sd->emitted[sd->nemitted++] = pc;
+}
+
+/* The target is verified at window index `index`, its registers in
+ * regbuf: the recorder's state there becomes the one a mismatch returns to. */
+static int stride_commit(struct rec *r, struct stride *sd, uint64_t index, const struct snr_ranges *known,
+			 const struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
+			 struct snr_trace_writer *w, char *err, size_t errlen)
+{
+	stride_drop_pre(sd);
+	snr_ranges_free(&sd->wrote);
+	sd->nemitted = 0;
+	sd->good = index;
+	if (!sd->can_restore)
+		return 0;
+	if (snr_trace_writer_mark(w, &sd->mark)) {
+		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+		return -1;
+	}
+	if (!sd->good_regs) {
+		sd->good_regs = snr_xmalloc(r->regbuf_len);
+		sd->reg_known = snr_xmalloc(r->niregs * sizeof(*sd->reg_known));
+	}
+	memcpy(sd->good_regs, r->regbuf, r->regbuf_len);
+	memcpy(sd->reg_known, reg_known, r->niregs * sizeof(*sd->reg_known));
+	snr_ranges_copy(&sd->known, known);
+	snr_ranges_copy(&sd->written, written);
+	sd->sum = *sum;
+	return 0;
+}
+
+/* The bytes the simulation wrote since the checkpoint, read from the target
+ * while it is still there. */
+static int stride_save_pre(struct rec *r, struct stride *sd, char *err, size_t errlen)
+{
+	stride_drop_pre(sd);
+	size_t n = 0;
+	for (size_t l = 0; l < sd->wrote.n; l++)
+		n += sd->wrote.lists[l].n;
+	sd->pre = snr_xcalloc(n ? n : 1, sizeof(*sd->pre));
+	for (size_t l = 0; l < sd->wrote.n; l++)
+		for (size_t q = 0; q < sd->wrote.lists[l].n; q++) {
+			uint32_t key = sd->wrote.lists[l].key;
+			const struct snr_range *g = &sd->wrote.lists[l].r[q];
+			uint8_t *buf = snr_xmalloc(g->hi - g->lo ? g->hi - g->lo : 1);
+			sd->pre[sd->npre++] = (struct snr_trace_mem){(uint8_t)(key >> 16), (uint16_t)(key & 0xffff), g->lo,
+								     g->hi - g->lo, buf};
+			r->requests++;
+			if (r->dbg->read_mem(r->d, g->lo, buf, g->hi - g->lo)) {
+				snr_fmt(err, errlen, "reading the bytes at 0x%llx before the target runs to them: %s",
+					(unsigned long long)g->lo, r->dbg->error(r->d));
+				return -1;
+			}
+		}
+	return 0;
+}
+
+/* The stride's written bytes on the target against the simulation's: as compare_written. */
+static int stride_compare(struct rec *r, struct stride *sd, uint64_t index, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < sd->npre; k++) {
+		uint8_t *now = snr_xmalloc(sd->pre[k].len ? sd->pre[k].len : 1);
+		r->requests++;
+		int rc = 0;
+		if (r->dbg->read_mem(r->d, sd->pre[k].addr, now, sd->pre[k].len)) {
+			snr_fmt(err, errlen, "reading the bytes the target wrote at 0x%llx: %s",
+				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
+			rc = -1;
+		} else {
+			rc = compare_written(r, snr_ranges_key(sd->pre[k].space, sd->pre[k].chip), sd->pre[k].addr, now,
+					     sd->pre[k].len, index, err, errlen);
+		}
+		free(now);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Puts the target and the recorder back at the checkpoint. */
+static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *known, struct snr_ranges *written,
+			  bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
+			  struct snr_trace_writer *w, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < sd->npre; k++) {
+		r->requests++;
+		if (r->dbg->write_mem(r->d, sd->pre[k].addr, sd->pre[k].data, sd->pre[k].len)) {
+			snr_fmt(err, errlen, "writing back the %llu bytes at 0x%llx: %s", (unsigned long long)sd->pre[k].len,
+				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
+			return -1;
+		}
+	}
+	r->requests++;
+	if (r->dbg->write_regs(r->d, sd->good_regs)) {
+		snr_fmt(err, errlen, "writing back the registers: %s", r->dbg->error(r->d));
+		return -1;
+	}
+	if (snr_trace_writer_rewind(w, &sd->mark)) {
+		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+		return -1;
+	}
+	for (size_t k = 0; k < sd->nemitted; k++)
+		code_slot(cc, sd->emitted[k])->used &= (uint8_t)~2;
+	sd->nemitted = 0;
+	stride_drop_pre(sd);
+	snr_ranges_free(&sd->wrote);
+	snr_ranges_copy(known, &sd->known);
+	snr_ranges_copy(written, &sd->written);
+	memcpy(reg_known, sd->reg_known, r->niregs * sizeof(*reg_known));
+	/* what the summary says of the window so far; the debugger calls stay counted */
+	sum->instructions = sd->sum.instructions;
+	sum->regs_captured = sd->sum.regs_captured;
+	sum->bytes_captured = sd->sum.bytes_captured;
+	sum->bytes_post = sd->sum.bytes_post;
+	sum->unmodelled = sd->sum.unmodelled;
+	sum->first_unmodelled_index = sd->sum.first_unmodelled_index;
+	sum->first_unmodelled_pc = sd->sum.first_unmodelled_pc;
+	memcpy(sum->first_unmodelled, sd->sum.first_unmodelled, sizeof(sum->first_unmodelled));
+	sum->target_instructions = sd->sum.target_instructions;
+	return 0;
+}
+
+/* The checkpoint after sd->good mismatched at `at`, err saying how: the
+ * target and the recorder go back to sd->good and the rest of the window
+ * is recorded by stepping. -1 (err says why) where that cannot be done. */
+static int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
+		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
+		     struct snr_trace_writer *w, char *err, size_t errlen)
+{
+	if (!sd->can_restore)
+		return -1;
+	char reason[sizeof(sum->fallback_reason)];
+	snprintf(reason, sizeof(reason), "%s", err);
+	if (stride_restore(r, sd, known, written, reg_known, sum, cc, w, err, errlen)) {
+		size_t l = strlen(err);
+		snr_fmt(err + l, errlen - l, " (putting the target back at instruction %llu after: %s)",
+			(unsigned long long)sd->good, reason);
+		return -1;
+	}
+	sum->fell_back = true;
+	sum->fallback_at = sd->good;
+	sum->fallback_detected_at = at;
+	memcpy(sum->fallback_reason, reason, sizeof(reason));
+	sum->end_reason = "count";
+	r->sim = NULL;
+	err[0] = 0;
+	return 0;
+}
+
+/* A checkpoint at window index `index`: the stride's pre-images read, the
+ * target brought there and compared, registers and written bytes. 0, 1
+ * (a mismatch, err says which) or -1. */
+static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, char *err, size_t errlen)
+{
+	if (sd->can_restore && stride_save_pre(r, sd, err, errlen))
+		return -1;
+	int vrc = verify_at(r, index, err, errlen);
+	if (vrc == 0 && sd->can_restore)
+		vrc = stride_compare(r, sd, index, err, errlen);
+	return vrc;
+}
+
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)
 {
 	struct rec r = {.o = o, .dbg = o->dbg};
@@ -993,6 +1222,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	struct snr_trace_mem pmv[SNR_ISA_MAX_MEM];
 	struct snr_trace_mem *mv = NULL;
 	size_t mv_cap = 0;
+	struct stride sd = {0};
 	int rc = -1;
 	char msg[512];
 	double t0 = now_s();
@@ -1199,11 +1429,14 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	}
 	const char *out_path = set ? snr_set_window_path(set, win) : o->out_path;
 	hits_in = 0;
+	if (!r.sim && r.sim_made) /* the window before fell back to stepping */
+		r.sim = r.sim_made;
 	if (r.sim) {
 		if (r.simst)
-			r.sim->destroy(r.simst);
+			r.sim_made->destroy(r.simst);
 		snr_ahead_free(r.ahead);
 		r.ahead = NULL;
+		r.sim_made = r.sim;
 		r.simst = r.sim->create(config_json, (unsigned)o->chip, r.nchips, err, errlen);
 		if (!r.simst)
 			goto out;
@@ -1214,6 +1447,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	sum->method = r.sim ? "sim" : "step";
 	meta = meta_json(&r, bp, hit_now - 1, config_json, objs, nobjs);
 	w = snr_trace_create(out_path, meta, err, errlen);
+	stride_free(&sd);
+	sd = (struct stride){.can_restore = r.sim && r.dbg->abi_version >= 4 && r.dbg->write_regs && r.dbg->write_mem};
 	if (!w)
 		goto out;
 	if (nobjs && write_trace_symbols(w, objs, nobjs)) {
@@ -1237,10 +1472,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	double last_draw = 0;
 	sum->end_reason = "count";
 	struct return_point ret = {.sp_reg = -1};
-	uint64_t i;
+	uint64_t i, start = 0; /* start: where the loop begins, again after a fallback to stepping */
 	if (o->in_window)
 		*o->in_window = 1;
-	for (i = 0; i < o->count; i++) {
+window:
+	for (i = start; i < o->count; i++) {
 		if (o->stop && *o->stop) {
 			sum->end_reason = "interrupted";
 			sum->signal = *o->stop;
@@ -1249,9 +1485,10 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		if (r.sim && i > 0) {
 			sim_read_registers(&r, false);
 		} else {
-			if ((i == 0 ? read_registers : read_step_registers)(&r, err, errlen))
+			if ((i == start ? read_registers : read_step_registers)(&r, err, errlen))
 				goto out;
-			if (r.sim && sim_load_registers(&r, err, errlen))
+			if (r.sim && (sim_load_registers(&r, err, errlen) ||
+				      stride_commit(&r, &sd, i, &known, &written, reg_known, sum, w, err, errlen)))
 				goto out;
 		}
 		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
@@ -1271,8 +1508,17 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		if (r.sim) {
 			snr_ahead_log_pc(r.ahead, i, pc);
 			/* a checkpoint at least every stride: the log stays bounded */
-			if (snr_ahead_pending(r.ahead) > SIM_STRIDE && verify_at(&r, i, err, errlen))
-				goto out;
+			if (snr_ahead_pending(r.ahead) > SIM_STRIDE) {
+				int c = checkpoint(&r, &sd, i, err, errlen);
+				if (c > 0) {
+					if (fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen))
+						goto out;
+					start = sd.good;
+					goto window;
+				}
+				if (c < 0 || stride_commit(&r, &sd, i, &known, &written, reg_known, sum, w, err, errlen))
+					goto out;
+			}
 		}
 		struct snr_trace_step step = {.index = i, .pc = pc};
 		struct code_entry *ce = code_slot(&cc, pc);
@@ -1321,8 +1567,17 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		 * target, which is brought here first and checked */
 		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault ||
 				 x86_rep_string(r.isa, ce->bytes, ce->len);
-		if (r.sim && on_target && verify_at(&r, i, err, errlen))
-			goto out;
+		if (r.sim && on_target) {
+			int c = checkpoint(&r, &sd, i, err, errlen);
+			if (c > 0) {
+				if (fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen))
+					goto out;
+				start = sd.good;
+				goto window;
+			}
+			if (c < 0 || stride_commit(&r, &sd, i, &known, &written, reg_known, sum, w, err, errlen))
+				goto out;
+		}
 		if (ce->len && !(ce->used & 2)) { /* code goes into the trace once per pc */
 			step.code_len = (uint8_t)acc.length;
 			memcpy(step.code, ce->bytes, acc.length);
@@ -1382,6 +1637,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			uint64_t len = miss[q].hi - miss[q].lo;
 			char ferr[300];
 			r.requests += !r.sim;
+			r.bytes_read += r.sim ? 0 : len;
 			if (r.sim ? snr_ahead_fetch(r.ahead, miss[q].lo, membuf + at, len, ferr, sizeof(ferr))
 				  : r.dbg->read_mem(r.d, miss[q].lo, membuf + at, len)) {
 				if (!r.sim)
@@ -1420,6 +1676,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				uint64_t a = g->addr + (uint64_t)((int64_t)row * g->stride);
 				snr_ranges_add(&known, key, a, a + g->row_bytes);
 				snr_ranges_add(&written, key, a, a + g->row_bytes);
+				if (r.sim && !on_target)
+					snr_ranges_add(&sd.wrote, key, a, a + g->row_bytes);
 			}
 		}
 		/* step */
@@ -1532,7 +1790,13 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
 			goto out;
 		}
+		if (r.sim && step.code_len)
+			stride_emitted(&sd, pc);
 		sum->instructions = i + 1;
+		/* a step the target ran: the target and the simulation agree after it */
+		if (r.sim && on_target && st.kind == SNR_DBG_STOP_TRAP &&
+		    stride_commit(&r, &sd, i + 1, &known, &written, reg_known, sum, w, err, errlen))
+			goto out;
 		if (st.kind == SNR_DBG_STOP_EXITED || st.kind == SNR_DBG_STOP_KILLED) {
 			sum->end_reason = st.kind == SNR_DBG_STOP_EXITED ? "exited" : "killed";
 			sum->exit_code = st.code;
@@ -1554,7 +1818,14 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				 !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted"));
 	if (sim_end) {
 		snr_ahead_log_pc(r.ahead, sum->instructions, st.pc);
-		if (verify_at(&r, sum->instructions, err, errlen))
+		int c = checkpoint(&r, &sd, sum->instructions, err, errlen);
+		if (c > 0) {
+			if (fall_back(&r, &sd, sum->instructions, &known, &written, reg_known, sum, &cc, w, err, errlen))
+				goto out;
+			start = sd.good;
+			goto window;
+		}
+		if (c < 0 || stride_commit(&r, &sd, sum->instructions, &known, &written, reg_known, sum, w, err, errlen))
 			goto out;
 	}
 	if (o->progress)
@@ -1635,15 +1906,29 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		json_object_set_new(e, "method", json_string(sum->method));
 		json_object_set_new(e, "debugger_requests", json_integer((json_int_t)sum->requests));
 		json_object_set_new(e, "bytes_fetched", json_integer((json_int_t)sum->bytes_fetched));
-		if (r.sim) {
+		if (r.ahead) {
 			json_t *v = json_object();
 			json_object_set_new(v, "checkpoints", json_integer((json_int_t)sum->checkpoints));
-			json_object_set_new(v, "verified_to", json_integer((json_int_t)(sim_end ? sum->instructions
-												 : snr_ahead_target_index(r.ahead))));
+			json_object_set_new(v, "verified_to", json_integer((json_int_t)(sum->fell_back ? sum->fallback_at
+										 : sim_end ? sum->instructions
+											   : snr_ahead_target_index(r.ahead))));
 			json_object_set_new(v, "target_steps", json_integer((json_int_t)sum->target_steps));
 			json_object_set_new(v, "target_continues", json_integer((json_int_t)sum->target_conts));
 			json_object_set_new(v, "target_instructions", json_integer((json_int_t)sum->target_instructions));
-			json_object_set_new(v, "fallback", json_null());
+			if (sum->fell_back) {
+				char fb[600];
+				snprintf(fb, sizeof(fb),
+					 "instructions %llu on recorded by stepping from the checkpoint there; the mismatch was "
+					 "found at the checkpoint at instruction %llu: %s",
+					 (unsigned long long)sum->fallback_at, (unsigned long long)sum->fallback_detected_at,
+					 sum->fallback_reason);
+				json_object_set_new(v, "fallback", json_string(fb));
+				json_object_set_new(v, "fallback_at", json_integer((json_int_t)sum->fallback_at));
+				json_object_set_new(v, "fallback_detected_at",
+						    json_integer((json_int_t)sum->fallback_detected_at));
+			} else {
+				json_object_set_new(v, "fallback", json_null());
+			}
 			json_object_set_new(e, "verification", v);
 		}
 		char *ej = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -1717,6 +2002,7 @@ out:
 	free(prevbuf);
 	free(prevval);
 	free(pmembuf);
+	stride_free(&sd);
 	if (w) {
 		if (sum->instructions) {
 			size_t l = strlen(err);
@@ -1750,7 +2036,7 @@ out:
 	free(r.stale);
 	free(r.got);
 	if (r.simst)
-		r.sim->destroy(r.simst);
+		r.sim_made->destroy(r.simst);
 	snr_ahead_free(r.ahead);
 	return rc;
 }

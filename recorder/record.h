@@ -74,6 +74,11 @@ struct snr_record_summary {
 	uint64_t target_instructions; /* sim: instructions the target ran itself (system and counter reads) */
 	uint64_t windows;          /* a set: windows written whole */
 	const char *set_path;      /* a set: its folder (SET, or SET.partial when it is not complete) */
+	/* sim: a checkpoint mismatched and the window from fallback_at on was
+	 * recorded by stepping (fallback_detected_at: the checkpoint) */
+	bool fell_back;
+	uint64_t fallback_at, fallback_detected_at;
+	char fallback_reason[400];
 };
 
 /* Runs the whole recording. Returns 0, or -1 with err filled (the steps

@@ -47,6 +47,7 @@ struct snr_ahead {
 	uint32_t *hval;
 	size_t hcap;
 	bool no_hit_count; /* cont_to_hit said the target cannot count hits */
+	struct snr_dbg_stop diverged_stop; /* where the last divergence left the target */
 };
 
 struct snr_ahead *snr_ahead_new(const struct snr_dbg_ops *dbg, struct snr_dbg *d)
@@ -71,6 +72,20 @@ void snr_ahead_free(struct snr_ahead *a)
 }
 
 struct snr_ahead_stats *snr_ahead_stats(struct snr_ahead *a) { return &a->st; }
+
+const struct snr_dbg_stop *snr_ahead_diverged_stop(const struct snr_ahead *a) { return &a->diverged_stop; }
+
+void snr_ahead_restart(struct snr_ahead *a, uint64_t index)
+{
+	a->npcs = 0;
+	a->first = index;
+	for (size_t i = 0; i < a->cap; i++) {
+		free(a->pages[i].bytes);
+		a->pages[i].bytes = NULL;
+		a->pages[i].base = UINT64_MAX;
+	}
+	a->npages = 0;
+}
 
 static size_t hash64(uint64_t v, size_t cap) { return (size_t)((v * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1); }
 
@@ -176,7 +191,8 @@ static int diverged(struct snr_ahead *a, uint64_t index, const struct snr_dbg_st
 		"the target diverged from the simulation at instruction %llu: %s, it %s at pc 0x%llx where the simulation "
 		"had 0x%llx",
 		(unsigned long long)index, how, kind, (unsigned long long)s->pc, (unsigned long long)want);
-	return -1;
+	a->diverged_stop = *s;
+	return SNR_AHEAD_DIVERGED;
 }
 
 static int step_target(struct snr_ahead *a, uint64_t *cur, char *err, size_t errlen)
@@ -262,8 +278,9 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 				if (a->dbg->clear_breakpoint(a->d, bp))
 					goto bp_failed;
 				set = false;
-				if (step_target(a, &cur, err, errlen))
-					return -1;
+				int sr = step_target(a, &cur, err, errlen);
+				if (sr)
+					return sr;
 				continue;
 			}
 			if (!set) {
@@ -288,8 +305,11 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 					return -1;
 				}
 				if (r == 0) {
-					if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp)
-						return diverged(a, target, &s, "continued to a breakpoint", err, errlen);
+					if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp) {
+						int dr = diverged(a, target, &s, "continued to a breakpoint", err, errlen);
+						a->dbg->clear_breakpoint(a->d, bp);
+						return dr;
+					}
 					cur = target;
 					continue;
 				}
@@ -303,17 +323,22 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 					a->dbg->error(a->d));
 				return -1;
 			}
-			if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp)
-				return diverged(a, next, &s, "continued to a breakpoint", err, errlen);
+			if (s.kind != SNR_DBG_STOP_TRAP || s.pc != bp) {
+				int dr = diverged(a, next, &s, "continued to a breakpoint", err, errlen);
+				a->dbg->clear_breakpoint(a->d, bp);
+				return dr;
+			}
 			cur = next;
 		}
 		a->st.requests++;
 		if (set && a->dbg->clear_breakpoint(a->d, bp))
 			goto bp_failed;
 	}
-	while (cur < index)
-		if (step_target(a, &cur, err, errlen))
-			return -1;
+	while (cur < index) {
+		int sr = step_target(a, &cur, err, errlen);
+		if (sr)
+			return sr;
+	}
 	passed(a, index);
 	return 0;
 bp_failed:

@@ -46,9 +46,16 @@ uint64_t snr_ahead_target_index(const struct snr_ahead *a);
  * backend can) to a breakpoint at a pc of the window as often as the
  * simulation reached that pc, and stepping the rest, whichever takes fewer
  * debugger calls. Every stop is checked against the logged pcs; a target
- * that goes elsewhere (a fault, an exit, another pc) is a divergence: -1
- * with err saying at which index and where. */
+ * that goes elsewhere (a fault, an exit, another pc) is a divergence:
+ * SNR_AHEAD_DIVERGED with err saying at which index and where (the
+ * breakpoint is cleared; snr_ahead_diverged_stop() says how the target
+ * stopped); -1 when the debugger itself failed. */
+#define SNR_AHEAD_DIVERGED (-2)
 int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t errlen);
+const struct snr_dbg_stop *snr_ahead_diverged_stop(const struct snr_ahead *a);
+/* The target was put back at window index `index` (the recorder restored
+ * a checkpoint): the log and the page cache start again from there. */
+void snr_ahead_restart(struct snr_ahead *a, uint64_t index);
 /* The target ran one instruction itself (a checkpoint instruction), from
  * its position to the next. */
 void snr_ahead_target_stepped(struct snr_ahead *a);

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 3
+#define SNR_DBG_ABI_VERSION 4
 #define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
@@ -117,6 +117,15 @@ struct snr_dbg_ops {
 	 * does). GDB's protocol has no hit counts, so without it a recorder
 	 * stops at every arrival. */
 	int (*cont_to_hit)(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop);
+
+	/* Version 4, optional (NULL: `snr record --method sim` cannot bring
+	 * the target back to its last verified checkpoint, so a mismatch there
+	 * is an error). Writes every register of the selected thread from buf
+	 * (read_regs()'s layout; RSP: a 'P' per register), and len bytes at
+	 * addr (RSP: 'M'). The recorder writes back only values it read from
+	 * the target (docs/recording.md, "Recovery"). */
+	int (*write_regs)(struct snr_dbg *d, const uint8_t *buf);
+	int (*write_mem)(struct snr_dbg *d, uint64_t addr, const void *buf, size_t len);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

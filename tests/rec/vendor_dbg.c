@@ -8,10 +8,14 @@
  * With SNR_TEST_LIE_AT=0xADDR in the environment it also lies: every memory
  * read that covers ADDR returns that byte inverted. A recording by stepping
  * cannot tell; `snr record --method sim` must, when the target then runs the
- * window for real (tests/rec/vendor_plugins.sh).
+ * window for real (tests/rec/vendor_plugins.sh). A lying backend offers no
+ * write_regs and write_mem (so the mismatch is an error) unless
+ * SNR_TEST_LIE_RESTORE=1 is set too (then the recorder falls back to
+ * stepping, and says so).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "recorder/snr_debugger.h"
 
@@ -53,4 +57,9 @@ __attribute__((constructor)) static void init(void)
 	snr_dbg_plugin.step = v_step;
 	snr_dbg_plugin.close = v_close;
 	snr_dbg_plugin.read_mem = v_read_mem;
+	const char *restore = getenv("SNR_TEST_LIE_RESTORE");
+	if (getenv("SNR_TEST_LIE_AT") && !(restore && !strcmp(restore, "1"))) {
+		snr_dbg_plugin.write_regs = NULL;
+		snr_dbg_plugin.write_mem = NULL;
+	}
 }

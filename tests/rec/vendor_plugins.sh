@@ -47,6 +47,20 @@ grep -q "the target diverged from the simulation by instruction 5000" "$T/lie.er
 grep -q "lie.snrt.partial" "$T/lie.err" || fail "the failure should say where the recorded steps are: $(cat "$T/lie.err")"
 "$SNR" trace verify "$T/lie.snrt.partial" >/dev/null 2>&1
 [ $? -eq 3 ] || fail "the unverified trace should read as truncated"
+# the same lie from a backend that can write the target's registers and
+# memory back: the mismatch is found, the target put back at the last
+# checkpoint and the rest stepped (which cannot tell a lie either), and the
+# summary says so
+rm -f "$T/lie.snrt.partial"
+gdb_device "$SNR" "$T" "$T/p.elf"
+SNR_TEST_LIE_AT=0x$BUF SNR_TEST_LIE_RESTORE=1 "$SNR" record --debugger "$VDBG" --target tcp:127.0.0.1:$PORT \
+  --elf "$T/p.elf" --breakpoint window --count 5000 --method sim --kill -o "$T/lie2.snrt" 2>"$T/lie2.err" ||
+  fail "a lying backend that restores: $(cat "$T/lie2.err")"
+wait $DEV; DEV=""
+grep -q "^fallback: the target did not match the simulation at the checkpoint at instruction 5000 (the target diverged" \
+  "$T/lie2.err" || fail "the lie was not reported as a fallback: $(cat "$T/lie2.err")"
+"$SNR" trace info "$T/lie2.snrt" | grep -q "^fallback     instructions 0 on recorded by stepping" ||
+  fail "trace info shows no fallback: $("$SNR" trace info "$T/lie2.snrt")"
 
 expect_fail() { # what, message, snr record args...
   local what=$1 msg=$2; shift 2
@@ -55,7 +69,7 @@ expect_fail() { # what, message, snr record args...
   [ $rc -eq 1 ] || fail "$what: exit $rc, want 1 ($(cat "$T/err"))"
   grep -qF -- "$msg" "$T/err" || fail "$what: stderr lacks '$msg': $(cat "$T/err")"
 }
-expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 3" --debugger "$VDBG99"
+expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 4" --debugger "$VDBG99"
 expect_fail "no debugger symbol" "is no debugger plugin: it exports no symbol snr_dbg_plugin" --debugger "$VISA"
 expect_fail "no ISA symbol" "is no ISA plugin: it exports no symbol snr_isa_plugin" --isa "$VDBG" --elf "$T/p.elf"
 echo "not an ELF" >"$T/junk.so"

@@ -10,10 +10,20 @@
  *   x86_rec rep      reps(): rep movsb of 8 KiB, rep stosq of 4 KiB, then
  *                    a hash of the copy; prints "rep H"
  *   x86_rec tsc      stamp(): rdtsc twice around work(200); prints "tsc H"
+ *   x86_rec alias    aliased(): one page of a memfd mapped twice, at A and
+ *                    at B; work(300), reads B[0], getuid() (a system call:
+ *                    a checkpoint under --method sim), writes A[1..64],
+ *                    then hashes B[1..64], which the writes through A
+ *                    changed: memory changed under the window by something
+ *                    other than its own stores to it, as a DMA does, which
+ *                    a simulator that read B's page before cannot know;
+ *                    prints "alias H"
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -72,6 +82,17 @@ __attribute__((noinline)) uint64_t stamp(void)
 	return h ^ (__rdtsc() - t0);
 }
 
+__attribute__((noinline)) uint64_t aliased(volatile uint64_t *a, volatile uint64_t *b)
+{
+	uint64_t h = work(300) + b[0];
+	h ^= (uint64_t)getuid();
+	for (int i = 1; i <= 64; i++)
+		a[i] = h + (uint64_t)i;
+	for (int i = 1; i <= 64; i++)
+		h = h * 31 + b[i];
+	return h;
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 0; i < 128; i++)
@@ -91,6 +112,18 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "tsc")) {
 		sink = stamp();
 		printf("tsc %llu\n", (unsigned long long)sink);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "alias")) {
+		int fd = memfd_create("x86_rec", 0);
+		if (fd < 0 || ftruncate(fd, 4096))
+			return 1;
+		uint64_t *a = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		uint64_t *b = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (a == MAP_FAILED || b == MAP_FAILED)
+			return 1;
+		sink = aliased(a, b);
+		printf("alias %llu\n", (unsigned long long)sink);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "loop"))
