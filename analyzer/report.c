@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "analyzer/analyses.h"
 #include "analyzer/annotate.h"
@@ -65,6 +66,171 @@ static void script_json(FILE *f, const char *s)
 	}
 }
 
+/* ---- the compact form -------------------------------------------------
+ * What a window of millions of instructions has too much of to draw at load
+ * (every DMA, every stalled DMA's reason, every busy interval) is embedded
+ * gzip-compressed (zlib: the format the browser's DecompressionStream
+ * reads) and base64-encoded as the body of
+ * <script type="application/x-snr-packed" id="z-NAME">, which the browser
+ * does not run; report.js decodes one when a page or a zoom first needs it.
+ * The page at load draws from small uncompressed views (the first rows of
+ * each table, the busy intervals merged to the chart's pixels). */
+
+static void base64_write(FILE *f, const unsigned char *p, size_t n)
+{
+	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char q[4] = {A[v >> 18 & 63], A[v >> 12 & 63], i + 1 < n ? A[v >> 6 & 63] : '=', i + 2 < n ? A[v & 63] : '='};
+		fwrite(q, 1, 4, f);
+	}
+}
+
+/* text (len bytes) as the packed element id; the compressed size in *packed.
+ * 0, or 1 with err filled. */
+static int packed_write(FILE *f, const char *id, const char *text, size_t len, size_t *packed, char *err,
+			size_t errlen)
+{
+	z_stream z = {0};
+	/* windowBits 15 + 16: a gzip wrapper */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		snprintf(err, errlen, "zlib: cannot start compressing %s", id);
+		return 1;
+	}
+	uLong cap = deflateBound(&z, (uLong)len);
+	unsigned char *out = snr_xmalloc(cap);
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	int zrc = deflate(&z, Z_FINISH);
+	size_t n = z.total_out;
+	deflateEnd(&z);
+	if (zrc != Z_STREAM_END) {
+		free(out);
+		snprintf(err, errlen, "zlib: compressing %s (%zu bytes) failed (%d)", id, len, zrc);
+		return 1;
+	}
+	fprintf(f, "<script type=\"application/x-snr-packed\" id=\"z-%s\">", id);
+	base64_write(f, out, n);
+	fputs("</script>\n", f);
+	free(out);
+	*packed = n;
+	return 0;
+}
+
+/* A member of o by a dotted path ("issue.cycle"); NULL when absent */
+static json_t *json_path(json_t *o, const char *path)
+{
+	char key[64];
+	while (o && *path) {
+		size_t k = strcspn(path, ".");
+		if (k >= sizeof(key))
+			return NULL;
+		memcpy(key, path, k);
+		key[k] = 0;
+		o = json_is_object(o) ? json_object_get(o, key) : NULL;
+		path += k + (path[k] == '.');
+	}
+	return o;
+}
+
+/* A column of a table: the member at path of each row; a text column is
+ * written as indices into its dictionary of distinct strings. */
+struct col {
+	const char *name, *path;
+	bool text;
+};
+
+/* rows[from, to) of an array of objects as columns:
+ * {"n":N,"cols":{NAME:[value...]...},"dicts":{NAME:[string...]...}}
+ * (null where a row has no value; booleans as 1 and 0) */
+static void columns_write(FILE *f, json_t *rows, size_t from, size_t to, const struct col *cols, size_t ncols)
+{
+	fprintf(f, "{\"n\":%zu,\"cols\":{", to - from);
+	json_t *dicts = json_object();
+	for (size_t c = 0; c < ncols; c++) {
+		json_t *dict = cols[c].text ? json_object() : NULL, *order = cols[c].text ? json_array() : NULL;
+		fprintf(f, "%s\"%s\":[", c ? "," : "", cols[c].name);
+		for (size_t i = from; i < to; i++) {
+			json_t *v = json_path(json_array_get(rows, i), cols[c].path);
+			if (i > from)
+				fputc(',', f);
+			if (dict && json_is_string(v)) {
+				json_t *k = json_object_get(dict, json_string_value(v));
+				if (!k) {
+					k = json_integer((json_int_t)json_array_size(order));
+					json_object_set_new(dict, json_string_value(v), k);
+					json_array_append(order, v);
+				}
+				fprintf(f, "%lld", (long long)json_integer_value(k));
+			} else if (json_is_integer(v))
+				fprintf(f, "%lld", (long long)json_integer_value(v));
+			else if (json_is_boolean(v))
+				fputc(json_is_true(v) ? '1' : '0', f);
+			else if (json_is_real(v))
+				fprintf(f, "%.17g", json_real_value(v));
+			else if (json_is_string(v)) {
+				char *t = json_dumps(v, JSON_ENCODE_ANY);
+				fputs(t, f);
+				free(t);
+			} else
+				fputs("null", f);
+		}
+		fputc(']', f);
+		if (order)
+			json_object_set_new(dicts, cols[c].name, order);
+		json_decref(dict);
+	}
+	fputs("},\"dicts\":", f);
+	char *t = json_dumps(dicts, JSON_COMPACT);
+	script_json(f, t);
+	free(t);
+	fputc('}', f);
+	json_decref(dicts);
+}
+
+/* A table of rows for the page: the first `page` rows uncompressed
+ * (window.SNR_TABLES[id] = {"n": all rows, "page": columns}) and every row
+ * packed as z-ID. 0, or 1 with err filled. */
+static int table_write(FILE *f, const char *id, json_t *rows, size_t page, const struct col *cols, size_t ncols,
+		       char *err, size_t errlen)
+{
+	size_t n = json_array_size(rows), packed = 0;
+	fprintf(f, "<script>window.SNR_TABLES = window.SNR_TABLES || {}; window.SNR_TABLES[\"%s\"] = {\"n\":%zu,\"page\":",
+		id, n);
+	columns_write(f, rows, 0, page < n ? page : n, cols, ncols);
+	fputs("};</script>\n", f);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		snprintf(err, errlen, "no memory for the table %s", id);
+		return 1;
+	}
+	columns_write(m, rows, 0, n, cols, ncols);
+	fclose(m);
+	int rc = packed_write(f, id, buf, len, &packed, err, errlen);
+	free(buf);
+	return rc;
+}
+
+/* A row's place for the page: "file:line" of the pc's source, else its
+ * symbol, else the pc in hex; o is {"pc", "symbol", "source"} */
+static json_t *place_json(json_t *o)
+{
+	json_t *src = json_object_get(o, "source");
+	const char *file = json_string_value(json_object_get(src, "file"));
+	if (file) {
+		const char *b = strrchr(file, '/');
+		return json_sprintf("%s:%lld", b ? b + 1 : file, (long long)json_integer_value(json_object_get(src, "line")));
+	}
+	const char *sym = json_string_value(json_object_get(o, "symbol"));
+	if (sym)
+		return json_string(sym);
+	return json_sprintf("0x%llx", (unsigned long long)json_integer_value(json_object_get(o, "pc")));
+}
+
 static int cmp_interval(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -72,59 +238,87 @@ static int cmp_interval(const void *a, const void *b)
 }
 
 /* One lane's busy intervals ([start, end) pairs, n of them), clamped to the
- * window, sorted and merged where they touch or overlap, written as a JSON
- * array of deltas: the gap from the previous interval's end (0 first), then
- * the length, for each interval. Returns the busy cycles. */
-static uint64_t lane_write(FILE *f, uint64_t (*iv)[2], size_t n, uint64_t cycles)
+ * window, sorted and merged where they touch or overlap, in place. Returns
+ * how many are left. */
+static size_t lane_merge(uint64_t (*iv)[2], size_t n, uint64_t cycles)
 {
 	qsort(iv, n, sizeof(*iv), cmp_interval);
-	uint64_t prev_end = 0, busy = 0, s = 0, e = 0;
-	bool open = false, first = true;
-	fputc('[', f);
-	for (size_t i = 0; i <= n; i++) {
-		uint64_t a = i < n ? iv[i][0] : 0, b = i < n ? (iv[i][1] < cycles ? iv[i][1] : cycles) : 0;
-		if (i < n && b <= a)
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = iv[i][0], b = iv[i][1] < cycles ? iv[i][1] : cycles;
+		if (b <= a)
 			continue;
-		if (i < n && open && a <= e) {
-			e = b > e ? b : e;
+		if (k && a <= iv[k - 1][1]) {
+			iv[k - 1][1] = b > iv[k - 1][1] ? b : iv[k - 1][1];
 			continue;
 		}
-		if (open) {
-			fprintf(f, "%s%llu,%llu", first ? "" : ",", (unsigned long long)(s - prev_end),
-				(unsigned long long)(e - s));
-			first = false;
-			busy += e - s;
-			prev_end = e;
-		}
-		s = a;
-		e = b;
-		open = i < n;
+		iv[k][0] = a;
+		iv[k++][1] = b;
 	}
-	fputc(']', f);
-	return busy;
+	return k;
 }
 
-/* window.SNR_LANES: {"units": [name...], "cycles": N, "intervals": [[deltas]...],
- * "busy_cycles": [N...]}: every unit's busy intervals as the tracker reported
- * them (for host code, the ones collect.c derived), and every DMA link's
- * (a transfer active to its completion), the same intervals `snr analyze
- * util` averages per window. Written as text: a 1M-instruction window has
- * about as many intervals, too many for a JSON tree. */
-static void lanes_write(FILE *f, const struct an_data *d, const struct an_util *u)
+/* The lane chart's width in pixels (report.js LANE_W) */
+#define LANE_PIXELS 1000
+
+/* The lane chart at load, over the whole window: lane l's merged intervals
+ * iv[0, n) as the spans report.js's view() draws at that zoom (an interval
+ * joins the span before it when the gap and the span stay within one and
+ * two pixels' worth of cycles), each [lane, start, end, busy cycles,
+ * intervals], comma-separated after the first unless first. */
+static void lane_spans_write(FILE *f, int l, const uint64_t (*iv)[2], size_t n, uint64_t cycles, bool *first)
+{
+	double q = (double)cycles / LANE_PIXELS;
+	q = q < 1 ? 1 : q;
+	size_t i = 0;
+	while (i < n) {
+		uint64_t s = iv[i][0], e = iv[i][1], busy = e - s, count = 1;
+		for (i++; i < n && (double)(iv[i][0] - e) < q && (double)(iv[i][1] - s) < 2 * q; i++) {
+			busy += iv[i][1] - iv[i][0];
+			e = iv[i][1];
+			count++;
+		}
+		fprintf(f, "%s%d,%llu,%llu,%llu,%llu", *first ? "" : ",", l, (unsigned long long)s, (unsigned long long)e,
+			(unsigned long long)busy, (unsigned long long)count);
+		*first = false;
+	}
+}
+
+/* window.SNR_LANES: {"units": [name...], "cycles": N, "intervals": I,
+ * "busy_cycles": [N...], "first": [lane, start, end, busy, count, ...]}:
+ * every unit's busy intervals as the tracker reported them (for host code,
+ * the ones collect.c derived), and every DMA link's (a transfer active to
+ * its completion), the same intervals `snr analyze util` averages per
+ * window. "first" is the chart at load (lane_spans_write); the intervals
+ * themselves, per lane the gap from the previous interval's end (0 first)
+ * and the length of each, are packed as z-lanes (a 10M-instruction window
+ * has about a million). 0, or 1 with err filled. */
+static int lanes_write(FILE *f, const struct an_data *d, const struct an_util *u, char *err, size_t errlen)
 {
 	bool ta1 = d->ta1 > 0;
 	int nunits = ta1 ? SNR_UNIT_COUNT : AN_UTIL_HOST_COLS, nlanes = nunits + (ta1 ? d->nlinks : 0);
 	uint64_t cycles = d->cycles;
 	uint64_t(*iv)[2] = snr_xmalloc((d->nbusy > d->ndmas ? d->nbusy : d->ndmas) * sizeof(*iv) + sizeof(*iv));
 	uint64_t *busy = snr_xcalloc((size_t)nlanes, sizeof(*busy));
-	fputs("window.SNR_LANES = {\"units\":[", f);
+	size_t total = 0, plen = 0, packed = 0;
+	char *pbuf = NULL;
+	FILE *p = open_memstream(&pbuf, &plen);
+	if (!p) {
+		free(busy);
+		free(iv);
+		snprintf(err, errlen, "no memory for the lanes");
+		return 1;
+	}
+	bool first = true;
+	fputs("<script>window.SNR_LANES = {\"units\":[", f);
 	for (int l = 0; l < nlanes; l++) {
 		/* util's column names: the fixed units, then (after hbm_bw, which is
 		 * a bandwidth, not intervals) the links */
 		const char *name = l < nunits ? u->names[l] : u->names[AN_UTIL_FIXED + l - nunits];
 		fprintf(f, "%s\"%s\"", l ? "," : "", name);
 	}
-	fprintf(f, "],\"cycles\":%llu,\"intervals\":[", (unsigned long long)cycles);
+	fprintf(f, "],\"cycles\":%llu,\"first\":[", (unsigned long long)cycles);
+	fputc('[', p);
 	for (int l = 0; l < nlanes; l++) {
 		size_t n = 0;
 		if (l < nunits) {
@@ -149,16 +343,30 @@ static void lanes_write(FILE *f, const struct an_data *d, const struct an_util *
 				}
 			}
 		}
-		if (l)
-			fputc(',', f);
-		busy[l] = lane_write(f, iv, n, cycles);
+		n = lane_merge(iv, n, cycles);
+		total += n;
+		uint64_t prev_end = 0;
+		fputs(l ? ",[" : "[", p);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(p, "%s%llu,%llu", i ? "," : "", (unsigned long long)(iv[i][0] - prev_end),
+				(unsigned long long)(iv[i][1] - iv[i][0]));
+			busy[l] += iv[i][1] - iv[i][0];
+			prev_end = iv[i][1];
+		}
+		fputc(']', p);
+		lane_spans_write(f, l, (const uint64_t(*)[2])iv, n, cycles, &first);
 	}
-	fputs("],\"busy_cycles\":[", f);
+	fputc(']', p);
+	fclose(p);
+	fprintf(f, "],\"intervals\":%zu,\"busy_cycles\":[", total);
 	for (int l = 0; l < nlanes; l++)
 		fprintf(f, "%s%llu", l ? "," : "", (unsigned long long)busy[l]);
-	fputs("]};\n", f);
+	fputs("]};</script>\n", f);
+	int rc = packed_write(f, "lanes", pbuf, plen, &packed, err, errlen);
+	free(pbuf);
 	free(busy);
 	free(iv);
+	return rc;
 }
 
 /* Every stall cause the timing model knows, as the replay summed them
@@ -271,6 +479,68 @@ static json_t *compare_json_of(const struct an_annot *a, const char *a_path, con
 	an_annot_free(&b);
 	snr_source_close(&sb);
 	return j;
+}
+
+/* The DMA timeline's rows (the worst stalls) and a table page's rows */
+#define DMA_ROWS 400
+#define TABLE_PAGE 50
+
+/* The DMA table: every DMA of an_dma_json (worst stall first) */
+static const struct col DMA_COLS[] = {
+	{"id", "id", false},
+	{"place", "place", true},
+	{"link", "link", true},
+	{"bytes", "bytes", false},
+	{"issue", "issue.cycle", false},
+	{"start", "start_cycle", false},
+	{"complete", "complete_cycle", false},
+	{"wait", "wait.cycle", false},
+	{"stall", "stall_cycles", false},
+	{"stall_base", "stall_base_cycles", false},
+	{"stall_transfer", "stall_transfer_cycles", false},
+	{"slack", "slack_cycles", false},
+	{"backtail_cycles", "backtail_cycles", false},
+	{"backtail_insns", "backtail_insns", false},
+	{"relaxed_anchor", "relaxed_anchor", true},
+	{"case", "case", true},
+};
+
+/* The stalled DMAs no move covers, with the reason */
+static const struct col NO_MOVE_COLS[] = {
+	{"id", "id", false},
+	{"place", "place", true},
+	{"stall", "stall_cycles", false},
+	{"reason", "reason", true},
+};
+
+/* suggest's document made light for the page: stalled_dmas (each DMA
+ * with its producers; megabytes at a million instructions) is replaced
+ * by its counts ("stalled_count", "suggested_count"), and the stalled
+ * DMAs no move covers are returned as rows {id, place, stall_cycles,
+ * reason} for the table; each move keeps its instance count, not the list
+ * of its DMA ids (`snr analyze suggest --json` has both in full) */
+static json_t *suggest_compact(json_t *sj)
+{
+	json_t *rows = json_array(), *st = json_object_get(sj, "stalled_dmas"), *o;
+	size_t i, suggested = 0;
+	json_array_foreach(st, i, o) {
+		json_t *dma = json_object_get(o, "dma");
+		if (json_is_true(json_object_get(o, "suggested"))) {
+			suggested++;
+			continue;
+		}
+		json_array_append_new(rows, json_pack("{s:O,s:o,s:O,s:O}", "id", json_object_get(dma, "id"), "place",
+						      place_json(dma), "stall_cycles", json_object_get(dma, "stall_cycles"),
+						      "reason", json_object_get(o, "reason")));
+	}
+	if (st) {
+		json_object_set_new(sj, "stalled_count", json_integer((json_int_t)json_array_size(st)));
+		json_object_set_new(sj, "suggested_count", json_integer((json_int_t)suggested));
+		json_object_del(sj, "stalled_dmas");
+	}
+	json_array_foreach(json_object_get(sj, "moves"), i, o)
+		json_object_del(o, "dma_ids");
+	return rows;
 }
 
 static void usage(FILE *f)
@@ -393,7 +663,16 @@ int snr_cmd_report(int argc, char **argv)
 		json_object_set_new(o, "backtail_insns", in_window ? json_integer((json_int_t)m->backtail_insns) : json_null());
 		json_object_set_new(o, "relaxed_anchor",
 				    in_window ? json_string(snr_anchor_kind_name(m->anchor_kind)) : json_null());
+		json_t *issue = json_object_get(o, "issue");
+		json_object_set_new(o, "place", json_is_object(issue) ? place_json(issue) : json_string("before the window"));
 	}
+	/* every DMA goes to the DMA table (packed); the timeline draws the worst
+	 * DMA_ROWS as objects */
+	json_t *all_dmas = json_incref(json_object_get(dj, "dmas")), *top = json_array();
+	for (i = 0; i < DMA_ROWS && i < json_array_size(all_dmas); i++)
+		json_array_append(top, json_array_get(all_dmas, i));
+	json_object_set_new(dj, "dmas", top);
+	json_object_set_new(dj, "count", json_integer((json_int_t)json_array_size(all_dmas)));
 	json_object_set_new(all, "dma", dj);
 	json_t *st = json_object();
 	for (int k = 0; k < SNR_STALL_COUNT; k++)
@@ -409,6 +688,7 @@ int snr_cmd_report(int argc, char **argv)
 		if (!cj) {
 			snr_err("report: --compare %s: %s", compare, err);
 			json_decref(all);
+			json_decref(all_dmas);
 			an_annot_free(&annot);
 			an_util_free(&u);
 			an_vmem_free(&v);
@@ -421,6 +701,7 @@ int snr_cmd_report(int argc, char **argv)
 	json_object_set_new(all, "vmem_base", json_integer((json_int_t)TA1_VMEM_BASE));
 	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
 	 * is at hand (for a metrics file: the trace it names). */
+	json_t *no_move = NULL;
 	{
 		char *buf = NULL, serr[1024] = "";
 		size_t blen = 0;
@@ -435,6 +716,7 @@ int snr_cmd_report(int argc, char **argv)
 			sj = json_object();
 			json_object_set_new(sj, "error", json_string(serr[0] ? serr : "suggestions unavailable"));
 		}
+		no_move = suggest_compact(sj);
 		json_object_set_new(all, "suggest", sj);
 		free(buf);
 	}
@@ -447,6 +729,8 @@ int snr_cmd_report(int argc, char **argv)
 		snr_err("report: %s", oerr);
 		free(js);
 		json_decref(all);
+		json_decref(all_dmas);
+		json_decref(no_move);
 		an_util_free(&u);
 		an_vmem_free(&v);
 		an_annot_free(&annot);
@@ -473,7 +757,7 @@ int snr_cmd_report(int argc, char **argv)
 	      f);
 	fwrite(snr_echarts_js, 1, snr_echarts_js_len, f);
 	fputs("\n</script>\n</head><body>\n<h1>snr report</h1>\n"
-	      "<nav><a href=\"#hottest\">hottest lines</a><a href=\"#c-dma\">DMA timeline</a><a href=\"#c-util\">busy "
+	      "<nav><a href=\"#hottest\">hottest lines</a><a href=\"#c-dma\">DMA timeline</a><a href=\"#dmas\">DMAs</a><a href=\"#c-util\">busy "
 	      "intervals</a><a href=\"#c-vmem\">VMEM</a><a href=\"#suggest\">suggestions</a><a "
 	      "href=\"#source-page\">source</a><a href=\"#compare-page\">compare</a></nav>\n<pre id=\"errors\"></pre>\n<table>\n",
 	      f);
@@ -505,14 +789,18 @@ int snr_cmd_report(int argc, char **argv)
 		v.free_median_pct, v.largest_median_pct, (unsigned long long)v.pages_used,
 		(unsigned long long)v.pages_unused);
 	fputs("<h2 id=\"hottest\">Hottest source lines</h2><div id=\"hot\"></div>\n", f);
-	fputs("<h2>DMA timeline (worst stall at the top; rows: the issuing line)</h2><div id=\"c-dma\" class=\"chart\"></div>\n"
+	fputs("<h2>DMA timeline (worst stall at the top; rows: the issuing line)</h2><p id=\"dma-what\"></p>"
+	      "<div id=\"c-dma\" class=\"chart\"></div>\n"
+	      "<h2 id=\"dmas\">Every DMA (worst stall first)</h2><div id=\"dma-table\"></div>\n"
 	      "<h2>Busy intervals per unit and DMA link</h2><p>Zoom with the wheel or the slider; at a zoom\n"
 	      "where intervals are closer than a pixel they are drawn merged, shaded by the share of the span that\n"
 	      "is busy (the tooltip gives the span and its busy cycles).</p><div id=\"c-util\" class=\"chart\"></div>\n"
+	      "<p id=\"util-lod\"></p>\n"
 	      "<h2>VMEM occupancy and largest contiguous free region</h2><div id=\"c-vmem\" class=\"chart\"></div>\n"
 	      "<h2>VMEM fragmentation over the pages the window touched, by address</h2><p id=\"heat-what\"></p>\n"
 	      "<div id=\"c-heat\" class=\"chart\"></div>\n"
-	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>\n"
+	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>"
+	      "<div id=\"no-move\"></div>\n"
 	      "<h2 id=\"source-page\">Source: each function's lines beside its instructions</h2>\n"
 	      "<div id=\"selected\"></div><div id=\"source\"></div>\n"
 	      "<h2 id=\"compare-page\">Compared with another window, per line (matched by file:line)</h2>\n"
@@ -521,16 +809,25 @@ int snr_cmd_report(int argc, char **argv)
 	      "<script>\nwindow.SNR = ",
 	      f);
 	script_json(f, js);
-	fputs(";\n", f);
-	lanes_write(f, d, &u);
-	fputs("</script>\n<script>\n", f);
+	fputs(";\n</script>\n", f);
+	int rc = lanes_write(f, d, &u, oerr, sizeof(oerr));
+	if (!rc)
+		rc = table_write(f, "dmas", all_dmas, TABLE_PAGE, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0]), oerr,
+				 sizeof(oerr));
+	if (!rc)
+		rc = table_write(f, "no_move", no_move, TABLE_PAGE, NO_MOVE_COLS,
+				 sizeof(NO_MOVE_COLS) / sizeof(NO_MOVE_COLS[0]), oerr, sizeof(oerr));
+	fputs("<script>\n", f);
 	fwrite(snr_report_js, 1, snr_report_js_len, f);
 	fputs("\n</script>\n</body></html>\n", f);
-	int rc = 0;
-	if (snr_outfile_close(&of, true, oerr, sizeof(oerr))) {
+	if (rc)
+		snr_err("report: %s", oerr);
+	if (snr_outfile_close(&of, !rc, oerr, sizeof(oerr))) {
 		snr_err("report: %s", oerr);
 		rc = 1;
 	}
+	json_decref(all_dmas);
+	json_decref(no_move);
 	free(js);
 	json_decref(all);
 	an_util_free(&u);

@@ -2,8 +2,17 @@
  * report.js: draws the charts of `snr report` (analyzer/report.c) from the
  * JSON the analyses wrote into window.SNR, with Apache ECharts (bundled in
  * the same file). Errors go to #errors and the console; when every chart
- * is drawn, body[data-ready] is set and each chart's box is recorded in
- * body[data-charts] (the report test reads both).
+ * is drawn, body[data-ready] is set, each chart's box is recorded in
+ * body[data-charts] (the report test reads both) and the milliseconds from
+ * the page's start to then in body[data-draw-ms].
+ *
+ * Level of detail: the page draws at load from small views (the lane chart
+ * merged to its pixels, the first rows of each table, the worst DMAs in the
+ * timeline); the full data is packed beside them (report.c: gzip + base64 in
+ * <script type="application/x-snr-packed" id="z-NAME">, columns) and decoded
+ * with the browser's DecompressionStream when a zoom or a page needs it.
+ * Every partial view says what it leaves out. window.snrReport exposes the
+ * zoom and the paging as promises for the tests.
  */
 (function () {
   'use strict';
@@ -16,6 +25,67 @@
   window.addEventListener('error', function (ev) { fail(ev.message); });
 
   var S = window.SNR;
+  /* the packed data z-NAME, decoded once: a promise of its JSON */
+  var unpacked = {};
+  function unpack(name) {
+    if (!unpacked[name]) {
+      var text = document.getElementById('z-' + name).textContent, bin = atob(text), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      unpacked[name] = new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text()
+        .then(JSON.parse);
+      unpacked[name].catch(function (e) { fail('decoding ' + name + ': ' + e); });
+    }
+    return unpacked[name];
+  }
+  /* row i of a table in columns (report.c columns_write), text columns resolved */
+  function colRow(C, i) {
+    var o = {};
+    Object.keys(C.cols).forEach(function (k) {
+      var v = C.cols[k][i], d = C.dicts[k];
+      o[k] = d && v !== null ? d[v] : v;
+    });
+    return o;
+  }
+  /* A table of window.SNR_TABLES[name] in box: the first page from the
+   * page's own rows, any other decoded from z-name; says which rows of how
+   * many it shows. Returns go(page) -> promise. */
+  var pagers = {};
+  function pagedTable(box, name, columns, order) {
+    var T = window.SNR_TABLES[name], n = T.n, per = Math.max(1, T.page.n), pages = Math.max(1, Math.ceil(n / per));
+    var info = el('p', { 'class': 'pageinfo' }), table = el('table', { 'class': 'paged', 'data-table': name }), nav = el('p'), cur = 0;
+    box.appendChild(info); box.appendChild(nav); box.appendChild(table);
+    function draw(C, base, k) {
+      table.textContent = '';
+      var hr = el('tr');
+      columns.forEach(function (c) { hr.appendChild(el('th', null, c.h)); });
+      table.appendChild(hr);
+      var last = Math.min(n, (k + 1) * per);
+      for (var i = k * per; i < last; i++) {
+        var r = colRow(C, i - base), tr = el('tr', { 'data-row': i });
+        columns.forEach(function (c) { tr.appendChild(el('td', c.num ? { 'class': 'num' } : null, c.f(r))); });
+        table.appendChild(tr);
+      }
+      cur = k;
+      info.textContent = n ? 'rows ' + (k * per + 1) + '-' + last + ' of ' + n + ' (' + order + '), page ' + (k + 1) + ' of ' + pages : 'none';
+      box.setAttribute('data-page', k);
+    }
+    function go(k) {
+      k = Math.max(0, Math.min(pages - 1, k));
+      if (k === 0) { draw(T.page, 0, 0); return Promise.resolve(); }
+      info.textContent = 'decoding the rows\u2026';
+      return unpack(name).then(function (C) { draw(C, 0, k); });
+    }
+    [['first', function () { return 0; }], ['previous', function () { return cur - 1; }],
+      ['next', function () { return cur + 1; }], ['last', function () { return pages - 1; }]].forEach(function (b) {
+      var btn = el('button', { type: 'button' }, b[0]);
+      btn.addEventListener('click', function () { go(b[1]()); });
+      nav.appendChild(btn);
+    });
+    if (pages < 2) nav.style.display = 'none';
+    draw(T.page, 0, 0);
+    pagers[name] = go;
+    return go;
+  }
   var cyc = function (v) { return v === null || v === undefined ? NaN : v; };
   var COLORS = {
     'base latency': '#c7d3e3', 'transfer': '#8fb0d6',
@@ -36,7 +106,10 @@
    * the paper colors them; left of each ISSUE its backtail (snr analyze deps):
    * a whisker back to the earliest cycle the DMA could have issued */
   function dmaTimeline() {
-    var dmas = S.dma.dmas.slice(0, 400);
+    var dmas = S.dma.dmas;
+    document.getElementById('dma-what').textContent = S.dma.count > dmas.length
+      ? 'The ' + dmas.length + ' worst-stalled of ' + S.dma.count + ' DMAs (every DMA is in the table below).'
+      : 'All ' + S.dma.count + ' DMAs.';
     /* each row named by the line that issued the DMA (its pc's place) */
     var issuer = function (d) {
       var src = d.issue && d.issue.source;
@@ -110,6 +183,20 @@
     var counts = {};
     series.forEach(function (s) { counts[s.name] = s.data.length; });
     document.body.setAttribute('data-dma-series', JSON.stringify(counts));
+    var opt = function (v) { return v === null || v === undefined ? '-' : v; };
+    pagedTable(document.getElementById('dma-table'), 'dmas', [
+      { h: 'DMA', f: function (r) { return '#' + r.id; } },
+      { h: 'issued at', f: function (r) { return r.place; } },
+      { h: 'link', f: function (r) { return r.link; } },
+      { h: 'bytes', num: true, f: function (r) { return r.bytes; } },
+      { h: 'issue', num: true, f: function (r) { return opt(r.issue); } },
+      { h: 'transfer', num: true, f: function (r) { return opt(r.start) + ' - ' + opt(r.complete); } },
+      { h: 'wait', num: true, f: function (r) { return opt(r.wait); } },
+      { h: 'stall (base + transfer)', num: true, f: function (r) { return r.stall + ' (' + r.stall_base + ' + ' + r.stall_transfer + ')'; } },
+      { h: 'slack', num: true, f: function (r) { return r.slack; } },
+      { h: 'backtail', f: function (r) { return r.backtail_cycles === null ? '-' : r.backtail_cycles + ' cycles, ' + r.backtail_insns + ' insns (' + r.relaxed_anchor + ')'; } },
+      { h: 'case', f: function (r) { return r.case; } }
+    ], 'worst stall first');
   }
 
   /* Busy intervals per unit and DMA link (window.SNR_LANES, report.c): one
@@ -118,13 +205,23 @@
    * merged into one span, shaded by its busy share; zoomed in far enough,
    * each interval is its own rectangle. */
   var LANE_W = 1000; /* the plot's width in pixels (grid left/right below) */
+  var zoomLanes;
   function lanes() {
-    var L = window.SNR_LANES, n = L.units.length, dec = [];
-    for (var l = 0; l < n; l++) {
-      var a = L.intervals[l], k = a.length / 2, st = new Float64Array(k), en = new Float64Array(k), t = 0;
-      for (var i = 0; i < k; i++) { t += a[2 * i]; st[i] = t; t += a[2 * i + 1]; en[i] = t; }
-      dec.push({ s: st, e: en });
+    var L = window.SNR_LANES, dec = null, loading = null, pending = Promise.resolve();
+    /* the intervals themselves (z-lanes), decoded at the first zoom */
+    function full() {
+      if (!loading) loading = unpack('lanes').then(function (I) {
+        dec = I.map(function (a) {
+          var k = a.length / 2, st = new Float64Array(k), en = new Float64Array(k), t = 0;
+          for (var i = 0; i < k; i++) { t += a[2 * i]; st[i] = t; t += a[2 * i + 1]; en[i] = t; }
+          return { s: st, e: en };
+        });
+      });
+      return loading;
     }
+    /* the view at load (report.c lane_spans_write): the same spans view(0, cycles) gives */
+    var first = [];
+    for (var f = 0; f < L.first.length; f += 5) first.push(L.first.slice(f, f + 5));
     /* items [lane, start, end, busy cycles, intervals] for cycles [lo, hi) */
     function view(lo, hi) {
       var q = Math.max(1, (hi - lo) / LANE_W), out = [];
@@ -144,7 +241,7 @@
     }
     var palette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
     var series = {
-      type: 'custom', name: 'busy', encode: { x: [1, 2], y: 0 }, data: view(0, L.cycles),
+      type: 'custom', name: 'busy', encode: { x: [1, 2], y: 0 }, data: first,
       renderItem: function (params, api) {
         var l = api.value(0), a = api.coord([api.value(1), l]), b = api.coord([api.value(2), l]);
         var h = api.size([0, 1])[1] * 0.7, share = api.value(3) / Math.max(1, api.value(2) - api.value(1));
@@ -170,11 +267,33 @@
       dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }, { type: 'slider', xAxisIndex: 0, filterMode: 'none', bottom: 10 }],
       series: [series]
     });
-    var c = charts[charts.length - 1].c;
+    var c = charts[charts.length - 1].c, lod = document.getElementById('util-lod');
+    /* what a view draws, said under the chart */
+    function say(items, lo, hi) {
+      var merged = 0, intervals = 0;
+      items.forEach(function (v) { intervals += v[4]; if (v[4] > 1) merged++; });
+      lod.textContent = 'This view, cycles ' + Math.round(lo) + ' - ' + Math.round(hi) + ' of ' + L.cycles + ': ' + items.length +
+        ' rectangles for ' + intervals + ' busy intervals' + (merged ? '; ' + merged + ' of them merge intervals closer than a pixel ' +
+        '(shaded by the busy share): zoom in to see each interval' : ': exact, each interval its own rectangle') +
+        ' (' + L.intervals + ' intervals in the window).';
+      lod.setAttribute('data-merged', merged);
+    }
+    say(first, 0, L.cycles);
     c.on('datazoom', function () {
       var r = c.getModel().getComponent('xAxis', 0).axis.scale.getExtent();
-      c.setOption({ series: [{ data: view(r[0], r[1]) }] });
+      if (r[0] <= 0 && r[1] >= L.cycles) { c.setOption({ series: [{ data: first }] }); say(first, 0, L.cycles); return; }
+      lod.textContent = 'decoding the intervals\u2026';
+      pending = full().then(function () {
+        var r2 = c.getModel().getComponent('xAxis', 0).axis.scale.getExtent(), items = view(r2[0], r2[1]);
+        c.setOption({ series: [{ data: items }] });
+        say(items, r2[0], r2[1]);
+        return items;
+      });
     });
+    zoomLanes = function (lo, hi) {
+      c.dispatchAction({ type: 'dataZoom', startValue: lo, endValue: hi });
+      return pending;
+    };
     /* what the first view drew, per lane, for the report test */
     var drawn = {};
     L.units.forEach(function (u) { drawn[u] = { spans: 0, busy_cycles: 0 }; });
@@ -473,7 +592,7 @@
     var hex = function (v) { return '0x' + Number(v).toString(16); };
     var at = function (p) { return esc((p.symbol || hex(p.pc)) + ' (pc ' + hex(p.pc) + ')'); };
     if (s.error) { el.innerHTML = '<p>' + esc(s.error) + '</p>'; return; }
-    var moves = (s.moves || []), rows = (s.stalled_dmas || []), html = '';
+    var moves = (s.moves || []), html = '';
     if (s.verify_error) html += '<p>what-if not run: ' + esc(s.verify_error) + '</p>';
     var c = s.combined;
     if (c && c.moves)
@@ -489,24 +608,27 @@
         '</td><td>' + esc(m.estimate_cycles) + '</td><td>' + (m.realized_cycles === null ? '-' : esc(m.realized_cycles)) +
         '</td><td>' + esc(status) + '</td></tr>';
     });
-    var none = rows.filter(function (r) { return !r.suggested; });
-    none.forEach(function (r) {
-      var d = r.dma || {};
-      html += '<tr><td>DMA #' + esc(d.id) + ' ' + esc(d.symbol || hex(d.pc || 0)) + ' (stall ' + esc(d.stall_cycles) +
-        '): no move</td><td>1</td><td>-</td><td>-</td><td>' + esc(r.reason) + '</td></tr>';
-    });
     html += '</table>';
-    el.innerHTML = html + (rows.length ? '' : '<p>no DMA stalled</p>');
+    var ns = s.stalled_count || 0, nm = ns - (s.suggested_count || 0);
+    el.innerHTML = html + (ns ? '<p>' + ns + ' stalled DMAs: ' + s.suggested_count + ' covered by the moves above, ' + nm +
+      ' with no move (below, with the reason; <code>snr analyze suggest --json</code> gives each with its producers)</p>' : '<p>no DMA stalled</p>');
+    if (nm) pagedTable(document.getElementById('no-move'), 'no_move', [
+      { h: 'DMA', f: function (r) { return '#' + r.id; } },
+      { h: 'issued at', f: function (r) { return r.place; } },
+      { h: 'stall', num: true, f: function (r) { return r.stall; } },
+      { h: 'no move because', f: function (r) { return r.reason; } }
+    ], 'in the order suggest lists them');
   }
 
+  /* each part's drawing time in ms (body[data-draw-parts]), from the script's start */
+  var parts = { start: Math.round(performance.now()) };
   try {
-    dmaTimeline();
-    lanes();
-    vmem();
-    heatmap();
-    suggestions();
-    sourcePage();
-    compare();
+    [['dma', dmaTimeline], ['lanes', lanes], ['vmem', vmem], ['heatmap', heatmap], ['suggest', suggestions],
+      ['source', sourcePage], ['compare', compare]].forEach(function (p) {
+      var t0 = performance.now();
+      p[1]();
+      parts[p[0]] = Math.round(performance.now() - t0);
+    });
   } catch (e) {
     fail(e && e.stack ? e.stack : e);
   }
@@ -515,5 +637,12 @@
     return { id: c.id, x: Math.round(r.left + window.scrollX), y: Math.round(r.top + window.scrollY), w: Math.round(r.width), h: Math.round(r.height) };
   });
   document.body.setAttribute('data-charts', JSON.stringify(boxes));
+  window.snrReport = {
+    zoomLanes: function (lo, hi) { return zoomLanes(lo, hi); },
+    page: function (name, k) { return pagers[name](k); },
+    unpack: unpack
+  };
   if (!errors.length) document.body.setAttribute('data-ready', '1');
+  document.body.setAttribute('data-draw-ms', Math.round(performance.now()));
+  document.body.setAttribute('data-draw-parts', JSON.stringify(parts));
 })();

@@ -53,7 +53,7 @@ STEPS=(
   "analyze deps|"
   "analyze suggest|"
   "analyze suggest --verify|"
-  "report|-o @"
+  "report|-o @r.html"
   "export perfetto|-o @"
 )
 declare -A WALL CPU MEM
@@ -67,6 +67,30 @@ run() { # count index cmd args input: records WALL and MEM, prints one row
   read -r s u y k <"$T/t"
   WALL[$n,$i]=$s; CPU[$n,$i]=$(echo "$u + $y" | bc); MEM[$n,$i]=$((k / 1024))
   printf '  %-26s %8s %8.2f %8d\n' "$cmd" "$s" "${CPU[$n,$i]}" $((k / 1024))
+}
+
+# The report's page: its size, and its draw time in headless Chromium (Debian's):
+# the page's own data-draw-ms (from the page's start to the end of its drawing,
+# report.js) with each part's share, and the wall time of `chromium --dump-dom`
+# (which includes starting the browser). Targets: under 10 MB, drawn in under 3 s.
+declare -A PAGE DRAW
+page() { # count html
+  local n=$1 html=$2 t0 t1 ms
+  PAGE[$n]=$(stat -c %s "$html")
+  if ! command -v chromium >/dev/null; then
+    printf '  report page: %d bytes (no chromium to draw it)\n' "${PAGE[$n]}"; return
+  fi
+  t0=$(date +%s.%N)
+  timeout 300 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" --hide-scrollbars \
+    --window-size=1200,3600 --dump-dom "file://$html" >"$T/dom.html" 2>/dev/null || fail "chromium on the report"
+  t1=$(date +%s.%N)
+  ms=$(grep -o 'data-draw-ms="[0-9]*"' "$T/dom.html" | grep -o '[0-9]*')
+  grep -q 'data-ready="1"' "$T/dom.html" || fail "the report at $n did not draw (no data-ready)"
+  DRAW[$n]=$ms
+  printf '  report page: %d bytes (%.1f MB), drawn in %d ms in Chromium (%s), chromium --dump-dom %.1f s wall\n' \
+    "${PAGE[$n]}" "$(echo "${PAGE[$n]} / 1000000" | bc -l)" "$ms" \
+    "$(grep -o 'data-draw-parts="[^"]*"' "$T/dom.html" | sed 's/.*="//; s/"$//; s/&quot;//g')" "$(echo "$t1 - $t0" | bc)"
 }
 
 for n in "${COUNTS[@]}"; do
@@ -90,6 +114,7 @@ for n in "${COUNTS[@]}"; do
       run "$n" "$i" "$cmd" "$args" "$T/m.snrm"
     fi
   done
+  page "$n" "$T/outr.html"
   total=0; ctotal=0
   for i in "${!STEPS[@]}"; do
     total=$(echo "$total + ${WALL[$n,$i]}" | bc); ctotal=$(echo "$ctotal + ${CPU[$n,$i]}" | bc)
@@ -140,6 +165,12 @@ for i in "${!STEPS[@]}"; do
   [ "${MEM[$last,$i]}" -gt 1024 ] && { s=${STEPS[$i]}; big+=" ${s%%|*} (${MEM[$last,$i]} MiB)"; }
 done
 [ -z "$big" ] && echo "memory: every step under 1 GiB at $last" || echo "memory: OVER 1 GiB at $last:$big"
+for n in "${COUNTS[@]}"; do
+  [ -n "${DRAW[$n]:-}" ] || continue
+  awk -v b="${PAGE[$n]}" -v d="${DRAW[$n]}" 'BEGIN { exit !(b < 10000000 && d < 3000) }' &&
+    echo "report page at $n: ${PAGE[$n]} bytes, drawn in ${DRAW[$n]} ms (targets 10 MB, 3 s)" ||
+    echo "report page at $n: ${PAGE[$n]} bytes, drawn in ${DRAW[$n]} ms: OVER a target (10 MB, 3 s)"
+done
 awk -v t="${CPU[$last,total]}" 'BEGIN { exit !(t < 60) }' &&
   echo "whole chain at $last: ${CPU[$last,total]} CPU s, ${WALL[$last,total]} s wall (target 60 s)" ||
   echo "whole chain at $last: ${CPU[$last,total]} CPU s, ${WALL[$last,total]} s wall: OVER the 60 s target"

@@ -12,11 +12,15 @@ summary's table with the replay's cycles. The lane timeline's intervals
 (window.SNR_LANES), averaged over `snr analyze util --json`'s windows
 (UTIL.json), give util's busy fractions for every unit and link, and its
 first view drew every lane's busy cycles. The heatmap's last column is
-drawn. The PNG is decoded by png.py (no imaging package needed)."""
+drawn. The full data (every DMA, every busy interval) is read from the
+page's packed form (gzip + base64), as the page itself decodes it. The PNG is decoded by png.py (no imaging package needed)."""
 import html, json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from png import png  # noqa: E402
+
+from packed import packed, rows  # noqa: E402
+
 
 dom = open(sys.argv[1], encoding='utf-8', errors='replace').read()
 body = re.search(r'<body([^>]*)>', dom[dom.find('</head>'):] if '</head>' in dom else dom)
@@ -37,7 +41,7 @@ if [b['id'] for b in boxes] != ['c-dma', 'c-util', 'c-vmem', 'c-heat']:
 
 # the backtail series of the DMA timeline
 BACKTAIL_RGB = bytes.fromhex('7b3fc4')  # report.js COLORS.backtail
-m = re.search(r'window\.SNR = (\{.*?\});\s*window\.SNR_LANES', dom, re.S)
+m = re.search(r'window\.SNR = (\{.*?\});\s*</script>', dom, re.S)
 snr = json.loads(m.group(1)) if m else None
 series = json.loads(html.unescape(re.search(r'data-dma-series="([^"]*)"', attrs).group(1))) \
     if 'data-dma-series' in attrs else {}
@@ -50,9 +54,19 @@ else:
         errs.append('the DMA timeline has no backtail series: %r' % series)
     elif series['backtail'] != want or want == 0:
         errs.append('backtail series holds %r whiskers, the data has %d DMAs with a backtail' % (series['backtail'], want))
+    # every DMA: the timeline's worst ones (objects) and the DMA table's packed rows (all of them,
+    # worst first, the timeline's the first)
+    table = packed(dom, 'dmas')
+    every = rows(table) if table else []
+    if not table or len(every) != snr['dma']['count'] or \
+            [d['id'] for d in every[:len(shown)]] != [d['id'] for d in shown]:
+        errs.append('the packed DMA table (%r rows) is not every DMA (%r) with the timeline\'s first' %
+                    (len(every), snr['dma']['count']))
     if len(sys.argv) > 3:
         deps = {d['id']: d for d in json.load(open(sys.argv[3]))['dmas']}
-        for d in snr['dma']['dmas']:
+        if len(every) != len(deps):
+            errs.append('the DMA table has %d DMAs, deps %d' % (len(every), len(deps)))
+        for d in shown + every:
             r = deps[d['id']]['relaxed']
             got = (d.get('backtail_cycles'), d.get('backtail_insns'), d.get('relaxed_anchor'))
             exp = (r['backtail_cycles'], r['backtail_insns'], r['anchor']) if r else (None, None, None)
@@ -68,6 +82,8 @@ if len(sys.argv) > 5:
     # the lanes against util's windows
     m = re.search(r'window\.SNR_LANES = (\{.*?\});\s*</script>', dom, re.S)
     lanes = json.loads(m.group(1)) if m else None
+    if lanes:
+        lanes['intervals'] = packed(dom, 'lanes')
     util = json.load(open(sys.argv[5]))
     if not lanes:
         errs.append('no lane data (window.SNR_LANES)')

@@ -26,13 +26,15 @@ record_attn() {
   "$snr" replay "$dir/a.snrt" -o "$dir/a.snrm" >"$dir/replay.txt" 2>&1 || fail "replay: $(cat "$dir/replay.txt")"
 }
 
-# usage: render_report DIR HTML WIDTH,HEIGHT: opens HTML in headless Chromium
-# (Debian's; installed when missing) with no virtual-time budget, so what is
-# checked is what the page drew by its load; writes DIR/dom.html (the DOM
-# after the scripts ran) and DIR/shot.png (a screenshot of that size) and
-# fails on any console message.
+# usage: render_report DIR HTML WIDTH,HEIGHT [BUDGET_MS]: opens HTML in
+# headless Chromium (Debian's; installed when missing) with no virtual-time
+# budget, so what is checked is what the page drew by its load; writes
+# DIR/dom.html (the DOM after the scripts ran) and DIR/shot.png (a screenshot
+# of that size) and fails on any console message. BUDGET_MS: a virtual-time
+# budget, for pages that check what the report draws after its load (a zoom
+# or a page decoded from the packed data, which is asynchronous).
 render_report() {
-  local dir=$1 page=$2 size=$3 sudo=""
+  local dir=$1 page=$2 size=$3 budget=${4:-} sudo=""
   if ! command -v chromium >/dev/null; then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     (export DEBIAN_FRONTEND=noninteractive; $sudo apt-get update -qq &&
@@ -41,7 +43,8 @@ render_report() {
   chrome() {
     timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
       --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$dir")" \
-      --hide-scrollbars --window-size="$size" --enable-logging=stderr --v=0 "$@"
+      --hide-scrollbars --window-size="$size" --enable-logging=stderr --v=0 \
+      ${budget:+--virtual-time-budget="$budget"} "$@"
   }
   chrome --dump-dom "file://$page" >"$dir/dom.html" 2>"$dir/dom.err" ||
     fail "chromium --dump-dom: $(tail -5 "$dir/dom.err")"

@@ -39,26 +39,40 @@ PY
 python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" "$T/deps.json" "$T/replay.json" "$T/util.json" ||
   fail "report check"
 # zoom: the lane chart zoomed to a 100-cycle span (dataZoom, as the wheel or slider does)
-# draws exactly each lane's intervals clipped to it, one rectangle each
+# draws exactly each lane's intervals clipped to it, one rectangle each, decoded from the
+# page's packed intervals; paging: the DMA table's last page shows the last DMAs of
+# `snr analyze dma --json`
 python3 - "$T/r.html" "$T/zoom.html" <<'PY' || fail "zoom page"
 import sys
 s = open(sys.argv[1], encoding='utf-8').read()
 i = s.rindex('</body>')
 open(sys.argv[2], 'w', encoding='utf-8').write(s[:i] + """<script>
-var c = echarts.getInstanceByDom(document.getElementById('c-util')), L = window.SNR_LANES;
-var lo = Math.floor(L.cycles / 3), hi = lo + 100;
-c.dispatchAction({ type: 'dataZoom', startValue: lo, endValue: hi });
-document.body.setAttribute('data-zoomed', JSON.stringify({ lo: lo, hi: hi, items: c.getOption().series[0].data }));
+var L = window.SNR_LANES, lo = Math.floor(L.cycles / 3), hi = lo + 100, R = window.snrReport;
+R.zoomLanes(lo, hi).then(function (items) {
+  var lod = document.getElementById('util-lod');
+  document.body.setAttribute('data-zoomed', JSON.stringify({ lo: lo, hi: hi, items: items,
+    merged: lod.getAttribute('data-merged'), said: lod.textContent }));
+  return R.page('dmas', 1e9);
+}).then(function () {
+  var ids = [];
+  document.querySelectorAll('#dma-table tr[data-row]').forEach(function (tr) { ids.push(tr.firstChild.textContent); });
+  document.body.setAttribute('data-dma-last-page', JSON.stringify({ ids: ids,
+    info: document.querySelector('#dma-table .pageinfo').textContent }));
+}).catch(function (e) { document.body.setAttribute('data-zoom-error', String(e)); });
 </script>""" + s[i:])
 PY
-mkdir -p "$T/zoom" && render_report "$T/zoom" "$T/zoom.html" 1200,3600
-python3 - "$T/zoom/dom.html" <<'PY' || fail "the zoomed lane timeline"
+mkdir -p "$T/zoom" && render_report "$T/zoom" "$T/zoom.html" 1200,3600 20000
+"$SNR" analyze dma "$T/a.snrm" --json >"$T/dma.json" || fail "analyze dma --json"
+python3 - "$T/zoom/dom.html" "$T/dma.json" "$HERE" <<'PY' || fail "the zoomed lane timeline or the DMA table's last page"
 import html, json, re, sys
+sys.path.insert(0, sys.argv[3])
+from packed import packed  # noqa: E402
 dom = open(sys.argv[1], encoding='utf-8').read()
+err = re.search(r'data-zoom-error="([^"]*)"', dom)
+assert not err, html.unescape(err.group(1))
 z = json.loads(html.unescape(re.search(r'data-zoomed="([^"]*)"', dom).group(1)))
-L = json.loads(re.search(r'window\.SNR_LANES = (\{.*?\});\s*</script>', dom, re.S).group(1))
 want = []
-for l, a in enumerate(L['intervals']):
+for l, a in enumerate(packed(dom, 'lanes')):
     t = 0
     for k in range(0, len(a), 2):
         s0 = t + a[k]; t = s0 + a[k + 1]
@@ -67,6 +81,16 @@ for l, a in enumerate(L['intervals']):
             want.append([l, s1, e1, e1 - s1, 1])
 assert want, 'no interval in the zoomed span'
 assert sorted(z['items']) == sorted(want), (z['items'], want)
+assert z['merged'] == '0' and 'exact' in z['said'], z
+# the DMA table's last page: the last DMAs of analyze dma (sorted by stall, as the table)
+dmas = json.load(open(sys.argv[2]))['dmas']
+p = json.loads(html.unescape(re.search(r'data-dma-last-page="([^"]*)"', dom).group(1)))
+n = len(dmas)
+per = 50
+last = dmas[(n - 1) // per * per:]
+assert p['ids'] == ['#%d' % d['id'] for d in last], (p, [d['id'] for d in last])
+assert p['info'].startswith('rows %d-%d of %d ' % ((n - 1) // per * per + 1, n, n)), p['info']
 PY
 echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them," \
-  "stall causes as the replay sums them, lanes as util averages them"
+  "stall causes as the replay sums them, lanes as util averages them, a zoom draws the exact intervals," \
+  "the DMA table's last page is analyze dma's last DMAs"
