@@ -19,6 +19,14 @@
  * matching ta1rt_launch call starts (--launch N, or the only launch), else
  * where the host trace starts; cycles still become time through the
  * config's clock_hz. docs/host.md explains the choice.
+ *
+ * Large windows are written in Perfetto's own protobuf trace format
+ * instead (--format proto, or by default where the JSON would exceed
+ * JSON_MAX_BYTES): the same tracks, slices (as begin and end events, in
+ * the order that nests them), flows and counters, encoded by protobuf-c
+ * from analyzer/perfetto_trace.proto (the subset of Perfetto's messages
+ * used), with event, category and argument names interned. Host traces
+ * are exported as JSON only.
  */
 #include <getopt.h>
 #include <math.h>
@@ -32,14 +40,378 @@
 #include "lib/snr_util.h"
 #include "analyzer/host_events.h"
 #include "lib/snr_host_trace.h"
+#include "perfetto_trace.pb-c.h"
+
+/* `--format auto` writes JSON up to this size and protobuf beyond; the JSON
+ * costs about JSON_EVENT_BYTES per event (a 1M-instruction serving window:
+ * 53 MB for 292k events), the protobuf about a quarter of that */
+#define JSON_MAX_BYTES (100ull << 20)
+#define JSON_EVENT_BYTES 190
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent TrackEvent;
+typedef Perfetto__Protos__DebugAnnotation Annotation;
+typedef Perfetto__Protos__InternedData Interned;
+typedef Perfetto__Protos__EventName EventName;
+
+/* A track's slices still open (their ends), so that each slice's end is
+ * written before anything that begins at or after it on the track */
+#define DEPTH 16
+struct track {
+	uint64_t end[DEPTH];
+	int depth;
+	uint64_t last_start;
+};
+
+/* The protobuf writer: one packet sequence; names interned in it */
+struct proto {
+	json_t *iids[4];  /* event names, categories, annotation names, annotation strings -> iid */
+	json_t *counters; /* "pid name" -> counter track uuid */
+	json_t *track_of; /* track uuid (text) -> index in tracks */
+	struct track *tracks;
+	size_t ntracks;
+	bool started;
+	uint64_t out_of_order; /* slices that began before an earlier one on their track */
+	/* the interned data of the packet being built */
+	void *fresh[4][64]; /* EventName, EventCategory, DebugAnnotationName, InternedString */
+	size_t nfresh[4];
+};
+
+/* protobuf-c's output buffer, appending to the file */
+struct file_buffer {
+	ProtobufCBuffer base;
+	FILE *f;
+};
+
+static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	fwrite(data, 1, len, ((struct file_buffer *)b)->f);
+}
 
 enum { TID_SCALAR = 1, TID_VECTOR, TID_MXU, TID_DMA, TID_DMAOPS, TID_LINK0 = 100, LANES = 32 };
 
 struct out {
 	FILE *f;
 	bool first;
-	int64_t base_ns; /* where cycle 0 of the replayed window lies on the output's clock */
+	int64_t base_ns;  /* where cycle 0 of the replayed window lies on the output's clock */
+	struct proto *pb; /* NULL: trace-event JSON */
 };
+
+/* ---- the protobuf writer ---------------------------------------------- */
+
+/* a track's uuid: small numbers are short varints */
+static uint64_t track_uuid(int pid, int tid)
+{
+	return (uint64_t)pid << 20 | (uint32_t)tid;
+}
+
+/* s's iid among kind's strings (0 event names, 1 categories, 2 annotation
+ * names, 3 annotation string values); a new one goes into the packet's
+ * interned data. 0: no room left in this packet (say it inline). */
+static uint64_t intern(struct proto *pb, int kind, const char *s)
+{
+	json_t *k = json_object_get(pb->iids[kind], s);
+	if (k)
+		return (uint64_t)json_integer_value(k);
+	if (pb->nfresh[kind] == 64)
+		return 0;
+	uint64_t iid = json_object_size(pb->iids[kind]) + 1;
+	json_object_set_new(pb->iids[kind], s, json_integer((json_int_t)iid));
+	if (kind == 3) {
+		Perfetto__Protos__InternedString *e = snr_xcalloc(1, sizeof(*e));
+		perfetto__protos__interned_string__init(e);
+		e->has_iid = e->has_str = true;
+		e->iid = iid;
+		e->str.data = (uint8_t *)snr_xstrdup(s);
+		e->str.len = strlen(s);
+		pb->fresh[kind][pb->nfresh[kind]++] = e;
+		return iid;
+	}
+	/* EventName, EventCategory and DebugAnnotationName are the same
+	 * {iid, name}; each is initialized with its own descriptor */
+	EventName *e = snr_xcalloc(1, sizeof(*e));
+	static const ProtobufCMessageDescriptor *desc[3] = {
+	    &perfetto__protos__event_name__descriptor, &perfetto__protos__event_category__descriptor,
+	    &perfetto__protos__debug_annotation_name__descriptor};
+	protobuf_c_message_init(desc[kind], e);
+	e->has_iid = true;
+	e->iid = iid;
+	e->name = snr_xstrdup(s);
+	pb->fresh[kind][pb->nfresh[kind]++] = e;
+	return iid;
+}
+
+/* p (with any names interned for it) as one packet of the sequence;
+ * interned: p refers to interned names */
+static void packet_write(struct out *o, Packet *p, bool interned)
+{
+	struct proto *pb = o->pb;
+	Interned in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	p->has_trusted_packet_sequence_id = true;
+	p->trusted_packet_sequence_id = 1;
+	/* the first packet clears the sequence's incremental state (interned
+	 * names), and each packet that uses it says so */
+	p->sequence_flags = (pb->started ? 0 : 1) | (interned ? 2 : 0);
+	p->has_sequence_flags = p->sequence_flags != 0;
+	pb->started = true;
+	if (pb->nfresh[0] || pb->nfresh[1] || pb->nfresh[2] || pb->nfresh[3]) {
+		in.n_event_names = pb->nfresh[0];
+		in.event_names = (EventName **)pb->fresh[0];
+		in.n_event_categories = pb->nfresh[1];
+		in.event_categories = (Perfetto__Protos__EventCategory **)pb->fresh[1];
+		in.n_debug_annotation_names = pb->nfresh[2];
+		in.debug_annotation_names = (Perfetto__Protos__DebugAnnotationName **)pb->fresh[2];
+		in.n_debug_annotation_string_values = pb->nfresh[3];
+		in.debug_annotation_string_values = (Perfetto__Protos__InternedString **)pb->fresh[3];
+		p->interned_data = &in;
+	}
+	/* a Trace of one packet is that packet as a field of the whole Trace:
+	 * the file is their concatenation */
+	Perfetto__Protos__Trace t = PERFETTO__PROTOS__TRACE__INIT;
+	t.n_packet = 1;
+	t.packet = &p;
+	struct file_buffer fb = {.base = {.append = file_append}, .f = o->f};
+	perfetto__protos__trace__pack_to_buffer(&t, &fb.base);
+	p->interned_data = NULL;
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < pb->nfresh[k]; i++) {
+			if (k == 3)
+				free(((Perfetto__Protos__InternedString *)pb->fresh[k][i])->str.data);
+			else
+				free(((EventName *)pb->fresh[k][i])->name);
+			free(pb->fresh[k][i]);
+		}
+		pb->nfresh[k] = 0;
+	}
+}
+
+static void track_describe(struct out *o, int pid, int tid, const char *name)
+{
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	td.has_uuid = true;
+	td.uuid = track_uuid(pid, tid);
+	if (tid) {
+		td.has_parent_uuid = true;
+		td.parent_uuid = track_uuid(pid, 0);
+		th.has_pid = th.has_tid = true;
+		th.pid = pid;
+		th.tid = tid;
+		th.thread_name = (char *)name;
+		td.thread = &th;
+	} else {
+		pd.has_pid = true;
+		pd.pid = pid;
+		pd.process_name = (char *)name;
+		td.process = &pd;
+	}
+	p.track_descriptor = &td;
+	packet_write(o, &p, false);
+}
+
+/* a JSON value as a debug annotation named name (NULL: an array element) */
+static Annotation *annotation_of(struct proto *pb, const char *name, json_t *v)
+{
+	Annotation *a = snr_xcalloc(1, sizeof(*a));
+	perfetto__protos__debug_annotation__init(a);
+	if (name) {
+		a->name_iid = intern(pb, 2, name);
+		a->has_name_iid = a->name_iid != 0;
+		if (!a->has_name_iid)
+			a->name = snr_xstrdup(name);
+	}
+	if (json_is_integer(v)) {
+		a->has_int_value = true;
+		a->int_value = json_integer_value(v);
+	} else if (json_is_real(v)) {
+		a->has_double_value = true;
+		a->double_value = json_real_value(v);
+	} else if (json_is_boolean(v)) {
+		a->has_bool_value = true;
+		a->bool_value = json_is_true(v);
+	} else if (json_is_string(v)) {
+		a->string_value_iid = intern(pb, 3, json_string_value(v));
+		a->has_string_value_iid = a->string_value_iid != 0;
+		if (!a->has_string_value_iid)
+			a->string_value = snr_xstrdup(json_string_value(v));
+	} else if (json_is_object(v)) {
+		const char *k;
+		json_t *e;
+		a->dict_entries = snr_xcalloc(json_object_size(v) + 1, sizeof(*a->dict_entries));
+		json_object_foreach(v, k, e) a->dict_entries[a->n_dict_entries++] = annotation_of(pb, k, e);
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		a->array_values = snr_xcalloc(json_array_size(v) + 1, sizeof(*a->array_values));
+		json_array_foreach(v, i, e) a->array_values[a->n_array_values++] = annotation_of(pb, NULL, e);
+	} else {
+		a->string_value = snr_xstrdup("null");
+	}
+	return a;
+}
+
+static void annotation_free(Annotation *a)
+{
+	for (size_t i = 0; i < a->n_dict_entries; i++)
+		annotation_free(a->dict_entries[i]);
+	for (size_t i = 0; i < a->n_array_values; i++)
+		annotation_free(a->array_values[i]);
+	free(a->dict_entries);
+	free(a->array_values);
+	free(a->string_value);
+	free(a->name);
+	free(a);
+}
+
+static struct track *track_state(struct proto *pb, uint64_t uuid)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)uuid);
+	json_t *k = json_object_get(pb->track_of, key);
+	if (k)
+		return &pb->tracks[json_integer_value(k)];
+	pb->tracks = snr_xrealloc(pb->tracks, (pb->ntracks + 1) * sizeof(*pb->tracks));
+	memset(&pb->tracks[pb->ntracks], 0, sizeof(*pb->tracks));
+	json_object_set_new(pb->track_of, key, json_integer((json_int_t)pb->ntracks));
+	return &pb->tracks[pb->ntracks++];
+}
+
+static void slice_end_write(struct out *o, uint64_t uuid, uint64_t ns)
+{
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	p.has_timestamp = true;
+	p.timestamp = ns;
+	te.has_type = te.has_track_uuid = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+	te.track_uuid = uuid;
+	p.track_event = &te;
+	packet_write(o, &p, false);
+}
+
+/* the ends of the slices on track t that end by ns */
+static void track_close(struct out *o, uint64_t uuid, struct track *t, uint64_t ns)
+{
+	while (t->depth && t->end[t->depth - 1] <= ns)
+		slice_end_write(o, uuid, t->end[--t->depth]);
+}
+
+/* A slice [start_ns, end_ns) as its begin event (its end is written when
+ * the next slice on the track begins at or after it, or at the end); args
+ * a JSON object's members. Slices must come in their track's order: by
+ * start, an enclosing one first. */
+static void proto_slice(struct out *o, int pid, int tid, const char *name, const char *cat, int64_t start_ns,
+			int64_t end_ns, const char *args, const uint64_t *flows, size_t nflows,
+			const uint64_t *ends, size_t nends)
+{
+	struct proto *pb = o->pb;
+	uint64_t uuid = track_uuid(pid, tid), s = (uint64_t)start_ns, e = (uint64_t)end_ns;
+	struct track *t = track_state(pb, uuid);
+	if (s < t->last_start)
+		pb->out_of_order++;
+	t->last_start = s;
+	track_close(o, uuid, t, s);
+	if (t->depth == DEPTH || (t->depth && e > t->end[t->depth - 1])) {
+		pb->out_of_order++; /* would not nest: written, ended at its parent's end */
+		e = t->depth ? t->end[t->depth - 1] : e;
+		if (t->depth == DEPTH)
+			track_close(o, uuid, t, UINT64_MAX);
+	}
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	uint64_t cat_iid = intern(pb, 1, cat), name_iid = intern(pb, 0, name);
+	p.has_timestamp = true;
+	p.timestamp = s;
+	te.has_type = te.has_track_uuid = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+	te.track_uuid = uuid;
+	te.has_name_iid = name_iid != 0;
+	te.name_iid = name_iid;
+	te.name = name_iid ? NULL : (char *)name;
+	te.n_category_iids = cat_iid ? 1 : 0;
+	te.category_iids = &cat_iid;
+	char *cats[1] = {(char *)cat};
+	te.n_categories = cat_iid ? 0 : 1;
+	te.categories = cats;
+	te.n_flow_ids = nflows;
+	te.flow_ids = (uint64_t *)flows;
+	te.n_terminating_flow_ids = nends;
+	te.terminating_flow_ids = (uint64_t *)ends;
+	json_t *aj = NULL;
+	if (args && args[0]) {
+		size_t n = strlen(args);
+		char *b = snr_xmalloc(n + 3);
+		b[0] = '{';
+		memcpy(b + 1, args, n);
+		b[n + 1] = '}';
+		b[n + 2] = 0;
+		aj = json_loadb(b, n + 2, 0, NULL);
+		free(b);
+	}
+	if (aj) {
+		const char *k;
+		json_t *v;
+		te.debug_annotations = snr_xcalloc(json_object_size(aj) + 1, sizeof(*te.debug_annotations));
+		json_object_foreach(aj, k, v) te.debug_annotations[te.n_debug_annotations++] =
+		    annotation_of(pb, k, v);
+	}
+	p.track_event = &te;
+	packet_write(o, &p, true);
+	for (size_t i = 0; i < te.n_debug_annotations; i++)
+		annotation_free(te.debug_annotations[i]);
+	free(te.debug_annotations);
+	json_decref(aj);
+	t->end[t->depth++] = e;
+}
+
+static void proto_counter(struct out *o, int pid, const char *name, int64_t ns, int64_t value)
+{
+	struct proto *pb = o->pb;
+	char key[300];
+	snprintf(key, sizeof(key), "counter %d %s", pid, name);
+	/* counter tracks get uuids after the process's threads */
+	json_t *k = json_object_get(pb->counters, key);
+	uint64_t uuid;
+	if (k)
+		uuid = (uint64_t)json_integer_value(k);
+	else {
+		uuid = track_uuid(pid, (int)(0x80000 + json_object_size(pb->track_of)));
+		track_state(pb, uuid); /* reserves the number */
+		json_object_set_new(pb->counters, key, json_integer((json_int_t)uuid));
+		Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+		Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+		Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+		td.has_uuid = td.has_parent_uuid = true;
+		td.uuid = uuid;
+		td.parent_uuid = track_uuid(pid, 0);
+		td.name = (char *)name;
+		td.counter = &cd;
+		p.track_descriptor = &td;
+		packet_write(o, &p, false);
+	}
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	p.has_timestamp = true;
+	p.timestamp = (uint64_t)ns;
+	te.has_type = te.has_track_uuid = te.has_counter_value = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+	te.track_uuid = uuid;
+	te.counter_value = value;
+	p.track_event = &te;
+	packet_write(o, &p, false);
+}
+
+/* every slice still open, ended */
+static void proto_finish(struct out *o)
+{
+	struct proto *pb = o->pb;
+	const char *key;
+	json_t *v;
+	json_object_foreach(pb->track_of, key, v)
+	    track_close(o, strtoull(key, NULL, 10), &pb->tracks[json_integer_value(v)], UINT64_MAX);
+}
 
 /* A cycle's time on the output's clock, in whole nanoseconds. Every
  * timestamp and every slice end is rounded once, here, and a slice's dur is
@@ -76,28 +448,97 @@ static void ev_begin(struct out *o)
 
 static void name_meta(struct out *o, const char *what, int pid, int tid, const char *name, int sort)
 {
+	if (o->pb) {
+		track_describe(o, pid, tid, name);
+		return;
+	}
 	ev_begin(o);
-	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"name\":", what, pid, tid);
+	fprintf(o->f,
+		"{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"name\":", what, pid,
+		tid);
 	json_t *s = json_string(name);
 	json_dumpf(s, o->f, JSON_ENCODE_ANY);
 	json_decref(s);
 	fputs("}}", o->f);
 	ev_begin(o);
-	fprintf(o->f, "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"sort_index\":%d}}",
+	fprintf(o->f,
+		"{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"args\":{\"sort_"
+		"index\":%d}}",
 		!strcmp(what, "process_name") ? "process" : "thread", pid, tid, sort);
+}
+
+static const char *json_inner(const char *s, char *buf, size_t len);
+
+/* A slice [start, end) cycles named name (raw text) with args (a JSON
+ * object's members, or NULL); flow flow_out (0: none) starts at it, and
+ * the flows ends[n] end in it at cycle end_at. */
+static void slice_flows(struct out *o, const struct an_data *d, int pid, int tid, const char *name,
+			const char *cat, uint64_t start, uint64_t end, const char *args, uint64_t flow_out,
+			const uint64_t *ends, size_t nends, uint64_t end_at)
+{
+	if (end < start)
+		end = start;
+	int64_t ts_ns = t_ns(o, d, start);
+	if (o->pb) {
+		proto_slice(o, pid, tid, name, cat, ts_ns, t_ns(o, d, end), args, &flow_out, flow_out ? 1 : 0,
+			    ends, nends);
+		return;
+	}
+	ev_begin(o);
+	char ts[32], dur[32], ename[1024];
+	fprintf(
+	    o->f,
+	    "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%s%s%s%s}",
+	    json_inner(name, ename, sizeof(ename)), cat, pid, tid, us_text(ts, ts_ns),
+	    us_text(dur, t_ns(o, d, end) - ts_ns), args ? ",\"args\":{" : "", args ? args : "",
+	    args ? "}" : "");
+	/* flows as s -> f events: named by the DMA (the low 32 bits of the id) */
+	if (flow_out) {
+		ev_begin(o);
+		fprintf(o->f,
+			"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,"
+			"\"tid\":%d,"
+			"\"ts\":%s}",
+			(unsigned long long)(flow_out & 0xffffffffu), (unsigned long long)flow_out, pid, tid,
+			ts);
+	}
+	for (size_t i = 0; i < nends; i++) {
+		ev_begin(o);
+		fprintf(o->f,
+			"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,"
+			"\"pid\":%d,"
+			"\"tid\":%d,\"ts\":%s}",
+			(unsigned long long)(ends[i] & 0xffffffffu), (unsigned long long)ends[i], pid, tid,
+			ts_us(ts, o, d, end_at));
+	}
 }
 
 static void slice(struct out *o, const struct an_data *d, int pid, int tid, const char *name, const char *cat,
 		  uint64_t start, uint64_t end, const char *args)
 {
-	if (end < start)
-		end = start;
+	slice_flows(o, d, pid, tid, name, cat, start, end, args, 0, NULL, 0, 0);
+}
+
+/* A counter's values at cycle: JSON one "C" event with a member per value,
+ * protobuf one counter track per value ("NAME KEY") */
+static void counter(struct out *o, const struct an_data *d, int pid, const char *name,
+		    const char *const *keys, const uint64_t *values, int n, uint64_t cycle)
+{
+	char tbuf[32];
+	if (o->pb) {
+		for (int i = 0; i < n; i++) {
+			char cname[256];
+			snprintf(cname, sizeof(cname), "%s %s", name, keys[i]);
+			proto_counter(o, pid, cname, t_ns(o, d, cycle), (int64_t)values[i]);
+		}
+		return;
+	}
 	ev_begin(o);
-	char ts[32], dur[32];
-	int64_t ts_ns = t_ns(o, d, start);
-	fprintf(o->f, "{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%s%s%s%s}",
-		name, cat, pid, tid, us_text(ts, ts_ns), us_text(dur, t_ns(o, d, end) - ts_ns), args ? ",\"args\":{" : "",
-		args ? args : "", args ? "}" : "");
+	fprintf(o->f, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%d,\"tid\":0,\"ts\":%s,\"args\":{", name, pid,
+		ts_us(tbuf, o, d, cycle));
+	for (int i = 0; i < n; i++)
+		fprintf(o->f, "%s\"%s\":%llu", i ? "," : "", keys[i], (unsigned long long)values[i]);
+	fputs("}}", o->f);
 }
 
 /* s as the inside of a JSON string (no quotes) into buf. */
@@ -114,22 +555,21 @@ static const char *json_inner(const char *s, char *buf, size_t len)
 
 /* What ran at instruction index: a slice name ("prefix" + "ta.mxu.mm
  * attn.c:37 (attn)", the mnemonic and the place of the user's line, or the
- * symbol without line tables) and its args (pc, disassembly, the "source"
- * object), both escaped for the trace-event JSON. */
+ * symbol without line tables; raw text) and its args (pc, disassembly, the
+ * "source" object; JSON object members). */
 static void insn_label(struct an_pcinfo *info, const struct an_data *d, int64_t index, const char *prefix,
 		       bool mnemonic, char *name, size_t nlen, char *args, size_t alen)
 {
 	if (index < 0 || (uint64_t)index >= d->npcs) {
-		json_inner(prefix, name, nlen);
+		snprintf(name, nlen, "%s", prefix);
 		args[0] = 0;
 		return;
 	}
 	uint64_t pc = d->pcs[index];
-	char mn[64] = "", raw[600];
+	char mn[64] = "";
 	if (mnemonic)
 		an_pcinfo_mnemonic(info, pc, mn, sizeof(mn));
-	snprintf(raw, sizeof(raw), "%s%s%s%s", prefix, mn, mn[0] ? " " : "", an_pcinfo_where(info, pc));
-	json_inner(raw, name, nlen);
+	snprintf(name, nlen, "%s%s%s%s", prefix, mn, mn[0] ? " " : "", an_pcinfo_where(info, pc));
 	snprintf(args, alen, "\"index\":%lld,%s", (long long)index, an_pcinfo_args(info, pc));
 }
 
@@ -137,7 +577,6 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 {
 	struct an_pcinfo *info = an_pcinfo_new(&d->src);
 	char lname[1024], largs[2048];
-	char tbuf[32];
 	name_meta(o, "process_name", pid, 0, label, pid);
 	static const char *unit_names[] = {"scalar", "vector", "mxu", "dma engine"};
 	for (int u = 0; u < 4; u++)
@@ -147,16 +586,18 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		const struct an_busy *b = &d->busy[i];
 		int tid = b->unit < 4 ? TID_SCALAR + b->unit : TID_DMA;
 		if (b->index != UINT64_MAX && b->index < d->npcs) {
-			insn_label(info, d, (int64_t)b->index, "", true, lname, sizeof(lname), largs, sizeof(largs));
+			insn_label(info, d, (int64_t)b->index, "", true, lname, sizeof(lname), largs,
+				   sizeof(largs));
 			slice(o, d, pid, tid, lname, "unit", b->start, b->end, largs);
 		} else {
-			slice(o, d, pid, tid, b->unit < 4 ? unit_names[b->unit] : "busy", "unit", b->start, b->end,
-			      "\"index\":-1");
+			slice(o, d, pid, tid, b->unit < 4 ? unit_names[b->unit] : "busy", "unit", b->start,
+			      b->end, "\"index\":-1");
 		}
 	}
-	/* lanes per link: greedy, by issue order */
+	/* lanes per link: greedy, by issue order; named before their slices */
 	uint64_t(*lane_free)[LANES] = snr_xcalloc((size_t)(d->nlinks + 1), sizeof(*lane_free));
 	int *lanes_used = snr_xcalloc((size_t)(d->nlinks + 1), sizeof(int));
+	int *lane_of = snr_xcalloc(d->ndmas + 1, sizeof(int));
 	for (size_t i = 0; i < d->ndmas; i++) {
 		const struct an_dma *m = &d->dmas[i];
 		if (!m->id)
@@ -169,17 +610,40 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		while (lane < LANES - 1 && lane_free[l][lane] > s)
 			lane++;
 		lane_free[l][lane] = e;
+		lane_of[i] = lane;
 		if (lane + 1 > lanes_used[l])
 			lanes_used[l] = lane + 1;
-		int tid = TID_LINK0 + l * LANES + lane;
+	}
+	for (int l = 0; l <= d->nlinks; l++)
+		for (int lane = 0; lane < lanes_used[l]; lane++) {
+			char name[64];
+			snprintf(name, sizeof(name), "link %s #%d",
+				 l < d->nlinks ? d->links[l].name : "(no bytes)", lane);
+			name_meta(o, "thread_name", pid, TID_LINK0 + l * LANES + lane, name,
+				  TID_LINK0 + l * LANES + lane);
+		}
+	free(lane_free);
+	free(lanes_used);
+	/* each DMA: its slice, and inside it its phases, in the order they begin */
+	for (size_t i = 0; i < d->ndmas; i++) {
+		const struct an_dma *m = &d->dmas[i];
+		if (!m->id)
+			continue;
+		int l = m->link >= 0 ? m->link : d->nlinks;
+		uint64_t s = m->issue == AN_NONE ? 0 : m->issue + 1;
+		uint64_t c = m->complete != AN_NONE ? m->complete : (m->start != AN_NONE ? m->start : s);
+		uint64_t e = m->wait != AN_NONE && m->wait > c ? m->wait : c;
+		int tid = TID_LINK0 + l * LANES + lane_of[i];
 		char prefix[48], args[3072];
 		snprintf(prefix, sizeof(prefix), "dma#%llu ", (unsigned long long)m->id);
-		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
+		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs,
+			   sizeof(largs));
 		if (m->issue_index < 0) /* issued before the window */
 			snprintf(lname, sizeof(lname), "dma#%llu", (unsigned long long)m->id);
 		snprintf(args, sizeof(args),
 			 "\"id\":%llu,\"bytes\":%llu,\"flag\":%u,\"case\":\"%s\",\"stall_base_cycles\":%llu,"
-			 "\"stall_transfer_cycles\":%llu,\"slack_cycles\":%llu,\"issue_index\":%lld,\"wait_index\":%lld%s%s",
+			 "\"stall_transfer_cycles\":%llu,\"slack_cycles\":%llu,\"issue_index\":%lld,\"wait_"
+			 "index\":%lld%s%s",
 			 (unsigned long long)m->id, (unsigned long long)m->bytes, m->flag, an_dma_case(m),
 			 (unsigned long long)m->stall_base, (unsigned long long)m->stall_transfer,
 			 (unsigned long long)m->slack, (long long)m->issue_index, (long long)m->wait_index,
@@ -189,40 +653,24 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		slice(o, d, pid, tid, lname, "dma", s, e, args);
 		uint64_t st = m->start != AN_NONE ? m->start : c;
 		slice(o, d, pid, tid, "base latency", "dma.base", s, st, NULL);
+		/* the stall on the base latency lies in it, before the transfer */
+		if (m->stall_base)
+			slice(o, d, pid, tid, "stall: base latency", "dma.stall",
+			      c - m->stall_transfer - m->stall_base, c - m->stall_transfer, NULL);
 		if (c > st)
 			slice(o, d, pid, tid, "transfer", "dma.transfer", st, c, NULL);
-		if (m->stall_base)
-			slice(o, d, pid, tid, "stall: base latency", "dma.stall", c - m->stall_transfer - m->stall_base,
-			      c - m->stall_transfer, NULL);
 		if (m->stall_transfer)
 			slice(o, d, pid, tid, "stall: transfer", "dma.stall", c - m->stall_transfer, c, NULL);
 		if (m->slack && m->wait != AN_NONE)
 			slice(o, d, pid, tid, "slack", "dma.slack", c, m->wait, NULL);
 	}
-	for (int l = 0; l <= d->nlinks; l++)
-		for (int lane = 0; lane < lanes_used[l]; lane++) {
-			char name[64];
-			snprintf(name, sizeof(name), "link %s #%d", l < d->nlinks ? d->links[l].name : "(no bytes)", lane);
-			name_meta(o, "thread_name", pid, TID_LINK0 + l * LANES + lane, name, TID_LINK0 + l * LANES + lane);
-		}
-	free(lane_free);
-	free(lanes_used);
-	/* ISSUE and WAIT slices on the core, joined by flows */
-	for (size_t i = 0; i < d->ndmas; i++) {
-		const struct an_dma *m = &d->dmas[i];
-		if (!m->id || m->issue_index < 0 || m->issue == AN_NONE)
-			continue;
-		char prefix[48];
-		snprintf(prefix, sizeof(prefix), "ISSUE dma#%llu ", (unsigned long long)m->id);
-		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
-		slice(o, d, pid, TID_DMAOPS, lname, "dma.issue", m->issue, m->issue + 1, largs);
-	}
-	/* The DMAs one WAIT consumed, grouped by sorting (wait index, dma):
-	 * the WAIT's slice is drawn once, with the first of them, from the
-	 * earliest arrival (a stalled DMA's complete - stall) to the WAIT's end */
+	free(lane_of);
+	/* The core's ISSUE and WAIT slices, one track, in the order they begin;
+	 * a flow from each ISSUE to the WAIT that consumed its DMA. The DMAs
+	 * one WAIT consumed, grouped by sorting (wait index, dma): the WAIT's
+	 * slice is drawn once, from the earliest arrival (a stalled DMA's
+	 * complete - stall) to the WAIT's end, and the group's flows end in it. */
 	uint64_t(*by_wait)[2] = snr_xcalloc(d->ndmas + 1, sizeof(*by_wait));
-	uint64_t *arrive_of = snr_xcalloc(d->ndmas + 1, sizeof(*arrive_of));
-	bool *first_of = snr_xcalloc(d->ndmas + 1, sizeof(*first_of));
 	size_t nw = 0;
 	for (size_t i = 0; i < d->ndmas; i++)
 		if (d->dmas[i].id && d->dmas[i].wait != AN_NONE) {
@@ -230,6 +678,9 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 			by_wait[nw++][1] = i;
 		}
 	qsort(by_wait, nw, sizeof(*by_wait), an_cmp_u64pair);
+	/* per WAIT: [arrive, first of its group in by_wait, group size], by arrival */
+	uint64_t(*waits)[3] = snr_xcalloc(nw + 1, sizeof(*waits));
+	size_t nwaits = 0;
 	for (size_t a = 0, b; a < nw; a = b) {
 		uint64_t arrive = UINT64_MAX;
 		for (b = a; b < nw && by_wait[b][0] == by_wait[a][0]; b++) {
@@ -238,57 +689,56 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 			if (st && n->complete != AN_NONE && n->complete - st < arrive)
 				arrive = n->complete - st;
 		}
-		first_of[by_wait[a][1]] = true; /* the lowest dma of the group */
-		for (size_t k = a; k < b; k++) {
-			uint64_t w = d->dmas[by_wait[k][1]].wait;
-			arrive_of[by_wait[k][1]] = arrive < w ? arrive : w;
-		}
+		uint64_t w = d->dmas[by_wait[a][1]].wait;
+		waits[nwaits][0] = arrive < w ? arrive : w;
+		waits[nwaits][1] = a;
+		waits[nwaits++][2] = b - a;
 	}
-	free(by_wait);
-	for (size_t i = 0; i < d->ndmas; i++) {
-		const struct an_dma *m = &d->dmas[i];
-		if (!m->id || m->wait == AN_NONE)
+	qsort(waits, nwaits, sizeof(*waits), an_cmp_u64pair);
+	uint64_t *ends = snr_xcalloc(nw + 1, sizeof(*ends));
+	size_t wi = 0;
+	for (size_t i = 0; i <= d->ndmas; i++) {
+		const struct an_dma *m = i < d->ndmas ? &d->dmas[i] : NULL;
+		bool issue = m && m->id && m->issue_index >= 0 && m->issue != AN_NONE;
+		if (m && !issue)
 			continue;
-		uint64_t arrive = arrive_of[i];
-		if (first_of[i]) {
+		/* the WAITs that begin before this ISSUE (all of them after the last) */
+		for (; wi < nwaits && (!m || waits[wi][0] <= m->issue); wi++) {
+			const struct an_dma *f = &d->dmas[by_wait[waits[wi][1]][1]];
+			size_t n = 0;
+			for (size_t k = 0; k < waits[wi][2]; k++) {
+				const struct an_dma *g = &d->dmas[by_wait[waits[wi][1] + k][1]];
+				if (g->issue_index >= 0 && g->issue != AN_NONE)
+					ends[n++] = ((uint64_t)pid << 32) | g->id;
+			}
 			char prefix[48];
-			snprintf(prefix, sizeof(prefix), "WAIT flag %u ", m->flag);
-			insn_label(info, d, m->wait_index, prefix, false, lname, sizeof(lname), largs, sizeof(largs));
-			slice(o, d, pid, TID_DMAOPS, lname, "dma.wait", arrive, m->wait + 1, largs);
+			snprintf(prefix, sizeof(prefix), "WAIT flag %u ", f->flag);
+			insn_label(info, d, f->wait_index, prefix, false, lname, sizeof(lname), largs,
+				   sizeof(largs));
+			slice_flows(o, d, pid, TID_DMAOPS, lname, "dma.wait", waits[wi][0], f->wait + 1,
+				    largs, 0, ends, n, f->wait);
 		}
-		if (m->issue_index >= 0 && m->issue != AN_NONE) {
-			unsigned long long id = ((unsigned long long)pid << 32) | m->id;
-			ev_begin(o);
-			fprintf(o->f,
-				"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,\"tid\":%d,"
-				"\"ts\":%s}",
-				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(tbuf, o, d, m->issue));
-			ev_begin(o);
-			fprintf(o->f,
-				"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,"
-				"\"tid\":%d,\"ts\":%s}",
-				(unsigned long long)m->id, id, pid, TID_DMAOPS, ts_us(tbuf, o, d, m->wait));
-		}
+		if (!m)
+			break;
+		char prefix[48];
+		snprintf(prefix, sizeof(prefix), "ISSUE dma#%llu ", (unsigned long long)m->id);
+		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs,
+			   sizeof(largs));
+		slice_flows(o, d, pid, TID_DMAOPS, lname, "dma.issue", m->issue, m->issue + 1, largs,
+			    ((uint64_t)pid << 32) | m->id, NULL, 0, 0);
 	}
-	free(arrive_of);
-	free(first_of);
+	free(ends);
+	free(waits);
+	free(by_wait);
 	/* VMEM counters */
 	struct an_vmem v;
 	an_vmem_compute(d, 0, &v);
+	static const char *const occ_keys[] = {"used", "unused"}, *const free_keys[] = {"largest_free"};
 	for (size_t s = 0; s < v.nsamples; s++) {
-		uint64_t occ = (uint64_t)v.used[s] + v.unused[s];
-		ev_begin(o);
-		fprintf(o->f,
-			"{\"ph\":\"C\",\"name\":\"VMEM occupied (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%s,"
-			"\"args\":{\"used\":%llu,\"unused\":%llu}}",
-			pid, ts_us(tbuf, o, d, v.t[s]), (unsigned long long)(v.used[s] * v.page_bytes / 1024),
-			(unsigned long long)(v.unused[s] * v.page_bytes / 1024));
-		(void)occ;
-		ev_begin(o);
-		fprintf(o->f,
-			"{\"ph\":\"C\",\"name\":\"VMEM largest free region (KiB)\",\"pid\":%d,\"tid\":0,\"ts\":%s,"
-			"\"args\":{\"largest_free\":%llu}}",
-			pid, ts_us(tbuf, o, d, v.t[s]), (unsigned long long)(v.largest[s] * v.page_bytes / 1024));
+		uint64_t occ[2] = {v.used[s] * v.page_bytes / 1024, v.unused[s] * v.page_bytes / 1024};
+		uint64_t largest = v.largest[s] * v.page_bytes / 1024;
+		counter(o, d, pid, "VMEM occupied (KiB)", occ_keys, occ, 2, v.t[s]);
+		counter(o, d, pid, "VMEM largest free region (KiB)", free_keys, &largest, 1, v.t[s]);
 	}
 	an_vmem_free(&v);
 	an_pcinfo_free(info);
@@ -297,23 +747,31 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: snr export perfetto [H.snrh [CUPTI.snrh...]] [T.snrt|M.snrm...] -o trace.json\n"
-		   "                           [--config M.json] [--launch N]\n"
-		   "\n"
-		   "Chrome trace-event JSON (open it in ui.perfetto.dev): a track per unit, per DMA link\n"
-		   "lanes with base latency, transfer, stall and slack phases, flows from each DMA ISSUE\n"
-		   "to its WAIT, counters for VMEM occupancy and the largest free region. Slices are\n"
-		   "named by what ran and where (\"ta.mxu.mm attn.c:37 (attn)\", from the program's line\n"
-		   "tables; --elf PROG), with the pc, disassembly and \"source\" object in their args.\n"
-		   "One process per input file. docs/analyses.md.\n"
-		   "\n"
-		   "With host traces (snr host record; CUPTI files merge into them) everything is on\n"
-		   "the host's clock (CLOCK_MONOTONIC, microseconds): each host thread's on/off-CPU\n"
-		   "slices with stacks in args, its probed calls by bucket, libta1rt launches and\n"
-		   "CUPTI records as device tracks. A replayed window (T.snrt or M.snrm) starts at\n"
-		   "the host trace's ta1rt_launch number N (--launch N; by default the only launch\n"
-		   "if there is exactly one), else at the start of the host trace; its cycles become\n"
-		   "time through the config's clock_hz. docs/host.md.\n");
+	fprintf(f,
+		"usage: snr export perfetto [H.snrh [CUPTI.snrh...]] [T.snrt|M.snrm...] -o trace.json\n"
+		"                           [--config M.json] [--launch N] [--format auto|json|proto]\n"
+		"\n"
+		"Chrome trace-event JSON or Perfetto's protobuf trace format (open either in\n"
+		"ui.perfetto.dev): a track per unit, per DMA link\n"
+		"lanes with base latency, transfer, stall and slack phases, flows from each DMA ISSUE\n"
+		"to its WAIT, counters for VMEM occupancy and the largest free region. Slices are\n"
+		"named by what ran and where (\"ta.mxu.mm attn.c:37 (attn)\", from the program's line\n"
+		"tables; --elf PROG), with the pc, disassembly and \"source\" object in their args.\n"
+		"One process per input file. docs/analyses.md.\n"
+		"\n"
+		"With host traces (snr host record; CUPTI files merge into them) everything is on\n"
+		"the host's clock (CLOCK_MONOTONIC, microseconds): each host thread's on/off-CPU\n"
+		"slices with stacks in args, its probed calls by bucket, libta1rt launches and\n"
+		"CUPTI records as device tracks. A replayed window (T.snrt or M.snrm) starts at\n"
+		"the host trace's ta1rt_launch number N (--launch N; by default the only launch\n"
+		"if there is exactly one), else at the start of the host trace; its cycles become\n"
+		"time through the config's clock_hz. docs/host.md.\n"
+		"\n"
+		"--format: json, proto (Perfetto's protobuf: the same tracks, slices, flows and\n"
+		"counters, about a quarter of the size; not for host traces), or auto (the default):\n"
+		"JSON unless it would exceed %llu MiB (estimated from the first window's events at\n"
+		"%d bytes each, times the number of windows), then protobuf, said on stderr.\n",
+		JSON_MAX_BYTES >> 20, JSON_EVENT_BYTES);
 }
 
 /* A host trace (.snrh) by its magic; anything else goes to an_load. */
@@ -349,13 +807,13 @@ int snr_cmd_export(int argc, char **argv)
 		snr_err("export: unknown format '%s' (perfetto)", argv[1]);
 		return 2;
 	}
-	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-					     {"config", required_argument, NULL, 'c'},
-					     {"launch", required_argument, NULL, 'l'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'}, {"config", required_argument, NULL, 'c'},
+	    {"launch", required_argument, NULL, 'l'}, {"format", required_argument, NULL, 'F'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0}};
 	const char *out_path = NULL, *config = NULL;
 	uint64_t launch = 0;
+	enum { FORMAT_AUTO, FORMAT_JSON, FORMAT_PROTO } format = FORMAT_AUTO;
 	int opt;
 	optind = 1;
 	argc--;
@@ -371,6 +829,18 @@ int snr_cmd_export(int argc, char **argv)
 		case 'l':
 			if (!snr_parse_u64(optarg, &launch, false) || !launch) {
 				snr_err("export: --launch wants a launch number from 1, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'F':
+			if (!strcmp(optarg, "auto"))
+				format = FORMAT_AUTO;
+			else if (!strcmp(optarg, "json"))
+				format = FORMAT_JSON;
+			else if (!strcmp(optarg, "proto"))
+				format = FORMAT_PROTO;
+			else {
+				snr_err("export: --format is auto, json or proto, not '%s'", optarg);
 				return 2;
 			}
 			break;
@@ -407,7 +877,8 @@ int snr_cmd_export(int argc, char **argv)
 			cut = false;
 		}
 		size_t plen = strlen(argv[i]);
-		const char *what = !strncmp(why, argv[i], plen) && !strncmp(why + plen, ": ", 2) ? why + plen + 2 : why;
+		const char *what =
+		    !strncmp(why, argv[i], plen) && !strncmp(why + plen, ": ", 2) ? why + plen + 2 : why;
 		if ((!cut && why[0]) || (cut && snr_partial_check(argv[i], what, err, sizeof(err)))) {
 			snr_err("export: %s", err);
 			snrh_trace_free(&host);
@@ -418,7 +889,8 @@ int snr_cmd_export(int argc, char **argv)
 	int64_t base_ns = 0;
 	char placed[160] = "";
 	if (launch && !nhost) {
-		snr_err("export: --launch %llu places a replayed window at a launch of a host trace, but no .snrh is given",
+		snr_err("export: --launch %llu places a replayed window at a launch of a host trace, but no "
+			".snrh is given",
 			(unsigned long long)launch);
 		snrh_trace_free(&host);
 		return 2;
@@ -437,29 +909,73 @@ int snr_cmd_export(int argc, char **argv)
 			launch = 1;
 		if (launch) {
 			base_ns = (int64_t)ln[launch - 1].start;
-			snprintf(placed, sizeof(placed), " (at ta1rt_launch #%llu)", (unsigned long long)launch);
+			snprintf(placed, sizeof(placed), " (at ta1rt_launch #%llu)",
+				 (unsigned long long)launch);
 		} else {
 			base_ns = (int64_t)json_integer_value(json_object_get(host.meta, "t_start_ns"));
 			snprintf(placed, sizeof(placed), " (at the host trace's start)");
 			if (nln > 1 && ndev)
 				fprintf(stderr,
-					"snr export: the host trace has %zu ta1rt_launch calls; the replayed window starts at "
+					"snr export: the host trace has %zu ta1rt_launch calls; the replayed "
+					"window starts at "
 					"the trace's start (choose a launch with --launch N)\n",
 					nln);
 		}
 		free(ln);
 	}
 
+	if (nhost && format == FORMAT_PROTO) {
+		snr_err(
+		    "export: --format proto: host traces (.snrh) are exported as JSON only (--format json)");
+		snrh_trace_free(&host);
+		return 2;
+	}
+	/* auto: the first window's events tell the JSON's size (host traces: JSON) */
+	struct an_data first;
+	bool have_first = false;
+	if (ndev) {
+		int k = optind;
+		while (is_host_trace(argv[k]))
+			k++;
+		if (an_load(&first, argv[k], config, AN_WANT_ALL, err, sizeof(err))) {
+			snr_err("export: %s", err);
+			an_free(&first);
+			snrh_trace_free(&host);
+			return 1;
+		}
+		have_first = true;
+		if (format == FORMAT_AUTO && !nhost) {
+			unsigned long long events =
+			    (unsigned long long)(first.nbusy + 8 * first.ndmas) * (unsigned)ndev;
+			if (events * JSON_EVENT_BYTES > JSON_MAX_BYTES) {
+				format = FORMAT_PROTO;
+				fprintf(stderr,
+					"snr export: about %llu events; their JSON would be about %llu MiB "
+					"(over %llu): writing "
+					"Perfetto's protobuf trace format (--format json for JSON)\n",
+					events, events * JSON_EVENT_BYTES >> 20, JSON_MAX_BYTES >> 20);
+			}
+		}
+	}
 	struct snr_outfile of;
 	char oerr[600];
 	FILE *f = snr_outfile_fopen(&of, out_path, oerr, sizeof(oerr));
 	if (!f) {
 		snr_err("export: %s", oerr);
+		if (have_first)
+			an_free(&first);
 		snrh_trace_free(&host);
 		return 1;
 	}
-	struct out o = {.f = f, .first = true, .base_ns = base_ns};
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	struct proto pb = {0};
+	struct out o = {.f = f, .first = true, .base_ns = base_ns, .pb = format == FORMAT_PROTO ? &pb : NULL};
+	if (o.pb) {
+		for (int k = 0; k < 4; k++)
+			pb.iids[k] = json_object();
+		pb.counters = json_object();
+		pb.track_of = json_object();
+	} else
+		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	if (nhost) {
 		json_t *events = json_array();
 		snrh_trace_events(&host, events);
@@ -472,17 +988,33 @@ int snr_cmd_export(int argc, char **argv)
 		if (is_host_trace(argv[i]))
 			continue;
 		struct an_data d;
-		if (an_load(&d, argv[i], config, AN_WANT_ALL, err, sizeof(err))) {
+		if (have_first) {
+			d = first; /* loaded above */
+			have_first = false;
+		} else if (an_load(&d, argv[i], config, AN_WANT_ALL, err, sizeof(err))) {
 			snr_err("export: %s", err);
 			rc = 1;
-		} else {
-			char label[4200];
-			snprintf(label, sizeof(label), "%s%s", d.src.path, placed);
-			rc = export_one(&o, &d, ++pid, label);
+			an_free(&d);
+			continue;
 		}
+		char label[4200];
+		snprintf(label, sizeof(label), "%s%s", d.src.path, placed);
+		rc = export_one(&o, &d, ++pid, label);
 		an_free(&d);
 	}
-	fputs("\n]}\n", f);
+	if (o.pb) {
+		proto_finish(&o);
+		if (pb.out_of_order)
+			fprintf(stderr,
+				"snr export: %llu slices did not nest on their track (written clipped)\n",
+				(unsigned long long)pb.out_of_order);
+		for (int k = 0; k < 4; k++)
+			json_decref(pb.iids[k]);
+		json_decref(pb.counters);
+		json_decref(pb.track_of);
+		free(pb.tracks);
+	} else
+		fputs("\n]}\n", f);
 	if (snr_outfile_close(&of, !rc, oerr, sizeof(oerr))) {
 		if (!rc)
 			snr_err("export: %s", oerr);

@@ -2,7 +2,8 @@
 # snr analyze dma|vmem|util on tests/an/an_prog.c, whose answers are known
 # before running it (see the comment at the top of an_prog.c), both from the
 # trace (replayed in-process) and from the metrics file; then the Perfetto
-# export's trace-event format (check_perfetto.py).
+# export's trace-event format (check_perfetto.py), and its protobuf form
+# against the JSON (check_perfetto_proto.py).
 # usage: analyses.sh SNR
 set -u
 SNR=$1; HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +25,25 @@ for k in dma vmem util; do
 done
 grep -q "window+0x" "$T/dma.txt" || fail "dma table not symbolized: $(cat "$T/dma.txt")"
 
-"$SNR" export perfetto "$T/a.snrt" "$T/a.snrm" -o "$T/trace.json" || fail "export perfetto"
+"$SNR" export perfetto "$T/a.snrt" "$T/a.snrm" -o "$T/trace.json" 2>"$T/export.err" || fail "export perfetto"
 python3 "$HERE/check_perfetto.py" "$T/trace.json" || fail "trace-event format"
-echo "ok: dma, vmem, util known answers from trace and metrics; perfetto export well-formed"
+# a small window: --format auto wrote JSON, and said nothing
+[ ! -s "$T/export.err" ] || fail "export perfetto (auto, small window) said: $(cat "$T/export.err")"
+# Perfetto's protobuf format: the same slices, flows and counters as the JSON, decoded by
+# Debian's python3-protobuf against the .proto the export is compiled from
+"$SNR" export perfetto --format proto "$T/a.snrt" "$T/a.snrm" -o "$T/trace.pb" 2>"$T/proto.err" ||
+  fail "export perfetto --format proto"
+[ ! -s "$T/proto.err" ] || fail "export perfetto --format proto said: $(cat "$T/proto.err")"
+/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null ||
+  fail "python3-protobuf is missing (Debian's /usr/bin/python3): scripts/install-deps"
+protoc --python_out="$T" -I"$HERE/../../analyzer" "$HERE/../../analyzer/perfetto_trace.proto" ||
+  fail "protoc (protobuf-compiler) on analyzer/perfetto_trace.proto"
+/usr/bin/python3 "$HERE/check_perfetto_proto.py" "$T" "$T/trace.pb" "$T/trace.json" || fail "protobuf export vs JSON"
+# the format is checked by protoc itself too
+protoc --decode=perfetto.protos.Trace -I"$HERE/../../analyzer" "$HERE/../../analyzer/perfetto_trace.proto" \
+  <"$T/trace.pb" >"$T/trace.txt" || fail "protoc --decode of the protobuf export"
+grep -q 'TYPE_SLICE_BEGIN' "$T/trace.txt" || fail "protoc --decode shows no slice"
+"$SNR" export perfetto --format xml "$T/a.snrm" -o "$T/x" 2>"$T/fmt.err" && fail "--format xml accepted"
+grep -q "auto, json or proto" "$T/fmt.err" || fail "--format xml: $(cat "$T/fmt.err")"
+echo "ok: dma, vmem, util known answers from trace and metrics; perfetto export well-formed, its protobuf" \
+  "form equal to its JSON"
