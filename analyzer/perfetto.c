@@ -65,11 +65,13 @@ struct track {
 
 /* The protobuf writer: one packet sequence; names interned in it */
 struct proto {
-	json_t *iids[4];  /* event names, categories, annotation names, annotation strings -> iid */
-	json_t *counters; /* "pid name" -> counter track uuid */
-	json_t *track_of; /* track uuid (text) -> index in tracks */
+	json_t *iids[4];    /* event names, categories, annotation names, annotation strings -> iid */
+	json_t *counters;   /* "pid name" -> counter track uuid */
+	json_t *track_of;   /* track uuid (text) -> index in tracks */
+	json_t *args_cache; /* an instruction's args after its "index" -> the parsed object */
 	struct track *tracks;
-	size_t ntracks;
+	size_t ntracks, last_track;
+	uint64_t last_uuid;
 	bool started;
 	uint64_t out_of_order; /* slices that began before an earlier one on their track */
 	/* the interned data of the packet being built */
@@ -267,14 +269,21 @@ static void annotation_free(Annotation *a)
 
 static struct track *track_state(struct proto *pb, uint64_t uuid)
 {
+	/* the last track asked for, again: the common case */
+	if (pb->last_track < pb->ntracks && pb->last_uuid == uuid)
+		return &pb->tracks[pb->last_track];
 	char key[24];
 	snprintf(key, sizeof(key), "%llu", (unsigned long long)uuid);
 	json_t *k = json_object_get(pb->track_of, key);
-	if (k)
-		return &pb->tracks[json_integer_value(k)];
+	pb->last_uuid = uuid;
+	if (k) {
+		pb->last_track = (size_t)json_integer_value(k);
+		return &pb->tracks[pb->last_track];
+	}
 	pb->tracks = snr_xrealloc(pb->tracks, (pb->ntracks + 1) * sizeof(*pb->tracks));
 	memset(&pb->tracks[pb->ntracks], 0, sizeof(*pb->tracks));
 	json_object_set_new(pb->track_of, key, json_integer((json_int_t)pb->ntracks));
+	pb->last_track = pb->ntracks;
 	return &pb->tracks[pb->ntracks++];
 }
 
@@ -339,21 +348,45 @@ static void proto_slice(struct out *o, int pid, int tid, const char *name, const
 	te.flow_ids = (uint64_t *)flows;
 	te.n_terminating_flow_ids = nends;
 	te.terminating_flow_ids = (uint64_t *)ends;
+	/* args: an instruction's (insn_label: "index":N, then what its pc
+	 * gives, parsed once per pc) or any other JSON object's members */
 	json_t *aj = NULL;
-	if (args && args[0]) {
-		size_t n = strlen(args);
-		char *b = snr_xmalloc(n + 3);
-		b[0] = '{';
-		memcpy(b + 1, args, n);
-		b[n + 1] = '}';
-		b[n + 2] = 0;
-		aj = json_loadb(b, n + 2, 0, NULL);
-		free(b);
+	const char *rest = args;
+	long long index = 0;
+	bool has_index = false;
+	if (args && !strncmp(args, "\"index\":", 8)) {
+		char *e;
+		index = strtoll(args + 8, &e, 10);
+		if (*e == ',' || !*e) {
+			has_index = true;
+			rest = *e ? e + 1 : e;
+		}
 	}
-	if (aj) {
+	if (rest && rest[0]) {
+		aj = has_index ? json_incref(json_object_get(pb->args_cache, rest)) : NULL;
+		if (!aj) {
+			size_t n = strlen(rest);
+			char *b = snr_xmalloc(n + 3);
+			b[0] = '{';
+			memcpy(b + 1, rest, n);
+			b[n + 1] = '}';
+			b[n + 2] = 0;
+			aj = json_loadb(b, n + 2, 0, NULL);
+			free(b);
+			if (aj && has_index)
+				json_object_set(pb->args_cache, rest, aj);
+		}
+	}
+	size_t nann = (aj ? json_object_size(aj) : 0) + has_index;
+	if (nann) {
+		te.debug_annotations = snr_xcalloc(nann, sizeof(*te.debug_annotations));
+		if (has_index) {
+			json_t *ij = json_integer(index);
+			te.debug_annotations[te.n_debug_annotations++] = annotation_of(pb, "index", ij);
+			json_decref(ij);
+		}
 		const char *k;
 		json_t *v;
-		te.debug_annotations = snr_xcalloc(json_object_size(aj) + 1, sizeof(*te.debug_annotations));
 		json_object_foreach(aj, k, v) te.debug_annotations[te.n_debug_annotations++] =
 		    annotation_of(pb, k, v);
 	}
@@ -974,6 +1007,7 @@ int snr_cmd_export(int argc, char **argv)
 			pb.iids[k] = json_object();
 		pb.counters = json_object();
 		pb.track_of = json_object();
+		pb.args_cache = json_object();
 	} else
 		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	if (nhost) {
@@ -1012,6 +1046,7 @@ int snr_cmd_export(int argc, char **argv)
 			json_decref(pb.iids[k]);
 		json_decref(pb.counters);
 		json_decref(pb.track_of);
+		json_decref(pb.args_cache);
 		free(pb.tracks);
 	} else
 		fputs("\n]}\n", f);
