@@ -15,11 +15,17 @@
  * feeds that stream to a fresh timing model (sim/ta1_timing.c) in the
  * original order (which must give the replay's cycles) and with the move
  * applied, one move at a time and all together, and reports the differences.
+ * The stream goes to an unlinked temporary file (per execution: a static
+ * instruction's number, its register values and memory regions) and is read
+ * back in order for each what-if, the moved instructions (only those) held
+ * in memory: its cost in memory is the static table, not the window.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyzer/deps.h"
 #include "isa/ta1/ta1_isa.h"
@@ -35,25 +41,49 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 
 /* ---- the instruction stream, captured from a replay ---------------------- */
 
-struct cap_insn {
+/* What the stream keeps of an instruction that is the same at every
+ * execution of it: its pc, the pc after it, the decoded word and its
+ * register sets (a window executes few static instructions). */
+struct cap_static {
 	uint64_t pc, next_pc;
 	struct ta1_insn in;
-	uint64_t xv[4]; /* x[rd], x[rs1], x[rs2], x[rs3] before it executed */
 	uint64_t regs_read, regs_written;
-	uint32_t region0; /* index into regions */
-	uint8_t nregions;
+	uint8_t nvals; /* register fields other than x0: the values kept per execution */
+	uint8_t field[4]; /* their indices in xv order (rd, rs1, rs2, rs3) */
 };
 
+/* One execution, decoded from the stream: its static instruction, the
+ * values of its register fields before it ran (xv: x[rd], x[rs1], x[rs2],
+ * x[rs3]; 0 for x0) and its memory regions. */
+struct cap_rec {
+	uint32_t sidx;
+	uint8_t nregions;
+	uint64_t xv[4];
+	struct ta1_region region[TA1_MAX_REGIONS];
+};
+
+/* The stream lives in an unlinked temporary file, not in memory: per
+ * execution 5 bytes, 8 per register field other than x0 and 40 per memory
+ * region (about 30 bytes an instruction on the serving window), read back
+ * in order for every what-if. Memory holds the static table and one buffer,
+ * whatever the window's length. */
+#define CAP_BUF (1u << 20)
+#define CAP_REC_MAX (5 + 4 * 8 + TA1_MAX_REGIONS * sizeof(struct ta1_region))
+
 struct capture {
-	struct cap_insn *v;
-	size_t n, cap;
-	struct ta1_region *regions;
-	size_t nregions, regions_cap;
+	FILE *f;               /* the stream */
+	uint64_t n;            /* executions in it */
+	uint64_t bytes;        /* its size */
+	bool io_failed;        /* a write or read of the stream failed (io_err says which) */
+	char io_err[256];
+	struct cap_static *st; /* the static table */
+	size_t nst, capst;
+	uint32_t *hash;        /* open addressing over st: index + 1, 0 empty */
+	size_t hashcap;
 	unsigned pre_window[TA1_NUM_FLAGS];
 	bool seeded;
 	struct snr_config cfg;
 	unsigned chip, nchips;
-	bool regions_borrowed; /* a reordered copy shares the original's regions */
 };
 
 static struct capture *cap_now; /* the capture in progress (one at a time) */
@@ -120,6 +150,104 @@ static uint64_t reg_or_zero(struct snr_sim *in, unsigned r)
 	return v;
 }
 
+static uint64_t cap_hash(uint64_t pc, uint64_t next_pc, uint32_t raw, uint64_t rr, uint64_t rw)
+{
+	uint64_t h = pc * 0x9e3779b97f4a7c15ull ^ next_pc * 0xc2b2ae3d27d4eb4full ^ raw ^ rr * 31 ^ rw * 131;
+	return h ^ (h >> 29);
+}
+
+/* The static table's entry for one execution (added when new). */
+static uint32_t cap_static_of(struct capture *c, uint64_t pc, uint64_t next_pc, const struct ta1_insn *in,
+			      uint64_t rr, uint64_t rw)
+{
+	if (2 * (c->nst + 1) > c->hashcap) {
+		size_t cap = c->hashcap ? 2 * c->hashcap : 1024;
+		free(c->hash);
+		c->hash = snr_xcalloc(cap, sizeof(*c->hash));
+		c->hashcap = cap;
+		for (size_t k = 0; k < c->nst; k++) {
+			const struct cap_static *x = &c->st[k];
+			size_t h = cap_hash(x->pc, x->next_pc, x->in.raw, x->regs_read, x->regs_written) & (cap - 1);
+			while (c->hash[h])
+				h = (h + 1) & (cap - 1);
+			c->hash[h] = (uint32_t)k + 1;
+		}
+	}
+	size_t h = cap_hash(pc, next_pc, in->raw, rr, rw) & (c->hashcap - 1);
+	for (; c->hash[h]; h = (h + 1) & (c->hashcap - 1)) {
+		const struct cap_static *x = &c->st[c->hash[h] - 1];
+		if (x->pc == pc && x->next_pc == next_pc && x->in.raw == in->raw && x->regs_read == rr &&
+		    x->regs_written == rw)
+			return c->hash[h] - 1;
+	}
+	if (c->nst == c->capst) {
+		c->capst = c->capst ? 2 * c->capst : 256;
+		c->st = snr_xrealloc(c->st, c->capst * sizeof(*c->st));
+	}
+	struct cap_static *x = &c->st[c->nst];
+	memset(x, 0, sizeof(*x));
+	x->pc = pc;
+	x->next_pc = next_pc;
+	x->in = *in;
+	x->regs_read = rr;
+	x->regs_written = rw;
+	const uint8_t fields[4] = {in->rd, in->rs1, in->rs2, in->rs3};
+	for (uint8_t k = 0; k < 4; k++)
+		if (fields[k])
+			x->field[x->nvals++] = k;
+	c->hash[h] = (uint32_t)c->nst + 1;
+	return (uint32_t)c->nst++;
+}
+
+/* Appends one execution to the stream (r->xv and r->region as the
+ * static entry and r->nregions say). */
+static void cap_append(struct capture *c, const struct cap_rec *r)
+{
+	uint8_t buf[CAP_REC_MAX];
+	size_t len = 0;
+	memcpy(buf, &r->sidx, 4);
+	buf[4] = r->nregions;
+	len = 5;
+	const struct cap_static *x = &c->st[r->sidx];
+	for (unsigned k = 0; k < x->nvals; k++, len += 8)
+		memcpy(buf + len, &r->xv[x->field[k]], 8);
+	memcpy(buf + len, r->region, r->nregions * sizeof(*r->region));
+	len += r->nregions * sizeof(*r->region);
+	if (!c->io_failed && fwrite(buf, 1, len, c->f) != len) {
+		c->io_failed = true;
+		snr_fmt(c->io_err, sizeof(c->io_err), "writing the what-if stream's temporary file: %s",
+			strerror(errno));
+	}
+	c->bytes += len;
+	c->n++;
+}
+
+/* A fresh, empty stream in a temporary file in $TMPDIR (else /tmp),
+ * unlinked at once; 0, or -1 with err filled. */
+static int cap_open(struct capture *c, char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/snr-whatif-XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		snr_fmt(err, errlen, "cannot create the what-if stream's temporary file in %s: %s", dir,
+			strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	c->f = fdopen(fd, "w+b");
+	if (!c->f) {
+		snr_fmt(err, errlen, "cannot open the what-if stream's temporary file in %s: %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	setvbuf(c->f, NULL, _IOFBF, CAP_BUF);
+	return 0;
+}
+
 static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 {
 	struct capture *c = cap_now;
@@ -144,15 +272,6 @@ static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 	int rc = inner_ops->step(in, index, out);
 	if (rc)
 		return rc;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 4096;
-		c->v = snr_xrealloc(c->v, c->cap * sizeof(*c->v));
-	}
-	struct cap_insn *ci = &c->v[c->n++];
-	memset(ci, 0, sizeof(*ci));
-	ci->pc = pc;
-	ci->next_pc = out->next_pc;
-	ci->in = dec;
 	struct ta1_query_ctx q = {.x = x,
 				  .chip = c->chip,
 				  .nchips = c->nchips,
@@ -160,22 +279,16 @@ static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 				  .vmem_size = c->cfg.vmem_bytes,
 				  .hbm_size = c->cfg.hbm_bytes};
 	struct ta1_access a;
-	ta1_access_query(&ci->in, &q, &a);
-	ci->xv[0] = x[ci->in.rd];
-	ci->xv[1] = x[ci->in.rs1];
-	ci->xv[2] = x[ci->in.rs2];
-	ci->xv[3] = x[ci->in.rs3];
-	ci->regs_read = a.regs_read;
-	ci->regs_written = a.regs_written;
-	ci->nregions = (uint8_t)a.nregions;
-	ci->region0 = (uint32_t)c->nregions;
-	if (c->nregions + a.nregions > c->regions_cap) {
-		c->regions_cap = c->regions_cap ? 2 * c->regions_cap : 4096;
-		c->regions = snr_xrealloc(c->regions, c->regions_cap * sizeof(*c->regions));
-	}
-	if (a.nregions)
-		memcpy(c->regions + c->nregions, a.region, a.nregions * sizeof(*a.region));
-	c->nregions += a.nregions;
+	ta1_access_query(&dec, &q, &a);
+	struct cap_rec r;
+	r.sidx = cap_static_of(c, pc, out->next_pc, &dec, a.regs_read, a.regs_written);
+	r.xv[0] = x[dec.rd];
+	r.xv[1] = x[dec.rs1];
+	r.xv[2] = x[dec.rs2];
+	r.xv[3] = x[dec.rs3];
+	r.nregions = (uint8_t)a.nregions;
+	memcpy(r.region, a.region, a.nregions * sizeof(*a.region));
+	cap_append(c, &r);
 	return 0;
 }
 
@@ -196,9 +309,20 @@ static const struct snr_sim_ops cap_ops = {
 	.finish = cap_finish,
 };
 
+static void capture_free(struct capture *c)
+{
+	if (c->f)
+		fclose(c->f);
+	free(c->st);
+	free(c->hash);
+	memset(c, 0, sizeof(*c));
+}
+
 static int capture_trace(struct capture *c, const struct snr_replay_opts *base, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
+	if (cap_open(c, err, errlen))
+		return -1;
 	cap_now = c;
 	struct snr_replay_opts o = *base;
 	o.sim_ops = &cap_ops;
@@ -208,53 +332,206 @@ static int capture_trace(struct capture *c, const struct snr_replay_opts *base, 
 		snr_fmt(err, errlen, "%s: the what-if capture replay diverged", o.trace_path);
 		rc = -1;
 	}
+	if (!rc && (c->io_failed || fflush(c->f))) {
+		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : "flushing the what-if stream's temporary file");
+		rc = -1;
+	}
 	free(r);
 	cap_now = NULL;
 	return rc;
 }
 
-static void capture_free(struct capture *c)
+/* Reads the stream from its start, one execution at a time. */
+struct cap_reader {
+	struct capture *c;
+	uint8_t *buf;
+	size_t len, pos;
+	uint64_t k; /* executions read */
+};
+
+static void cap_read_begin(struct capture *c, struct cap_reader *rd)
 {
-	free(c->v);
-	if (!c->regions_borrowed)
-		free(c->regions);
+	memset(rd, 0, sizeof(*rd));
+	rd->c = c;
+	rd->buf = snr_xmalloc(CAP_BUF);
+	if (!c->io_failed && (fflush(c->f) || fseek(c->f, 0, SEEK_SET))) {
+		c->io_failed = true;
+		snr_fmt(c->io_err, sizeof(c->io_err), "rewinding the what-if stream's temporary file: %s",
+			strerror(errno));
+	}
 }
 
-/* Runs the stream in `order` (n indices) through a fresh timing model,
- * reporting to tracker (NULL: none) with each instruction's original index,
- * or its position in `order` when renumber is set (a reordered window of its
- * own, for the next round's graph). totals (NULL: not wanted) gets the
- * model's totals. */
-static uint64_t what_if_run(const struct capture *c, const uint64_t *order, size_t n, const struct snr_tracker *tracker,
-			    bool renumber, struct ta1_timing_totals *totals)
+static void cap_read_fail(struct cap_reader *rd, const char *what)
 {
-	struct ta1_timing_model *t = ta1_timing_new(&c->cfg, tracker, c->chip);
+	if (rd->c->io_failed)
+		return;
+	rd->c->io_failed = true;
+	snr_fmt(rd->c->io_err, sizeof(rd->c->io_err),
+		"reading the what-if stream's temporary file back: %s at execution %" PRIu64 " of %" PRIu64, what,
+		rd->k, rd->c->n);
+}
+
+/* The next execution into r; false at the end or on a failure (io_failed). */
+static bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
+{
+	struct capture *c = rd->c;
+	if (c->io_failed || rd->k == c->n)
+		return false;
+	if (rd->len - rd->pos < CAP_REC_MAX) {
+		memmove(rd->buf, rd->buf + rd->pos, rd->len - rd->pos);
+		rd->len -= rd->pos;
+		rd->pos = 0;
+		rd->len += fread(rd->buf + rd->len, 1, CAP_BUF - rd->len, c->f);
+	}
+	const uint8_t *p = rd->buf + rd->pos, *end = rd->buf + rd->len;
+	if (end - p < 5) {
+		cap_read_fail(rd, ferror(c->f) ? strerror(errno) : "the file ends early");
+		return false;
+	}
+	memcpy(&r->sidx, p, 4);
+	r->nregions = p[4];
+	p += 5;
+	if (r->sidx >= c->nst || r->nregions > TA1_MAX_REGIONS) {
+		cap_read_fail(rd, "a record out of range");
+		return false;
+	}
+	const struct cap_static *x = &c->st[r->sidx];
+	size_t need = x->nvals * 8u + r->nregions * sizeof(*r->region);
+	if ((size_t)(end - p) < need) {
+		cap_read_fail(rd, "the file ends early");
+		return false;
+	}
+	memset(r->xv, 0, sizeof(r->xv));
+	for (unsigned k = 0; k < x->nvals; k++, p += 8)
+		memcpy(&r->xv[x->field[k]], p, 8);
+	memcpy(r->region, p, r->nregions * sizeof(*r->region));
+	p += r->nregions * sizeof(*r->region);
+	rd->pos = (size_t)(p - rd->buf);
+	rd->k++;
+	return true;
+}
+
+static void cap_read_end(struct cap_reader *rd)
+{
+	free(rd->buf);
+}
+
+/* An instruction a move takes earlier: it runs just before instruction
+ * slot - 1 of the original order. */
+struct slotted {
+	uint64_t slot, index;
+};
+
+static int cmp_slotted(const void *a, const void *b)
+{
+	const struct slotted *x = a, *y = b;
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_slotted_index(const void *a, const void *b)
+{
+	const struct slotted *x = a, *y = b;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* Each execution of the stream with the moved instructions (nmoved, in
+ * cmp_slotted order) taken out of their place and put just before their
+ * slot: fn gets it with its original index and its position in the new
+ * order. Two passes over the stream: the first keeps the moved executions
+ * (only those), the second runs the order. */
+typedef void (*cap_emit_fn)(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos);
+static void cap_walk(struct capture *c, const struct slotted *moved, size_t nmoved, cap_emit_fn fn, void *user)
+{
+	struct cap_reader rd;
+	struct cap_rec r;
+	/* by index: the moved executions as the stream meets them */
+	struct slotted *byindex = NULL;
+	struct cap_rec *recs = NULL;
+	if (nmoved) {
+		byindex = snr_xmalloc(nmoved * sizeof(*byindex));
+		recs = snr_xmalloc(nmoved * sizeof(*recs));
+		for (size_t k = 0; k < nmoved; k++)
+			byindex[k] = (struct slotted){k, moved[k].index}; /* slot: its place in moved */
+		qsort(byindex, nmoved, sizeof(*byindex), cmp_slotted_index);
+		cap_read_begin(c, &rd);
+		for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
+			for (; j < nmoved && byindex[j].index == rd.k - 1; j++)
+				recs[byindex[j].slot] = r;
+		cap_read_end(&rd);
+	}
+	uint64_t pos = 0;
+	size_t mk = 0, skip = 0;
+	cap_read_begin(c, &rd);
+	for (uint64_t k = 0; cap_read_next(&rd, &r); k++) {
+		while (mk < nmoved && moved[mk].slot <= k + 1) {
+			fn(user, &recs[mk], moved[mk].index, pos++);
+			mk++;
+		}
+		if (skip < nmoved && byindex[skip].index == k) {
+			while (skip < nmoved && byindex[skip].index == k)
+				skip++;
+			continue;
+		}
+		fn(user, &r, k, pos++);
+	}
+	cap_read_end(&rd);
+	for (; mk < nmoved; mk++)
+		fn(user, &recs[mk], moved[mk].index, pos++);
+	free(recs);
+	free(byindex);
+}
+
+struct timing_emit {
+	const struct capture *c;
+	struct ta1_timing_model *t;
+	bool renumber;
+	uint64_t x[32];
+	struct ta1_access a;
+};
+
+/* x and a are reused: only the captured registers and regions are set (and
+ * x cleared again after), which is all the model reads */
+static void timing_emit(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
+{
+	struct timing_emit *e = user;
+	const struct cap_static *s = &e->c->st[r->sidx];
+	uint64_t *x = e->x;
+	x[s->in.rs3] = r->xv[3];
+	x[s->in.rs2] = r->xv[2];
+	x[s->in.rs1] = r->xv[1];
+	x[s->in.rd] = r->xv[0];
+	x[0] = 0;
+	e->a.regs_read = s->regs_read;
+	e->a.regs_written = s->regs_written;
+	e->a.nregions = r->nregions;
+	if (r->nregions)
+		memcpy(e->a.region, r->region, r->nregions * sizeof(*r->region));
+	ta1_timing_insn(e->t, e->renumber ? pos : index, s->pc, &s->in, &e->a, x, s->next_pc);
+	x[s->in.rs3] = x[s->in.rs2] = x[s->in.rs1] = x[s->in.rd] = 0;
+}
+
+/* Runs the stream, with the moved instructions moved (NULL, 0: as
+ * captured), through a fresh timing model, reporting to tracker (NULL:
+ * none) with each instruction's original index, or its position in the new
+ * order when renumber is set (a reordered window of its own, for the next
+ * round's graph). totals (NULL: not wanted) gets the model's totals. */
+static uint64_t what_if_run(struct capture *c, const struct slotted *moved, size_t nmoved,
+			    const struct snr_tracker *tracker, bool renumber, struct ta1_timing_totals *totals)
+{
+	struct timing_emit e = {.c = c, .renumber = renumber};
+	e.t = ta1_timing_new(&c->cfg, tracker, c->chip);
 	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
 		for (unsigned k = 0; k < c->pre_window[f]; k++)
-			ta1_timing_pre_window_dma(t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-	/* x and a are reused: only the captured registers and regions are set
-	 * (and x cleared again after), which is all the model reads */
-	uint64_t x[32] = {0};
-	struct ta1_access a = {0};
-	for (size_t k = 0; k < n; k++) {
-		const struct cap_insn *ci = &c->v[order ? order[k] : k];
-		x[ci->in.rs3] = ci->xv[3];
-		x[ci->in.rs2] = ci->xv[2];
-		x[ci->in.rs1] = ci->xv[1];
-		x[ci->in.rd] = ci->xv[0];
-		x[0] = 0;
-		a.regs_read = ci->regs_read;
-		a.regs_written = ci->regs_written;
-		a.nregions = ci->nregions;
-		if (ci->nregions)
-			memcpy(a.region, c->regions + ci->region0, ci->nregions * sizeof(*a.region));
-		ta1_timing_insn(t, renumber || !order ? k : order[k], ci->pc, &ci->in, &a, x, ci->next_pc);
-		x[ci->in.rs3] = x[ci->in.rs2] = x[ci->in.rs1] = x[ci->in.rd] = 0;
-	}
-	uint64_t cycles = ta1_timing_drain(t);
+			ta1_timing_pre_window_dma(e.t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+	cap_walk(c, moved, nmoved, timing_emit, &e);
+	uint64_t cycles = ta1_timing_drain(e.t);
 	if (totals)
-		ta1_timing_totals(t, totals);
-	ta1_timing_free(t);
+		ta1_timing_totals(e.t, totals);
+	ta1_timing_free(e.t);
 	return cycles;
 }
 
@@ -455,63 +732,45 @@ static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const str
 	s->predicted = m->stall_cycles;
 }
 
-struct slotted {
-	uint64_t slot, index;
-};
-
-static int cmp_slotted(const void *a, const void *b)
+/* The instructions the moves of `moves` (n suggestions) take earlier, in
+ * cmp_slotted order: each move's slice and DMA ISSUE, in their original
+ * order, just before its point. An instruction in the slices of several
+ * moves goes to the earliest of their points. Returns them (*nmoved of
+ * them), allocated; their count, not the window's, is the memory. */
+static struct slotted *moved_set(const struct capture *c, const struct suggestion *const *moves, size_t n,
+				 size_t *nmoved)
 {
-	const struct slotted *x = a, *y = b;
-	if (x->slot != y->slot)
-		return x->slot < y->slot ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* The what-if order with the moves of `moves` (n suggestions) applied: each
- * move's slice and DMA ISSUE, in their original order, just before its
- * point. An instruction in the slices of several moves goes to the earliest
- * of their points. Returns the length of the order. */
-static size_t moved_order(const struct capture *c, const struct suggestion *const *moves, size_t n, uint64_t *order)
-{
-	size_t len = c->n;
-	uint64_t *slot = snr_xcalloc(len ? len : 1, sizeof(*slot)); /* 0: stays; else point + 1 */
+	size_t cap = 0, m = 0;
+	for (size_t j = 0; j < n; j++)
+		cap += moves[j]->m->nslice + 1;
+	struct slotted *v = snr_xmalloc((cap ? cap : 1) * sizeof(*v));
 	for (size_t j = 0; j < n; j++) {
 		const struct suggestion *s = moves[j];
-		const struct snr_deps_dma *m = s->m;
-		for (size_t k = s->slice0; k <= m->nslice; k++) {
-			uint64_t q = k < m->nslice ? m->slice[k] : (uint64_t)m->issue_index;
-			if (q < len && (!slot[q] || slot[q] > s->at + 1))
-				slot[q] = s->at + 1;
+		const struct snr_deps_dma *dm = s->m;
+		for (size_t k = s->slice0; k <= dm->nslice; k++) {
+			uint64_t q = k < dm->nslice ? dm->slice[k] : (uint64_t)dm->issue_index;
+			if (q < c->n)
+				v[m++] = (struct slotted){s->at + 1, q};
 		}
 	}
-	/* moved instructions by (point, original index), merged into the rest */
-	struct slotted *byslot = snr_xcalloc(len ? len : 1, sizeof(*byslot));
-	size_t nmoved = 0;
-	for (uint64_t k = 0; k < len; k++)
-		if (slot[k])
-			byslot[nmoved++] = (struct slotted){slot[k], k};
-	qsort(byslot, nmoved, sizeof(*byslot), cmp_slotted);
-	size_t o = 0, mk = 0;
-	for (uint64_t k = 0; k < len; k++) {
-		while (mk < nmoved && byslot[mk].slot <= k + 1)
-			order[o++] = byslot[mk++].index;
-		if (!slot[k])
-			order[o++] = k;
-	}
-	while (mk < nmoved)
-		order[o++] = byslot[mk++].index;
-	free(byslot);
-	free(slot);
-	return o;
+	/* one entry per instruction, at its earliest point */
+	qsort(v, m, sizeof(*v), cmp_slotted_index);
+	size_t u = 0;
+	for (size_t k = 0; k < m; k++)
+		if (!u || v[u - 1].index != v[k].index)
+			v[u++] = v[k];
+	qsort(v, u, sizeof(*v), cmp_slotted);
+	*nmoved = u;
+	return v;
 }
 
-static uint64_t what_if_moves(const struct capture *c, const struct suggestion *const *moves, size_t n,
+static uint64_t what_if_moves(struct capture *c, const struct suggestion *const *moves, size_t n,
 			      const struct snr_tracker *tracker, struct ta1_timing_totals *totals)
 {
-	uint64_t *order = snr_xcalloc(c->n ? c->n : 1, sizeof(*order));
-	size_t o = moved_order(c, moves, n, order);
-	uint64_t cyc = what_if_run(c, order, o, tracker, false, totals);
-	free(order);
+	size_t nmoved;
+	struct slotted *moved = moved_set(c, moves, n, &nmoved);
+	uint64_t cyc = what_if_run(c, moved, nmoved, tracker, false, totals);
+	free(moved);
 	return cyc;
 }
 
@@ -766,7 +1025,7 @@ static const char *space_name(unsigned s)
 
 /* Runs group g's moves again with a tracker and states why they realize
  * less than their estimate. */
-static void diagnose(const struct capture *c, const struct plan *p, struct move_group *g)
+static void diagnose(struct capture *c, const struct plan *p, struct move_group *g)
 {
 	const struct snr_deps *d = p->d;
 	const struct suggestion **moves = snr_xcalloc(g->n, sizeof(*moves));
@@ -884,9 +1143,9 @@ static void diagnose(const struct capture *c, const struct plan *p, struct move_
 
 /* Each group's what-if (all its instances moved; the verify_max largest
  * estimates), then all the confirmed groups together. */
-static void verify_plan(const struct capture *c, struct plan *p, unsigned verify_max)
+static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 {
-	p->baseline = what_if_run(c, NULL, c->n, NULL, false, &p->base_totals);
+	p->baseline = what_if_run(c, NULL, 0, NULL, false, &p->base_totals);
 	p->verified = true;
 	const struct suggestion **moves = snr_xcalloc(p->nsug + 1, sizeof(*moves));
 	for (size_t k = 0; k < p->ng && k < verify_max; k++) { /* the groups are in estimate order */
@@ -931,19 +1190,40 @@ struct round {
 	size_t nmoves;
 };
 
-/* The window in `order`, as a capture of its own (sharing the regions). */
-static void capture_reordered(const struct capture *c, const uint64_t *order, size_t n, struct capture *out)
+static void append_emit(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
 {
-	*out = *c;
-	out->v = snr_xcalloc(n ? n : 1, sizeof(*out->v));
-	for (size_t k = 0; k < n; k++)
-		out->v[k] = c->v[order[k]];
-	out->n = out->cap = n;
-	out->regions_borrowed = true;
+	(void)index;
+	(void)pos;
+	cap_append(user, r);
+}
+
+/* The window with the moved instructions moved, as a stream of its own (its
+ * static table a copy of c's); 0, or -1 with err filled. */
+static int capture_reordered(struct capture *c, const struct slotted *moved, size_t nmoved, struct capture *out,
+			     char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (cap_open(out, err, errlen))
+		return -1;
+	out->st = snr_xmemdup(c->st, (c->nst ? c->nst : 1) * sizeof(*c->st));
+	out->nst = out->capst = c->nst;
+	out->hash = snr_xmemdup(c->hash, (c->hashcap ? c->hashcap : 1) * sizeof(*c->hash));
+	out->hashcap = c->hashcap;
+	memcpy(out->pre_window, c->pre_window, sizeof(out->pre_window));
+	out->seeded = c->seeded;
+	out->cfg = c->cfg;
+	out->chip = c->chip;
+	out->nchips = c->nchips;
+	cap_walk(c, moved, nmoved, append_emit, out);
+	if (c->io_failed || out->io_failed) {
+		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : out->io_err);
+		return -1;
+	}
+	return 0;
 }
 
 struct round_feed {
-	const struct capture *c;
+	struct capture *c;
 	const struct snr_source *orig;
 };
 
@@ -962,7 +1242,7 @@ static int feed_round(void *user, struct snr_source *src, const struct snr_track
 	if (f->orig->metrics && !(src->metrics = snr_metrics_open(f->orig->path, err, errlen)))
 		return -1;
 	src->instructions = f->c->n;
-	src->cycles = what_if_run(f->c, NULL, f->c->n, t, true, NULL);
+	src->cycles = what_if_run(f->c, NULL, 0, t, true, NULL);
 	src->verified = true;
 	return 0;
 }
@@ -983,14 +1263,14 @@ static void round_record(const struct plan *p, struct round *r)
  * Algorithm 2 and the what-ifs on it. Stops after `rounds` rounds or at a
  * round that confirms nothing. Returns the rounds filled in r, or -1 with
  * err filled. */
-static int run_rounds(const struct capture *c, const struct snr_deps *d, const struct plan *p,
+static int run_rounds(struct capture *c, const struct snr_deps *d, const struct plan *p,
 		      const struct snr_deps_opts *o, unsigned rounds, unsigned verify_max, struct round *r, char *err,
 		      size_t errlen)
 {
 	size_t nr = 0;
 	round_record(p, &r[nr++]);
 	struct capture cur = {0}, next;
-	const struct capture *prev_c = c;
+	struct capture *prev_c = c;
 	const struct plan *prev_p = p;
 	struct plan pl = {0};
 	struct snr_deps dn = {0};
@@ -999,11 +1279,16 @@ static int run_rounds(const struct capture *c, const struct snr_deps *d, const s
 	while (nr < rounds && prev_p->cb.moves) {
 		const struct suggestion **moves = snr_xcalloc(prev_p->nsug + 1, sizeof(*moves));
 		size_t n = group_moves(prev_p, NULL, moves);
-		uint64_t *order = snr_xcalloc(prev_c->n ? prev_c->n : 1, sizeof(*order));
-		size_t len = moved_order(prev_c, moves, n, order);
-		capture_reordered(prev_c, order, len, &next);
-		free(order);
+		size_t nmoved;
+		struct slotted *moved = moved_set(prev_c, moves, n, &nmoved);
+		int crc = capture_reordered(prev_c, moved, nmoved, &next, err, errlen);
+		free(moved);
 		free(moves);
+		if (crc) {
+			capture_free(&next);
+			rc = -1;
+			break;
+		}
 		if (have_cur) {
 			plan_free(&pl);
 			snr_deps_free(&dn);
@@ -1018,6 +1303,11 @@ static int run_rounds(const struct capture *c, const struct snr_deps *d, const s
 		}
 		plan_moves(&dn, &pl);
 		verify_plan(&cur, &pl, verify_max);
+		if (cur.io_failed) {
+			snr_fmt(err, errlen, "%s", cur.io_err);
+			rc = -1;
+			break;
+		}
 		round_record(&pl, &r[nr++]);
 		prev_c = &cur;
 		prev_p = &pl;
@@ -1416,7 +1706,12 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 		rc = capture_for(d, o, &c, err, errlen);
 		if (!rc) {
 			verify_plan(&c, &p, so->verify_max);
-			if (so->rounds) {
+			if (c.io_failed) { /* nothing the what-ifs gave can be trusted: the plan without them */
+				snr_fmt(err, errlen, "%s", c.io_err);
+				plan_free(&p);
+				plan_moves(d, &p);
+				rc = 1;
+			} else if (so->rounds) {
 				r = snr_xcalloc(so->rounds, sizeof(*r));
 				nr = run_rounds(&c, d, &p, o, so->rounds, so->verify_max, r, err, errlen);
 				if (nr < 0) {

@@ -79,6 +79,14 @@ PY
 "$SNR" replay "$T/planted.snrt" -o "$T/planted.snrm" >/dev/null 2>&1 || fail "replay -o"
 "$SNR" analyze suggest "$T/planted.snrm" --verify >"$T/sugm.txt" 2>&1 || fail "suggest on .snrm: $(cat "$T/sugm.txt")"
 diff <(sed 1d "$T/sug.txt") <(sed 1d "$T/sugm.txt") >/dev/null || fail "trace and metrics disagree"
+# The what-if stream lives in a temporary file in $TMPDIR, not in memory: where none can be made,
+# --verify fails naming the folder, and the suggestions are still printed, as estimates.
+TMPDIR="$T/no-such-dir" "$SNR" analyze suggest "$T/planted.snrt" --verify >"$T/sugt.txt" 2>"$T/sugt.err" &&
+  fail "--verify with no temporary folder succeeded"
+grep -q "cannot create the what-if stream's temporary file in $T/no-such-dir" "$T/sugt.err" ||
+  fail "--verify without a temporary folder: $(cat "$T/sugt.err")"
+[ "$(head -1 "$T/sugt.txt")" = "$(head -1 "$T/sug.txt")" ] || fail "no suggestions without --verify's stream: $(cat "$T/sugt.txt")"
+grep -q "estimates only" "$T/sugt.txt" || fail "unverified suggestions not labelled: $(cat "$T/sugt.txt")"
 
 # 3. A stall from a true dependency: nothing suggested.
 "$SNR" analyze suggest "$T/truedep.snrt" >"$T/td.txt" 2>&1 || fail "suggest truedep: $(cat "$T/td.txt")"
