@@ -38,10 +38,6 @@ struct mem_ev {
 	uint16_t chip;
 };
 
-struct page_val {
-	uint64_t page, lo, hi, writer;
-};
-
 struct collect {
 	struct snr_deps *d;
 	size_t insn_cap, edge_cap;
@@ -53,24 +49,29 @@ struct collect {
 	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
 	struct mem_ev *mem;
 	size_t nmem, mem_cap;
-	/* VMEM page values: the open one per page, the closed ones */
+	/* VMEM page values: the open one per page; the closed ones counted per
+	 * page (at NULL), or filed at at[page]++ in d->occ */
 	uint64_t *cur_w, *cur_writer, *cur_read; /* UINT64_MAX: none */
-	struct page_val *vals;
-	size_t nvals, vals_cap;
+	size_t *at;
 	struct snr_tracker an; /* collect.c's callbacks, fed from these */
 	bool isa_known;
+	bool too_long; /* an index or a cycle beyond SNR_DEPS_MAX_INDEX */
 	uint64_t not_data[SNR_ISA_MAX_REGS / 64]; /* registers that carry no data dependency */
 };
 
 static void isa_of(struct collect *c);
+static uint64_t canon_addr(const struct mem_ev *e);
+
+_Static_assert(sizeof(struct snr_dep_edge) == 16, "an edge is 16 bytes (docs/analyses.md, deps)");
+_Static_assert(sizeof(struct snr_deps_insn) == 16, "an instruction is 16 bytes (docs/analyses.md, deps)");
 
 static void close_val(struct collect *c, uint64_t p, uint64_t hi)
 {
-	if (c->nvals == c->vals_cap) {
-		c->vals_cap = c->vals_cap ? 2 * c->vals_cap : 1024;
-		c->vals = snr_xrealloc(c->vals, c->vals_cap * sizeof(*c->vals));
+	if (!c->at) {
+		c->d->occ_start[p + 1]++;
+		return;
 	}
-	c->vals[c->nvals++] = (struct page_val){p, c->cur_w[p], hi, c->cur_writer[p]};
+	c->d->occ[c->at[p]++] = (struct snr_deps_occ){c->cur_w[p], hi, c->cur_writer[p]};
 }
 
 /* One access of page p at `cycle` (accesses come in cycle order). */
@@ -92,26 +93,48 @@ static void page_access(struct collect *c, uint64_t p, uint64_t cycle, bool writ
 		c->cur_read[p] = cycle;
 }
 
-/* Closes the values still open at the window's end and files them by page. */
-static void page_values(struct collect *c)
+/* One pass of the VMEM accesses (c->mem in cycle order) through the page
+ * values, closing those still open at the window's end. */
+static void page_pass(struct collect *c)
 {
 	struct snr_deps *d = c->d;
 	for (uint64_t p = 0; p < d->npages; p++)
+		c->cur_w[p] = c->cur_read[p] = UINT64_MAX;
+	uint64_t vmem_base = TA1_VMEM_BASE;
+	for (size_t k = 0; k < c->nmem; k++) {
+		const struct mem_ev *e = &c->mem[k];
+		if (!e->bytes || e->index == UINT64_MAX || e->space != TA1_SPACE_VMEM)
+			continue;
+		uint64_t lo = canon_addr(e), hi = lo + e->bytes;
+		if (!d->npages || lo < vmem_base)
+			continue;
+		uint64_t p0 = (lo - vmem_base) / d->page_bytes, p1 = (hi - vmem_base - 1) / d->page_bytes;
+		for (uint64_t p = p0; p <= p1 && p < d->npages; p++)
+			page_access(c, p, e->cycle, e->write, e->index);
+	}
+	for (uint64_t p = 0; p < d->npages; p++)
 		if (c->cur_w[p] != UINT64_MAX)
 			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : d->an.src.cycles + 1);
+}
+
+/* The values each VMEM page held, filed by page in d->occ: a pass that
+ * counts them per page, then one that files them (each page's in cycle
+ * order), so that no list of all of them is kept beside d->occ. */
+static void page_values(struct collect *c)
+{
+	struct snr_deps *d = c->d;
 	d->occ_start = snr_xcalloc(d->npages + 1, sizeof(*d->occ_start));
-	for (size_t k = 0; k < c->nvals; k++)
-		d->occ_start[c->vals[k].page + 1]++;
+	c->at = NULL;
+	page_pass(c);
 	for (uint64_t p = 0; p < d->npages; p++)
 		d->occ_start[p + 1] += d->occ_start[p];
-	d->occ = snr_xcalloc(c->nvals ? c->nvals : 1, sizeof(*d->occ));
-	size_t *at = snr_xcalloc(d->npages + 1, sizeof(*at));
-	memcpy(at, d->occ_start, (d->npages + 1) * sizeof(*at));
-	for (size_t k = 0; k < c->nvals; k++) { /* stable: each page's values stay in cycle order */
-		const struct page_val *v = &c->vals[k];
-		d->occ[at[v->page]++] = (struct snr_deps_occ){v->lo, v->hi, v->writer};
-	}
-	free(at);
+	size_t n = d->occ_start[d->npages];
+	d->occ = snr_xcalloc(n ? n : 1, sizeof(*d->occ));
+	c->at = snr_xcalloc(d->npages + 1, sizeof(*c->at));
+	memcpy(c->at, d->occ_start, (d->npages + 1) * sizeof(*c->at));
+	page_pass(c);
+	free(c->at);
+	c->at = NULL;
 }
 
 static void grow_insn(struct collect *c, uint64_t index)
@@ -155,6 +178,10 @@ static void add_edge(struct collect *c, uint64_t consumer, uint64_t producer, ui
 static void on_issue(void *u, const struct snr_ev_insn *e)
 {
 	struct collect *c = u;
+	if (e->index > SNR_DEPS_MAX_INDEX || e->issue > SNR_DEPS_MAX_INDEX) {
+		c->too_long = true;
+		return;
+	}
 	grow_insn(c, e->index);
 	struct snr_deps_insn *in = &c->d->insn[e->index];
 	in->pc = e->pc;
@@ -374,7 +401,6 @@ static void mem_edges(struct collect *c)
 	qsort(c->mem, c->nmem, sizeof(*c->mem), cmp_mem);
 	struct ivl_map *maps = NULL;
 	size_t nmaps = 0;
-	uint64_t vmem_base = TA1_VMEM_BASE;
 	for (size_t k = 0; k < c->nmem; k++) {
 		const struct mem_ev *e = &c->mem[k];
 		if (!e->bytes || e->index == UINT64_MAX)
@@ -391,11 +417,6 @@ static void mem_edges(struct collect *c)
 			m->key = key;
 		}
 		uint64_t lo = canon_addr(e), hi = lo + e->bytes;
-		if (e->space == TA1_SPACE_VMEM && d->npages && lo >= vmem_base) {
-			uint64_t p0 = (lo - vmem_base) / d->page_bytes, p1 = (hi - vmem_base - 1) / d->page_bytes;
-			for (uint64_t p = p0; p <= p1 && p < d->npages; p++)
-				page_access(c, p, e->cycle, e->write, e->index);
-		}
 		if (e->write) {
 			ivl_write(m, lo, hi, e->index);
 			continue;
@@ -803,6 +824,11 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	if (o->annot)
 		an_annot_tracker(o->annot, &t, &run);
 	int rc = feed(feed_user, &d->an.src, &run, err, errlen);
+	if (!rc && c.too_long) {
+		snr_fmt(err, errlen, "%s: the window has an instruction index or cycle beyond 2^48, more than the graph holds",
+			d->an.src.path ? d->an.src.path : "the window");
+		rc = -1;
+	}
 	if (rc) {
 		free(c.mem);
 		free(c.mem_edges);
@@ -817,8 +843,6 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	c.cur_w = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
 	c.cur_writer = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
 	c.cur_read = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
-	for (uint64_t p = 0; p < d->npages; p++)
-		c.cur_w[p] = c.cur_read[p] = UINT64_MAX;
 	grow_insn(&c, 0);
 	if (d->an.src.instructions > d->ninsn) {
 		grow_insn(&c, d->an.src.instructions - 1);
@@ -829,7 +853,6 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	free(c.cur_w);
 	free(c.cur_writer);
 	free(c.cur_read);
-	free(c.vals);
 	collect_pcs(d);
 	sort_edges(&c);
 	size_t kept = 0; /* one edge per (consumer, producer, kind, what) */
@@ -978,7 +1001,7 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 	fputs(",\"conservative\":[", f);
 	for (size_t k = 0; k < ne; k++) {
 		char rb[16];
-		fprintf(f, "%s{\"producer\":%" PRIu64 ",\"kind\":\"%s\",\"what\":\"%s\"}", k ? "," : "", e[k].producer,
+		fprintf(f, "%s{\"producer\":%" PRIu64 ",\"kind\":\"%s\",\"what\":\"%s\"}", k ? "," : "", (uint64_t)e[k].producer,
 			e[k].kind == SNR_DEP_REG ? "reg" : "mem",
 			e[k].kind == SNR_DEP_REG ? reg_name(d, e[k].reg, rb, sizeof(rb)) : space_name(d, e[k].space));
 	}
@@ -1108,7 +1131,7 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 		for (size_t k = 0; k < d->nedges; k++) {
 			const struct snr_dep_edge *e = &d->edges[k];
 			char rb[16];
-			fprintf(f, "%s\n[%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"]", k ? "," : "", e->consumer, e->producer,
+			fprintf(f, "%s\n[%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"]", k ? "," : "", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
 				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : space_name(d, e->space));
 		}
@@ -1165,7 +1188,7 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 		for (size_t k = 0; k < d->nedges; k++) {
 			const struct snr_dep_edge *e = &d->edges[k];
 			char rb[16];
-			fprintf(f, "%8" PRIu64 " <- %-8" PRIu64 "  %-4s  %s\n", e->consumer, e->producer,
+			fprintf(f, "%8" PRIu64 " <- %-8" PRIu64 "  %-4s  %s\n", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
 				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : space_name(d, e->space));
 		}

@@ -35,17 +35,27 @@
 
 enum snr_dep_kind { SNR_DEP_REG, SNR_DEP_MEM };
 
+/* Instruction indices and cycles in the graph's records take 48 bits (a
+ * window of up to 2^48 instructions and cycles; snr_deps_build refuses a
+ * longer one). */
+#define SNR_DEPS_MAX_INDEX ((UINT64_C(1) << 48) - 1)
+
+/* 16 bytes per edge */
 struct snr_dep_edge {
-	uint64_t consumer, producer; /* instruction indices; producer < consumer in program order */
-	uint8_t kind;                /* enum snr_dep_kind */
-	uint8_t space;               /* MEM: enum ta1_space of the bytes */
-	uint16_t reg;                /* REG: ta1_reg_id */
+	uint64_t consumer : 48; /* instruction indices; producer < consumer in program order */
+	uint64_t kind : 8;      /* enum snr_dep_kind */
+	uint64_t space : 8;     /* MEM: enum ta1_space of the bytes */
+	uint64_t producer : 48;
+	uint64_t reg : 16; /* REG: ta1_reg_id */
 };
 
-/* 24 bytes per instruction of the window */
+/* 16 bytes per instruction of the window */
 struct snr_deps_insn {
-	uint64_t pc, issue;
-	uint8_t cls, unit, seen;
+	uint64_t pc;
+	uint64_t issue : 48;
+	uint64_t cls : 8;
+	uint64_t unit : 7;
+	uint64_t seen : 1;
 };
 
 enum snr_anchor_kind {
