@@ -265,7 +265,8 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 	free(tab);
 
 	/* lines */
-	qsort(rows, nrows, sizeof(*rows), cmp_source_order);
+	if (nrows) /* rows is NULL for a window without instructions */
+		qsort(rows, nrows, sizeof(*rows), cmp_source_order);
 	struct an_annot_row *lines = snr_xcalloc(nrows ? nrows : 1, sizeof(*lines));
 	size_t nlines = 0;
 	for (size_t i = 0; i < nrows;) {

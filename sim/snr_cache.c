@@ -49,8 +49,9 @@ static int level_parse(struct snr_cache_level_cfg *l, json_t *o, const char *nam
 				: !strcmp(k, "assoc")	  ? &l->assoc
 				: !strcmp(k, "latency") ? &l->latency
 							  : NULL;
-		/* bounds keep the model's tables allocatable: 2^30 bytes of 1-byte lines at most */
-		json_int_t max = dst == &l->size ? 1ll << 30 : dst == &l->line ? 4096 : dst == &l->assoc ? 64 : 1 << 20;
+		/* bounds keep the model's tables (16 bytes a line) within 256 MiB:
+		 * 256 MiB of 16-byte lines at most */
+		json_int_t max = dst == &l->size ? 1ll << 28 : dst == &l->line ? 4096 : dst == &l->assoc ? 64 : 1 << 20;
 		if (!dst || !json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
 			if (dst)
 				snr_fmt(err, errlen, "cache.%s.%s: an integer in [0, %lld]", name, k, (long long)max);
@@ -60,9 +61,10 @@ static int level_parse(struct snr_cache_level_cfg *l, json_t *o, const char *nam
 		}
 		*dst = (uint64_t)json_integer_value(v);
 	}
-	if (!pow2(l->line) || !l->assoc || l->size % (l->line * l->assoc) || !pow2(l->size / (l->line * l->assoc))) {
+	if (!pow2(l->line) || l->line < 16 || !l->assoc || l->size % (l->line * l->assoc) ||
+	    !pow2(l->size / (l->line * l->assoc))) {
 		snr_fmt(err, errlen,
-			"cache.%s: line (%llu) must be a power of two and size (%llu) a power-of-two number of "
+			"cache.%s: line (%llu) must be a power of two of at least 16 and size (%llu) a power-of-two number of "
 			"sets of assoc (%llu) lines",
 			name, (unsigned long long)l->line, (unsigned long long)l->size, (unsigned long long)l->assoc);
 		return -1;

@@ -41,7 +41,7 @@ for cmd in "device x.elf" "profile x.elf" "replay t.snrt" "analyze dma t.snrt" "
   run timeout 60 "$SNR" $cmd --config syntax.json; expect_rc 1
   expect_err 'syntax.json:2:0: '
   run timeout 60 "$SNR" $cmd --config cache_huge.json; expect_rc 1
-  expect_err 'cache_huge.json:1:11: cache.l1.size: an integer in [0, 1073741824]'
+  expect_err 'cache_huge.json:1:11: cache.l1.size: an integer in [0, 268435456]'
   run timeout 20 "$SNR" $cmd --config fifo.json
   [ "$rc" -eq 124 ] && fail "$cmd --config FIFO hung"
   expect_rc 1; expect_err "fifo.json: not a regular file (a FIFO)"
