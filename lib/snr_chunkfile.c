@@ -189,9 +189,20 @@ int snr_chunkw_open(struct snr_chunk_writer *w, const char *path, enum snr_chunk
 	return 0;
 }
 
-int snr_chunkw_mark(struct snr_chunk_writer *w, struct snr_chunkw_mark *m)
+int snr_chunkw_flush(struct snr_chunk_writer *w)
 {
 	if (w->failed)
+		return -1;
+	if (w->held.len == 0)
+		return 0;
+	int rc = w_write(w, w->held.p, w->held.len);
+	w->held.len = 0;
+	return rc;
+}
+
+int snr_chunkw_mark(struct snr_chunk_writer *w, struct snr_chunkw_mark *m)
+{
+	if (snr_chunkw_flush(w))
 		return -1;
 	off_t at = lseek(w->fd, 0, SEEK_CUR);
 	if (at < 0) {
@@ -207,6 +218,7 @@ int snr_chunkw_rewind(struct snr_chunk_writer *w, const struct snr_chunkw_mark *
 {
 	if (w->failed)
 		return -1;
+	w->held.len = 0;
 	if (ftruncate(w->fd, (off_t)m->offset) || lseek(w->fd, (off_t)m->offset, SEEK_SET) < 0) {
 		snr_fmt(w->err, sizeof(w->err), "%s: cutting back to byte %lld failed: %s", w->path,
 			(long long)m->offset, strerror(errno));
@@ -265,6 +277,11 @@ int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned co
 	put_le(h + 16, len, 4);
 	put_le(h + 20, snr_crc32c(0, stored, stored_len), 4);
 	put_le(h + 24, snr_crc32c(0, h, 24), 4);
+	if (w->hold) {
+		snr_buf_put(&w->held, h, sizeof(h));
+		snr_buf_put(&w->held, stored, stored_len);
+		return 0;
+	}
 	/* One system call per chunk: a writer killed between two leaves a
 	 * partial chunk no less, but the common small chunk costs one. */
 	struct iovec iov[2] = {{h, sizeof(h)}, {(void *)stored, stored_len}};
@@ -293,6 +310,8 @@ int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned co
 static void writer_free(struct snr_chunk_writer *w)
 {
 	free(w->zbuf.p);
+	free(w->held.p);
+	w->held = (struct snr_buf){0};
 	free(w->path);
 	w->zbuf.p = NULL;
 	w->path = NULL;
@@ -301,7 +320,7 @@ static void writer_free(struct snr_chunk_writer *w)
 
 int snr_chunkw_close(struct snr_chunk_writer *w)
 {
-	int rc = w->failed ? -1 : 0;
+	int rc = snr_chunkw_flush(w);
 	if (w->out.path) {
 		if (rc) {
 			snr_outfile_discard(&w->out);

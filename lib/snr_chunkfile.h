@@ -78,6 +78,8 @@ struct snr_chunk_writer {
 	char err[300];
 	struct snr_buf zbuf;
 	int level; /* zstd level; 0 means 3. Metrics use 1: written at replay speed. */
+	bool hold; /* chunks gather in held until snr_chunkw_flush (or mark, close) */
+	struct snr_buf held;
 };
 
 int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,
@@ -98,6 +100,8 @@ struct snr_chunkw_mark {
 	uint64_t bytes;
 };
 int snr_chunkw_mark(struct snr_chunk_writer *w, struct snr_chunkw_mark *m);
+/* Writes the chunks held (w->hold) in one go. */
+int snr_chunkw_flush(struct snr_chunk_writer *w);
 int snr_chunkw_rewind(struct snr_chunk_writer *w, const struct snr_chunkw_mark *m);
 /* Closes the file (an ATOMIC one renamed into place); returns -1 if any
  * write failed (w->err says which; an ATOMIC destination is then untouched). */

@@ -244,6 +244,14 @@ int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m)
 	return 0;
 }
 
+int snr_trace_writer_hold(struct snr_trace_writer *w, bool on)
+{
+	w->cw.hold = on;
+	return on ? 0 : snr_chunkw_flush(&w->cw);
+}
+
+int snr_trace_writer_flush(struct snr_trace_writer *w) { return snr_chunkw_flush(&w->cw); }
+
 int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m)
 {
 	struct snr_chunkw_mark cm = {m->offset, m->seq, m->bytes};

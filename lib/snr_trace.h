@@ -108,6 +108,10 @@ struct snr_trace_mark {
 };
 int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m);
 int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m);
+/* on: steps gather in memory and reach the journal at the next flush
+ * (or mark); off: each step is written as it comes (flushing first). */
+int snr_trace_writer_hold(struct snr_trace_writer *w, bool on);
+int snr_trace_writer_flush(struct snr_trace_writer *w);
 /* Ends STEPS and writes the DIGEST: final values of every register (regs[i]
  * for register i, NULL if unknown) and the written memory's block hashes. */
 int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,

@@ -44,7 +44,10 @@
 
 #ifdef SNR_HAVE_PTRACE
 #include <elf.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -70,6 +73,7 @@ struct pt_bp {
 struct snr_dbg {
 	pid_t pid;
 	bool launched; /* our child (PTRACE_TRACEME) rather than seized */
+	bool no_hw_count; /* the kernel gave no hardware breakpoint to count arrivals with */
 	bool attached; /* alive and traced */
 	int memfd;     /* /proc/PID/mem, opened lazily */
 	int pending_sig;
@@ -217,6 +221,23 @@ static int arch_fetch_ext(struct snr_dbg *d)
 	return 0;
 }
 
+/* The kernel leaves RF (eflags bit 16) set after a hardware instruction
+ * breakpoint so that the instruction runs on resume; the program's flags
+ * are as they were without it (stepping never shows it). */
+static int arch_clear_resume_flag(struct snr_dbg *d)
+{
+	struct user_regs_struct u;
+	if (ptrace(PTRACE_GETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_GETREGS on pid %d: %s", d->pid, strerror(errno));
+	if (!(u.eflags & 0x10000))
+		return 0;
+	u.eflags &= ~0x10000ull;
+	if (ptrace(PTRACE_SETREGS, d->pid, NULL, &u) < 0)
+		return fail(d, "ptrace: PTRACE_SETREGS on pid %d: %s", d->pid, strerror(errno));
+	d->gpr_valid = false;
+	return 0;
+}
+
 /* buf (read_regs' layout) into the thread: the general registers, then
  * the vector state through the same XSAVE or FP area they were read from. */
 static int arch_write_regs(struct snr_dbg *d, const uint8_t *buf)
@@ -309,6 +330,12 @@ static int arch_fetch_gprs(struct snr_dbg *d)
 static int arch_fetch_ext(struct snr_dbg *d)
 {
 	d->ext_valid = true;
+	return 0;
+}
+
+static int arch_clear_resume_flag(struct snr_dbg *d)
+{
+	(void)d;
 	return 0;
 }
 
@@ -905,8 +932,77 @@ static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 /* One traced thread: cont_selected is cont. Hits are counted here, one
  * continue per arrival (each a trap into this process, far cheaper than a
  * request over a socket), so the recorder asks once. */
+/* The hits-th arrival at addr counted by the kernel: a hardware instruction
+ * breakpoint as a perf event (PERF_TYPE_BREAKPOINT, the CPU's debug
+ * registers) whose counter overflows at that arrival and signals the
+ * tracee, which then stops at addr before executing it. The arrivals
+ * before cost no stop at all (counting each in the tracer costs two: the
+ * trap and the step off it, so a window ending in a 10,000-iteration loop
+ * cost 20,000 context-switch pairs). Our trap at addr is lifted meanwhile.
+ * 1: the kernel has no such event for us (then the tracer counts). */
+static int hw_cont_to_hit(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop)
+{
+	if (d->no_hw_count)
+		return 1;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = addr;
+	a.bp_len = sizeof(long);
+	a.sample_period = hits;
+	a.wakeup_events = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, d->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		d->no_hw_count = true;
+		return 1;
+	}
+	if (fcntl(fd, F_SETOWN, d->pid) < 0 || fcntl(fd, F_SETSIG, SIGTRAP) < 0 || fcntl(fd, F_SETFL, O_ASYNC) < 0) {
+		close(fd);
+		d->no_hw_count = true;
+		return 1;
+	}
+	int i = find_bp(d, addr);
+	int rc = i >= 0 ? raw_write(d, addr, d->bps[i].saved, BP_LEN) : 0;
+	int status = 0;
+	if (rc == 0) {
+		unpin(d);
+		rc = resume(d, PTRACE_CONT, "PTRACE_CONT");
+	}
+	if (rc == 0)
+		rc = wait_blocking(d, &status, "cont");
+	uint64_t count = 0;
+	if (rc == 0 && read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+		count = 0;
+	close(fd);
+	if (rc == 0)
+		rc = decode_status(d, status, false, false, stop, "cont");
+	if (i >= 0 && d->attached && raw_write(d, addr, bp_insn, BP_LEN) < 0)
+		rc = -1;
+	if (rc)
+		return -1;
+	if (stop->kind == SNR_DBG_STOP_TRAP && stop->pc == addr && count != hits)
+		return fail(d, "ptrace: stopped at 0x%llx after %llu arrivals there, not %llu", (unsigned long long)addr,
+			    (unsigned long long)count, (unsigned long long)hits);
+	return d->attached ? arch_clear_resume_flag(d) : 0;
+}
+
 static int pt_cont_to_hit(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop)
 {
+	/* an arrival is a new one: off the breakpoint first, as cont does */
+	bool stepped;
+	if (step_over_bp(d, &stepped, stop) < 0)
+		return -1;
+	if (stepped && (!d->attached || stop->kind != SNR_DBG_STOP_TRAP))
+		return 0;
+	if (hits == 0)
+		return 0;
+	int hw = hw_cont_to_hit(d, addr, hits, stop);
+	if (hw <= 0)
+		return hw;
 	for (uint64_t k = 0; k < hits; k++) {
 		if (pt_cont(d, 0, stop) < 0)
 			return -1;

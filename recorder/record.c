@@ -831,12 +831,17 @@ static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 		if (!r->regval[k] || r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size))
 			continue;
 		if (!strcmp(r->isa->name, "x86-64") && !strcmp(r->iregs[k].name, "eflags")) {
-			/* AF and OF: undefined after shifts, rotates, multiplies and
-			 * bit scans, where unicorn and the CPU differ (seen: AF after
-			 * shr ecx, 3); the checkpoint then hands the target's value
-			 * to the simulator */
-			v[0] = (uint8_t)((v[0] & ~0x10) | (r->regval[k][0] & 0x10));
+			/* AF, PF and OF: undefined after shifts, rotates, multiplies
+			 * and bit scans, where unicorn and the CPU differ (seen: AF
+			 * after shr ecx, 3; PF after imul); the checkpoint then hands
+			 * the target's value to the simulator */
+			v[0] = (uint8_t)((v[0] & ~0x14) | (r->regval[k][0] & 0x14));
 			v[1] = (uint8_t)((v[1] & ~0x08) | (r->regval[k][1] & 0x08));
+			if (!memcmp(v, r->regval[k], r->iregs[k].size) &&
+			    r->sim->set_reg(r->simst, (unsigned)k, r->regval[k], r->iregs[k].size)) {
+				snr_fmt(err, errlen, "loading eflags into the simulator: %s", r->sim->error(r->simst));
+				return -1;
+			}
 		}
 		if (memcmp(v, r->regval[k], r->iregs[k].size)) {
 			uint64_t sv = 0, tv = 0;
@@ -1183,14 +1188,25 @@ static int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_r
 	sum->end_reason = "count";
 	r->sim = NULL;
 	err[0] = 0;
+	/* stepping: each step into the journal as it comes */
+	if (snr_trace_writer_hold(w, false)) {
+		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+		return -1;
+	}
 	return 0;
 }
 
 /* A checkpoint at window index `index`: the stride's pre-images read, the
  * target brought there and compared, registers and written bytes. 0, 1
  * (a mismatch, err says which) or -1. */
-static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, char *err, size_t errlen)
+static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, struct snr_trace_writer *w, char *err,
+		      size_t errlen)
 {
+	/* the journal holds at least what the target runs */
+	if (snr_trace_writer_flush(w)) {
+		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
+		return -1;
+	}
 	if (sd->can_restore && stride_save_pre(r, sd, err, errlen))
 		return -1;
 	int vrc = verify_at(r, index, err, errlen);
@@ -1449,6 +1465,11 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	w = snr_trace_create(out_path, meta, err, errlen);
 	stride_free(&sd);
 	sd = (struct stride){.can_restore = r.sim && r.dbg->abi_version >= 4 && r.dbg->write_regs && r.dbg->write_mem};
+	/* --method sim: the simulation's steps reach the journal in one write
+	 * per checkpoint, before the target runs them (one write per step cost
+	 * about a fifth of an x86-64 recording's CPU) */
+	if (w && r.sim)
+		snr_trace_writer_hold(w, true);
 	if (!w)
 		goto out;
 	if (nobjs && write_trace_symbols(w, objs, nobjs)) {
@@ -1509,7 +1530,7 @@ window:
 			snr_ahead_log_pc(r.ahead, i, pc);
 			/* a checkpoint at least every stride: the log stays bounded */
 			if (snr_ahead_pending(r.ahead) > SIM_STRIDE) {
-				int c = checkpoint(&r, &sd, i, err, errlen);
+				int c = checkpoint(&r, &sd, i, w, err, errlen);
 				if (c > 0) {
 					if (fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen))
 						goto out;
@@ -1568,7 +1589,7 @@ window:
 		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault ||
 				 x86_rep_string(r.isa, ce->bytes, ce->len);
 		if (r.sim && on_target) {
-			int c = checkpoint(&r, &sd, i, err, errlen);
+			int c = checkpoint(&r, &sd, i, w, err, errlen);
 			if (c > 0) {
 				if (fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen))
 					goto out;
@@ -1818,7 +1839,7 @@ window:
 				 !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted"));
 	if (sim_end) {
 		snr_ahead_log_pc(r.ahead, sum->instructions, st.pc);
-		int c = checkpoint(&r, &sd, sum->instructions, err, errlen);
+		int c = checkpoint(&r, &sd, sum->instructions, w, err, errlen);
 		if (c > 0) {
 			if (fall_back(&r, &sd, sum->instructions, &known, &written, reg_known, sum, &cc, w, err, errlen))
 				goto out;

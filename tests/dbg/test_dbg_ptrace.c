@@ -14,7 +14,14 @@
  *  - exits and signals are stops: run to the end gives EXITED 42; a null
  *    store gives SIGNAL SIGSEGV in main, then KILLED SIGSEGV.
  *  - launching a missing command fails with a message naming it.
+ *  - cont_to_hit: from checksum()'s entry, the 60th arrival at a pc of its
+ *    loop leaves every general register (eflags too, with no RF left by the
+ *    hardware breakpoint that counts the arrivals) as 2,000 single steps
+ *    to that arrival do; a pc never reached stops at the program's exit.
  */
+#include <errno.h>
+#include <sys/personality.h>
+
 #include "tests/check.h"
 #include "tests/dbg/dbg_testutil.h"
 
@@ -222,6 +229,85 @@ static void test_exit_and_signal(const char *prog)
 	}
 }
 
+/* Launched and stopped at checksum()'s entry, its breakpoint cleared. */
+static struct snr_dbg *at_checksum(const char *prog)
+{
+	char err[512], *argv[] = {(char *)prog, NULL};
+	struct snr_dbg *d = ops->open(NULL, argv, err, sizeof(err));
+	CHECK(d != NULL, "launch %s: %s", prog, err);
+	if (!d)
+		return NULL;
+	struct snr_dbg_stop st;
+	CHECK(ops->set_breakpoint(d, fn) == 0 && ops->cont(d, 10000, &st) == 0 && st.pc == fn &&
+		      ops->clear_breakpoint(d, fn) == 0,
+	      "to checksum(): %s", ops->error(d));
+	return d;
+}
+
+static void test_cont_to_hit(const char *prog)
+{
+	enum { STEPS = 2000, NGPR = 18 }; /* rax..r15, rip, eflags */
+	static const char *const names[NGPR] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+						"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip", "eflags"};
+	/* the three launches below put the stack at the same address */
+	int persona = personality(0xffffffff);
+	CHECK(persona >= 0 && personality((unsigned long)persona | ADDR_NO_RANDOMIZE) >= 0, "personality: %s",
+	      strerror(errno));
+	struct snr_dbg *d = at_checksum(prog);
+	if (!d)
+		return;
+	CHECK(ops->abi_version >= 3 && ops->cont_to_hit, "no cont_to_hit");
+	static uint64_t pcs[STEPS + 1];
+	pcs[0] = fn;
+	struct snr_dbg_stop st;
+	for (int i = 1; i <= STEPS; i++) {
+		if (ops->step(d, &st) < 0 || st.kind != SNR_DBG_STOP_TRAP) {
+			CHECK(0, "step %d: %s", i, ops->error(d));
+			ops->kill(d);
+			return;
+		}
+		pcs[i] = st.pc;
+	}
+	/* the step of the 60th arrival at the first loop pc seen 60 times */
+	int at = -1;
+	for (int i = 1; i <= STEPS && at < 0; i++) {
+		int seen = 0;
+		for (int k = 1; k <= i; k++)
+			seen += pcs[k] == pcs[i];
+		if (seen == 60)
+			at = i;
+	}
+	CHECK(at > 0, "no pc arrived at 60 times in %d steps", STEPS);
+	ops->kill(d);
+	if (at <= 0)
+		return;
+	uint64_t want[NGPR];
+	d = at_checksum(prog);
+	if (!d)
+		return;
+	for (int i = 1; i <= at; i++)
+		ops->step(d, &st);
+	for (int k = 0; k < NGPR; k++)
+		want[k] = reg(d, names[k]);
+	ops->kill(d);
+	d = at_checksum(prog);
+	if (!d)
+		return;
+	CHECK(ops->set_breakpoint(d, pcs[at]) == 0, "set_breakpoint: %s", ops->error(d));
+	CHECK(ops->cont_to_hit(d, pcs[at], 60, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP && st.pc == pcs[at],
+	      "cont_to_hit 60: kind %d pc 0x%llx: %s", st.kind, (unsigned long long)st.pc, ops->error(d));
+	for (int k = 0; k < NGPR; k++)
+		CHECK(reg(d, names[k]) == want[k], "after cont_to_hit, %s is 0x%llx; 60 arrivals by stepping: 0x%llx",
+		      names[k], (unsigned long long)reg(d, names[k]), (unsigned long long)want[k]);
+	/* and on from there: a breakpoint the program never reaches again */
+	CHECK(ops->clear_breakpoint(d, pcs[at]) == 0 && ops->set_breakpoint(d, entry) == 0, "breakpoints: %s",
+	      ops->error(d));
+	CHECK(ops->cont_to_hit(d, entry, 5, &st) == 0 && st.kind == SNR_DBG_STOP_EXITED && st.code == 42,
+	      "cont_to_hit at a pc never reached: kind %d code %d: %s", st.kind, st.code, ops->error(d));
+	ops->close(d);
+	personality((unsigned long)persona);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -251,5 +337,6 @@ int main(int argc, char **argv)
 	test_attach(prog);
 	test_timeout(prog);
 	test_exit_and_signal(prog);
+	test_cont_to_hit(prog);
 	return check_report("test_dbg_ptrace");
 }
