@@ -342,7 +342,8 @@
     }
     var touched = R.reduce(function (a, r) { return a + r.pages; }, 0);
     document.getElementById('heat-what').textContent = !R.length ? 'the window touched no VMEM' : touched + ' pages of ' + v.page_bytes + ' B touched, in ' + R.length +
-      ' rows of ' + R[0].pages + ' pages; the colour is the share of a row\'s pages occupied (the tooltip gives the count)';
+      ' rows of ' + R[0].pages + ' pages; the colour is the share of a row\'s pages occupied (the tooltip gives the count)' +
+      (ns > cols ? '; ' + ns + ' samples drawn in ' + cols + ' columns, each the most occupied of the samples it covers' : '');
     chart('c-heat', {
       animation: false,
       tooltip: {

@@ -3,7 +3,7 @@
 # the same token-serving loop (bench/analyses_prog.c's serve(), built with
 # TOKENS=8000 so that it runs past ten million instructions), each through
 #   snr replay -o, analyze dma, vmem, util, deps, suggest, suggest --verify,
-#   report and export perfetto (each on the metrics file),
+#   report and export perfetto --format proto (each on the metrics file),
 # with wall seconds, CPU seconds (user + system) and peak RSS of every step,
 # then the ratios 5M/1M and 10M/5M of each step's CPU time and memory beside
 # the instruction ratio (5 and 2), and the targets: growth within 1.3x of the
@@ -54,7 +54,7 @@ STEPS=(
   "analyze suggest|"
   "analyze suggest --verify|"
   "report|-o @r.html"
-  "export perfetto|-o @"
+  "export perfetto|--format proto -o @"
 )
 declare -A WALL CPU MEM
 run() { # count index cmd args input: records WALL and MEM, prints one row
@@ -71,26 +71,33 @@ run() { # count index cmd args input: records WALL and MEM, prints one row
 
 # The report's page: its size, and its draw time in headless Chromium (Debian's):
 # the page's own data-draw-ms (from the page's start to the end of its drawing,
-# report.js) with each part's share, and the wall time of `chromium --dump-dom`
-# (which includes starting the browser). Targets: under 10 MB, drawn in under 3 s.
+# report.js), the best of three loads (the time is wall time: on a shared
+# machine a load may wait for a core), with that load's parts, and the wall time
+# of `chromium --dump-dom` (which includes starting the browser). Targets: under
+# 10 MB, drawn in under 3 s.
 declare -A PAGE DRAW
 page() { # count html
-  local n=$1 html=$2 t0 t1 ms
+  local n=$1 html=$2 t0 t1 ms best="" parts="" wall=""
   PAGE[$n]=$(stat -c %s "$html")
   if ! command -v chromium >/dev/null; then
     printf '  report page: %d bytes (no chromium to draw it)\n' "${PAGE[$n]}"; return
   fi
-  t0=$(date +%s.%N)
-  timeout 300 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" --hide-scrollbars \
-    --window-size=1200,3600 --dump-dom "file://$html" >"$T/dom.html" 2>/dev/null || fail "chromium on the report"
-  t1=$(date +%s.%N)
-  ms=$(grep -o 'data-draw-ms="[0-9]*"' "$T/dom.html" | grep -o '[0-9]*')
-  grep -q 'data-ready="1"' "$T/dom.html" || fail "the report at $n did not draw (no data-ready)"
-  DRAW[$n]=$ms
-  printf '  report page: %d bytes (%.1f MB), drawn in %d ms in Chromium (%s), chromium --dump-dom %.1f s wall\n' \
-    "${PAGE[$n]}" "$(echo "${PAGE[$n]} / 1000000" | bc -l)" "$ms" \
-    "$(grep -o 'data-draw-parts="[^"]*"' "$T/dom.html" | sed 's/.*="//; s/"$//; s/&quot;//g')" "$(echo "$t1 - $t0" | bc)"
+  for _ in 1 2 3; do
+    t0=$(date +%s.%N)
+    timeout 300 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+      --disable-component-update --no-first-run --user-data-dir="$(mktemp -d -p "$T")" --hide-scrollbars \
+      --window-size=1200,3600 --dump-dom "file://$html" >"$T/dom.html" 2>/dev/null || fail "chromium on the report"
+    t1=$(date +%s.%N)
+    grep -q 'data-ready="1"' "$T/dom.html" || fail "the report at $n did not draw (no data-ready)"
+    ms=$(grep -o 'data-draw-ms="[0-9]*"' "$T/dom.html" | grep -o '[0-9]*')
+    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then
+      best=$ms; wall=$(echo "$t1 - $t0" | bc)
+      parts=$(grep -o 'data-draw-parts="[^"]*"' "$T/dom.html" | sed 's/.*="//; s/"$//; s/&quot;//g')
+    fi
+  done
+  DRAW[$n]=$best
+  printf '  report page: %d bytes (%.1f MB), drawn in %d ms in Chromium (best of 3; %s), chromium --dump-dom %.1f s wall; load %s\n' \
+    "${PAGE[$n]}" "$(echo "${PAGE[$n]} / 1000000" | bc -l)" "$best" "$parts" "$wall" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 for n in "${COUNTS[@]}"; do

@@ -49,6 +49,12 @@ if not snr:
     errs.append('no report data (window.SNR) in the page')
 else:
     shown = snr['dma']['dmas'][:400]
+    # the timeline says whether it shows every DMA
+    what = re.search(r'<p id="dma-what">([^<]*)</p>', dom)
+    n = snr['dma']['count']
+    want_what = 'All %d DMAs.' % n if n <= len(shown) else 'The %d worst-stalled of %d DMAs' % (len(shown), n)
+    if not what or not what.group(1).startswith(want_what):
+        errs.append('the DMA timeline says %r, want %r' % (what.group(1) if what else None, want_what))
     want = sum(1 for d in shown if d['issue'] and d['issue']['cycle'] is not None and d.get('backtail_cycles'))
     if 'backtail' not in series:
         errs.append('the DMA timeline has no backtail series: %r' % series)
@@ -83,6 +89,7 @@ if len(sys.argv) > 5:
     m = re.search(r'window\.SNR_LANES = (\{.*?\});\s*</script>', dom, re.S)
     lanes = json.loads(m.group(1)) if m else None
     if lanes:
+        n_intervals = lanes['intervals']  # the count; the intervals themselves are packed
         lanes['intervals'] = packed(dom, 'lanes')
     util = json.load(open(sys.argv[5]))
     if not lanes:
@@ -115,6 +122,16 @@ if len(sys.argv) > 5:
                 errs.append('%s: the first view drew %r busy cycles of %d' % (name, drawn.get(name), total))
         if not any(lanes['busy_cycles']):
             errs.append('no lane has a busy interval')
+        # the view at load says whether it merges intervals, and how many it draws
+        lod = re.search(r'<p id="util-lod" data-merged="(\d+)">([^<]*)</p>', dom)
+        first = [lanes['first'][k:k + 5] for k in range(0, len(lanes['first']), 5)]
+        merged = sum(1 for v in first if v[4] > 1)
+        if not lod or int(lod.group(1)) != merged or \
+                ('exact' in lod.group(2)) != (merged == 0) or '%d rectangles' % len(first) not in lod.group(2):
+            errs.append('the lane chart\'s level of detail is not said as drawn (%d spans, %d merged): %r' %
+                        (len(first), merged, lod.group(0) if lod else None))
+        if sum(v[4] for v in first) != n_intervals or n_intervals != sum(len(a) // 2 for a in lanes['intervals']):
+            errs.append('the view at load covers %d intervals of %d' % (sum(v[4] for v in first), n_intervals))
 
 w, h, bpp, rows = png(sys.argv[2])
 for b in boxes:
