@@ -876,6 +876,19 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	return 0;
 }
 
+void snr_deps_drop_graph(struct snr_deps *d)
+{
+	free(d->insn);
+	free(d->edges);
+	free(d->occ);
+	free(d->occ_start);
+	d->insn = NULL;
+	d->edges = NULL;
+	d->occ = NULL;
+	d->occ_start = NULL;
+	d->ninsn = d->nedges = d->npages = 0;
+}
+
 void snr_deps_free(struct snr_deps *d)
 {
 	for (size_t k = 0; k < d->ndmas; k++)

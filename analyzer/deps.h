@@ -139,6 +139,11 @@ typedef int (*snr_deps_feed_fn)(void *user, struct snr_source *src, const struct
 int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, const struct snr_deps_opts *o,
 		   char *err, size_t errlen);
 void snr_deps_free(struct snr_deps *d);
+/* Frees what the graph keeps per instruction and per edge (insn, edges, the
+ * VMEM page values), keeping the DMA table and the collection (an): for a
+ * caller that is done with the graph itself (snr report, after the
+ * suggestions). */
+void snr_deps_drop_graph(struct snr_deps *d);
 /* The edges of instruction i (a slice of d->edges). */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n);
 const char *snr_anchor_kind_name(enum snr_anchor_kind k);

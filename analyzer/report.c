@@ -513,34 +513,73 @@ static const struct col NO_MOVE_COLS[] = {
 	{"reason", "reason", true},
 };
 
-/* suggest's document made light for the page: stalled_dmas (each DMA
- * with its producers; megabytes at a million instructions) is replaced
- * by its counts ("stalled_count", "suggested_count"), and the stalled
- * DMAs no move covers are returned as rows {id, place, stall_cycles,
- * reason} for the table; each move keeps its instance count, not the list
- * of its DMA ids (`snr analyze suggest --json` has both in full) */
-static json_t *suggest_compact(json_t *sj)
+/* One entry of suggest's stalled_dmas: counted (suggested), or, when no
+ * move covers it, a row {id, place, stall_cycles, reason} of rows. */
+static void stalled_compact(json_t *o, json_t *rows, size_t *suggested)
 {
-	json_t *rows = json_array(), *st = json_object_get(sj, "stalled_dmas"), *o;
-	size_t i, suggested = 0;
-	json_array_foreach(st, i, o) {
-		json_t *dma = json_object_get(o, "dma");
-		if (json_is_true(json_object_get(o, "suggested"))) {
-			suggested++;
-			continue;
+	json_t *dma = json_object_get(o, "dma");
+	if (json_is_true(json_object_get(o, "suggested"))) {
+		(*suggested)++;
+		return;
+	}
+	json_array_append_new(rows, json_pack("{s:O,s:o,s:O,s:O}", "id", json_object_get(dma, "id"), "place",
+					      place_json(dma), "stall_cycles", json_object_get(dma, "stall_cycles"),
+					      "reason", json_object_get(o, "reason")));
+}
+
+/* suggest's document (its JSON text, len bytes) made light for the page:
+ * stalled_dmas (each DMA with its producers; megabytes at a million
+ * instructions) is replaced by its counts ("stalled_count",
+ * "suggested_count"), and the stalled DMAs no move covers are returned in
+ * *rows as rows {id, place, stall_cycles, reason} for the table; each move
+ * keeps its instance count, not the list of its DMA ids (`snr analyze
+ * suggest --json` has both in full). stalled_dmas is suggest's last member:
+ * the text before it is parsed as the document and its entries one at a
+ * time, each compacted before the next is read, so no tree of the whole
+ * list is ever built (hundreds of MB at ten million instructions). NULL
+ * when the text is not suggest's document. */
+static json_t *suggest_compact(const char *text, size_t len, json_t **rows)
+{
+	static const char key[] = ",\"stalled_dmas\":[";
+	*rows = json_array();
+	const char *at = NULL;
+	for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), key, sizeof(key) - 1)); p++)
+		at = p; /* the last: a '"' inside a string is escaped, so the key appears nowhere else */
+	if (!at)
+		return json_loadb(text, len, 0, NULL);
+	char *head = snr_xmalloc((size_t)(at - text) + 2);
+	memcpy(head, text, (size_t)(at - text));
+	head[at - text] = '}';
+	head[at - text + 1] = 0;
+	json_t *sj = json_loads(head, 0, NULL);
+	free(head);
+	if (!sj)
+		return NULL;
+	size_t stalled = 0, suggested = 0;
+	const char *p = at + sizeof(key) - 1, *end = text + len;
+	for (;;) {
+		while (p < end && (*p == ',' || *p == '\n' || *p == ' '))
+			p++;
+		if (p >= end || *p == ']')
+			break;
+		json_error_t e;
+		json_t *o = json_loadb(p, (size_t)(end - p), JSON_DISABLE_EOF_CHECK, &e);
+		if (!o) {
+			json_decref(sj);
+			return NULL;
 		}
-		json_array_append_new(rows, json_pack("{s:O,s:o,s:O,s:O}", "id", json_object_get(dma, "id"), "place",
-						      place_json(dma), "stall_cycles", json_object_get(dma, "stall_cycles"),
-						      "reason", json_object_get(o, "reason")));
+		stalled_compact(o, *rows, &suggested);
+		stalled++;
+		json_decref(o);
+		p += e.position;
 	}
-	if (st) {
-		json_object_set_new(sj, "stalled_count", json_integer((json_int_t)json_array_size(st)));
-		json_object_set_new(sj, "suggested_count", json_integer((json_int_t)suggested));
-		json_object_del(sj, "stalled_dmas");
-	}
+	json_object_set_new(sj, "stalled_count", json_integer((json_int_t)stalled));
+	json_object_set_new(sj, "suggested_count", json_integer((json_int_t)suggested));
+	size_t i;
+	json_t *o;
 	json_array_foreach(json_object_get(sj, "moves"), i, o)
 		json_object_del(o, "dma_ids");
-	return rows;
+	return sj;
 }
 
 static void usage(FILE *f)
@@ -642,6 +681,32 @@ int snr_cmd_report(int argc, char **argv)
 		snr_deps_free(&g);
 		return 1;
 	}
+	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
+	 * is at hand (for a metrics file: the trace it names), first: the
+	 * graph's per-instruction arrays are freed as soon as their text is
+	 * written, before it is parsed and the page's data is built (the DMA
+	 * table and the collection stay). */
+	json_t *sj, *no_move;
+	{
+		char *buf = NULL, serr[1024] = "";
+		size_t blen = 0;
+		FILE *mf = open_memstream(&buf, &blen);
+		int src = mf ? snr_suggest_write(&g, &so, SNR_SUGGEST_DEFAULT_VERIFY_MAX, true, mf, serr, sizeof(serr)) : -1;
+		if (mf)
+			fclose(mf);
+		snr_deps_drop_graph(&g);
+		no_move = NULL;
+		sj = src >= 0 && buf ? suggest_compact(buf, blen, &no_move) : NULL;
+		free(buf);
+		if (sj && src > 0)
+			json_object_set_new(sj, "verify_error", json_string(serr));
+		if (!sj) {
+			sj = json_object();
+			json_object_set_new(sj, "error", json_string(serr[0] ? serr : "suggestions unavailable"));
+		}
+		if (!no_move)
+			no_move = json_array();
+	}
 	struct an_data *d = &g.an;
 	struct an_vmem v;
 	struct an_util u;
@@ -687,6 +752,8 @@ int snr_cmd_report(int argc, char **argv)
 		json_t *cj = compare_json_of(&annot, argv[optind], compare, config, err, sizeof(err));
 		if (!cj) {
 			snr_err("report: --compare %s: %s", compare, err);
+			json_decref(sj);
+			json_decref(no_move);
 			json_decref(all);
 			json_decref(all_dmas);
 			an_annot_free(&annot);
@@ -699,27 +766,7 @@ int snr_cmd_report(int argc, char **argv)
 	}
 	json_object_set_new(all, "vmem", an_vmem_json(d, &v, true));
 	json_object_set_new(all, "vmem_base", json_integer((json_int_t)TA1_VMEM_BASE));
-	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
-	 * is at hand (for a metrics file: the trace it names). */
-	json_t *no_move = NULL;
-	{
-		char *buf = NULL, serr[1024] = "";
-		size_t blen = 0;
-		FILE *mf = open_memstream(&buf, &blen);
-		int src = mf ? snr_suggest_write(&g, &so, SNR_SUGGEST_DEFAULT_VERIFY_MAX, true, mf, serr, sizeof(serr)) : -1;
-		if (mf)
-			fclose(mf);
-		json_t *sj = src >= 0 && buf ? json_loads(buf, 0, NULL) : NULL;
-		if (sj && src > 0)
-			json_object_set_new(sj, "verify_error", json_string(serr));
-		if (!sj) {
-			sj = json_object();
-			json_object_set_new(sj, "error", json_string(serr[0] ? serr : "suggestions unavailable"));
-		}
-		no_move = suggest_compact(sj);
-		json_object_set_new(all, "suggest", sj);
-		free(buf);
-	}
+	json_object_set_new(all, "suggest", sj);
 	char *js = json_dumps(all, JSON_COMPACT);
 
 	struct snr_outfile of;
