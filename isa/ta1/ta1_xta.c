@@ -104,8 +104,8 @@ enum { MXU_D = 128 };
  * XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W) defines matmul_SUFFIX and
  * vbinary_SUFFIX with the function attribute ATTR (a target), over VT, a
  * vector of W floats (VTI its mask). Only these two loops are built per
- * target: exp, max and the row sums stay scalar (max's NaN and zero-sign
- * rules and exp's branches would need per-target code of their own).
+ * target (exp and max: XTA_ELEMWISE below; the row sums stay scalar, one
+ * running sum per row).
  *
  * matmul: for each row and each block of 4*W columns, acc[j] starts at
  * +0.0f and adds l_k * w[k][j] for k ascending, one rounded product and one
@@ -182,24 +182,121 @@ enum { MXU_D = 128 };
 			dst[i] = vbinary1(mul, a[i], b[i]);                                                  \
 	}
 
+/*
+ * XTA_ELEMWISE(SUFFIX, ATTR, VT, VTI, W, VH, VHI, VD, VDI, VDU, H) defines
+ * vmax_SUFFIX and vexp_SUFFIX, the same operations as vmax1 and ta1_expf
+ * per element, W (vmax) or H = W/2 (exp, in doubles: VH floats widened to
+ * VD) elements at a time, the edge cases chosen by masks:
+ *
+ * vmax: a if a is NaN, else b if b is NaN, else, both zero, a unless a is
+ * -0, else the larger (a > b ? a : b), as bit patterns (a NaN is returned
+ * as it is, not quieted).
+ *
+ * exp: the same double operations as ta1_expf in the same order (the
+ * reduction, the 12 Horner steps, the product by 2^k, one rounding to f32),
+ * with nearbyint as (t + 1.5*2^52) - 1.5*2^52 (round to nearest even, the
+ * default mode, for |t| < 2^51; the lanes beyond it are replaced below) and
+ * 2^k built from that sum's low bits; then NaN gives x itself, x > 88.73
+ * (as a double) +inf and x < -104 +0: the same comparisons on the double x.
+ */
+#define XTA_ELEMWISE(SUFFIX, ATTR, VT, VTI, W, VH, VHI, VD, VDI, VDU, H)                                         \
+	ATTR static void vmax_##SUFFIX(float *dst, const float *a, const float *b, uint64_t n)              \
+	{                                                                                                    \
+		uint64_t i = 0;                                                                              \
+		for (; i + W <= n; i += W) {                                                                 \
+			VT x, y;                                                                             \
+			VTI xi, yi;                                                                          \
+			V_LOAD(x, a + i);                                                                    \
+			V_LOAD(y, b + i);                                                                    \
+			memcpy(&xi, &x, sizeof(xi));                                                         \
+			memcpy(&yi, &y, sizeof(yi));                                                         \
+			VTI nan_x = x != x, nan_y = y != y;                                                  \
+			VTI zeros = (x == 0.0f) & (y == 0.0f);                                               \
+			VTI pick_x = nan_x | (~nan_y & ((x > y) | (zeros & (xi >= 0))));                     \
+			VTI ri = (pick_x & xi) | (~pick_x & yi);                                             \
+			V_STORE(dst + i, ri);                                                                \
+		}                                                                                            \
+		for (; i < n; i++)                                                                           \
+			dst[i] = vmax1(a[i], b[i]);                                                          \
+	}                                                                                                    \
+	ATTR static void vexp_##SUFFIX(float *dst, const float *a, uint64_t n)                              \
+	{                                                                                                    \
+		uint64_t i = 0;                                                                              \
+		const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;       \
+		const double round_c = 6755399441055744.0; /* 1.5 * 2^52 */                                  \
+		for (; i + H <= n; i += H) {                                                                 \
+			VH xf;                                                                               \
+			V_LOAD(xf, a + i);                                                                   \
+			VD x = __builtin_convertvector(xf, VD);                                              \
+			VD tc = x * 1.44269504088896338700 + round_c;                                        \
+			VD kd = tc - round_c;                                                                \
+			VD r = (x - kd * ln2_hi) - kd * ln2_lo;                                              \
+			VD p = r * (1.0 / 39916800.0) + 1.0 / 3628800.0;                                     \
+			p = p * r + 1.0 / 362880.0;                                                          \
+			p = p * r + 1.0 / 40320.0;                                                           \
+			p = p * r + 1.0 / 5040.0;                                                            \
+			p = p * r + 1.0 / 720.0;                                                             \
+			p = p * r + 1.0 / 120.0;                                                             \
+			p = p * r + 1.0 / 24.0;                                                              \
+			p = p * r + 1.0 / 6.0;                                                               \
+			p = p * r + 0.5;                                                                     \
+			p = p * r + 1.0;                                                                     \
+			p = p * r + 1.0;                                                                     \
+			VDU kbits, scale_bits;                                                               \
+			memcpy(&kbits, &tc, sizeof(kbits));                                                  \
+			scale_bits = (kbits + 1023) << 52; /* the low bits of tc are k (two's complement) */ \
+			VD scale;                                                                            \
+			memcpy(&scale, &scale_bits, sizeof(scale));                                          \
+			VH res = __builtin_convertvector(p * scale, VH);                                     \
+			VDI big = x > 88.73, small = x < -104.0;                                             \
+			VHI bigf = __builtin_convertvector(big, VHI), smallf = __builtin_convertvector(small, VHI); \
+			VHI nan = xf != xf, ri, xi;                                                          \
+			memcpy(&ri, &res, sizeof(ri));                                                       \
+			memcpy(&xi, &xf, sizeof(xi));                                                        \
+			ri = (bigf & 0x7f800000) | (~bigf & ri);                                             \
+			ri = ~smallf & ri;                                                                   \
+			ri = (nan & xi) | (~nan & ri);                                                       \
+			V_STORE(dst + i, ri);                                                                \
+		}                                                                                            \
+		for (; i < n; i++)                                                                           \
+			dst[i] = ta1_expf(a[i]);                                                             \
+	}
+
+typedef float xta_v2 __attribute__((vector_size(8)));
+typedef int32_t xta_v2i __attribute__((vector_size(8)));
+typedef double xta_d8 __attribute__((vector_size(64)));
+typedef int64_t xta_d8i __attribute__((vector_size(64)));
+typedef uint64_t xta_d8u __attribute__((vector_size(64)));
+typedef double xta_d4 __attribute__((vector_size(32)));
+typedef int64_t xta_d4i __attribute__((vector_size(32)));
+typedef uint64_t xta_d4u __attribute__((vector_size(32)));
+typedef double xta_d2 __attribute__((vector_size(16)));
+typedef int64_t xta_d2i __attribute__((vector_size(16)));
+typedef uint64_t xta_d2u __attribute__((vector_size(16)));
+
 #if defined(__x86_64__)
 XTA_KERNELS(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16)
 XTA_KERNELS(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8)
+XTA_ELEMWISE(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16, xta_v8, xta_v8i, xta_d8, xta_d8i, xta_d8u, 8)
+XTA_ELEMWISE(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8, xta_v4, xta_v4i, xta_d4, xta_d4i, xta_d4u, 4)
 #endif
 XTA_KERNELS(base, , xta_v4, xta_v4i, 4)
+XTA_ELEMWISE(base, , xta_v4, xta_v4i, 4, xta_v2, xta_v2i, xta_d2, xta_d2i, xta_d2u, 2)
 
 struct xta_impl {
 	const char *name;
 	void (*matmul)(float *, const float *, const float *, uint64_t, int);
 	void (*vbinary)(int, float *, const float *, const float *, uint64_t);
+	void (*vmax)(float *, const float *, const float *, uint64_t);
+	void (*vexp)(float *, const float *, uint64_t);
 };
 
 static const struct xta_impl xta_impls[] = {
 #if defined(__x86_64__)
-    {"avx512f", matmul_avx512, vbinary_avx512},
-    {"avx2", matmul_avx2, vbinary_avx2},
+    {"avx512f", matmul_avx512, vbinary_avx512, vmax_avx512, vexp_avx512},
+    {"avx2", matmul_avx2, vbinary_avx2, vmax_avx2, vexp_avx2},
 #endif
-    {"baseline", matmul_base, vbinary_base},
+    {"baseline", matmul_base, vbinary_base, vmax_base, vexp_base},
 };
 enum { XTA_NIMPLS = sizeof(xta_impls) / sizeof(xta_impls[0]) };
 
@@ -261,16 +358,14 @@ void ta1_vector_op(enum ta1_vop op, float *dst, const float *a, const float *b, 
 		xta()->vbinary(op == TA1_VOP_MUL, dst, a, b, n);
 		break;
 	case TA1_VOP_MAX:
-		for (uint64_t i = 0; i < n; i++)
-			dst[i] = vmax1(a[i], b[i]);
+		xta()->vmax(dst, a, b, n);
 		break;
 	case TA1_VOP_SCALE:
 		for (uint64_t i = 0; i < n; i++)
 			dst[i] = a[i] * s;
 		break;
 	case TA1_VOP_EXP:
-		for (uint64_t i = 0; i < n; i++)
-			dst[i] = ta1_expf(a[i]);
+		xta()->vexp(dst, a, n);
 		break;
 	}
 }
