@@ -148,6 +148,12 @@ int snr_analyze_vmem(int argc, char **argv);
 int snr_analyze_util(int argc, char **argv);
 int snr_cmd_export(int argc, char **argv);
 int snr_cmd_report(int argc, char **argv);
+/* The report of several windows (report_windows.c): args are sets or files. */
+int an_report_windows(int nargs, char **args, const char *out_path, const char *config, uint64_t interval,
+		      const char *source_dir);
+/* HTML text escaped; JSON inside <script> with every '<' escaped (report.c) */
+void html_text(FILE *f, const char *s);
+void script_json(FILE *f, const char *s);
 
 /* shared by the commands: cycles to microseconds */
 static inline double an_us(const struct an_data *d, uint64_t cycle)

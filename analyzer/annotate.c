@@ -168,6 +168,8 @@ static int cmp_hottest(const void *pa, const void *pb)
 	return cmp_source_order(pa, pb);
 }
 
+static void build_lines(struct an_annot *a, struct an_annot_row *rows, size_t nrows);
+
 void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -264,7 +266,17 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 	an_pcinfo_free(info);
 	free(tab);
 
-	/* lines */
+	build_lines(a, rows, nrows);
+	free(stall_of);
+	free(acc->pc);
+	free(acc->issue);
+	free(acc->stalls);
+	free(acc);
+}
+
+/* a's pcs (rows, owned) grouped into its lines, hottest first */
+static void build_lines(struct an_annot *a, struct an_annot_row *rows, size_t nrows)
+{
 	if (nrows) /* rows is NULL for a window without instructions */
 		qsort(rows, nrows, sizeof(*rows), cmp_source_order);
 	struct an_annot_row *lines = snr_xcalloc(nrows ? nrows : 1, sizeof(*lines));
@@ -290,11 +302,45 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 	a->npcs = nrows;
 	a->lines = lines;
 	a->nlines = nlines;
-	free(stall_of);
-	free(acc->pc);
-	free(acc->issue);
-	free(acc->stalls);
-	free(acc);
+}
+
+void an_annot_merge(struct an_annot *into, const struct an_annot *add)
+{
+	into->total_cycles += add->total_cycles;
+	into->drain_cycles += add->drain_cycles;
+	into->instructions += add->instructions;
+	for (int c = 0; c < SNR_STALL_COUNT; c++)
+		into->stall[c] += add->stall[c];
+	into->have_lines |= add->have_lines;
+	size_t n = into->npcs + add->npcs;
+	struct an_annot_row *rows = snr_xcalloc(n ? n : 1, sizeof(*rows));
+	if (into->npcs)
+		memcpy(rows, into->pcs, into->npcs * sizeof(*rows));
+	for (size_t i = 0; i < add->npcs; i++) {
+		struct an_annot_row *r = &rows[into->npcs + i];
+		*r = add->pcs[i];
+		r->disasm = snr_xstrdup(add->pcs[i].disasm);
+		if (!r->file) /* a symbol's name add owns */
+			r->function = own(into, r->function);
+	}
+	qsort(rows, n, sizeof(*rows), cmp_source_order);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && rows[m - 1].pc == rows[i].pc) { /* the same pc in another window */
+			struct an_annot_row *r = &rows[m - 1];
+			r->executions += rows[i].executions;
+			r->cycles += rows[i].cycles;
+			r->stall_total += rows[i].stall_total;
+			for (int c = 0; c < SNR_STALL_COUNT; c++)
+				r->stall[c] += rows[i].stall[c];
+			free(rows[i].disasm);
+			continue;
+		}
+		rows[m++] = rows[i];
+	}
+	free(into->pcs);
+	free(into->lines);
+	build_lines(into, rows, m);
 }
 
 void an_annot_free(struct an_annot *a)

@@ -82,6 +82,11 @@ struct an_annot_acc *an_annot_acc_new(void);
 void an_annot_tracker(struct an_annot_acc *acc, const struct snr_tracker *next, struct snr_tracker *out);
 void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a);
 void an_annot_free(struct an_annot *a);
+/* Adds another window's figures into `into` (start from a zeroed one):
+ * totals, and per pc (windows of one program: a pc is the same instruction
+ * in each) and per line. `into` keeps pointing into add's source's line
+ * tables: close that source only after freeing `into`. */
+void an_annot_merge(struct an_annot *into, const struct an_annot *add);
 
 /* The --json document of `snr annotate` (docs/analyses.md); function:
  * only that function's lines and pcs (NULL: all). */

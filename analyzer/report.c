@@ -31,12 +31,13 @@
 #include "analyzer/deps.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_outfile.h"
+#include "lib/snr_set.h"
 #include "lib/snr_util.h"
 
 extern const char snr_echarts_js[], snr_report_js[];
 extern const unsigned long snr_echarts_js_len, snr_report_js_len;
 
-static void html_text(FILE *f, const char *s)
+void html_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '<')
@@ -56,7 +57,7 @@ static void html_text(FILE *f, const char *s)
  * how it is parsed, so every '<' (only ever inside a JSON string) is
  * written as its escape; the page's text (source lines among it) is set
  * with textContent, never as markup */
-static void script_json(FILE *f, const char *s)
+void script_json(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '<')
@@ -587,6 +588,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--compare B.snrt|B.snrm] [--source-dir DIR]\n"
 		   "                  [--config M.json] [--trace T.snrt] [--interval CYCLES] [--elf PROG]\n"
 		   "                  [--allow-truncated]\n"
+		   "       snr report SET|FILE... -o report.html [OPTIONS]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it): summary (cycles, every\n"
 		   "stall cause as the replay sums it, utilization); the hottest source lines (snr annotate's\n"
@@ -612,6 +614,13 @@ static void usage(FILE *f)
 		   "  --allow-truncated   report on a partial trace or metrics file (marked so) instead of\n"
 		   "                      refusing it (exit 3)\n"
 		   "  -h, --help          this text\n"
+		   "\n"
+		   "Several windows (a trace or metrics set from `snr record --windows` or `snr replay\n"
+		   "SET -o MSET`, or several files): each window's report is written beside FILE as\n"
+		   "FILE-wK.html, and FILE is the page of them all: per window, per group (a set is\n"
+		   "a group, e.g. prefill and decode) and together: cycles, IPC, stall cycles by\n"
+		   "cause, DMAs, charts of both, the hottest lines added up over the windows, a\n"
+		   "section per window linking its page.\n"
 		   "\n"
 		   "The source page needs the program's line tables (snr cc -g; the ELF the trace names, or\n"
 		   "--elf PROG); without them lines are functions.\n");
@@ -662,9 +671,17 @@ int snr_cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!out_path || optind + 1 != argc) {
+	if (!out_path || optind >= argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (optind + 1 != argc || snr_is_set(argv[optind])) { /* several windows: report_windows.c */
+		if (compare || trace) {
+			snr_err("report: --%s takes one window; several windows are reported per window and together",
+				compare ? "compare" : "trace");
+			return 2;
+		}
+		return an_report_windows(argc - optind, argv + optind, out_path, config, interval, source_dir);
 	}
 	/* One pass feeds the dependency graph (backtails, suggestions) and the
 	 * analyses' collection. */

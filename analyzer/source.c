@@ -27,6 +27,17 @@ static int config_of(struct snr_source *src, json_t *cfg, const char *what, char
 	return rc;
 }
 
+FILE *snr_source_summary_sink;
+
+static void summary_to_sink(const json_t *summary)
+{
+	if (!snr_source_summary_sink || !summary)
+		return;
+	json_dumpf(summary, snr_source_summary_sink, JSON_COMPACT);
+	fputc('\n', snr_source_summary_sink);
+	fflush(snr_source_summary_sink);
+}
+
 int snr_source_run(struct snr_source *src, const char *path, const char *sim, const char *config_path,
 		   const struct snr_tracker *t, char *err, size_t errlen)
 {
@@ -73,6 +84,7 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 				json_object_get(st, snr_stall_cause_name((enum snr_stall_cause)k)));
 		bool partial = json_is_true(json_object_get(sj, "truncated_trace")) ||
 			       json_is_true(json_object_get(sj, "truncated"));
+		summary_to_sink(sj);
 		json_decref(sj);
 		char what[200];
 		snr_fmt(what, sizeof(what), "the replay of a partial trace (%llu instructions)",
@@ -114,6 +126,11 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 	src->cycles = r->cycles;
 	memcpy(src->stall_cycles, r->stall_cycles, sizeof(src->stall_cycles));
 	src->verified = r->ok;
+	if (!rc) {
+		json_t *sj = snr_replay_summary(r);
+		summary_to_sink(sj);
+		json_decref(sj);
+	}
 	free(r);
 	return rc;
 }

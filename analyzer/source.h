@@ -45,6 +45,10 @@ struct snr_source {
 int snr_source_run(struct snr_source *src, const char *path, const char *sim, const char *config_path,
 		   const struct snr_tracker *t, char *err, size_t errlen);
 void snr_source_close(struct snr_source *src);
+/* When set, snr_source_run writes the summary of every input it ran (the
+ * object of snr_replay_summary, one line of JSON) here: how a parent running
+ * one window's command in a child learns its figures (analyzer/windows.h). */
+extern FILE *snr_source_summary_sink;
 /* "func+0x1c" or "0x..." */
 const char *snr_source_symbolize(const struct snr_source *src, uint64_t pc, char *buf, size_t len);
 /* Where pc is for a user: "attn.c:97 (attn)" from the line tables, else

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analyzer/annotate.h"
+#include "lib/snr_set.h"
 #include "lib/snr_util.h"
 #include "snr_cli.h"
 
@@ -180,9 +181,11 @@ static int cmp_line_source(const void *pa, const void *pb)
 	return c;
 }
 
-static void print_text(const struct opts *o, const struct an_annot *a, const struct snr_source *src)
+/* title: what the figures are of (the input's path); listing: each
+ * function's source after the hottest lines */
+static void print_text(const struct opts *o, const struct an_annot *a, const char *title, bool listing)
 {
-	printf("%s: %llu cycles, %llu instructions (a replay: exact cycles, not samples)\n", src->path,
+	printf("%s: %llu cycles, %llu instructions (a replay: exact cycles, not samples)\n", title,
 	       (unsigned long long)a->total_cycles, (unsigned long long)a->instructions);
 	uint64_t stalls = 0;
 	for (int c = 0; c < SNR_STALL_COUNT; c++)
@@ -209,6 +212,8 @@ static void print_text(const struct opts *o, const struct an_annot *a, const str
 		printf("  %s\n", w);
 		shown++;
 	}
+	if (!listing)
+		return;
 	/* the listing: functions in source order */
 	const struct an_annot_row **ls = snr_xcalloc(a->nlines ? a->nlines : 1, sizeof(*ls));
 	size_t n = 0;
@@ -285,6 +290,87 @@ static int load(const struct opts *o, const char *path, struct an_annot *a, stru
 	return 0;
 }
 
+/* The program a window ran (its trace's META: the ELF given to the
+ * recorder, or the first object mapped), "" if not named. */
+static char *program_of(const struct snr_source *src)
+{
+	json_t *m = json_loads(src->meta_json ? src->meta_json : "{}", 0, NULL);
+	const char *elf = json_string_value(json_object_get(m, "elf"));
+	if (!elf)
+		elf = json_string_value(json_object_get(json_array_get(json_object_get(m, "objects"), 0), "path"));
+	char *p = snr_xstrdup(elf ? elf : "");
+	json_decref(m);
+	return p;
+}
+
+/* Several windows: each one's totals and hottest lines, then every window
+ * added up per pc and line (the same program: a set's windows). */
+static int annotate_windows(const struct opts *o, int nargs, char **args)
+{
+	struct snr_inputs in;
+	char err[1024];
+	if (snr_inputs_expand(args, nargs, &in, err, sizeof(err))) {
+		snr_err("annotate: %s", err);
+		return 1;
+	}
+	struct an_annot *a = snr_xcalloc(in.n, sizeof(*a)), together = {0};
+	struct snr_source *src = snr_xcalloc(in.n, sizeof(*src));
+	json_t *wins = json_array();
+	size_t loaded = 0;
+	int rc = 0;
+	for (; loaded < in.n; loaded++) {
+		size_t i = loaded;
+		if (load(o, in.v[i].path, &a[i], &src[i])) {
+			rc = 1;
+			break;
+		}
+		char *prog = program_of(&src[i]), *prog0 = program_of(&src[0]);
+		if (strcmp(prog, prog0))
+			snr_warn("annotate: window %zu (%s) is of another program (%s) than window 0 (%s): its pcs are "
+				 "added to the same pcs of window 0's program", i, in.v[i].path, prog, prog0);
+		free(prog);
+		free(prog0);
+		an_annot_merge(&together, &a[i]);
+		if (o->json) {
+			json_t *w = snr_input_json(&in, i);
+			json_object_set_new(w, "result", an_annot_json(&a[i], &src[i], o->function));
+			json_array_append_new(wins, w);
+		} else {
+			char title[4200];
+			snprintf(title, sizeof(title), "== window %zu: %s #%llu (%s)", i, in.v[i].group,
+				 (unsigned long long)in.v[i].set_window, in.v[i].path);
+			print_text(o, &a[i], title, false);
+			printf("\n");
+		}
+	}
+	if (!rc) {
+		char title[200];
+		snprintf(title, sizeof(title), "== together: %zu windows", in.n);
+		if (o->json) {
+			json_t *root = json_object();
+			json_object_set_new(root, "schema", json_string("snr.annotate.windows/1"));
+			json_object_set_new(root, "windows", wins);
+			json_object_set_new(root, "together", an_annot_json(&together, &src[0], o->function));
+			json_dumpf(root, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+			putchar('\n');
+			json_decref(root);
+			wins = NULL;
+		} else {
+			print_text(o, &together, title, true);
+		}
+	}
+	json_decref(wins);
+	an_annot_free(&together);
+	for (size_t i = 0; i < loaded; i++) {
+		an_annot_free(&a[i]);
+		snr_source_close(&src[i]);
+	}
+	free(a);
+	free(src);
+	snr_inputs_free(&in);
+	return rc;
+}
+
 int snr_cmd_annotate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -313,9 +399,16 @@ int snr_cmd_annotate(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (optind + 1 != argc || snr_is_set(argv[optind])) {
+		if (o.compare) {
+			snr_err("annotate: --compare takes one window on each side; several windows are added up together");
+			return 2;
+		}
+		return annotate_windows(&o, argc - optind, argv + optind);
 	}
 	o.path = argv[optind];
 	struct an_annot a, b;
@@ -358,7 +451,7 @@ int snr_cmd_annotate(int argc, char **argv)
 		putchar('\n');
 		json_decref(j);
 	} else {
-		print_text(&o, &a, &sa);
+		print_text(&o, &a, sa.path, true);
 	}
 	an_annot_free(&a);
 	snr_source_close(&sa);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyzer/windows.h"
+#include "lib/snr_set.h"
 #include "lib/snr_util.h"
 #include "replayer/replay.h"
 #include "snr_cli.h"
@@ -17,6 +19,7 @@
 static const char replay_usage[] =
 	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm] [--json]\n"
 	"                  [--cache-report[=N]]\n"
+	"       snr replay SET|T.snrt... [-o MSET] [--json] [...]\n"
 	"\n"
 	"Loads the trace's snapshot into a simulator, runs the recorded instructions\n"
 	"with every performance event reported to the tracker, and checks the replay:\n"
@@ -37,8 +40,108 @@ static const char replay_usage[] =
 	"                      messages in the source (default: the ELF the trace recorded)\n"
 	"  -h, --help          this text\n"
 	"\n"
+	"Several windows (a trace set from `snr record --windows`, or several traces):\n"
+	"each is replayed and verified, then a table gives the figures per window, per\n"
+	"group (a set is a group: e.g. prefill and decode) and together; --json has them\n"
+	"with each window's index; -o MSET writes a metrics set (a folder of .snrm and\n"
+	"set.json) that analyze, annotate and report read as the set.\n"
+	"\n"
 	"Exit status: 0 replayed and verified, 3 diverged (the report names the\n"
 	"instruction), 1 could not replay, 2 bad usage.\n";
+
+/* Several windows: each replayed (and written into the metrics set), then
+ * the figures per window, per group and together. */
+static int replay_windows(struct snr_replay_opts *o, int as_json, int nargs, char **args)
+{
+	struct snr_inputs in;
+	char err[1024];
+	if (snr_inputs_expand(args, nargs, &in, err, sizeof(err))) {
+		snr_err("replay: %s", err);
+		return 1;
+	}
+	struct snr_set_writer *set = NULL;
+	const char *mset = o->metrics_path;
+	if (mset) {
+		json_t *info = json_object();
+		json_object_set_new(info, "windows_requested", json_integer((json_int_t)in.n));
+		set = snr_set_create(mset, "metrics", info, err, sizeof(err));
+		if (!set) {
+			snr_err("replay: -o: %s", err);
+			snr_inputs_free(&in);
+			return 1;
+		}
+	}
+	struct an_windows w;
+	an_windows_init(&w, &in);
+	int rc = 0;
+	size_t nend = 0; /* windows whose end state was compared */
+	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
+	for (size_t i = 0; i < in.n; i++) {
+		o->trace_path = in.v[i].path;
+		o->metrics_path = set ? snr_set_window_path(set, i) : NULL;
+		memset(r, 0, sizeof(*r));
+		if (snr_replay(o, r, err, sizeof(err))) {
+			snr_err("replay: window %zu (%s): %s", i, in.v[i].path, err);
+			rc = 1;
+			break;
+		}
+		if (!r->ok) {
+			fprintf(stderr, "snr: replay: window %zu (%s) DIVERGED\n%s", i, in.v[i].path, r->report);
+			rc = 3;
+			break;
+		}
+		nend += r->end_state_checked;
+		json_t *sj = snr_replay_summary(r);
+		an_windows_set(&w, i, sj);
+		if (set) {
+			json_t *e = json_object();
+			json_object_set_new(e, "group", json_string(in.v[i].group));
+			json_object_set_new(e, "set_window", json_integer((json_int_t)in.v[i].set_window));
+			json_object_set_new(e, "trace", json_string(in.v[i].path));
+			if (in.v[i].hit >= 0)
+				json_object_set_new(e, "hit", json_integer(in.v[i].hit));
+			json_object_set_new(e, "instructions", json_integer((json_int_t)r->instructions));
+			if (snr_set_add(set, i, e, err, sizeof(err))) {
+				snr_err("replay: -o: %s", err);
+				rc = 1;
+				json_decref(sj);
+				break;
+			}
+		}
+		json_decref(sj);
+	}
+	free(r);
+	if (set) {
+		if (rc) {
+			snr_err("replay: the metrics set stays %s, incomplete", snr_set_writer_dir(set));
+			snr_set_abandon(set, "a window failed");
+		} else if (snr_set_finish(set, "complete", err, sizeof(err))) {
+			snr_err("replay: -o: %s", err);
+			rc = 1;
+		}
+	}
+	if (!rc) {
+		if (as_json) {
+			json_t *j = an_windows_json(&w);
+			json_object_set_new(j, "schema", json_string("snr.replay.windows/1"));
+			if (mset)
+				json_object_set_new(j, "metrics", json_string(mset));
+			char *t = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			puts(t);
+			free(t);
+			json_decref(j);
+		} else {
+			an_windows_print(&w, stdout);
+			printf("verified: every pc matched in all %zu windows; the end state matched the recording in %zu\n",
+			       in.n, nend);
+			if (mset)
+				printf("metrics set %s: %zu windows\n", mset, in.n);
+		}
+	}
+	an_windows_free(&w);
+	snr_inputs_free(&in);
+	return rc;
+}
 
 int snr_cmd_replay(int argc, char **argv)
 {
@@ -65,11 +168,13 @@ int snr_cmd_replay(int argc, char **argv)
 		default: fputs(replay_usage, stderr); return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		snr_err("replay: give exactly one trace");
+	if (optind >= argc) {
+		snr_err("replay: give a trace (or a trace set, or several traces)");
 		fputs(replay_usage, stderr);
 		return 2;
 	}
+	if (optind != argc - 1 || snr_is_set(argv[optind]))
+		return replay_windows(&o, as_json, argc - optind, argv + optind);
 	o.trace_path = argv[optind];
 	o.progress = isatty(2);
 	if (o.cache_report && as_json)
