@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/snr_partial.h"
+#include "lib/snr_set.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics.h"
@@ -43,6 +44,8 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 {
 	memset(src, 0, sizeof(*src));
 	src->path = snr_xstrdup(path);
+	if (snr_set_refuse(path, err, errlen))
+		return -1;
 	int fd = snr_open_regular(path, err, errlen);
 	char magic[8] = {0};
 	if (fd < 0)

@@ -165,6 +165,15 @@ bool snr_is_set(const char *path)
 	return ok;
 }
 
+int snr_set_refuse(const char *path, char *err, size_t errlen)
+{
+	if (!snr_is_set(path))
+		return 0;
+	snr_fmt(err, errlen, "%s is a set of windows: this command reads one of its window-K files; replay, analyze, "
+		"annotate and report take the set", path);
+	return -1;
+}
+
 /* "decode" from ".../decode.snrs", ".../decode.snrs.partial", "x/decode.snrt" */
 static char *group_of(const char *path)
 {

@@ -65,6 +65,9 @@ struct snr_inputs {
 
 /* True if path is a folder holding a manifest. */
 bool snr_is_set(const char *path);
+/* For the readers of one window: -1 with err naming the set and its first
+ * window if path is a set (0 otherwise). */
+int snr_set_refuse(const char *path, char *err, size_t errlen);
 /* Expands the command line's inputs (files and sets) into windows, in
  * order. A partial set is checked by snr_partial_check. 0, or -1 with err
  * filled (a missing window file, a bad manifest, a partial set refused). */

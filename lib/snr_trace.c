@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "snr_set.h"
 #include "snr_util.h"
 
 #define STEPS_PER_CHUNK 4096
@@ -567,6 +568,8 @@ void snr_trace_id_of(const struct snr_trace *t, struct snr_trace_id *id)
 
 struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 {
+	if (snr_set_refuse(path, err, errlen))
+		return NULL;
 	struct snr_trace *t = snr_xcalloc(1, sizeof(*t));
 	if (snr_chunkf_open(&t->f, path, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION,
 			    SNR_CHUNK_END, err, errlen)) {

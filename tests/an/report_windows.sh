@@ -98,6 +98,9 @@ assert t['stall_cycles'] == r['total']['stall_cycles'], (t['stall_cycles'], r['t
 assert sum(l['cycles'] for l in t['lines']) + t['drain_cycles'] == t['total_cycles']
 PY
 echo "analyze dma, vmem, util, deps, suggest and annotate: per window with its index, per group, together"
+# the readers of one window name the set rather than failing on a folder
+"$SNR" export perfetto "$T/all.snrms" -o "$T/p.json" 2>"$T/exp.err" && fail "export perfetto of a set did not fail"
+grep -q "is a set of windows" "$T/exp.err" || fail "export perfetto of a set: $(cat "$T/exp.err")"
 
 # an incomplete set is partial: refused (exit 3) unless --allow-truncated
 cp -r "$T/decode.snrs" "$T/cut.snrs"
