@@ -47,11 +47,13 @@ static void usage(FILE *f)
 		   "\"result\": the analysis's document}], \"groups\": [...], \"together\": {...}}.\n");
 }
 
-/* The options of the analyses that take a value (the next argument). */
+/* The options of the analyses that take a value (the next argument): an
+ * analysis that gains one must be named here, or its value would be taken
+ * for a second input. */
 static bool takes_value(const char *arg)
 {
-	static const char *const with_value[] = {"--config", "--dot",  "--max-chain", "--rounds", "--sim",
-						 "--top",    "--verify-max", "--interval", "--window"};
+	static const char *const with_value[] = {"--config", "--dot",	     "--max-chain", "--rounds", "--sim",
+						 "--top",    "--verify-max", "--interval",  "--window", "--trace"};
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
 		if (!strcmp(arg, with_value[i]))
 			return true;
@@ -63,13 +65,15 @@ static bool takes_value(const char *arg)
  * figures per window, per group and together. */
 static int analyze_windows(const struct analysis *a, int argc, char **argv, const int *inputs, int ninputs)
 {
-	bool json = false, dot = false;
+	bool json = false, dot = false, trace = false;
 	for (int i = 1; i < argc; i++) {
 		json |= !strcmp(argv[i], "--json");
 		dot |= !strcmp(argv[i], "--dot") || !strncmp(argv[i], "--dot=", 6);
+		trace |= !strcmp(argv[i], "--trace") || !strncmp(argv[i], "--trace=", 8);
 	}
-	if (dot) {
-		snr_err("analyze %s: --dot writes one window's graph: give one window", a->name);
+	if (dot || trace) {
+		snr_err("analyze %s: --%s names one window's %s: give one window", a->name, dot ? "dot" : "trace",
+			dot ? "graph file" : "trace");
 		return 2;
 	}
 	char **args = snr_xcalloc((size_t)ninputs, sizeof(*args));
