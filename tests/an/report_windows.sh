@@ -63,7 +63,7 @@ python3 "$HERE/check_report_windows.py" "$T/dom.html" "$T/shot.png" "$T/replay.j
   fail "the page of the windows"
 grep -q 'id="hottest"' "$T/dom.html" && grep -q 'decode.c:[0-9]* (decode_step)' "$T/dom.html" &&
   grep -q 'decode.c:[0-9]* (prefill_chunk)' "$T/dom.html" || fail "the hottest lines together name no source line"
-mkdir -p "$T/w4" && render_report "$T/w4" "$T/r-w4.html" 1200,3600
+mkdir -p "$T/w4" && render_report "$T/w4" "$T/r-w4.html" 1200,5600
 python3 "$HERE/check_report.py" "$T/w4/dom.html" "$T/w4/shot.png" || fail "window 4's own page"
 echo "report: the page of 6 windows drawn, its figures replay's and the window recorded alone's; a window's page drawn"
 
