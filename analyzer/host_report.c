@@ -287,6 +287,13 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 			(long long)n, n ? (double)json_integer_value(json_object_get(copies, "bytes")) / (double)n : 0.0,
 			(long long)json_integer_value(json_object_get(copies, "max_bytes")),
 			n ? (double)json_integer_value(json_object_get(copies, "frames")) / (double)n : 0.0);
+		json_t *learned = json_object_get(copies, "reach_learned");
+		if (learned)
+			fprintf(out,
+				"  copies stop at each thread's outermost frame once an unwind has reached it: learned "
+				"for %lld threads, dropped %lld times (an unwind ran past it)\n",
+				(long long)json_integer_value(learned),
+				(long long)json_integer_value(json_object_get(copies, "reach_dropped")));
 	} else if (json_string_value(json_object_get(m, "unwind"))) {
 		fprintf(out, "user stacks: frame-pointer walk in the kernel (--unwind %s)\n",
 			json_string_value(json_object_get(m, "unwind")));

@@ -20,6 +20,22 @@ static __always_inline unsigned long long snrh_submit_flags(void *ringbuf, unsig
 }
 
 /*
+ * How far up each thread's stack a copy needs to reach: tid -> the address
+ * just above the highest word the tracer's unwinder read from a copy that
+ * unwound to the thread's outermost frame (plus a margin), learned per
+ * thread in user space. A thread's outermost frames (start_thread, _start)
+ * do not move, so copying from sp to there is all unwinding ever needs;
+ * without it a copy runs to the top of the stack's mapping or max_bytes
+ * (a pthread's stack has its TLS above it: 14 KiB copies where 3 did).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u32);
+	__type(value, u64);
+} stack_reach SEC(".maps");
+
+/*
  * DWARF unwinding's raw material: the current thread's user registers and
  * the top of its user stack, into u (a per-CPU slot of an array map: the
  * BPF stack has 512 bytes). The registers are the ones saved at kernel
@@ -27,7 +43,8 @@ static __always_inline unsigned long long snrh_submit_flags(void *ringbuf, unsig
  * a switch-out (sched_switch runs in the task switching out) need. The
  * stack is read page by page from sp up to max_bytes and stops at the first
  * page that cannot be read (the top of the stack's mapping, or a page not
- * resident: probe reads cannot fault pages in here). Returns the number of
+ * resident: probe reads cannot fault pages in here), or at the thread's
+ * learned reach (stack_reach). Returns the number of
  * bytes to send: the registers, the size word and the stack bytes.
  */
 static __always_inline unsigned int snrh_copy_ustack(struct snrh_ustack *u, unsigned int max_bytes)
@@ -60,6 +77,10 @@ static __always_inline unsigned int snrh_copy_ustack(struct snrh_ustack *u, unsi
 	u64 sp = regs.sp, got = 0, limit = max_bytes;
 	if (limit > SNRH_USTACK_MAX)
 		limit = SNRH_USTACK_MAX;
+	u32 tid = (u32)bpf_get_current_pid_tgid();
+	u64 *reach = bpf_map_lookup_elem(&stack_reach, &tid);
+	if (reach && *reach > sp && *reach - sp < limit)
+		limit = *reach - sp;
 	for (int i = 0; i < SNRH_USTACK_MAX / 4096 + 1; i++) {
 		if (got >= limit)
 			break;

@@ -95,7 +95,65 @@ struct rec_state {
 	uint64_t *pcs;
 	/* what the stack copies cost */
 	uint64_t ustack_copies, ustack_bytes, ustack_frames, ustack_empty;
+	/* threads whose stack reach is set in both programs' stack_reach maps
+	 * (host_bpf.h): open addressing over tids, tid 0 = empty */
+	int reach_fd[2];
+	uint64_t stack_bytes; /* --stack-bytes */
+	struct reach {
+		uint32_t tid;
+		uint64_t reach;
+	} *reach_tids;
+	uint64_t reach_learned, reach_dropped;
 };
+
+#define REACH_SLOTS 32768 /* twice the maps' entries */
+#define REACH_MARGIN 256  /* bytes copied above the highest word an unwind read */
+
+/* The slot of tid in st->reach_tids: its own, or the empty one it would take. */
+static struct reach *reach_slot(struct rec_state *st, uint32_t tid)
+{
+	for (uint32_t i = (tid * 2654435761u) % REACH_SLOTS;; i = (i + 1) % REACH_SLOTS)
+		if (st->reach_tids[i].tid == tid || !st->reach_tids[i].tid)
+			return &st->reach_tids[i];
+}
+
+/* After an unwind of tid's copy: a thread unwound to its outermost frame
+ * for the first time gets its reach set, so later copies stop there; one
+ * whose unwind needed a word above its reach loses it (full copies again)
+ * and may learn it anew. A copy cut short by --stack-bytes is not the
+ * reach's doing. */
+static void learn_reach(struct rec_state *st, uint32_t tid, uint64_t sp, const struct snrh_unwind_end *end)
+{
+	if (!st->reach_tids || st->reach_fd[0] < 0)
+		return;
+	struct reach *slot = reach_slot(st, tid);
+	/* Only when the reach cut this copy and the word missed lies above it
+	 * within what a full copy holds (a read far above, from a bogus CFA,
+	 * fails on a full copy too). */
+	bool cut = slot->tid == tid && slot->reach > sp && slot->reach - sp < st->stack_bytes;
+	if (cut && end->ran_out && end->ran_out + 8 > slot->reach && end->ran_out < sp + st->stack_bytes) {
+		for (int i = 0; i < 2; i++)
+			bpf_map_delete_elem(st->reach_fd[i], &tid);
+		/* backward-shift deletion keeps the probe chains whole */
+		uint32_t i = (uint32_t)(slot - st->reach_tids);
+		slot->tid = 0;
+		for (uint32_t j = (i + 1) % REACH_SLOTS; st->reach_tids[j].tid; j = (j + 1) % REACH_SLOTS) {
+			struct reach r = st->reach_tids[j];
+			st->reach_tids[j].tid = 0;
+			*reach_slot(st, r.tid) = r;
+		}
+		st->reach_dropped++;
+	} else if (slot->tid != tid && end->outermost && st->reach_learned - st->reach_dropped < REACH_SLOTS / 2) {
+		uint64_t reach = end->outermost + REACH_MARGIN;
+		bool ok = true;
+		for (int i = 0; i < 2; i++)
+			ok &= bpf_map_update_elem(st->reach_fd[i], &tid, &reach, BPF_ANY) == 0;
+		if (ok) {
+			*slot = (struct reach){tid, reach};
+			st->reach_learned++;
+		}
+	}
+}
 
 static uint64_t hash_pcs(const uint64_t *pcs, int n)
 {
@@ -178,8 +236,10 @@ static int32_t unwind_stack(struct rec_state *st, uint32_t tid, const struct snr
 	st->ustack_bytes += u->size;
 	if (!u->size)
 		st->ustack_empty++;
-	int n = snrh_sym_unwind(st->sym, tid, u, st->pcs, SNRH_MAX_UNWIND);
+	struct snrh_unwind_end end;
+	int n = snrh_sym_unwind(st->sym, tid, u, st->pcs, SNRH_MAX_UNWIND, &end);
 	st->ustack_frames += (uint64_t)n;
+	learn_reach(st, tid, u->regs[SNRH_UREG_SP], &end);
 	return intern_user_stack(st, st->pcs, n);
 }
 
@@ -766,6 +826,11 @@ int snrh_record(const struct snrh_record_opts *o)
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
 	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);
+	st.reach_fd[0] = bpf_map__fd(off_skel->maps.stack_reach);
+	st.reach_fd[1] = bpf_map__fd(on_skel->maps.stack_reach);
+	st.stack_bytes = o->stack_bytes;
+	if (!o->unwind_fp)
+		st.reach_tids = snr_xcalloc(REACH_SLOTS, sizeof(*st.reach_tids));
 	st.pcs = snr_xcalloc(SNRH_MAX_UNWIND, sizeof(*st.pcs));
 	uint64_t t_start = mono_ns(CLOCK_MONOTONIC), cpu_start = mono_ns(CLOCK_PROCESS_CPUTIME_ID);
 	struct utsname un;
@@ -892,9 +957,10 @@ int snrh_record(const struct snrh_record_opts *o)
 	if (!o->unwind_fp)
 		json_object_set_new(
 			trace.meta, "stack_copies",
-			json_pack("{s:I, s:I, s:I, s:I, s:I}", "max_bytes", (json_int_t)o->stack_bytes, "copies",
-				  (json_int_t)st.ustack_copies, "bytes", (json_int_t)st.ustack_bytes, "frames",
-				  (json_int_t)st.ustack_frames, "empty", (json_int_t)st.ustack_empty));
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "max_bytes", (json_int_t)o->stack_bytes,
+				  "copies", (json_int_t)st.ustack_copies, "bytes", (json_int_t)st.ustack_bytes, "frames",
+				  (json_int_t)st.ustack_frames, "empty", (json_int_t)st.ustack_empty, "reach_learned",
+				  (json_int_t)st.reach_learned, "reach_dropped", (json_int_t)st.reach_dropped));
 	json_object_set_new(trace.meta, "t_end_ns", json_integer((json_int_t)t_end));
 	json_object_set_new(trace.meta, "dropped",
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
@@ -973,6 +1039,7 @@ cleanup:
 	free(st.switch_stacks.v);
 	free(st.ustack_hash);
 	free(st.pcs);
+	free(st.reach_tids);
 	free(exe);
 	free(cupti_lib);
 	if (cupti_out[0])

@@ -66,6 +66,9 @@ struct snrh_symbolizer {
 	/* unwinding */
 	const struct snrh_ustack *cur;
 	uint32_t cur_tid;
+	uint64_t read_top; /* above the highest word read from cur */
+	bool ran_out;	   /* a read past the end of cur */
+	uint64_t ran_out_at; /* the lowest such read */
 	struct plt_info *plts;
 	size_t nplts;
 	/* kernel */
@@ -447,12 +450,20 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
 	(void)dwfl;
-	const struct snrh_symbolizer *s = dwfl_arg;
+	struct snrh_symbolizer *s = dwfl_arg;
 	const struct snrh_ustack *u = s->cur;
 	uint64_t sp = u->regs[SNRH_UREG_SP];
-	if (addr < sp || addr - sp > u->size || u->size - (addr - sp) < sizeof(*result))
+	if (addr < sp)
 		return false;
+	if (addr - sp > u->size || u->size - (addr - sp) < sizeof(*result)) {
+		if (!s->ran_out || addr < s->ran_out_at)
+			s->ran_out_at = addr;
+		s->ran_out = true;
+		return false;
+	}
 	memcpy(result, u->data + (addr - sp), sizeof(*result));
+	if (addr + sizeof(*result) > s->read_top)
+		s->read_top = addr + sizeof(*result);
 	return true;
 }
 
@@ -490,8 +501,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 int snrh_sym_unwind(struct snrh_symbolizer *s, uint32_t tid, const struct snrh_ustack *u, uint64_t *pcs,
-		    int max)
+		    int max, struct snrh_unwind_end *end)
 {
+	*end = (struct snrh_unwind_end){0, 0};
 	if (max <= 0)
 		return 0;
 	/* Attached once: the process's machine comes from its first module
@@ -511,12 +523,20 @@ int snrh_sym_unwind(struct snrh_symbolizer *s, uint32_t tid, const struct snrh_u
 	}
 	s->cur = u;
 	s->cur_tid = tid;
+	s->read_top = 0;
+	s->ran_out = false;
 	struct unwind_out o = {pcs, 0, max};
-	dwfl_getthread_frames(s->dwfl, (pid_t)tid, frame_cb, &o);
+	int rc = dwfl_getthread_frames(s->dwfl, (pid_t)tid, frame_cb, &o);
 	if (snrh_sym_cover(s, pcs, o.n)) { /* a module was missing: its CFI too */
 		o.n = 0;
-		dwfl_getthread_frames(s->dwfl, (pid_t)tid, frame_cb, &o);
+		s->read_top = 0;
+		s->ran_out = false;
+		rc = dwfl_getthread_frames(s->dwfl, (pid_t)tid, frame_cb, &o);
 	}
+	/* 0: the outermost frame has no caller (its CFI says so), the whole
+	 * stack was unwound. */
+	end->outermost = rc == 0 && !s->ran_out ? s->read_top : 0;
+	end->ran_out = s->ran_out ? s->ran_out_at : 0;
 	s->cur = NULL;
 	if (!o.n)
 		pcs[o.n++] = u->regs[SNRH_UREG_IP];

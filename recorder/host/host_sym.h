@@ -52,10 +52,19 @@ int snrh_sym_user(struct snrh_symbolizer *s, uint64_t addr, bool return_address,
  * cost is not paid beside it. */
 void snrh_sym_load_kernel(struct snrh_symbolizer *s);
 int snrh_sym_kernel(struct snrh_symbolizer *s, uint64_t addr, const char **sym, uint64_t *offset);
+/* How an unwind ended: outermost, when it reached the thread's outermost
+ * frame, is the address above the highest stack word it read (what a copy
+ * must reach), else 0; ran_out, when a word it needed (a saved register or
+ * return address) lay above the copy, is the lowest such address, else 0. */
+struct snrh_unwind_end {
+	uint64_t outermost;
+	uint64_t ran_out;
+};
 /* Unwinds thread tid from u (registers and stack copy): writes up to max
  * pcs, leaf first (pcs[0] the interrupted instruction, the rest return
  * addresses); returns how many. */
-int snrh_sym_unwind(struct snrh_symbolizer *s, uint32_t tid, const struct snrh_ustack *u, uint64_t *pcs, int max);
+int snrh_sym_unwind(struct snrh_symbolizer *s, uint32_t tid, const struct snrh_ustack *u, uint64_t *pcs, int max,
+		    struct snrh_unwind_end *end);
 /* The executable mappings with their build-ids, as a JSON array. */
 json_t *snrh_sym_maps_json(struct snrh_symbolizer *s);
 
