@@ -73,6 +73,26 @@ int BPF_KPROBE(api_enter)
 	if ((int)(id >> 32) != target_tgid)
 		return 0;
 	u32 tid = (u32)id;
+	/* This runs before the kernel swaps the return address at sp for the
+	 * uretprobe trampoline: keep the original for stack copies. */
+	u64 slot = PT_REGS_SP(ctx), ra = 0;
+	if (!bpf_probe_read_user(&ra, sizeof(ra), (const void *)slot)) {
+		struct snrh_uret *ur = bpf_map_lookup_elem(&uret_slots, &tid);
+		if (!ur) {
+			struct snrh_uret zero = {};
+			bpf_map_update_elem(&uret_slots, &tid, &zero, BPF_NOEXIST);
+			ur = bpf_map_lookup_elem(&uret_slots, &tid);
+		}
+		if (ur) {
+			u32 n = ur->n;
+			barrier_var(n);
+			if (n < SNRH_URET_MAX) {
+				ur->slot[n] = slot;
+				ur->ra[n] = ra;
+				ur->n = n + 1;
+			}
+		}
+	}
 	struct open_call *o = bpf_map_lookup_elem(&open_calls, &tid);
 	if (o) {
 		o->depth++;
@@ -90,6 +110,22 @@ int BPF_KRETPROBE(api_exit)
 	if ((int)(id >> 32) != target_tgid)
 		return 0;
 	u32 tid = (u32)id;
+	struct snrh_uret *ur = bpf_map_lookup_elem(&uret_slots, &tid);
+	if (ur && ur->n > 0) {
+		/* returned: its slot and any deeper ones (left by a longjmp) are gone */
+		u64 sp = PT_REGS_SP(ctx);
+		u32 n = ur->n;
+		for (int i = 0; i < SNRH_URET_MAX && n > 0; i++) {
+			u32 k = n - 1;
+			barrier_var(k);
+			if (k >= SNRH_URET_MAX || ur->slot[k] >= sp)
+				break;
+			n = k;
+		}
+		ur->n = n;
+		if (!n)
+			bpf_map_delete_elem(&uret_slots, &tid);
+	}
 	struct open_call *o = bpf_map_lookup_elem(&open_calls, &tid);
 	if (!o)
 		return 0;

@@ -59,6 +59,19 @@ struct snrh_ustack {
 	unsigned char data[SNRH_USTACK_MAX + SNRH_USTACK_SLACK]; /* only `size` of them are sent */
 };
 
+/* The return addresses a uretprobe replaced with its trampoline, per
+ * thread, innermost last: the probed API calls' entries push (stack slot,
+ * original return address), their returns pop; a stack copy that holds a
+ * slot gets the original back, so unwinding passes through the probed call
+ * to its caller (BPF map uret_slots, shared by the three programs). */
+#define SNRH_URET_MAX 8
+struct snrh_uret {
+	unsigned long long slot[SNRH_URET_MAX];
+	unsigned long long ra[SNRH_URET_MAX];
+	unsigned int n;
+	unsigned int pad;
+};
+
 struct snrh_switch_stack_event {
 	unsigned int kind;
 	unsigned int tid;

@@ -35,6 +35,14 @@ struct {
 	__type(value, u64);
 } stack_reach SEC(".maps");
 
+/* tid -> the return addresses its pending uretprobes hid (host.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u32);
+	__type(value, struct snrh_uret);
+} uret_slots SEC(".maps");
+
 /*
  * DWARF unwinding's raw material: the current thread's user registers and
  * the top of its user stack, into u (a per-CPU slot of an array map: the
@@ -99,6 +107,22 @@ static __always_inline unsigned int snrh_copy_ustack(struct snrh_ustack *u, unsi
 		got += chunk;
 	}
 	u->size = (unsigned int)got;
+	/* Return addresses a pending uretprobe replaced by its trampoline: put
+	 * the originals back in the copy. */
+	struct snrh_uret *ur = bpf_map_lookup_elem(&uret_slots, &tid);
+	if (ur) {
+		for (int i = 0; i < SNRH_URET_MAX; i++) {
+			if (i >= ur->n)
+				break;
+			u64 slot = ur->slot[i], off = slot - sp;
+			if (slot < sp || off + 8 > got)
+				continue;
+			barrier_var(off);
+			if (off > SNRH_USTACK_MAX - 8)
+				continue;
+			__builtin_memcpy(&u->data[off], &ur->ra[i], 8);
+		}
+	}
 	return (unsigned int)__builtin_offsetof(struct snrh_ustack, data) + (unsigned int)got;
 }
 

@@ -95,9 +95,9 @@ struct rec_state {
 	uint64_t *pcs;
 	/* what the stack copies cost */
 	uint64_t ustack_copies, ustack_bytes, ustack_frames, ustack_empty;
-	/* threads whose stack reach is set in both programs' stack_reach maps
-	 * (host_bpf.h): open addressing over tids, tid 0 = empty */
-	int reach_fd[2];
+	/* threads whose stack reach is set in the stack_reach map (host_bpf.h):
+	 * open addressing over tids, tid 0 = empty */
+	int reach_fd;
 	uint64_t stack_bytes; /* --stack-bytes */
 	struct reach {
 		uint32_t tid;
@@ -124,7 +124,7 @@ static struct reach *reach_slot(struct rec_state *st, uint32_t tid)
  * reach's doing. */
 static void learn_reach(struct rec_state *st, uint32_t tid, uint64_t sp, const struct snrh_unwind_end *end)
 {
-	if (!st->reach_tids || st->reach_fd[0] < 0)
+	if (!st->reach_tids)
 		return;
 	struct reach *slot = reach_slot(st, tid);
 	/* Only when the reach cut this copy and the word missed lies above it
@@ -132,8 +132,7 @@ static void learn_reach(struct rec_state *st, uint32_t tid, uint64_t sp, const s
 	 * fails on a full copy too). */
 	bool cut = slot->tid == tid && slot->reach > sp && slot->reach - sp < st->stack_bytes;
 	if (cut && end->ran_out && end->ran_out + 8 > slot->reach && end->ran_out < sp + st->stack_bytes) {
-		for (int i = 0; i < 2; i++)
-			bpf_map_delete_elem(st->reach_fd[i], &tid);
+		bpf_map_delete_elem(st->reach_fd, &tid);
 		/* backward-shift deletion keeps the probe chains whole */
 		uint32_t i = (uint32_t)(slot - st->reach_tids);
 		slot->tid = 0;
@@ -145,10 +144,7 @@ static void learn_reach(struct rec_state *st, uint32_t tid, uint64_t sp, const s
 		st->reach_dropped++;
 	} else if (slot->tid != tid && end->outermost && st->reach_learned - st->reach_dropped < REACH_SLOTS / 2) {
 		uint64_t reach = end->outermost + REACH_MARGIN;
-		bool ok = true;
-		for (int i = 0; i < 2; i++)
-			ok &= bpf_map_update_elem(st->reach_fd[i], &tid, &reach, BPF_ANY) == 0;
-		if (ok) {
+		if (bpf_map_update_elem(st->reach_fd, &tid, &reach, BPF_ANY) == 0) {
 			*slot = (struct reach){tid, reach};
 			st->reach_learned++;
 		}
@@ -724,8 +720,13 @@ int snrh_record(const struct snrh_record_opts *o)
 	}
 	bk_skel->rodata->target_tgid = pid;
 	bk_skel->rodata->trace_io_syscalls = o->io_syscalls;
-	/* load */
-	if (offcpu_bpf__load(off_skel) || oncpu_bpf__load(on_skel) || buckets_bpf__load(bk_skel)) {
+	/* load: the maps the three share (host_bpf.h) are offcpu's */
+	if (offcpu_bpf__load(off_skel) ||
+	    bpf_map__reuse_fd(on_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
+	    bpf_map__reuse_fd(bk_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
+	    bpf_map__reuse_fd(on_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
+	    bpf_map__reuse_fd(bk_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
+	    oncpu_bpf__load(on_skel) || buckets_bpf__load(bk_skel)) {
 		fail("cannot load the BPF programs (%s); the kernel log (dmesg) or SNR_HOST_QUIET_LIBBPF unset "
 		     "shows the verifier's reason",
 		     strerror(errno));
@@ -826,8 +827,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
 	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);
-	st.reach_fd[0] = bpf_map__fd(off_skel->maps.stack_reach);
-	st.reach_fd[1] = bpf_map__fd(on_skel->maps.stack_reach);
+	st.reach_fd = bpf_map__fd(off_skel->maps.stack_reach);
 	st.stack_bytes = o->stack_bytes;
 	if (!o->unwind_fp)
 		st.reach_tids = snr_xcalloc(REACH_SLOTS, sizeof(*st.reach_tids));
