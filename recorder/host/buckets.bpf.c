@@ -161,7 +161,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	if (!trace_io_syscalls)
 		return 0;
 	u64 id = bpf_get_current_pid_tgid();
-	if ((int)(id >> 32) != target_tgid || !is_io_syscall(nr))
+	if ((int)(id >> 32) != target_tgid || !is_io_syscall(nr) || snrh_before_exec())
 		return 0;
 	u32 tid = (u32)id;
 	struct open_call c = {.start = bpf_ktime_get_ns(), .probe = SNRH_PROBE_SYSCALL | (u32)nr, .depth = 1};

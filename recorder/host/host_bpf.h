@@ -35,6 +35,25 @@ struct {
 	__type(value, u64);
 } stack_reach SEC(".maps");
 
+/* Entry 0 is 1 from before a command the tracer starts is released until
+ * its exec (raw_tp sched_process_exec in offcpu.bpf.c clears it): until
+ * then the traced pid is the tracer's own child, whose switches, samples
+ * and system calls (reading the go pipe, copy-on-write faults, execve
+ * itself) are not the command's, and whose stacks the command's maps
+ * cannot name. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} exec_gate SEC(".maps");
+
+static __always_inline bool snrh_before_exec(void)
+{
+	u32 k = 0, *w = bpf_map_lookup_elem(&exec_gate, &k);
+	return w && *w;
+}
+
 /* tid -> the return addresses its pending uretprobes hid (host.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

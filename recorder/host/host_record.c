@@ -726,11 +726,18 @@ int snrh_record(const struct snrh_record_opts *o)
 	    bpf_map__reuse_fd(bk_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
 	    bpf_map__reuse_fd(on_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
 	    bpf_map__reuse_fd(bk_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
+	    bpf_map__reuse_fd(on_skel->maps.exec_gate, bpf_map__fd(off_skel->maps.exec_gate)) ||
+	    bpf_map__reuse_fd(bk_skel->maps.exec_gate, bpf_map__fd(off_skel->maps.exec_gate)) ||
 	    oncpu_bpf__load(on_skel) || buckets_bpf__load(bk_skel)) {
 		fail("cannot load the BPF programs (%s); the kernel log (dmesg) or SNR_HOST_QUIET_LIBBPF unset "
 		     "shows the verifier's reason",
 		     strerror(errno));
 		goto cleanup;
+	}
+	/* a command not yet exec'd is still the tracer's child (host_bpf.h) */
+	if (child) {
+		uint32_t k = 0, closed = 1;
+		bpf_map_update_elem(bpf_map__fd(off_skel->maps.exec_gate), &k, &closed, BPF_ANY);
 	}
 	/* attach: scheduler and I/O system calls */
 	if (offcpu_bpf__attach(off_skel)) {

@@ -124,10 +124,20 @@ static __always_inline struct snrh_thread_totals *totals_for(u32 tid)
 	return bpf_map_lookup_elem(&totals, &tid);
 }
 
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p)
+{
+	if ((int)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	u32 k = 0, open = 0;
+	bpf_map_update_elem(&exec_gate, &k, &open, BPF_ANY);
+	return 0;
+}
+
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(handle_wakeup, struct task_struct *p)
 {
-	if (BPF_CORE_READ(p, tgid) != target_tgid)
+	if (BPF_CORE_READ(p, tgid) != target_tgid || snrh_before_exec())
 		return 0;
 	u32 wakee = BPF_CORE_READ(p, pid);
 	u32 waker = (u32)bpf_get_current_pid_tgid();
@@ -169,7 +179,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 	/* Every switch on the machine comes here: decide with two reads
 	 * whether it concerns the traced process before anything else. */
 	bool out = BPF_CORE_READ(prev, tgid) == target_tgid, in = BPF_CORE_READ(next, tgid) == target_tgid;
-	if (!out && !in)
+	if ((!out && !in) || snrh_before_exec())
 		return 0;
 	u64 now = bpf_ktime_get_ns();
 

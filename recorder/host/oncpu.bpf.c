@@ -45,7 +45,7 @@ SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	u64 id = bpf_get_current_pid_tgid();
-	if ((int)(id >> 32) != target_tgid)
+	if ((int)(id >> 32) != target_tgid || snrh_before_exec())
 		return 0;
 	if (dwarf_stacks) {
 		struct dwarf_sample *d = snrh_scratch(&scratch);
