@@ -692,11 +692,15 @@ int snr_cmd_report(int argc, char **argv)
 	struct an_annot annot;
 	int drc = snr_deps_run(&g, argv[optind], &so, err, sizeof(err));
 	an_annot_finish(acc, &g.an.src, &annot);
+	if (!drc && trace && g.an.src.is_trace) {
+		snr_fmt(err, sizeof(err), "--trace names the trace of a metrics file; %s is a trace itself", argv[optind]);
+		drc = 2;
+	}
 	if (drc) {
 		snr_err("report: %s", err);
 		an_annot_free(&annot);
 		snr_deps_free(&g);
-		return 1;
+		return drc == 2 ? 2 : 1;
 	}
 	/* Algorithm 2's suggestions, each checked by a what-if run when the trace
 	 * is at hand (for a metrics file: the trace it names), first: the

@@ -24,7 +24,8 @@ mkfifo fifo.json
 
 # every reader of a config: device, profile, replay, analyze, report
 for cmd in "device x.elf" "profile x.elf" "replay t.snrt" "analyze dma t.snrt" "analyze vmem t.snrt" \
-           "report t.snrt -o r.html" "annotate t.snrt" "analyze suggest t.snrt"; do
+           "report t.snrt -o r.html" "annotate t.snrt" "analyze suggest t.snrt" "analyze util t.snrt" \
+           "analyze deps t.snrt" "export perfetto t.snrt -o x.json"; do
   run timeout 60 "$SNR" $cmd --config missing.json; expect_rc 1
   expect_err "missing.json: No such file or directory"
   grep -q -- '-1:-1' "$T/err" && fail "$cmd: a missing file shown as line -1: $(cat "$T/err")"
@@ -76,7 +77,8 @@ PY
 # a metrics file carries its config: --config refused (even a valid one), and
 # its what-ifs use the carried config
 run "$SNR" replay t.snrt --config tb100.json -o m100.snrm; expect_rc 0
-for cmd in "analyze dma" "analyze vmem" "analyze util" "analyze deps" "annotate" "analyze suggest"; do
+for cmd in "analyze dma" "analyze vmem" "analyze util" "analyze deps" "annotate" "analyze suggest" \
+           "export perfetto -o x.json"; do
   for c in tb100.json syntax.json; do
     run "$SNR" $cmd m100.snrm --config $c; expect_rc 1
     expect_err "--config $c: m100.snrm is a metrics file, replayed with the machine config it carries"

@@ -48,6 +48,9 @@ run "$SNR" analyze suggest m.snrm --verify --trace "$TR/ta1-decode-step.snrt"; e
 expect_err "is not the trace m.snrm was replayed from"
 run "$SNR" analyze suggest keep.snrt --verify --trace keep.snrt; expect_rc 1
 expect_err "--trace names the trace of a metrics file"
+run "$SNR" report keep.snrt -o r3.html --trace keep.snrt; expect_rc 2
+expect_err "--trace names the trace of a metrics file"
+[ -e r3.html ] && fail "report --trace on a trace wrote a page"
 run "$SNR" analyze suggest m.snrm --trace keep.snrt; expect_rc 2
 expect_err "--trace needs --verify"
 
