@@ -368,11 +368,15 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		struct snr_config_text ct = {0};
 		char src[600];
 		if (o->config_path) {
+			/* checked as read (all its bytes, a NUL inside included) */
 			if (snr_config_read(&ct, o->config_path, err, errlen))
 				goto out;
-			cfg_json = snr_xstrdup(ct.text);
+			int bad = snr_config_check(&vcfg, &ct, err, errlen);
+			if (!bad)
+				cfg_json = snr_xstrdup(ct.text);
 			snr_config_text_free(&ct);
-			ct.source = o->config_path;
+			if (bad)
+				goto out;
 		} else if (o->config_json) {
 			cfg_json = snr_xstrdup(o->config_json);
 			ct.source = o->config_source ? o->config_source : "the machine config";
@@ -383,7 +387,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		}
 		ct.text = cfg_json;
 		ct.len = cfg_json ? strlen(cfg_json) : 0;
-		if (cfg_json && snr_config_check(&vcfg, &ct, err, errlen))
+		if (cfg_json && !o->config_path && snr_config_check(&vcfg, &ct, err, errlen))
 			goto out;
 	}
 	isa = isa_name ? snr_isa_find(isa_name) : NULL;
