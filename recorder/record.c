@@ -310,6 +310,7 @@ struct rec {
 	/* --method sim: the simulator running ahead of the halted target */
 	const struct snr_sim_ops *sim; /* NULL after a fallback to stepping */
 	const struct snr_sim_ops *sim_made; /* what made simst */
+	bool *sim_none; /* per ISA register: the simulator has no value for it (until loaded again) */
 	struct snr_sim *simst;
 	struct snr_ahead *ahead;
 };
@@ -734,14 +735,26 @@ static const struct snr_sim_ops *simulator_for(const struct snr_isa_ops *isa)
  * read_step_registers() reads only the cheap ones: a wider one the window
  * wrote is stale until a query needs it (x86-64's vector registers: reading
  * each from unicorn at every step would cost more than the step). */
-static void sim_read_registers(struct rec *r, bool all)
+static void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 {
+	if (!r->sim_none)
+		r->sim_none = snr_xcalloc(r->niregs, sizeof(*r->sim_none));
 	for (size_t k = 0; k < r->niregs; k++) {
-		if (r->regval[k] && (all || r->iregs[k].size <= 8)) {
+		/* per step, the registers the last instruction wrote (and the pc):
+		 * the simulator changed no other */
+		if (only && (int)k != r->pc_reg && !snr_regset_has(only, (unsigned)k)) {
+			r->qval[k] = r->stale[k] ? NULL : r->regval[k];
+			continue;
+		}
+		if (r->regval[k] && (all || r->iregs[k].size <= 8) && !(r->sim_none[k] && !all)) {
 			uint8_t v[256];
 			if (r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size) == 0)
 				memcpy(r->regbuf + (r->regval[k] - r->regbuf), v, r->iregs[k].size);
+			else
+				r->sim_none[k] = true; /* not asked again per step (an error message each time) */
 			r->stale[k] = false;
+		} else if (r->regval[k] && r->iregs[k].size <= 8) { /* sim_none, per step */
+			r->stale[k] = false; /* as when asked: the value stays the target's */
 		}
 		r->qval[k] = r->stale[k] ? NULL : r->regval[k];
 	}
@@ -802,6 +815,8 @@ static bool x86_rep_string(const struct snr_isa_ops *isa, const uint8_t *code, u
 /* The target's registers (regbuf, read in full) into the simulator. */
 static int sim_load_registers(struct rec *r, char *err, size_t errlen)
 {
+	if (r->sim_none)
+		memset(r->sim_none, 0, r->niregs * sizeof(*r->sim_none));
 	for (size_t k = 0; k < r->niregs; k++)
 		if (r->regval[k] && r->sim->set_reg(r->simst, (unsigned)k, r->regval[k], r->iregs[k].size)) {
 			snr_fmt(err, errlen, "loading register %s into the simulator: %s", r->iregs[k].name,
@@ -1494,6 +1509,9 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	sum->end_reason = "count";
 	struct return_point ret = {.sp_reg = -1};
 	uint64_t i, start = 0; /* start: where the loop begins, again after a fallback to stepping */
+	/* --method sim: the registers the last simulated instruction wrote */
+	uint64_t last_written[SNR_ISA_MAX_REGS / 64];
+	bool have_last_written = false;
 	if (o->in_window)
 		*o->in_window = 1;
 window:
@@ -1504,7 +1522,7 @@ window:
 			break;
 		}
 		if (r.sim && i > 0) {
-			sim_read_registers(&r, false);
+			sim_read_registers(&r, false, have_last_written ? last_written : NULL);
 		} else {
 			if ((i == start ? read_registers : read_step_registers)(&r, err, errlen))
 				goto out;
@@ -1518,7 +1536,7 @@ window:
 			goto out;
 		if (o->until_return && i > 0 && pc == ret.pc) {
 			if (r.stale[ret.sp_reg] && r.sim)
-				sim_read_registers(&r, true);
+				sim_read_registers(&r, true, NULL);
 			else if (r.stale[ret.sp_reg] && read_registers(&r, err, errlen))
 				goto out;
 			if (reg_u64(&r, (size_t)ret.sp_reg) >= ret.sp) {
@@ -1571,7 +1589,7 @@ window:
 		r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
 		if (needs_stale(&r, &acc)) {
 			if (r.sim && i > 0)
-				sim_read_registers(&r, true);
+				sim_read_registers(&r, true, NULL);
 			else if (read_registers(&r, err, errlen))
 				goto out;
 			r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
@@ -1712,6 +1730,8 @@ window:
 				goto out;
 			}
 			st = (struct snr_dbg_stop){.kind = SNR_DBG_STOP_TRAP, .code = 0, .thread = o->chip, .pc = ss.next_pc};
+			memcpy(last_written, acc.regs_written, sizeof(last_written));
+			have_last_written = true;
 		} else if (step_insn(&r, &acc, i, pc, &st, err, errlen)) {
 			goto out;
 		}
@@ -1778,6 +1798,8 @@ window:
 			if ((st.kind == SNR_DBG_STOP_TRAP || st.kind == SNR_DBG_STOP_SIGNAL) &&
 			    (read_registers(&r, err, errlen) || sim_load_registers(&r, err, errlen)))
 				goto out;
+			memset(last_written, 0, sizeof(last_written)); /* regbuf is the target's, as the simulator's */
+			have_last_written = true;
 			/* and the memory it wrote, from the target: what a system
 			 * call wrote was read as post memory above */
 			for (unsigned q = 0; q < step.npost_mem; q++)
@@ -2055,6 +2077,7 @@ out:
 	free(r.regval);
 	free(r.qval);
 	free(r.stale);
+	free(r.sim_none);
 	free(r.got);
 	if (r.simst)
 		r.sim_made->destroy(r.simst);
