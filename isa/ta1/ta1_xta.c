@@ -33,6 +33,23 @@ static inline double pow2(int k)
 	return d;
 }
 
+/* ta1_expf's reduction constants and its polynomial, shared with the
+ * vector builds (XTA_ELEMWISE): p (a double or a vector of doubles, 0 on
+ * entry) becomes exp(r)'s degree-11 Taylor polynomial by Horner's rule,
+ * one rounded product and one rounded sum per step. */
+#define EXP_LOG2E 1.44269504088896338700
+#define EXP_LN2_HI 6.93147180369123816490e-01
+#define EXP_LN2_LO 1.90821492927058770002e-10
+#define EXP_POLY(p, r)                                                                                       \
+	do {                                                                                                 \
+		static const double c_[12] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, \
+					      1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,    \
+					      1.0 / 6.0,        0.5,             1.0,            1.0};          \
+		p = p + c_[0];                                                                               \
+		for (int k_ = 1; k_ < 12; k_++)                                                              \
+			p = p * r + c_[k_];                                                                  \
+	} while (0)
+
 float ta1_expf(float xf)
 {
 	double x = xf;
@@ -44,21 +61,10 @@ float ta1_expf(float xf)
 		return 0.0f;
 	/* x = k*ln2 + r, |r| <= ln2/2; exp(r) by a degree-11 Taylor polynomial,
 	 * whose truncation error (< 1e-14 relative: (ln2/2)^12/12!) is far below float's ULP. */
-	const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-	double kd = nearbyint(x * 1.44269504088896338700);
-	double r = (x - kd * ln2_hi) - kd * ln2_lo;
-	double p = 1.0 / 39916800.0;
-	p = p * r + 1.0 / 3628800.0;
-	p = p * r + 1.0 / 362880.0;
-	p = p * r + 1.0 / 40320.0;
-	p = p * r + 1.0 / 5040.0;
-	p = p * r + 1.0 / 720.0;
-	p = p * r + 1.0 / 120.0;
-	p = p * r + 1.0 / 24.0;
-	p = p * r + 1.0 / 6.0;
-	p = p * r + 0.5;
-	p = p * r + 1.0;
-	p = p * r + 1.0;
+	double kd = nearbyint(x * EXP_LOG2E);
+	double r = (x - kd * EXP_LN2_HI) - kd * EXP_LN2_LO;
+	double p = 0.0;
+	EXP_POLY(p, r);
 	/* kd is within [-150, 128] here and p within [0.7, 1.5]: p * 2^kd is an
 	 * exact, normal double (what ldexp(p, kd) returns), rounded once to f32 */
 	return (float)(p * pow2((int)kd));
@@ -222,26 +228,16 @@ enum { MXU_D = 128 };
 	ATTR static void vexp_##SUFFIX(float *dst, const float *a, uint64_t n)                              \
 	{                                                                                                    \
 		uint64_t i = 0;                                                                              \
-		const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;       \
 		const double round_c = 6755399441055744.0; /* 1.5 * 2^52 */                                  \
 		for (; i + H <= n; i += H) {                                                                 \
 			VH xf;                                                                               \
 			V_LOAD(xf, a + i);                                                                   \
 			VD x = __builtin_convertvector(xf, VD);                                              \
-			VD tc = x * 1.44269504088896338700 + round_c;                                        \
+			VD tc = x * EXP_LOG2E + round_c;                                                     \
 			VD kd = tc - round_c;                                                                \
-			VD r = (x - kd * ln2_hi) - kd * ln2_lo;                                              \
-			VD p = r * (1.0 / 39916800.0) + 1.0 / 3628800.0;                                     \
-			p = p * r + 1.0 / 362880.0;                                                          \
-			p = p * r + 1.0 / 40320.0;                                                           \
-			p = p * r + 1.0 / 5040.0;                                                            \
-			p = p * r + 1.0 / 720.0;                                                             \
-			p = p * r + 1.0 / 120.0;                                                             \
-			p = p * r + 1.0 / 24.0;                                                              \
-			p = p * r + 1.0 / 6.0;                                                               \
-			p = p * r + 0.5;                                                                     \
-			p = p * r + 1.0;                                                                     \
-			p = p * r + 1.0;                                                                     \
+			VD r = (x - kd * EXP_LN2_HI) - kd * EXP_LN2_LO;                                      \
+			VD p = {0};                                                                          \
+			EXP_POLY(p, r);                                                                      \
 			VDU kbits, scale_bits;                                                               \
 			memcpy(&kbits, &tc, sizeof(kbits));                                                  \
 			scale_bits = (kbits + 1023) << 52; /* the low bits of tc are k (two's complement) */ \
