@@ -21,9 +21,11 @@
  * gives every chart here: lines with marks, heatmap, and custom series for
  * the Gantt-like DMA timeline, without hand-drawing on a canvas.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "analyzer/analyses.h"
@@ -87,10 +89,55 @@ static void base64_write(FILE *f, const unsigned char *p, size_t n)
 	}
 }
 
+/* Where packed data goes: into the page while inline_left (bytes of
+ * base64) lasts, then each packed element to its own file beside the page,
+ * PAGE.d/ID.js (a script setting window.SNR_PACKED[ID], which a page opened
+ * from file:// may load; fetch may not), so that the page stays under
+ * 10 MB however long the window. */
+struct packer {
+	const char *page_path;
+	size_t inline_left;
+	int side_files;
+};
+
+/* the packed bytes out[0, n) of id into PAGE.d/ID.js; the page's element
+ * names the file relative to the page. 0, or 1 with err filled. */
+static int side_write(FILE *f, struct packer *pk, const char *id, const unsigned char *out, size_t n, char *err,
+		      size_t errlen)
+{
+	char dir[4200], path[4400];
+	snprintf(dir, sizeof(dir), "%s.d", pk->page_path);
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		snr_fmt(err, errlen, "cannot create %s for the window's full data: %s", dir, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.js", dir, id);
+	struct snr_outfile of;
+	char oerr[600];
+	FILE *s = snr_outfile_fopen(&of, path, oerr, sizeof(oerr));
+	if (!s) {
+		snprintf(err, errlen, "%s", oerr);
+		return 1;
+	}
+	fprintf(s, "window.SNR_PACKED = window.SNR_PACKED || {};\nwindow.SNR_PACKED[\"%s\"] = \"", id);
+	base64_write(s, out, n);
+	fputs("\";\n", s);
+	if (snr_outfile_close(&of, true, oerr, sizeof(oerr))) {
+		snprintf(err, errlen, "%s", oerr);
+		return 1;
+	}
+	const char *base = strrchr(pk->page_path, '/');
+	fprintf(f, "<script type=\"application/x-snr-packed\" id=\"z-%s\" data-src=\"", id);
+	html_text(f, base ? base + 1 : pk->page_path);
+	fprintf(f, ".d/%s.js\"></script>\n", id);
+	pk->side_files++;
+	return 0;
+}
+
 /* text (len bytes) as the packed element id; the compressed size in *packed.
  * 0, or 1 with err filled. */
-static int packed_write(FILE *f, const char *id, const char *text, size_t len, size_t *packed, char *err,
-			size_t errlen)
+static int packed_write(FILE *f, struct packer *pk, const char *id, const char *text, size_t len, size_t *packed,
+			char *err, size_t errlen)
 {
 	z_stream z = {0};
 	/* windowBits 15 + 16: a gzip wrapper */
@@ -112,11 +159,18 @@ static int packed_write(FILE *f, const char *id, const char *text, size_t len, s
 		snprintf(err, errlen, "zlib: compressing %s (%zu bytes) failed (%d)", id, len, zrc);
 		return 1;
 	}
+	*packed = n;
+	size_t b64 = (n + 2) / 3 * 4;
+	if (b64 > pk->inline_left) {
+		int rc = side_write(f, pk, id, out, n, err, errlen);
+		free(out);
+		return rc;
+	}
+	pk->inline_left -= b64;
 	fprintf(f, "<script type=\"application/x-snr-packed\" id=\"z-%s\">", id);
 	base64_write(f, out, n);
 	fputs("</script>\n", f);
 	free(out);
-	*packed = n;
 	return 0;
 }
 
@@ -194,8 +248,8 @@ static void columns_write(FILE *f, json_t *rows, size_t from, size_t to, const s
 /* A table of rows for the page: the first `page` rows uncompressed
  * (window.SNR_TABLES[id] = {"n": all rows, "page": columns}) and every row
  * packed as z-ID. 0, or 1 with err filled. */
-static int table_write(FILE *f, const char *id, json_t *rows, size_t page, const struct col *cols, size_t ncols,
-		       char *err, size_t errlen)
+static int table_write(FILE *f, struct packer *pk, const char *id, json_t *rows, size_t page, const struct col *cols,
+		       size_t ncols, char *err, size_t errlen)
 {
 	size_t n = json_array_size(rows), packed = 0;
 	fprintf(f, "<script>window.SNR_TABLES = window.SNR_TABLES || {}; window.SNR_TABLES[\"%s\"] = {\"n\":%zu,\"page\":",
@@ -211,7 +265,7 @@ static int table_write(FILE *f, const char *id, json_t *rows, size_t page, const
 	}
 	columns_write(m, rows, 0, n, cols, ncols);
 	fclose(m);
-	int rc = packed_write(f, id, buf, len, &packed, err, errlen);
+	int rc = packed_write(f, pk, id, buf, len, &packed, err, errlen);
 	free(buf);
 	return rc;
 }
@@ -294,7 +348,8 @@ static void lane_spans_write(FILE *f, int l, const uint64_t (*iv)[2], size_t n, 
  * themselves, per lane the gap from the previous interval's end (0 first)
  * and the length of each, are packed as z-lanes (a 10M-instruction window
  * has about a million). 0, or 1 with err filled. */
-static int lanes_write(FILE *f, const struct an_data *d, const struct an_util *u, char *err, size_t errlen)
+static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, const struct an_util *u, char *err,
+		       size_t errlen)
 {
 	bool ta1 = d->ta1 > 0;
 	int nunits = ta1 ? SNR_UNIT_COUNT : AN_UTIL_HOST_COLS, nlanes = nunits + (ta1 ? d->nlinks : 0);
@@ -363,7 +418,7 @@ static int lanes_write(FILE *f, const struct an_data *d, const struct an_util *u
 	for (int l = 0; l < nlanes; l++)
 		fprintf(f, "%s%llu", l ? "," : "", (unsigned long long)busy[l]);
 	fputs("]};</script>\n", f);
-	int rc = packed_write(f, "lanes", pbuf, plen, &packed, err, errlen);
+	int rc = packed_write(f, pk, "lanes", pbuf, plen, &packed, err, errlen);
 	free(pbuf);
 	free(busy);
 	free(iv);
@@ -482,6 +537,10 @@ static json_t *compare_json_of(const struct an_annot *a, const char *a_path, con
 	return j;
 }
 
+/* How much packed data goes into the page (base64 bytes), beside about
+ * 2 MB of charts, script and views at load */
+#define REPORT_INLINE_MAX 6000000
+
 /* The DMA timeline's rows (the worst stalls) and a table page's rows */
 #define DMA_ROWS 400
 #define TABLE_PAGE 50
@@ -587,10 +646,11 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: snr report T.snrt|M.snrm -o report.html [--compare B.snrt|B.snrm] [--source-dir DIR]\n"
 		   "                  [--config M.json] [--trace T.snrt] [--interval CYCLES] [--elf PROG]\n"
-		   "                  [--allow-truncated]\n"
+		   "                  [--allow-truncated] [--inline-max BYTES]\n"
 		   "       snr report SET|FILE... -o report.html [OPTIONS]\n"
 		   "\n"
-		   "One self-contained HTML file (no network needed to open it): summary (cycles, every\n"
+		   "One self-contained HTML file (no network needed to open it; for a window whose full\n"
+		   "data exceeds --inline-max, the page and the folder FILE.d beside it): summary (cycles, every\n"
 		   "stall cause as the replay sums it, utilization); the hottest source lines (snr annotate's\n"
 		   "figures); DMA timeline (base-latency stall, transfer stall, slack, each DMA's dependency\n"
 		   "backtail; rows named by the issuing line); every unit's and DMA link's busy intervals as\n"
@@ -613,6 +673,10 @@ static void usage(FILE *f)
 		   "  --elf PROG          the program's ELF, when the trace's recorded path is gone or stale\n"
 		   "  --allow-truncated   report on a partial trace or metrics file (marked so) instead of\n"
 		   "                      refusing it (exit 3)\n"
+		   "  --inline-max BYTES  the window's full data (every DMA, every busy interval), packed,\n"
+		   "                      goes into the page up to BYTES (default 6000000, which keeps the page\n"
+		   "                      under 10 MB); what is over goes to FILE.d/ beside the page, which\n"
+		   "                      the page then needs and says so\n"
 		   "  -h, --help          this text\n"
 		   "\n"
 		   "Several windows (a trace or metrics set from `snr record --windows` or `snr replay\n"
@@ -633,11 +697,12 @@ int snr_cmd_report(int argc, char **argv)
 					     {"interval", required_argument, NULL, 'i'},
 					     {"source-dir", required_argument, NULL, 's'},
 					     {"compare", required_argument, NULL, 'C'},
+					     {"inline-max", required_argument, NULL, 'I'},
 					     {"trace", required_argument, NULL, 't'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *out_path = NULL, *config = NULL, *source_dir = NULL, *compare = NULL, *trace = NULL;
-	uint64_t interval = 0;
+	uint64_t interval = 0, inline_max = REPORT_INLINE_MAX;
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -660,6 +725,12 @@ int snr_cmd_report(int argc, char **argv)
 		case 'i':
 			if (!snr_parse_u64(optarg, &interval, true) || !interval) {
 				snr_err("report: --interval needs a positive number of cycles, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'I':
+			if (!snr_parse_u64(optarg, &inline_max, true)) {
+				snr_err("report: --inline-max needs a number of bytes, not '%s'", optarg);
 				return 2;
 			}
 			break;
@@ -878,12 +949,13 @@ int snr_cmd_report(int argc, char **argv)
 	      f);
 	script_json(f, js);
 	fputs(";\n</script>\n", f);
-	int rc = lanes_write(f, d, &u, oerr, sizeof(oerr));
+	struct packer pk = {.page_path = out_path, .inline_left = (size_t)inline_max};
+	int rc = lanes_write(f, &pk, d, &u, oerr, sizeof(oerr));
 	if (!rc)
-		rc = table_write(f, "dmas", all_dmas, TABLE_PAGE, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0]), oerr,
+		rc = table_write(f, &pk, "dmas", all_dmas, TABLE_PAGE, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0]), oerr,
 				 sizeof(oerr));
 	if (!rc)
-		rc = table_write(f, "no_move", no_move, TABLE_PAGE, NO_MOVE_COLS,
+		rc = table_write(f, &pk, "no_move", no_move, TABLE_PAGE, NO_MOVE_COLS,
 				 sizeof(NO_MOVE_COLS) / sizeof(NO_MOVE_COLS[0]), oerr, sizeof(oerr));
 	fputs("<script>\n", f);
 	fwrite(snr_report_js, 1, snr_report_js_len, f);

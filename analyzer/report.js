@@ -29,13 +29,32 @@
   var unpacked = {};
   function unpack(name) {
     if (!unpacked[name]) {
-      var text = document.getElementById('z-' + name).textContent, bin = atob(text), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      unpacked[name] = new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text()
-        .then(JSON.parse);
+      var z = document.getElementById('z-' + name), src = z.getAttribute('data-src');
+      /* in the page, or (report.c side_write) in a script beside it */
+      var text = !src ? Promise.resolve(z.textContent) : new Promise(function (ok, ko) {
+        var s = document.createElement('script');
+        s.src = src;
+        s.onload = function () { ok(window.SNR_PACKED[name]); };
+        s.onerror = function () { ko(new Error('cannot load ' + src + ': keep the folder beside the page')); };
+        document.head.appendChild(s);
+      });
+      unpacked[name] = text.then(function (t) {
+        var bin = atob(t), bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+      }).then(JSON.parse);
       unpacked[name].catch(function (e) { fail('decoding ' + name + ': ' + e); });
     }
     return unpacked[name];
+  }
+  /* the page says when it needs the folder beside it */
+  var side = document.querySelectorAll('script[type="application/x-snr-packed"][data-src]');
+  if (side.length) {
+    var note = document.createElement('p');
+    note.id = 'side-data';
+    note.textContent = 'This window\'s full data (' + Array.prototype.map.call(side, function (e) { return e.id.slice(2); }).join(', ') +
+      ') is in ' + side[0].getAttribute('data-src').replace(/\/[^/]*$/, '/') + ' beside this page: keep the two together.';
+    document.getElementById('errors').after(note);
   }
   /* row i of a table in columns (report.c columns_write), text columns resolved */
   function colRow(C, i) {

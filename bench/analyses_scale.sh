@@ -96,6 +96,7 @@ page() { # count html
     fi
   done
   DRAW[$n]=$best
+  [ -d "$html.d" ] && printf '  (and %s beside the page: %d bytes)\n' "$html.d" "$(du -sb "$html.d" | cut -f1)"
   printf '  report page: %d bytes (%.1f MB), drawn in %d ms in Chromium (best of 3; %s), chromium --dump-dom %.1f s wall; load %s\n' \
     "${PAGE[$n]}" "$(echo "${PAGE[$n]} / 1000000" | bc -l)" "$best" "$parts" "$wall" "$(cut -d' ' -f1 /proc/loadavg)"
 }

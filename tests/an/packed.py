@@ -1,12 +1,21 @@
 """packed.py: the report's packed data (analyzer/report.c packed_write and
 columns_write), decoded as the page decodes it, for the report tests."""
-import base64, gzip, json, re
+import base64, gzip, html, json, os, re
 
 
-def packed(dom, name):
-    """the report's packed data z-NAME (report.c packed_write: gzip, base64), decoded"""
-    m = re.search(r'<script type="application/x-snr-packed" id="z-%s">([^<]*)</script>' % re.escape(name), dom)
-    return json.loads(gzip.decompress(base64.b64decode(m.group(1)))) if m else None
+def packed(dom, name, base='.'):
+    """the report's packed data z-NAME (report.c packed_write: gzip, base64), decoded: in the
+    page, or in the file beside it that the element's data-src names (relative to base, the
+    page's folder)"""
+    m = re.search(r'<script type="application/x-snr-packed" id="z-%s"( data-src="([^"]*)")?>([^<]*)</script>' %
+                  re.escape(name), dom)
+    if not m:
+        return None
+    text = m.group(3)
+    if m.group(2):
+        side = open(os.path.join(base, html.unescape(m.group(2))), encoding='utf-8').read()
+        text = re.search(r'window\.SNR_PACKED\["%s"\] = "([^"]*)";' % re.escape(name), side).group(1)
+    return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
 def rows(cols):

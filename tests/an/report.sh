@@ -42,7 +42,10 @@ python3 "$HERE/check_report.py" "$T/dom.html" "$T/shot.png" "$T/deps.json" "$T/r
 # draws exactly each lane's intervals clipped to it, one rectangle each, decoded from the
 # page's packed intervals; paging: the DMA table's last page shows the last DMAs of
 # `snr analyze dma --json`
-python3 - "$T/r.html" "$T/zoom.html" <<'PY' || fail "zoom page"
+# (the same with every packed element in files beside the page: --inline-max 0)
+zoom_and_page() { # page name
+  local page=$1 name=$2
+python3 - "$page" "$T/$name.html" <<'PY' || fail "zoom page"
 import sys
 s = open(sys.argv[1], encoding='utf-8').read()
 i = s.rindex('</body>')
@@ -61,9 +64,8 @@ R.zoomLanes(lo, hi).then(function (items) {
 }).catch(function (e) { document.body.setAttribute('data-zoom-error', String(e)); });
 </script>""" + s[i:])
 PY
-mkdir -p "$T/zoom" && render_report "$T/zoom" "$T/zoom.html" 1200,3600 20000
-"$SNR" analyze dma "$T/a.snrm" --json >"$T/dma.json" || fail "analyze dma --json"
-python3 - "$T/zoom/dom.html" "$T/dma.json" "$HERE" <<'PY' || fail "the zoomed lane timeline or the DMA table's last page"
+mkdir -p "$T/$name" && render_report "$T/$name" "$T/$name.html" 1200,3600 20000
+python3 - "$T/$name/dom.html" "$T/dma.json" "$HERE" "$T" <<'PY' || fail "the zoomed lane timeline or the DMA table's last page"
 import html, json, re, sys
 sys.path.insert(0, sys.argv[3])
 from packed import packed  # noqa: E402
@@ -72,7 +74,7 @@ err = re.search(r'data-zoom-error="([^"]*)"', dom)
 assert not err, html.unescape(err.group(1))
 z = json.loads(html.unescape(re.search(r'data-zoomed="([^"]*)"', dom).group(1)))
 want = []
-for l, a in enumerate(packed(dom, 'lanes')):
+for l, a in enumerate(packed(dom, 'lanes', sys.argv[4])):
     t = 0
     for k in range(0, len(a), 2):
         s0 = t + a[k]; t = s0 + a[k + 1]
@@ -91,6 +93,16 @@ last = dmas[(n - 1) // per * per:]
 assert p['ids'] == ['#%d' % d['id'] for d in last], (p, [d['id'] for d in last])
 assert p['info'].startswith('rows %d-%d of %d ' % ((n - 1) // per * per + 1, n, n)), p['info']
 PY
+}
+"$SNR" analyze dma "$T/a.snrm" --json >"$T/dma.json" || fail "analyze dma --json"
+zoom_and_page "$T/r.html" zoom
+"$SNR" report "$T/a.snrm" -o "$T/s.html" --inline-max 0 || fail "snr report --inline-max 0"
+for z in lanes dmas no_move; do
+  [ -s "$T/s.html.d/$z.js" ] || fail "--inline-max 0 left no $z beside the page"
+done
+zoom_and_page "$T/s.html" side
+grep -q '<p id="side-data">[^<]*s.html.d/ beside this page' "$T/side/dom.html" ||
+  fail "the page with its data beside it does not say so"
 echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them," \
   "stall causes as the replay sums them, lanes as util averages them, a zoom draws the exact intervals," \
-  "the DMA table's last page is analyze dma's last DMAs"
+  "the DMA table's last page is analyze dma's last DMAs, also with the data in files beside the page"
