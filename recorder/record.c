@@ -1262,6 +1262,10 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	uint64_t nwin = o->windows ? o->windows : 1, every = o->every ? o->every : 1;
 	bool target_there = false;
 	uint64_t hit_now = o->skip + 1, hits_in = 0, end_pc = 0; /* the window's start hit; hits after it */
+	/* the indices of the window's instructions at the breakpoint after its
+	 * first: a fallback to stepping runs some again, and counts them once */
+	uint64_t *hit_at = NULL;
+	size_t nhit_at = 0, hit_cap = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->end_reason = "error";
@@ -1460,6 +1464,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	}
 	const char *out_path = set ? snr_set_window_path(set, win) : o->out_path;
 	hits_in = 0;
+	nhit_at = 0;
 	if (!r.sim && r.sim_made) /* the window before fell back to stepping */
 		r.sim = r.sim_made;
 	if (r.sim) {
@@ -1515,6 +1520,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	if (o->in_window)
 		*o->in_window = 1;
 window:
+	while (nhit_at && hit_at[nhit_at - 1] >= start)
+		nhit_at--;
 	for (i = start; i < o->count; i++) {
 		if (o->stop && *o->stop) {
 			sum->end_reason = "interrupted";
@@ -1531,7 +1538,11 @@ window:
 				goto out;
 		}
 		uint64_t pc = reg_u64(&r, (size_t)r.pc_reg);
-		hits_in += i > 0 && pc == bp; /* the breakpoint's hits a free run would have counted */
+		if (i > 0 && pc == bp) { /* the breakpoint's hits a free run would have counted */
+			if (nhit_at == hit_cap)
+				hit_at = snr_xrealloc(hit_at, (hit_cap = hit_cap ? 2 * hit_cap : 16) * sizeof(*hit_at));
+			hit_at[nhit_at++] = i;
+		}
 		if (o->until_return && i == 0 && return_point_at_entry(&r, &ret, err, errlen))
 			goto out;
 		if (o->until_return && i > 0 && pc == ret.pc) {
@@ -1881,7 +1892,7 @@ window:
 		if (read_registers(&r, err, errlen))
 			goto out;
 		end_pc = reg_u64(&r, (size_t)r.pc_reg);
-		hits_in += end_pc == bp;
+		hits_in = nhit_at + (end_pc == bp);
 		size_t nregions = 0;
 		for (size_t l = 0; l < written.n; l++)
 			nregions += written.lists[l].n;
@@ -2030,6 +2041,7 @@ window:
 	}
 	rc = 0;
 out:
+	free(hit_at);
 	if (set) {
 		char werr[200];
 		snr_fmt(werr, sizeof(werr), "the recorder failed in window %llu", (unsigned long long)sum->windows);
