@@ -26,23 +26,22 @@ mkfifo fifo.json
 for cmd in "device x.elf" "profile x.elf" "replay t.snrt" "analyze dma t.snrt" "analyze vmem t.snrt" \
            "report t.snrt -o r.html" "annotate t.snrt" "analyze suggest t.snrt" "analyze util t.snrt" \
            "analyze deps t.snrt" "export perfetto t.snrt -o x.json"; do
-  run timeout 60 "$SNR" $cmd --config missing.json; expect_rc 1
-  expect_err "missing.json: No such file or directory"
+  # each file and the error it must get: FILE:LINE:COL of the offending value
+  while IFS='|' read -r file want; do
+    run timeout 60 "$SNR" $cmd --config "$file"; expect_rc 1
+    expect_err "$want"
+  done <<'CASES'
+missing.json|missing.json: No such file or directory
+chips_obj.json|chips_obj.json:1:11: "chips" must be a whole number in [1, 256]
+dup.json|dup.json:3:31: duplicate object key
+range.json|range.json:3:28: "dma.hbm_bytes_per_cycle" = 0 is outside [1, 1048576]
+huge.json|huge.json:2:32: "vector.latency_cycles" must be a whole number
+notobj.json|notobj.json:1:9: "dma" must be an object of dma.* keys
+syntax.json|syntax.json:2:0: 
+cache_huge.json|cache_huge.json:1:11: cache.l1.size: an integer in [0, 268435456]
+CASES
+  run timeout 60 "$SNR" $cmd --config missing.json
   grep -q -- '-1:-1' "$T/err" && fail "$cmd: a missing file shown as line -1: $(cat "$T/err")"
-  run timeout 60 "$SNR" $cmd --config chips_obj.json; expect_rc 1
-  expect_err 'chips_obj.json:1:11: "chips" must be a whole number in [1, 256]'
-  run timeout 60 "$SNR" $cmd --config dup.json; expect_rc 1
-  expect_err "dup.json:3:31: duplicate object key"
-  run timeout 60 "$SNR" $cmd --config range.json; expect_rc 1
-  expect_err 'range.json:3:28: "dma.hbm_bytes_per_cycle" = 0 is outside [1, 1048576]'
-  run timeout 60 "$SNR" $cmd --config huge.json; expect_rc 1
-  expect_err 'huge.json:2:32: "vector.latency_cycles" must be a whole number'
-  run timeout 60 "$SNR" $cmd --config notobj.json; expect_rc 1
-  expect_err 'notobj.json:1:9: "dma" must be an object of dma.* keys'
-  run timeout 60 "$SNR" $cmd --config syntax.json; expect_rc 1
-  expect_err 'syntax.json:2:0: '
-  run timeout 60 "$SNR" $cmd --config cache_huge.json; expect_rc 1
-  expect_err 'cache_huge.json:1:11: cache.l1.size: an integer in [0, 268435456]'
   run timeout 20 "$SNR" $cmd --config fifo.json
   [ "$rc" -eq 124 ] && fail "$cmd --config FIFO hung"
   expect_rc 1; expect_err "fifo.json: not a regular file (a FIFO)"
