@@ -213,3 +213,15 @@ const char *snr_elf_symbolize(const struct snr_elf *e, uint64_t addr, char *buf,
 		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
 	return buf;
 }
+
+const char *snr_elf_gdb_arch(const struct snr_elf *e)
+{
+	switch (e->machine) {
+	case EM_RISCV: return e->is64 ? "riscv:rv64" : "riscv:rv32";
+	case EM_X86_64: return "i386:x86-64";
+	case EM_386: return "i386";
+	case EM_AARCH64: return "aarch64";
+	case EM_ARM: return "arm";
+	default: return NULL;
+	}
+}

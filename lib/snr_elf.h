@@ -42,6 +42,10 @@ void snr_elf_free(struct snr_elf *elf);
 const struct snr_elf_symbol *snr_elf_find(const struct snr_elf *elf, const char *name);
 /* The symbol containing addr (or the nearest function below it), or NULL. */
 const struct snr_elf_symbol *snr_elf_lookup(const struct snr_elf *elf, uint64_t addr);
+/* The architecture as GDB names it ("riscv:rv64", "i386:x86-64",
+ * "aarch64"), from e_machine and the class, or NULL for a machine snr does
+ * not know. */
+const char *snr_elf_gdb_arch(const struct snr_elf *elf);
 /* "func+0x1c" or "0x10074" into buf. */
 const char *snr_elf_symbolize(const struct snr_elf *elf, uint64_t addr, char *buf, size_t len);
 

@@ -642,16 +642,38 @@ static int launch(struct snr_dbg *d, char *const argv[])
 	return 0;
 }
 
+/* The state letter of /proc/PID/stat ('R', 'S', 'T', ...), 0 if unknown. */
+static char process_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the command name may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 static int attach(struct snr_dbg *d, const char *spec)
 {
 	uint64_t v;
 	if (!snr_parse_u64(spec, &v, false) || v == 0 || v > 0x3fffffff)
 		return fail(d, "ptrace: target pid:%s: expected a process id", spec);
 	d->pid = (pid_t)v;
+	bool stopped = process_state(d->pid) == 'T';
 	if (ptrace(PTRACE_SEIZE, d->pid, NULL, NULL) < 0)
 		return fail(d, "ptrace: PTRACE_SEIZE pid %d: %s%s", d->pid, strerror(errno),
 			    errno == EPERM ? " (check /proc/sys/kernel/yama/ptrace_scope or run as the owner)" : "");
-	if (ptrace(PTRACE_INTERRUPT, d->pid, NULL, NULL) < 0)
+	/* A process stopped by SIGSTOP (as a recorder that found something
+	 * wrong before its window leaves it) would stay in its group stop
+	 * through every PTRACE_CONT. SIGCONT ends that stop, and the tracee
+	 * reports it (a signal-delivery stop) before it runs an instruction:
+	 * the tracer takes it there, where it was, and drops the signal. */
+	bool woken = stopped && kill(d->pid, SIGCONT) == 0;
+	if (!woken && ptrace(PTRACE_INTERRUPT, d->pid, NULL, NULL) < 0)
 		return fail(d, "ptrace: PTRACE_INTERRUPT pid %d: %s", d->pid, strerror(errno));
 	int status;
 	for (;;) {
@@ -659,8 +681,16 @@ static int attach(struct snr_dbg *d, const char *spec)
 			return -1;
 		if (WIFEXITED(status) || WIFSIGNALED(status))
 			return fail(d, "ptrace: pid %d ended while attaching", d->pid);
-		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP)
+		bool event_stop = WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP;
+		if (event_stop && !woken)
+			return 0; /* the interrupt's stop */
+		if (!event_stop && woken && WSTOPSIG(status) == SIGCONT)
 			return 0;
+		if (event_stop) { /* the group stop SIGCONT ends */
+			if (ptrace(PTRACE_CONT, d->pid, NULL, NULL) < 0)
+				return fail(d, "ptrace: attaching to pid %d: PTRACE_CONT: %s", d->pid, strerror(errno));
+			continue;
+		}
 		/* a signal arrived first: pass it on and wait for our stop */
 		if (ptrace(PTRACE_CONT, d->pid, NULL, (void *)(uintptr_t)WSTOPSIG(status)) < 0)
 			return fail(d, "ptrace: attaching to pid %d: PTRACE_CONT: %s", d->pid, strerror(errno));
@@ -720,6 +750,39 @@ static int pt_detach(struct snr_dbg *d)
 		return fail(d, "ptrace: PTRACE_DETACH pid %d: %s", d->pid, strerror(errno));
 	d->attached = false;
 	return 0;
+}
+
+/* An attached process is detached with SIGSTOP, so it waits stopped for
+ * the next debugger (kill -CONT lets it go on); a launched one is ours
+ * alone and is killed. */
+static int pt_close_stopped(struct snr_dbg *d, char *how, size_t howlen)
+{
+	int rc = -1;
+	if (!d->attached) {
+		snr_fmt(how, howlen, "pid %d is no longer traced", d->pid);
+	} else if (d->launched) {
+		kill(d->pid, SIGKILL);
+		int status;
+		while (waitpid(d->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		d->attached = false;
+		snr_fmt(how, howlen, "the program snr launched (pid %d) was killed: nothing else could debug it",
+			d->pid);
+	} else {
+		/* PTRACE_DETACH's signal is ignored outside a signal-delivery
+		 * stop: a SIGSTOP queued before it stops the process as it
+		 * leaves the tracer. */
+		d->pending_sig = 0;
+		if (kill(d->pid, SIGSTOP) == 0 && pt_detach(d) == 0) {
+			snr_fmt(how, howlen, "detached pid %d with SIGSTOP: it waits stopped (kill -CONT %d lets it go on)",
+				d->pid, d->pid);
+			rc = 0;
+		} else {
+			snr_fmt(how, howlen, "%s", d->attached ? strerror(errno) : d->err);
+		}
+	}
+	pt_free(d);
+	return rc;
 }
 
 static void pt_close(struct snr_dbg *d)
@@ -1052,6 +1115,7 @@ const struct snr_dbg_ops snr_dbg_ptrace = {
 	.cont_to_hit = pt_cont_to_hit,
 	.write_regs = pt_write_regs,
 	.write_mem = pt_write_mem,
+	.close_stopped = pt_close_stopped,
 };
 
 #else /* no ptrace backend on this host */

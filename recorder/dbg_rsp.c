@@ -1207,6 +1207,21 @@ static int bp_kind(const struct snr_dbg *d)
 	return strstr(d->arch, "x86") || strstr(d->arch, "i386") ? 1 : 4;
 }
 
+/* Removes every breakpoint we set: stubs remove their own on D, but a stub
+ * that does not would leave traps in a program without a debugger. */
+static int remove_breakpoints(struct snr_dbg *d)
+{
+	for (int i = d->nbps - 1; i >= 0; i--) {
+		char z[64];
+		snprintf(z, sizeof(z), "z%c,%llx,%d", d->bps[i].type, (unsigned long long)d->bps[i].addr,
+			 bp_kind(d));
+		if (transact(d, z) < 0)
+			return -1;
+	}
+	d->nbps = 0;
+	return 0;
+}
+
 static int rsp_detach(struct snr_dbg *d)
 {
 	if (!d->attached)
@@ -1216,17 +1231,8 @@ static int rsp_detach(struct snr_dbg *d)
 	char cmd[32] = "D";
 	if (d->multiprocess && d->stub_pid > 0)
 		snprintf(cmd, sizeof(cmd), "D;%x", d->stub_pid);
-	/* Removing our breakpoints first: stubs remove their own on D, but
-	 * a stub that does not would leave traps in a program without a
-	 * debugger. */
-	for (int i = d->nbps - 1; i >= 0; i--) {
-		char z[64];
-		snprintf(z, sizeof(z), "z%c,%llx,%d", d->bps[i].type, (unsigned long long)d->bps[i].addr,
-			 bp_kind(d));
-		if (transact(d, z) < 0)
-			return -1;
-	}
-	d->nbps = 0;
+	if (remove_breakpoints(d) < 0)
+		return -1;
 	if (expect_ok(d, cmd) < 0)
 		return -1;
 	d->attached = false;
@@ -1240,6 +1246,19 @@ static void rsp_close(struct snr_dbg *d)
 	if (d->attached)
 		rsp_detach(d);
 	rsp_free(d);
+}
+
+/* The connection closed without D: what the program does then is the
+ * stub's choice, and the clause says so. */
+static int rsp_close_stopped(struct snr_dbg *d, char *how, size_t howlen)
+{
+	if (d->attached && !d->broken)
+		(void)remove_breakpoints(d);
+	snr_fmt(how, howlen,
+		"closed the connection without detaching (snr device --halt and gdbserver without --once keep the "
+		"program so for the next debugger; QEMU's user-mode stub lets it run)");
+	rsp_free(d);
+	return 0;
 }
 
 static const char *rsp_error(struct snr_dbg *d)
@@ -1564,4 +1583,5 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.cont_to_hit = rsp_cont_to_hit,
 	.write_regs = rsp_write_regs,
 	.write_mem = rsp_write_mem,
+	.close_stopped = rsp_close_stopped,
 };

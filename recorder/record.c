@@ -22,6 +22,7 @@
 #include "record.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -313,6 +314,10 @@ struct rec {
 	bool *sim_none; /* per ISA register: the simulator has no value for it (until loaded again) */
 	struct snr_sim *simst;
 	struct snr_ahead *ahead;
+	/* while set, a failure leaves the target halted (leave_halted), and
+	 * this says why it is halted: before it was first continued, or after
+	 * a timeout interrupted it */
+	const char *halted_why;
 };
 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
@@ -973,15 +978,15 @@ static int run_to_hit(struct rec *r, uint64_t bp, uint64_t n, bool at_bp, uint64
 			return -1;
 		}
 		for (;;) {
+			r->halted_why = NULL;
 			if (dbg->cont(r->d, o->timeout_s > 0 ? o->timeout_s * 1000 : 0, &st)) {
 				snr_fmt(err, errlen, "continuing to the breakpoint: %s", dbg->error(r->d));
 				return -1;
 			}
 			if (st.kind == SNR_DBG_STOP_TIMEOUT) {
-				snr_fmt(err, errlen,
-					"breakpoint %s (0x%llx) not hit within %d s%s; the program was left stopped there",
-					o->breakpoint, (unsigned long long)bp, o->timeout_s,
-					done + hit ? " after an earlier hit" : "");
+				snr_fmt(err, errlen, "breakpoint %s (0x%llx) not hit within %d s%s", o->breakpoint,
+					(unsigned long long)bp, o->timeout_s, done + hit ? " after an earlier hit" : "");
+				r->halted_why = "the target was interrupted";
 				return -1;
 			}
 			if (st.kind != SNR_DBG_STOP_TRAP) {
@@ -1230,9 +1235,184 @@ static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, struct s
 	return vrc;
 }
 
+/* ---- checks before the target runs ---------------------------------------
+ *
+ * Everything that can be known while the target is halted where the
+ * recorder found it is checked before it is continued: the ISA and
+ * registers, --chip against the target's threads, the breakpoint's symbol,
+ * the ELF's architecture against the target's, the ELF's code against the
+ * target's memory, and the output path. A failure leaves the target halted
+ * there (leave_halted), and the message says where. */
+
+/* The target's architecture name and an ELF's agree: the same GDB name,
+ * or a target that says only "riscv". */
+static bool same_arch(const char *target, const char *elf)
+{
+	return !strcmp(target, elf) || (!strcmp(target, "riscv") && !strncmp(elf, "riscv:", 6));
+}
+
+static int check_elf_arch(const struct rec *r, const char *target_arch, const struct loaded_obj *objs,
+			  size_t nobjs, char *err, size_t errlen)
+{
+	const char *want = target_arch ? target_arch : r->isa->gdb_arch;
+	for (size_t i = 0; i < nobjs && want; i++) {
+		const char *have = snr_elf_gdb_arch(objs[i].elf);
+		if (have && !same_arch(want, have)) {
+			snr_fmt(err, errlen, "%s is built for %s (ELF machine %u), but the target %s %s%s",
+				objs[i].elf->path, have, objs[i].elf->machine, target_arch ? "reports" : "runs", want,
+				target_arch ? "" : " (--isa; the target names no architecture)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+#define CODE_AT_BREAKPOINT 64 /* bytes compared from the breakpoint on */
+#define CODE_SAMPLES 8        /* samples spread over the ELF's code */
+#define CODE_SAMPLE_BYTES 128
+
+static void hex_bytes(const uint8_t *b, size_t n, char *out, size_t outlen)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 3 <= outlen; i++)
+		o += (size_t)snprintf(out + o, outlen - o, "%02x", b[i]);
+}
+
+/* len bytes of seg at off, in obj, against the target's memory there. */
+static int compare_code(struct rec *r, const struct loaded_obj *obj, const struct snr_elf_segment *seg, uint64_t off,
+			size_t len, char *err, size_t errlen)
+{
+	uint8_t have[CODE_SAMPLE_BYTES];
+	uint64_t addr = seg->vaddr + off + obj->bias;
+	char where[300];
+	if (len > sizeof(have))
+		len = sizeof(have);
+	snr_elf_symbolize(obj->elf, addr - obj->bias, where, sizeof(where));
+	r->requests++;
+	if (r->dbg->read_mem(r->d, addr, have, len)) {
+		snr_fmt(err, errlen,
+			"%s's code at 0x%llx (%s) cannot be read from the target (%s): it is not the program the "
+			"target runs, or not where the ELF places it",
+			obj->elf->path, (unsigned long long)addr, where, r->dbg->error(r->d));
+		return -1;
+	}
+	const uint8_t *want = seg->data + off;
+	for (size_t i = 0; i < len; i++) {
+		if (have[i] == want[i])
+			continue;
+		char h[40], w[40];
+		size_t n = len - i < 8 ? len - i : 8;
+		hex_bytes(have + i, n, h, sizeof(h));
+		hex_bytes(want + i, n, w, sizeof(w));
+		snr_elf_symbolize(obj->elf, addr + i - obj->bias, where, sizeof(where));
+		snr_fmt(err, errlen,
+			"%s does not hold the target's code: at 0x%llx (%s) the target has %s, the ELF %s: it is not "
+			"the program the target runs",
+			obj->elf->path, (unsigned long long)(addr + i), where, h, w);
+		return -1;
+	}
+	return 0;
+}
+
+/* The code at the breakpoint, in whichever object holds it, and a sample
+ * of the first object's code (the --elf, or the executable): CODE_SAMPLES
+ * reads spread evenly over its executable segments, so a different build
+ * of the program, or another program, is caught for a few round trips. */
+static int check_code(struct rec *r, uint64_t bp, const struct loaded_obj *objs, size_t nobjs, char *err,
+		      size_t errlen)
+{
+	for (size_t k = 0; k < nobjs; k++) {
+		const struct snr_elf *e = objs[k].elf;
+		for (size_t i = 0; i < e->nsegments; i++) {
+			const struct snr_elf_segment *seg = &e->segments[i];
+			uint64_t at = bp - objs[k].bias;
+			if (!(seg->flags & PF_X) || at < seg->vaddr || at - seg->vaddr >= seg->filesz)
+				continue;
+			uint64_t off = at - seg->vaddr, left = seg->filesz - off;
+			if (compare_code(r, &objs[k], seg, off, left < CODE_AT_BREAKPOINT ? left : CODE_AT_BREAKPOINT,
+					 err, errlen))
+				return -1;
+		}
+	}
+	if (!nobjs)
+		return 0;
+	const struct snr_elf *e = objs[0].elf;
+	uint64_t total = 0;
+	for (size_t i = 0; i < e->nsegments; i++)
+		if (e->segments[i].flags & PF_X)
+			total += e->segments[i].filesz;
+	for (uint64_t j = 0; j < CODE_SAMPLES && total; j++) {
+		uint64_t pos = total / CODE_SAMPLES * j;
+		for (size_t i = 0; i < e->nsegments; i++) {
+			const struct snr_elf_segment *seg = &e->segments[i];
+			if (!(seg->flags & PF_X))
+				continue;
+			if (pos >= seg->filesz) {
+				pos -= seg->filesz;
+				continue;
+			}
+			uint64_t left = seg->filesz - pos;
+			if (compare_code(r, &objs[0], seg, pos, left < CODE_SAMPLE_BYTES ? left : CODE_SAMPLE_BYTES, err,
+					 errlen))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The selected thread's pc, read by the debugger's own register names. */
+static int halted_pc(struct rec *r, uint64_t *pc)
+{
+	size_t n = 0;
+	const struct snr_dbg_reg *regs = r->dbg->registers(r->d, &n);
+	long at = -1;
+	size_t len = 0;
+	for (size_t i = 0; regs && i < n; i++) {
+		if (at < 0 && (!strcmp(regs[i].name, "pc") || !strcmp(regs[i].name, "rip")) && regs[i].size <= 8)
+			at = (long)i;
+		if (regs[i].offset + regs[i].size > len)
+			len = regs[i].offset + regs[i].size;
+	}
+	if (at < 0)
+		return -1;
+	uint8_t *buf = snr_xcalloc(1, len);
+	int rc = r->dbg->read_regs(r->d, buf);
+	*pc = 0;
+	if (rc == 0)
+		memcpy(pc, buf + regs[at].offset, regs[at].size);
+	free(buf);
+	return rc;
+}
+
+/* A check failed while the target was halted (before it was continued, or
+ * after a timeout interrupted it): leave it there, for the next debugger,
+ * and append to err where that is and what the backend did. */
+static void leave_halted(struct rec *r, const char *why, char *err, size_t errlen)
+{
+	char at[64] = "", how[400];
+	uint64_t pc;
+	if (halted_pc(r, &pc) == 0)
+		snr_fmt(at, sizeof(at), " at pc 0x%llx", (unsigned long long)pc);
+	size_t l = strlen(err);
+	if (r->dbg->abi_version >= 5 && r->dbg->close_stopped) {
+		if (r->dbg->close_stopped(r->d, how, sizeof(how)) == 0)
+			snr_fmt(err + l, errlen - l, "; %s: snr left it halted%s and %s", why, at, how);
+		else
+			snr_fmt(err + l, errlen - l, "; %s%s, but %s", why, at, how);
+	} else {
+		r->dbg->close(r->d);
+		snr_fmt(err + l, errlen - l,
+			"; %s%s, but the debugger backend %s cannot leave a program stopped (ABI version 5's "
+			"close_stopped): it was detached",
+			why, at, r->dbg->name);
+	}
+	r->d = NULL;
+}
+
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)
 {
-	struct rec r = {.o = o, .dbg = o->dbg};
+	struct rec r = {.o = o, .dbg = o->dbg, .halted_why = "the target was not continued"};
 	struct loaded_obj *objs = NULL;
 	size_t nobjs = 0;
 	struct snr_trace_writer *w = NULL;
@@ -1342,6 +1522,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	}
 	if (load_symbols(o, o->dbg->pid(r.d), &objs, &nobjs, err, errlen))
 		goto out;
+	if (check_elf_arch(&r, arch, objs, nobjs, err, errlen))
+		goto out;
 	if (sym[0]) {
 		const struct snr_elf_symbol *s = NULL;
 		size_t which = 0;
@@ -1368,6 +1550,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			goto out;
 		}
 	}
+	if (check_code(&r, bp, objs, nobjs, err, errlen))
+		goto out;
 	if (o->windows) {
 		json_t *info = json_object();
 		json_object_set_new(info, "windows_requested", json_integer((json_int_t)o->windows));
@@ -1380,11 +1564,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			json_object_set_new(info, "until_return", json_true());
 		set = snr_set_create(o->out_path, "trace", info, err, errlen);
 	}
-	if (o->windows ? !set : snr_trace_check_path(o->out_path, err, errlen) != 0) {
-		size_t l = strlen(err);
-		snr_fmt(err + l, errlen - l, "; the target was not continued");
+	if (o->windows ? !set : snr_trace_check_path(o->out_path, err, errlen) != 0)
 		goto out;
-	}
 	struct snr_dbg_stop st;
 	if (run_to_hit(&r, bp, o->skip + 1, false, 0, err, errlen))
 		goto out;
@@ -2066,6 +2247,8 @@ out:
 		}
 		snr_trace_abandon(w);
 	}
+	if (r.d && rc && r.halted_why)
+		leave_halted(&r, r.halted_why, err, errlen);
 	if (r.d)
 		r.dbg->close(r.d);
 	if (r.isa && r.isa_self)

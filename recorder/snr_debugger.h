@@ -1,7 +1,7 @@
 /*
- * snr_debugger.h: the debugger-backend plugin ABI (version 3; version 1
- * backends, which have no read_regs_cheap(), and version 2 ones, which have
- * no cont_selected(), still work).
+ * snr_debugger.h: the debugger-backend plugin ABI (version 5; older
+ * backends still work: version 1 has no read_regs_cheap(), 2 no
+ * cont_selected(), 3 no write_regs()/write_mem(), 4 no close_stopped()).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 4
+#define SNR_DBG_ABI_VERSION 5
 #define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
@@ -126,6 +126,21 @@ struct snr_dbg_ops {
 	 * the target (docs/recording.md, "Recovery"). */
 	int (*write_regs)(struct snr_dbg *d, const uint8_t *buf);
 	int (*write_mem)(struct snr_dbg *d, uint64_t addr, const void *buf, size_t len);
+
+	/* Version 5, optional (NULL: the recorder calls close(), which lets
+	 * the program go on). Ends the session leaving the program stopped
+	 * where it is, for the next debugger, and frees d; the breakpoints set
+	 * are removed first. Fills how with what became of the program (a
+	 * clause: "snr closed the connection without detaching, ..."). Returns
+	 * 0 if the program is left stopped, -1 if it could not be (it was
+	 * ended or let go, as how says). The recorder calls it when a check
+	 * before the window fails: the target was not continued, and the user
+	 * finds it where it was. RSP: the socket is closed without D (snr
+	 * device --halt and gdbserver keep the program for the next debugger;
+	 * QEMU's user-mode stub lets it run); ptrace: an attached process is
+	 * detached with SIGSTOP, a launched one, which nothing else could
+	 * reach, is killed. */
+	int (*close_stopped)(struct snr_dbg *d, char *how, size_t howlen);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;
