@@ -1,6 +1,7 @@
 /*
  * rsp_server.c: `snr device --gdb`, serving a TA1 machine to GDB over TCP
- * or a Unix socket, one debugger at a time.
+ * or a Unix socket, one debugger at a time (a second one is refused with an
+ * error reply it shows, and a line on stderr: refuse_second).
  *
  * The protocol lives in rsp_session.c; this file moves bytes and decides
  * when the machine runs:
@@ -42,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "device/rsp_packet.h"
 #include "device/rsp_session.h"
 #include "lib/snr_util.h"
 #include "lib/snr_wait.h"
@@ -78,7 +80,7 @@ static int listen_on(const char *endpoint, char **unix_path)
 		}
 		memcpy(sa.sun_path, path, strlen(path) + 1);
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, LISTEN_BACKLOG)) {
 			snr_err("device: --gdb %s: %s", endpoint, strerror(errno));
 			goto fail;
 		}
@@ -195,17 +197,93 @@ static bool readable(int fd, int timeout_ms)
 	return r > 0;
 }
 
+/* How long a refused second debugger is given to send its first packet,
+ * which the refusal answers (GDB shows an error reply only as the answer to
+ * a packet of its own). */
+#define REFUSE_WAIT_MS 500
+/* While a debugger is attached, the listening socket is looked at every
+ * this many packets and whenever the debugger is quiet for WATCH_MS. */
+#define WATCH_PACKETS 1024
+#define WATCH_MS 200
+
+/* Who is at the other end of fd, for messages. */
+static void peer_name(int fd, char *out, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char h[NI_MAXHOST], p[NI_MAXSERV];
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) || ss.ss_family == AF_UNIX ||
+	    getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), p, sizeof(p), NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(out, len, "a local socket");
+	else
+		snprintf(out, len, "%s port %s", h, p);
+}
+
+/*
+ * A debugger connects while another is attached: one debugger at a time
+ * drives the machine, so the newcomer is refused, said on stderr and to it:
+ * its first packet (GDB's qSupported) is acknowledged and answered with an
+ * "E.text" error reply, which GDB prints ("Remote failure reply: E.snr
+ * device: ..."), and the connection is closed. The attached debugger waits
+ * at most REFUSE_WAIT_MS for this.
+ */
+static void refuse_second(int lfd, const char *current)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	char who[NI_MAXHOST + NI_MAXSERV + 16];
+	peer_name(fd, who, sizeof(who));
+	snr_warn("device: a second debugger connected (%s) while one is attached (%s): refused", who, current);
+	struct rsp_framer f;
+	rsp_framer_init(&f);
+	bool packet = false;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = REFUSE_WAIT_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (packet || left <= 0 || !readable(fd, (int)left))
+			break;
+		uint8_t buf[512];
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n && !packet; i++)
+			packet = rsp_framer_push(&f, buf[i]) == RSP_FRAME_PACKET;
+	}
+	char msg[256], out[300];
+	int len = snprintf(msg, sizeof(msg),
+			   "E.snr device: another debugger (%s) is attached; one debugger at a time: connect again when "
+			   "it has detached",
+			   current);
+	size_t olen = 0;
+	if (packet)
+		out[olen++] = '+';
+	olen += rsp_frame_reply(msg, (size_t)len, out + olen, sizeof(out) - olen);
+	if (send(fd, out, olen, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* it left already */
+	}
+	close(fd);
+}
+
 /* Waits for the debugger's next packet. A stepping debugger answers within
  * microseconds, and on an idle machine a blocking poll() costs far more than
  * that in wake-up latency (measured here: about 4k steps/s blocking, several
  * times more spinning), so the waiter spins first, but only while spinning
  * catches packets (lib/snr_wait.c; SNR_RSP_WAIT=adaptive, spin or block). */
-static bool next_packet_ready(struct snr_waiter *w, int fd)
+static bool next_packet_ready(struct snr_waiter *w, int fd, int lfd, const char *current)
 {
 	int r;
-	do
-		r = snr_wait_readable(w, fd, -1);
-	while (r < 0 && errno == EINTR);
+	for (;;) {
+		r = snr_wait_readable(w, fd, WATCH_MS);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != 0)
+			break;
+		if (readable(lfd, 0)) /* quiet: someone else knocking? */
+			refuse_second(lfd, current);
+	}
 	return r > 0;
 }
 
@@ -257,10 +335,14 @@ static int run_unattended(struct ta1_machine *m, int *status)
 
 /* Converses with one debugger until it leaves. Returns 1 if the server
  * should take the next one, 0 with *status if snr device should end. */
-static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd, struct snr_waiter *w,
+static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd, int lfd, struct snr_waiter *w,
 			    bool *free_run, bool halt, int *status)
 {
-	for (;;) {
+	char current[NI_MAXHOST + NI_MAXSERV + 16];
+	peer_name(fd, current, sizeof(current));
+	for (unsigned long turn = 1;; turn++) {
+		if (turn % WATCH_PACKETS == 0 && readable(lfd, 0))
+			refuse_second(lfd, current);
 		if (flush(s, fd))
 			break;
 		enum rsp_end end = rsp_session_end(s);
@@ -278,9 +360,11 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 		if (rsp_session_running(s)) {
 			if (readable(fd, 0) && receive(s, fd))
 				break;
+			if (readable(lfd, 0))
+				refuse_second(lfd, current);
 			rsp_session_run_slice(s);
 		} else {
-			if (!next_packet_ready(w, fd) || receive(s, fd))
+			if (!next_packet_ready(w, fd, lfd, current) || receive(s, fd))
 				break;
 		}
 	}
@@ -337,7 +421,7 @@ int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const ch
 		setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		rsp_session_reset(s);
 		free_run = false;
-		int more = serve_connection(s, m, cfd, &waiter, &free_run, halt, &status);
+		int more = serve_connection(s, m, cfd, lfd, &waiter, &free_run, halt, &status);
 		close(cfd);
 		if (!more)
 			break;
