@@ -40,16 +40,9 @@ int snr_symtab_decode(struct snr_symtab *t, const uint8_t *p, size_t len)
 			return -1;
 		t->addr[t->n] = addr;
 		t->size[t->n] = size;
-		/* control bytes (a name is the program's to choose) as \xHH, so
-		 * that no output hands a terminal an escape sequence */
-		char *out = t->name[t->n] = snr_xmalloc(nl * 4 + 1);
-		for (uint64_t k = 0; k < nl; k++) {
-			if (name[k] < 0x20 || name[k] == 0x7f)
-				out += sprintf(out, "\\x%02x", name[k]);
-			else
-				*out++ = (char)name[k];
-		}
-		*out = 0;
+		/* control bytes (a name is the program's to choose) as \xHH */
+		t->name[t->n] = snr_xmalloc(nl * 4 + 1);
+		snr_escape_controls(name, nl, t->name[t->n]);
 		t->n++;
 		prev = addr;
 	}

@@ -472,7 +472,9 @@ static int parse_meta(struct snr_trace *t, const struct snr_chunk *c)
 {
 	if (load_payload(t, c) < 0)
 		return -1;
-	t->meta = snr_xstrdup((const char *)t->f.raw);
+	t->meta = snr_json_escape_controls((const char *)t->f.raw); /* no raw control bytes in any output */
+	if (!t->meta)
+		t->meta = snr_xstrdup((const char *)t->f.raw);
 	json_error_t je;
 	json_t *m = json_loads(t->meta, JSON_REJECT_DUPLICATES, &je);
 	if (!m)

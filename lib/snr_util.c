@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,4 +181,59 @@ fail:
 	close(fd);
 	free(buf);
 	return NULL;
+}
+
+size_t snr_escape_controls(const uint8_t *in, size_t n, char *out)
+{
+	char *o = out;
+	for (size_t k = 0; k < n; k++) {
+		if (in[k] < 0x20 || in[k] == 0x7f)
+			o += sprintf(o, "\\x%02x", in[k]);
+		else
+			*o++ = (char)in[k];
+	}
+	*o = 0;
+	return (size_t)(o - out);
+}
+
+/* Escapes the string values under v in place; true if any changed. */
+static bool escape_json_strings(json_t *v)
+{
+	bool changed = false;
+	if (json_is_string(v)) {
+		const uint8_t *s = (const uint8_t *)json_string_value(v);
+		size_t n = json_string_length(v);
+		for (size_t k = 0; k < n && !changed; k++)
+			changed = s[k] < 0x20 || s[k] == 0x7f;
+		if (changed) {
+			char *out = snr_xmalloc(4 * n + 1);
+			snr_escape_controls(s, n, out);
+			json_string_set(v, out);
+			free(out);
+		}
+	} else if (json_is_object(v)) {
+		const char *key;
+		json_t *val;
+		json_object_foreach(v, key, val)
+			changed |= escape_json_strings(val);
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *val;
+		json_array_foreach(v, i, val)
+			changed |= escape_json_strings(val);
+	}
+	return changed;
+}
+
+char *snr_json_escape_controls(const char *json_text)
+{
+	json_t *j = json_loads(json_text, 0, NULL);
+	char *out = NULL;
+	if (j && escape_json_strings(j)) {
+		char *d = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		out = d ? snr_xstrdup(d) : NULL;
+		free(d);
+	}
+	json_decref(j);
+	return out;
 }

@@ -56,4 +56,14 @@ int snr_open_regular(const char *path, char *err, size_t errlen);
  * NUL-terminated buffer; NULL with err filled. */
 char *snr_read_regular(const char *path, size_t max, size_t *len, char *err, size_t errlen);
 
+/* Strings a recorded file carries (symbol names, a trace's or metrics
+ * file's META) are the recorded program's or a stranger's to choose: their
+ * control bytes (below 0x20, and 0x7f) are read as the four characters
+ * \xHH, so that no output hands a terminal an escape sequence. */
+/* n bytes of in into out (room for 4n+1), NUL-terminated; the length. */
+size_t snr_escape_controls(const uint8_t *in, size_t n, char *out);
+/* The JSON text with every string value so escaped (allocated), or NULL if
+ * no string holds a control byte (or the text is not JSON). */
+char *snr_json_escape_controls(const char *json_text);
+
 #endif

@@ -280,11 +280,15 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 			break;
 		}
 		if (c->type == CH_META) {
-			m->meta = snr_xstrdup((const char *)m->f.raw);
+			m->meta = snr_json_escape_controls((const char *)m->f.raw); /* no raw control bytes out */
+			if (!m->meta)
+				m->meta = snr_xstrdup((const char *)m->f.raw);
 		} else if (c->type == CH_SUMMARY) {
 			if (i + 1 != m->f.nchunks)
 				rc = snr_chunkf_fail(&m->f, &m->f.chunks[i + 1], "data after the SUMMARY chunk");
-			m->summary = snr_xstrdup((const char *)m->f.raw);
+			m->summary = snr_json_escape_controls((const char *)m->f.raw);
+			if (!m->summary)
+				m->summary = snr_xstrdup((const char *)m->f.raw);
 		} else if (c->type == CH_SYMBOLS) {
 			if (m->syms.n || snr_symtab_decode(&m->syms, m->f.raw, (size_t)n))
 				rc = snr_chunkf_fail(&m->f, c, "symbol table is malformed or repeated");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/snr_trace.h"
+#include "lib/snr_util.h"
 #include "tests/check.h"
 
 #define NSTEPS 9000 /* spans three STEPS chunks */
@@ -251,6 +252,18 @@ static void test_truncation(const char *path, const char *tmp)
 	free(b);
 }
 
+/* A recorded file's JSON strings come out with their control bytes as
+ * \xHH (and the text is untouched when none has any). */
+static void test_json_escape(void)
+{
+	char *e = snr_json_escape_controls("{\"target\":\"tcp:\\u001b]0;t\\u0007\",\"n\":[1,2.5,\"\\u007fok\"]}");
+	CHECK(e && !strcmp(e, "{\"target\":\"tcp:\\\\x1b]0;t\\\\x07\",\"n\":[1,2.5,\"\\\\x7fok\"]}"), "escaped: %s",
+	      e ? e : "(null)");
+	free(e);
+	CHECK(snr_json_escape_controls("{\"isa\":\"ta1\",\"chips\":4}") == NULL, "clean JSON is left alone");
+	CHECK(snr_json_escape_controls("not json") == NULL, "not JSON");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/snr-test-trace-XXXXXX";
@@ -263,6 +276,7 @@ int main(void)
 	test_round_trip(path);
 	test_corruption(path, tmp);
 	test_truncation(path, tmp);
+	test_json_escape();
 	unlink(path);
 	unlink(tmp);
 	rmdir(dir);
