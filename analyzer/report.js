@@ -105,6 +105,9 @@
     pagers[name] = go;
     return go;
   }
+  /* ECharts sets a tooltip formatter's string as markup: every string from
+   * the program (symbols, file names) goes through esc() first */
+  var esc = function (t) { return String(t).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); };
   var cyc = function (v) { return v === null || v === undefined ? NaN : v; };
   var COLORS = {
     'base latency': '#c7d3e3', 'transfer': '#8fb0d6',
@@ -185,9 +188,9 @@
         formatter: function (p) {
           var k = KINDS[p.value[3]], len = p.value[2] - p.value[1];
           if (k === BACKTAIL)
-            return what[p.value[0]] + '<br>backtail: could issue ' + len + ' cycles (' + p.data.extra.insns +
-              ' instructions) earlier, from cycle ' + p.value[1] + ' (relaxed dependency: ' + p.data.extra.anchor + ')';
-          return what[p.value[0]] + '<br>' + k + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + len + ' cycles)';
+            return esc(what[p.value[0]]) + '<br>backtail: could issue ' + len + ' cycles (' + esc(p.data.extra.insns) +
+              ' instructions) earlier, from cycle ' + p.value[1] + ' (relaxed dependency: ' + esc(p.data.extra.anchor) + ')';
+          return esc(what[p.value[0]]) + '<br>' + esc(k) + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + len + ' cycles)';
         }
       },
       legend: { data: KINDS, top: 0 },
@@ -275,7 +278,7 @@
       tooltip: {
         formatter: function (p) {
           var v = p.value, len = v[2] - v[1];
-          return L.units[v[0]] + '<br>' + (v[4] > 1
+          return esc(L.units[v[0]]) + '<br>' + (v[4] > 1
             ? v[4] + ' intervals merged at this zoom: cycles ' + v[1] + ' - ' + v[2] + ', busy ' + v[3] + ' of ' + len + ' (' + (100 * v[3] / len).toFixed(1) + '%)'
             : 'busy cycles ' + v[1] + ' - ' + v[2] + ' (' + len + ' cycles)');
         }
@@ -608,7 +611,6 @@
 
   function suggestions() {
     var el = document.getElementById('suggest'), s = S.suggest || {};
-    var esc = function (t) { return String(t).replace(/[&<>]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]; }); };
     var hex = function (v) { return '0x' + Number(v).toString(16); };
     var at = function (p) { return esc((p.symbol || hex(p.pc)) + ' (pc ' + hex(p.pc) + ')'); };
     if (s.error) { el.innerHTML = '<p>' + esc(s.error) + '</p>'; return; }
