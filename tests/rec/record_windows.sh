@@ -25,6 +25,11 @@ rec() { # OUT ARGS...: one recording from a fresh device
   gdb_device "$SNR" "$T" "$T/serve.elf"
   "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/serve.elf" --kill -o "$out" "$@" 2>"$out.err"
   local rc=$?
+  # refused before the target ran: the device is left halted for the next debugger
+  if [ $rc -ne 0 ] && grep -q "the target was not continued: snr left it halted" "$out.err"; then
+    kill -0 "$DEV" 2>/dev/null || fail "the device ended though the recorder left it halted: $(cat "$out.err")"
+    kill "$DEV"
+  fi
   wait $DEV; DEV=""
   return $rc
 }
