@@ -131,8 +131,10 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 		return 0;
 
 	struct an_vmev *ev = snr_xmalloc((d->nvm + 1) * sizeof(*ev));
-	memcpy(ev, d->vm, d->nvm * sizeof(*ev));
-	qsort(ev, d->nvm, sizeof(*ev), cmp_vmev);
+	if (d->nvm) { /* a window with no VMEM access (a host ISA's) has no event vector at all */
+		memcpy(ev, d->vm, d->nvm * sizeof(*ev));
+		qsort(ev, d->nvm, sizeof(*ev), cmp_vmev);
+	}
 	uint64_t *val = snr_xmalloc(pages * sizeof(*val)), *last_read = snr_xmalloc(pages * sizeof(*last_read));
 	uint8_t *cls = snr_xcalloc(pages, 1); /* bit0 written, bit1 read after a write, bit2 live-in read */
 	for (uint64_t p = 0; p < pages; p++)
@@ -187,7 +189,8 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 	free(val);
 	free(last_read);
 	free(cls);
-	qsort(pv.ev, pv.n, sizeof(*pv.ev), cmp_pev);
+	if (pv.n)
+		qsort(pv.ev, pv.n, sizeof(*pv.ev), cmp_pev);
 
 	v->nsamples = d->cycles / v->interval + 1;
 	size_t ns = v->nsamples;
