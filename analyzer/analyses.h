@@ -150,7 +150,7 @@ int snr_cmd_export(int argc, char **argv);
 int snr_cmd_report(int argc, char **argv);
 /* The report of several windows (report_windows.c): args are sets or files. */
 int an_report_windows(int nargs, char **args, const char *out_path, const char *config, uint64_t interval,
-		      const char *source_dir);
+		      const char *source_dir, uint64_t inline_max);
 /* HTML text escaped; JSON inside <script> with every '<' escaped (report.c) */
 void html_text(FILE *f, const char *s);
 void script_json(FILE *f, const char *s);

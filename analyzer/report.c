@@ -752,7 +752,8 @@ int snr_cmd_report(int argc, char **argv)
 				compare ? "compare" : "trace");
 			return 2;
 		}
-		return an_report_windows(argc - optind, argv + optind, out_path, config, interval, source_dir);
+		return an_report_windows(argc - optind, argv + optind, out_path, config, interval, source_dir,
+					 inline_max);
 	}
 	/* One pass feeds the dependency graph (backtails, suggestions) and the
 	 * analyses' collection. */

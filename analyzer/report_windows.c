@@ -131,7 +131,7 @@ static const char charts_js[] =
 	"if(!errors.length)document.body.setAttribute('data-ready','1');})();\n";
 
 int an_report_windows(int nargs, char **args, const char *out_path, const char *config, uint64_t interval,
-		      const char *source_dir)
+		      const char *source_dir, uint64_t inline_max)
 {
 	struct snr_inputs in;
 	char err[2048];
@@ -146,17 +146,20 @@ int an_report_windows(int nargs, char **args, const char *out_path, const char *
 	char **pages = snr_xcalloc(in.n, sizeof(*pages));
 	size_t loaded = 0;
 	int rc = 0;
-	char num[32];
+	char num[32], imax[32];
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)interval);
+	snprintf(imax, sizeof(imax), "%llu", (unsigned long long)inline_max);
 	for (; loaded < in.n && !rc; loaded++) {
 		size_t i = loaded;
 		pages[i] = window_page(out_path, i);
-		char *cargv[12];
+		char *cargv[14];
 		int cargc = 0;
 		cargv[cargc++] = "report";
 		cargv[cargc++] = in.v[i].path;
 		cargv[cargc++] = "-o";
 		cargv[cargc++] = pages[i];
+		cargv[cargc++] = "--inline-max";
+		cargv[cargc++] = imax;
 		if (config) {
 			cargv[cargc++] = "--config";
 			cargv[cargc++] = (char *)config;
