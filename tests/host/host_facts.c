@@ -2,7 +2,8 @@
  * host_facts.c: a process whose host profile is known in advance, for
  * tests/host/host_record.sh.
  *   host_facts            a "sleeper" thread sleeps 4 x 50 ms (200 ms off-CPU,
- *                         state S, through nanosleep) while main burns 0.5 s
+ *                         state S, through nanosleep; it prints the wall time
+ *                         it measured around them) while main burns 0.5 s
  *                         of CPU in spin_loop
  *   host_facts spin S     burns S seconds of CPU in spin_loop (overhead runs)
  *   host_facts forever    sleeps in a loop until killed (detach tests)
@@ -98,12 +99,18 @@ static int exact(int n)
 	return 0;
 }
 
+static double sleeper_wall_s; /* the sleeps' wall time, as the thread saw it */
+
 static void *sleeper_main(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "sleeper");
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (int i = 0; i < 4; i++)
 		sleep_ms(50);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	sleeper_wall_s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	return NULL;
 }
 
@@ -128,6 +135,6 @@ int main(int argc, char **argv)
 	pthread_create(&t, NULL, sleeper_main, NULL);
 	spin_loop(0.5);
 	pthread_join(t, NULL);
-	printf("facts done\n");
+	printf("facts done: sleeper_wall_s %.6f\n", sleeper_wall_s);
 	return 0;
 }

@@ -33,17 +33,24 @@ expect_rc 2; expect_err "LIB:SYMBOL:BUCKET"
 # 1. Known facts.
 run "$SNR" host record -F 99 -o "$T/facts.snrh" -- "$FACTS"
 expect_rc 0
+# the sleeps' wall time as the thread measured it: 200 ms, more when a loaded
+# machine runs it late after each wakeup (an S interval lasts from the
+# switch-out to the switch-in, so that wait is in it too)
+sw=$(sed -n 's/^facts done: sleeper_wall_s \([0-9.]*\)$/\1/p' "$T/out")
+[ -n "$sw" ] || fail "host_facts printed no sleeper_wall_s: $(cat "$T/out")"
 run "$SNR" host report "$T/facts.snrh" --folded "$T/facts"
 expect_rc 0
 cp "$T/out" "$T/facts.report"
-# sleeper: S column (6th field) ~200 ms
+# sleeper: S column (6th field) at least the 200 ms asked for, at most its own
+# measure + 5% (+ 2 ms; the measure also holds any preemption between sleeps)
 s_ms=$(awk '$1 == "sleeper" && $2 ~ /^[0-9]+$/ { print $6; exit }' "$T/facts.report")
 [ -n "$s_ms" ] || fail "no sleeper thread in the report: $(cat "$T/facts.report")"
-awk -v s="$s_ms" 'BEGIN { exit !(s >= 190 && s <= 320) }' || fail "sleeper off-CPU S = $s_ms ms, want ~200"
-# its off-CPU stacks go through nanosleep, weights in us summing to ~200000
+awk -v s="$s_ms" -v w="$sw" 'BEGIN { exit !(s >= 190 && s <= w * 1050 + 2) }' || \
+  fail "sleeper off-CPU S = $s_ms ms, want its own measure $sw s (>= 190 ms)"
+# its off-CPU stacks go through nanosleep, weights in us summing to the same
 w=$(awk '/^sleeper;/ && /nanosleep/ { s += $NF } END { print s + 0 }' "$T/facts.offcpu.folded")
-awk -v w="$w" 'BEGIN { exit !(w >= 190000 && w <= 320000) }' || \
-  fail "sleeper nanosleep off-CPU weight $w us, want ~200000: $(grep '^sleeper' "$T/facts.offcpu.folded" | head -3)"
+awk -v x="$w" -v w="$sw" 'BEGIN { exit !(x >= 190000 && x <= w * 1050000 + 2000) }' || \
+  fail "sleeper nanosleep off-CPU weight $w us, want its own measure $sw s: $(grep '^sleeper' "$T/facts.offcpu.folded" | head -3)"
 # the CPU-bound loop: on-CPU samples in spin_loop (0.5 s CPU at 99 Hz ~ 49)
 n=$(awk '/spin_loop/ { s += $NF } END { print int(s / 10101) }' "$T/facts.oncpu.folded")
 [ "$n" -ge 25 ] || fail "only $n on-CPU samples in spin_loop, want ~49: $(head -5 "$T/facts.oncpu.folded")"
