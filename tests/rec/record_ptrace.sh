@@ -45,7 +45,9 @@ if [ $rc -ne 0 ] && grep -qi "operation not permitted" "$T/rec.err"; then
 fi
 [ $rc -eq 0 ] || fail "launch: record: $(cat "$T/rec.err")"
 grep -q "recorded 20000 instructions" "$T/rec.err" || fail "launch: summary: $(cat "$T/rec.err")"
-grep -q "^x86_rec " "$T/out.txt" || fail "launch: the program did not finish after the detach"
+# the launched program runs on detached after snr exits: give it up to 30 s
+for _ in $(seq 300); do grep -q "^x86_rec " "$T/out.txt" && break; sleep 0.1; done
+grep -q "^x86_rec " "$T/out.txt" || fail "launch: the program did not finish within 30 s of the detach"
 "$SNR" trace verify "$T/a.snrt" || fail "launch: verify"
 "$SNR" trace info "$T/a.snrt" | grep -q "^debugger *ptrace" || fail "launch: debugger is not ptrace"
 "$SNR" trace dump "$T/a.snrt" --limit 1 | grep -q " work  " || fail "launch: the window does not start at work"
