@@ -33,6 +33,9 @@ T=$(mktemp -d); PROG=""
 cleanup() { [ -n "$PROG" ] && kill "$PROG" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# wait_line REGEX FILE: a launched program runs on detached after snr record
+# exits, and prints at its end: wait up to 30 s for its line
+wait_line() { for _ in $(seq 300); do grep -q "$1" "$2" && return 0; sleep 0.1; done; return 1; }
 # bound at load time (-z now): no lazy PLT resolution (its xsavec is beyond unicorn) inside the windows
 "$CC" -O1 -g -fpie -pie -Wl,-z,now "$SRC/x86_rec.c" -o "$T/pie" || fail "cc -pie"
 WORK=$(nm "$T/pie" | awk '$3=="work"{print $1}')
@@ -45,9 +48,7 @@ if [ $rc -ne 0 ] && grep -qi "operation not permitted" "$T/rec.err"; then
 fi
 [ $rc -eq 0 ] || fail "launch: record: $(cat "$T/rec.err")"
 grep -q "recorded 20000 instructions" "$T/rec.err" || fail "launch: summary: $(cat "$T/rec.err")"
-# the launched program runs on detached after snr exits: give it up to 30 s
-for _ in $(seq 300); do grep -q "^x86_rec " "$T/out.txt" && break; sleep 0.1; done
-grep -q "^x86_rec " "$T/out.txt" || fail "launch: the program did not finish within 30 s of the detach"
+wait_line "^x86_rec " "$T/out.txt" || fail "launch: the program did not finish within 30 s of the detach"
 "$SNR" trace verify "$T/a.snrt" || fail "launch: verify"
 "$SNR" trace info "$T/a.snrt" | grep -q "^debugger *ptrace" || fail "launch: debugger is not ptrace"
 "$SNR" trace dump "$T/a.snrt" --limit 1 | grep -q " work  " || fail "launch: the window does not start at work"
@@ -94,6 +95,7 @@ printf 'ABCDEFGH' >"$T/in.txt"
 GLIBC_TUNABLES=$NOAVX "$SNR" record --breakpoint io --count 4000 -o "$T/c.snrt" -- "$T/pie" io <"$T/in.txt" \
   >"$T/out.txt" 2>"$T/rec.err" || fail "io: record: $(cat "$T/rec.err")"
 "$SNR" trace verify "$T/c.snrt" || fail "io: verify"
+wait_line "^io 0x" "$T/out.txt"
 IOBUF=$(sed -n 's/^io \(0x[0-9a-f]*\) .*/\1/p' "$T/out.txt")
 [ -n "$IOBUF" ] || fail "io: the program printed no address: $(cat "$T/out.txt")"
 "$SNR" trace dump "$T/c.snrt" --json >"$T/c.json" || fail "io: dump --json"
