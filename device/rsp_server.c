@@ -78,10 +78,23 @@ static int listen_on(const char *endpoint, char **unix_path)
 			}
 			unlink(path); /* a stale socket from an earlier run */
 		}
-		memcpy(sa.sun_path, path, strlen(path) + 1);
+		/* Bound and listening under a temporary name, then renamed into
+		 * place: a client that waits for the file to appear never finds
+		 * it before listen() (connection refused). A path too long for
+		 * the suffix is bound in place. */
+		char tmp[sizeof(sa.sun_path)];
+		int n = snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+		bool renamed = n > 0 && (size_t)n < sizeof(tmp);
+		const char *bound = renamed ? tmp : path;
+		if (renamed)
+			unlink(tmp);
+		memcpy(sa.sun_path, bound, strlen(bound) + 1);
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, LISTEN_BACKLOG)) {
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, LISTEN_BACKLOG) ||
+		    (renamed && rename(tmp, path))) {
 			snr_err("device: --gdb %s: %s", endpoint, strerror(errno));
+			if (renamed)
+				unlink(tmp);
 			goto fail;
 		}
 		*unix_path = snr_xstrdup(path);
