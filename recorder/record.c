@@ -1410,6 +1410,21 @@ static void leave_halted(struct rec *r, const char *why, char *err, size_t errle
 	r->d = NULL;
 }
 
+/* A checkpoint at `index`, then: 0, it matched and is the last good one
+ * now; 1, it did not and the target and the recorder are back at the last
+ * good checkpoint, sd->good, to record on from there by stepping; -1. */
+static int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
+			       struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+			       struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
+{
+	int c = checkpoint(r, sd, index, w, err, errlen);
+	if (c > 0)
+		return fall_back(r, sd, index, known, written, reg_known, sum, cc, w, err, errlen) ? -1 : 1;
+	if (c < 0 || stride_commit(r, sd, index, known, written, reg_known, sum, w, err, errlen))
+		return -1;
+	return 0;
+}
+
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)
 {
 	struct rec r = {.o = o, .dbg = o->dbg, .halted_why = "the target was not continued"};
@@ -1740,15 +1755,13 @@ window:
 			snr_ahead_log_pc(r.ahead, i, pc);
 			/* a checkpoint at least every stride: the log stays bounded */
 			if (snr_ahead_pending(r.ahead) > SIM_STRIDE) {
-				int c = checkpoint(&r, &sd, i, w, err, errlen);
-				if (c > 0) {
-					if (fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen))
-						goto out;
+				int c = verify_or_fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen);
+				if (c < 0)
+					goto out;
+				if (c > 0) { /* from the last good checkpoint by stepping */
 					start = sd.good;
 					goto window;
 				}
-				if (c < 0 || stride_commit(&r, &sd, i, &known, &written, reg_known, sum, w, err, errlen))
-					goto out;
 			}
 		}
 		struct snr_trace_step step = {.index = i, .pc = pc};
@@ -1799,15 +1812,13 @@ window:
 		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault ||
 				 x86_rep_string(r.isa, ce->bytes, ce->len);
 		if (r.sim && on_target) {
-			int c = checkpoint(&r, &sd, i, w, err, errlen);
-			if (c > 0) {
-				if (fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen))
-					goto out;
+			int c = verify_or_fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen);
+			if (c < 0)
+				goto out;
+			if (c > 0) { /* from the last good checkpoint by stepping */
 				start = sd.good;
 				goto window;
 			}
-			if (c < 0 || stride_commit(&r, &sd, i, &known, &written, reg_known, sum, w, err, errlen))
-				goto out;
 		}
 		if (ce->len && !(ce->used & 2)) { /* code goes into the trace once per pc */
 			step.code_len = (uint8_t)acc.length;
@@ -2053,15 +2064,14 @@ window:
 				 !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted"));
 	if (sim_end) {
 		snr_ahead_log_pc(r.ahead, sum->instructions, st.pc);
-		int c = checkpoint(&r, &sd, sum->instructions, w, err, errlen);
-		if (c > 0) {
-			if (fall_back(&r, &sd, sum->instructions, &known, &written, reg_known, sum, &cc, w, err, errlen))
-				goto out;
+		int c = verify_or_fall_back(&r, &sd, sum->instructions, &known, &written, reg_known, sum, &cc, w, err,
+					    errlen);
+		if (c < 0)
+			goto out;
+		if (c > 0) { /* from the last good checkpoint by stepping */
 			start = sd.good;
 			goto window;
 		}
-		if (c < 0 || stride_commit(&r, &sd, sum->instructions, &known, &written, reg_known, sum, w, err, errlen))
-			goto out;
 	}
 	if (o->progress)
 		progress(sum->instructions, o->count, t0, total_requests(&r), total_fetched(&r, sum), true);

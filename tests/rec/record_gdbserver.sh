@@ -17,21 +17,13 @@ T=$(mktemp -d); GS=""
 cleanup() { [ -n "$GS" ] && kill "$GS" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../gdbserver.sh"
 "$CC" -O1 -g -no-pie -fno-pie "$SRC/x86_rec.c" -o "$T/nopie" || fail "cc -no-pie"
 "$CC" -O1 -g -fpie -pie "$SRC/x86_rec.c" -o "$T/pie" || fail "cc -pie"
 
 for kind in nopie pie; do
   P="$T/$kind"
-  rm -f "$T/gs.out" # no stale port from the last kind (the background redirect may come late)
-  gdbserver --once 127.0.0.1:0 "$P" >"$T/gs.out" 2>&1 &
-  GS=$!
-  PORT=""
-  for _ in $(seq 100); do
-    PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out" 2>/dev/null)
-    [ -n "$PORT" ] && break
-    sleep 0.05
-  done
-  [ -n "$PORT" ] || fail "$kind: gdbserver did not start: $(cat "$T/gs.out")"
+  gdbserver_start "$T" "$P"
   PID=$(sed -n 's/.*pid = \([0-9]*\).*/\1/p' "$T/gs.out")
   LOAD=$(awk -v p="$P" '$6==p {split($1,a,"-"); print a[1]; exit}' "/proc/$PID/maps")
   "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$P" --breakpoint work --count 20000 -o "$T/$kind.snrt" \

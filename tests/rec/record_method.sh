@@ -17,6 +17,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 . "$(dirname "$0")/../gdb_device.sh"
+. "$(dirname "$0")/../gdbserver.sh"
 
 record() { # NAME METHOD BREAKPOINT COUNT CHIP DEVICE-ARGS...
   local name=$1 method=$2 bp=$3 count=$4 chip=$5; shift 5
@@ -86,16 +87,7 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R tru
   # and through gdbserver (which launches with ASLR off itself)
   if command -v gdbserver >/dev/null; then
     for m in step sim; do
-      rm -f "$T/gs.out" # no stale port from the last run
-      gdbserver --once 127.0.0.1:0 "$T/x86" >"$T/gs.out" 2>&1 &
-      GS=$!
-      PORT=""
-      for _ in $(seq 100); do
-        PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out" 2>/dev/null)
-        [ -n "$PORT" ] && break
-        sleep 0.05
-      done
-      [ -n "$PORT" ] || fail "gdbserver did not start: $(cat "$T/gs.out")"
+      gdbserver_start "$T" "$T/x86"
       "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/x86" --breakpoint work --count 20000 --method $m \
         -o "$T/gs.$m.snrt" 2>"$T/gs.$m.err" || fail "gdbserver --method $m: $(cat "$T/gs.$m.err")"
       wait $GS

@@ -24,6 +24,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 . "$(dirname "$0")/../gdb_device.sh"
+. "$(dirname "$0")/../gdbserver.sh"
 
 replayed() { # TRACE
   "$SNR" replay "$1" >"$1.replay" 2>&1 && grep -q "end state matches the recording" "$1.replay" ||
@@ -102,16 +103,7 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R tru
   fell_back "x86-64 aliased page (ptrace)" "$T/alias.sim.snrt" "$T/alias.sim.err"
   if command -v gdbserver >/dev/null; then
     for m in step sim; do
-      rm -f "$T/gs.out"
-      gdbserver --once 127.0.0.1:0 "$T/x86" alias >"$T/gs.out" 2>&1 &
-      GS=$!
-      PORT=""
-      for _ in $(seq 100); do
-        PORT=$(sed -n 's/^Listening on port \([0-9]*\)/\1/p' "$T/gs.out" 2>/dev/null)
-        [ -n "$PORT" ] && break
-        sleep 0.05
-      done
-      [ -n "$PORT" ] || fail "gdbserver did not start: $(cat "$T/gs.out")"
+      gdbserver_start "$T" "$T/x86" alias
       "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/x86" --breakpoint aliased --until-return --count 20000 \
         --method $m -o "$T/gs.$m.snrt" 2>"$T/gs.$m.err" || fail "gdbserver alias --method $m: $(cat "$T/gs.$m.err")"
       wait $GS; GS=""
