@@ -264,6 +264,7 @@ static void test_cont_to_hit(const char *prog)
 		if (ops->step(d, &st) < 0 || st.kind != SNR_DBG_STOP_TRAP) {
 			CHECK(0, "step %d: %s", i, ops->error(d));
 			ops->kill(d);
+			ops->close(d);
 			return;
 		}
 		pcs[i] = st.pc;
@@ -279,6 +280,7 @@ static void test_cont_to_hit(const char *prog)
 	}
 	CHECK(at > 0, "no pc arrived at 60 times in %d steps", STEPS);
 	ops->kill(d);
+	ops->close(d);
 	if (at <= 0)
 		return;
 	uint64_t want[NGPR];
@@ -290,6 +292,7 @@ static void test_cont_to_hit(const char *prog)
 	for (int k = 0; k < NGPR; k++)
 		want[k] = reg(d, names[k]);
 	ops->kill(d);
+	ops->close(d);
 	d = at_checksum(prog);
 	if (!d)
 		return;

@@ -21,7 +21,11 @@ comb = json.load(open(sys.argv[1]))['traceEvents']
 solo = json.load(open(sys.argv[2]))['traceEvents']
 K, N = int(sys.argv[3]), int(sys.argv[4])
 errs = []
-EPS = 1e-6
+# Timestamps are exact decimals of whole nanoseconds, but on CLOCK_MONOTONIC
+# after hours of uptime they are ~1e10 us, where a double's ts + dur is off by
+# a few 1e-6 us: order and nesting are compared in integer nanoseconds.
+def ns(us):
+    return round(us * 1000)
 
 for e in comb:
     for k in ('ph', 'ts', 'pid', 'tid', 'name'):
@@ -37,14 +41,14 @@ for e in comb:
     if e['ph'] in ('X', 'i'):
         tracks[(e['pid'], e['tid'])].append(e)
 for key, xs in tracks.items():
-    xs = sorted(xs, key=lambda e: (e['ts'], -e.get('dur', 0)))
+    xs = sorted(xs, key=lambda e: (ns(e['ts']), -ns(e.get('dur', 0))))
     stack = []
     for e in xs:
-        end = e['ts'] + e.get('dur', 0)
-        while stack and stack[-1] <= e['ts'] + EPS:
+        end = ns(e['ts']) + ns(e.get('dur', 0))
+        while stack and stack[-1] <= ns(e['ts']):
             stack.pop()
-        if stack and end > stack[-1] + EPS:
-            errs.append('%s [%f, %f) overlaps its parent on %r' % (e['name'], e['ts'], end, key))
+        if stack and end > stack[-1]:
+            errs.append('%s [%f, %f) overlaps its parent on %r' % (e['name'], e['ts'], end / 1e3, key))
             break
         stack.append(end)
 
@@ -53,7 +57,7 @@ for e in comb:
     if e['ph'] in ('s', 'f'):
         flows[(e.get('cat'), e.get('id'))][e['ph']] = e
 for i, p in flows.items():
-    if set(p) != {'s', 'f'} or p['f']['ts'] < p['s']['ts'] - EPS:
+    if set(p) != {'s', 'f'} or ns(p['f']['ts']) < ns(p['s']['ts']):
         errs.append('flow %r unpaired or backwards' % (i,))
 
 procs = {e['pid']: e['args']['name'] for e in comb if e['ph'] == 'M' and e['name'] == 'process_name'}
@@ -76,7 +80,7 @@ for tid in (main[0], dev[0]):
     if not any(e['cat'] == 'oncpu' for e in cpu) or not any(e['cat'] == 'offcpu' for e in cpu):
         errs.append('thread %r: no on-CPU or no off-CPU slices' % tid)
     for a, b in zip(cpu, cpu[1:]):
-        if b['ts'] < a['ts'] + a['dur'] - EPS:
+        if ns(b['ts']) < ns(a['ts']) + ns(a['dur']):
             errs.append('thread %r: %s and %s overlap' % (tid, a['name'], b['name']))
             break
     for e in cpu:
@@ -112,7 +116,7 @@ launches = sorted((e for e in comb if e['ph'] == 'X' and ta1 and e['pid'] == ta1
 if len(launches) != N:
     errs.append('want %d device launches, got %d' % (N, len(launches)))
 for j, (l, c, w) in enumerate(zip(launches, launch_calls, wait_calls)):
-    if l['name'] != 'launch #%d' % (j + 1) or abs(l['ts'] - c['ts']) > EPS or \
+    if l['name'] != 'launch #%d' % (j + 1) or ns(l['ts']) != ns(c['ts']) or \
        abs(l['ts'] + l['dur'] - (w['ts'] + w['dur'])) > 1e-3:
         errs.append('launch #%d spans [%f, %f), want the call at %f to the wait ending %f' %
                     (j + 1, l['ts'], l['ts'] + l['dur'], c['ts'], w['ts'] + w['dur']))
