@@ -25,6 +25,7 @@
 
 enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
 enum { EV_ISSUE = 1, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY };
+#define METRICS_INDEX_SLACK 65536 /* how far an instruction index may run past the records read */
 #define EVENTS_PER_CHUNK 65536
 
 /* The running context of delta-encoded fields (version 3), zero at the
@@ -386,6 +387,12 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				x.index = e.index;
 				x.pc = e.pc;
 				x.cycle = e.issue;
+				/* Every instruction before this one issued in a record of its own,
+				 * so its index cannot run far past the records read: a forged
+				 * index would have readers that file by index fill the gap
+				 * (2^40 entries). The slack allows an engine that skips some. */
+				if (e.index >= records + METRICS_INDEX_SLACK)
+					cu.bad = 1;
 				void (*fn)(void *, const struct snr_ev_insn *) = kind == EV_ISSUE ? t->on_issue : t->on_retire;
 				if (!cu.bad && fn)
 					fn(t->user, &e);
