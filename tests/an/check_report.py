@@ -17,7 +17,7 @@ page's packed form (gzip + base64), as the page itself decodes it. The PNG is de
 import html, json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from png import png  # noqa: E402
+from png import blank_boxes, png  # noqa: E402
 
 from packed import packed, rows  # noqa: E402
 
@@ -133,21 +133,8 @@ if len(sys.argv) > 5:
         if sum(v[4] for v in first) != n_intervals or n_intervals != sum(len(a) // 2 for a in lanes['intervals']):
             errs.append('the view at load covers %d intervals of %d' % (sum(v[4] for v in first), n_intervals))
 
-w, h, bpp, rows = png(sys.argv[2])
-for b in boxes:
-    if b['y'] + b['h'] > h or b['x'] + b['w'] > w:
-        errs.append('%s outside the screenshot (%dx%d): %r' % (b['id'], w, h, b))
-        continue
-    colors, ink, n = set(), 0, 0
-    for y in range(b['y'], b['y'] + b['h'], 2):
-        r = rows[y]
-        for x in range(b['x'], b['x'] + b['w'], 2):
-            px = r[x * bpp:x * bpp + 3]
-            colors.add(px); n += 1
-            if px != b'\xff\xff\xff':
-                ink += 1
-    if len(colors) < 8 or ink < n * 0.01:
-        errs.append('%s looks blank: %d colors, %.2f%% non-white' % (b['id'], len(colors), 100.0 * ink / max(n, 1)))
+w, h, bpp, rows = image = png(sys.argv[2])
+errs += blank_boxes(image, boxes)
 # the heatmap's last column (plot area: report.js grid top 20, right 140, bottom 50) is drawn:
 # its cells are never white, even empty ones (#f7fbff)
 for b in [b for b in boxes if b['id'] == 'c-heat' and b['y'] + b['h'] <= h]:

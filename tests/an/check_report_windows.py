@@ -9,7 +9,7 @@ added up); and window K's row holds the figures of that window recorded alone an
 import html, json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from png import png  # noqa: E402
+from png import blank_boxes, png  # noqa: E402
 
 dom = open(sys.argv[1], encoding='utf-8', errors='replace').read()
 replay = json.load(open(sys.argv[3]))
@@ -63,20 +63,7 @@ else:
     if replay['total']['windows'] != len(wins) or sum(g['windows'] for g in groups) != len(wins):
         errs.append('window counts: %r' % replay['total'])
 
-w, h, bpp, px = png(sys.argv[2])
-for b in boxes:
-    if b['y'] + b['h'] > h or b['x'] + b['w'] > w:
-        errs.append('%s outside the screenshot (%dx%d): %r' % (b['id'], w, h, b))
-        continue
-    colors, ink, n = set(), 0, 0
-    for y in range(b['y'], b['y'] + b['h'], 2):
-        r = px[y]
-        for x in range(b['x'], b['x'] + b['w'], 2):
-            c = r[x * bpp:x * bpp + 3]
-            colors.add(c); n += 1
-            ink += c != b'\xff\xff\xff'
-    if len(colors) < 8 or ink < n * 0.01:
-        errs.append('%s looks blank: %d colors, %.2f%% non-white' % (b['id'], len(colors), 100.0 * ink / max(n, 1)))
+errs += blank_boxes(png(sys.argv[2]), boxes)
 for e in errs:
     print('FAIL', e)
 sys.exit(1 if errs else 0)

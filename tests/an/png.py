@@ -1,6 +1,8 @@
 """png.py: png(PATH) -> (width, height, bytes per pixel, rows): decodes the
 8-bit RGB or RGBA, non-interlaced PNGs Chromium's --screenshot writes (zlib
-and the five filters), so the report tests need no imaging package."""
+and the five filters), so the report tests need no imaging package. blank_boxes(IMAGE, boxes), IMAGE
+as png returns it: the errors for page elements ({id, x, y, w, h} in screenshot pixels) that fall
+outside the screenshot or look blank there."""
 import struct
 import zlib
 
@@ -33,3 +35,22 @@ def png(path):
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line)); prev = line
     return w, h, bpp, rows
+
+
+def blank_boxes(image, boxes):
+    w, h, bpp, rows = image
+    errs = []
+    for b in boxes:
+        if b['y'] + b['h'] > h or b['x'] + b['w'] > w:
+            errs.append('%s outside the screenshot (%dx%d): %r' % (b['id'], w, h, b))
+            continue
+        colors, ink, n = set(), 0, 0
+        for y in range(b['y'], b['y'] + b['h'], 2):
+            r = rows[y]
+            for x in range(b['x'], b['x'] + b['w'], 2):
+                px = r[x * bpp:x * bpp + 3]
+                colors.add(px); n += 1
+                ink += px != b'\xff\xff\xff'
+        if len(colors) < 8 or ink < n * 0.01:
+            errs.append('%s looks blank: %d colors, %.2f%% non-white' % (b['id'], len(colors), 100.0 * ink / max(n, 1)))
+    return errs
