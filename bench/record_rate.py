@@ -142,21 +142,47 @@ class BusyLoops:
             p.wait()
 
 
-def wait_modes(snr, elf, count, tmp):
-    """Stepping rate over loopback TCP per wait mode, without and with two
-    busy loops; two rounds, modes interleaved so that both see the same
-    machine. Returns {(mode, loaded): [(rate, load average), ...]}."""
+WAIT_MODES = ("spin", "adaptive", "block")
+WAIT_LABELS = {"spin": "fixed spin (before)", "adaptive": "adaptive (default)", "block": "block (never spin)"}
+
+
+def wait_modes(snr, elf, count, rounds, tmp):
+    """Stepping rate over loopback TCP per wait mode (SNR_RSP_WAIT, on both
+    ends), without and with two busy loops; `rounds` rounds, modes
+    interleaved (and their order rotated each round) so that all see the
+    same machine. Returns {(mode, loaded): [(rate, load average), ...]}."""
     res = {}
-    for rnd in range(2):
+    for rnd in range(rounds):
         for loaded in (False, True):
             with BusyLoops(2 if loaded else 0):
-                for mode in ("spin", "adaptive"):
+                k = rnd % len(WAIT_MODES)
+                for mode in WAIT_MODES[k:] + WAIT_MODES[:k]:
                     env = dict(os.environ, SNR_RSP_WAIT=mode)
                     la = load_average()
                     r = record_device(snr, elf, "tcp:127.0.0.1:0", "window", count,
                                       os.path.join(tmp, "wait.snrt"), env)
                     res.setdefault((mode, loaded), []).append((r["rate"], la))
     return res
+
+
+def print_wait_modes(w, count, rounds):
+    print("stepping wait (RSP, TCP, rec_prog window(), %d instructions, %d rounds; rate per round, load average "
+          "before it):" % (count, rounds))
+    for loaded in (False, True):
+        for mode in WAIT_MODES:
+            runs = w[(mode, loaded)]
+            rates = sorted(r for r, _ in runs)
+            print("  %-20s %-14s median %6d/s  best %6d/s   %s" % (
+                WAIT_LABELS[mode], "2 busy loops" if loaded else "no load added", rates[len(rates) // 2],
+                rates[-1], "  ".join("%d (%.1f)" % r for r in runs)))
+    med = {k: sorted(r for r, _ in v)[len(v) // 2] for k, v in w.items()}
+    for loaded, target in ((False, "target >= 1: not slower"), (True, "target >= 5")):
+        what = "2 busy loops " if loaded else "no load added"
+        print("  adaptive / fixed spin, %s  %5.2fx median (%s); adaptive / block %5.2fx" % (
+            what, med[("adaptive", loaded)] / med[("spin", loaded)], target,
+            med[("adaptive", loaded)] / med[("block", loaded)]))
+    print("  (load average: the 1-minute figure before each round, busy loops included; on %d CPUs)"
+          % os.cpu_count())
 
 
 def methods(snr, count, tmp):
@@ -223,6 +249,9 @@ def main():
     ap.add_argument("--method-count", type=int, default=600000)
     ap.add_argument("--rate-only", action="store_true",
                     help="only the stepping rate over loopback TCP and a unix socket, --rounds times")
+    ap.add_argument("--wait-only", action="store_true",
+                    help="only the stepping wait: fixed spin, adaptive and block, with and without two busy "
+                    "loops, --rounds times")
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
     snr = os.path.abspath(a.snr)
@@ -232,6 +261,9 @@ def main():
         run([snr, "cc", "-O1", os.path.join(ROOT, "tests", "rec", "rec_prog.c"), "-o", rec])
         if a.rate_only:
             rate_only(snr, rec, a.count, a.rounds, tmp)
+            return
+        if a.wait_only:
+            print_wait_modes(wait_modes(snr, rec, a.wait_count, a.rounds, tmp), a.wait_count, a.rounds)
             return
         tcp = record_device(snr, rec, "tcp:127.0.0.1:0", "window", a.count, os.path.join(tmp, "tcp.snrt"))
         uds = record_device(snr, rec, "unix:" + os.path.join(tmp, "gdb.sock"), "window", a.count,
@@ -252,19 +284,8 @@ def main():
             print("  sim / step, %-15s %6.1fx faster (target >= 20x); sim %.2f s (target < %d s)"
                   % ("2 busy loops:" if loaded else "no load added:", step["s"] / sim["s"], sim["s"],
                      5 if loaded else 2))
-        w = wait_modes(snr, rec, a.wait_count, tmp)
-        print("stepping wait (RSP, TCP, %d instructions; rate per round, load average before it):" % a.wait_count)
-        for loaded in (False, True):
-            for mode in ("spin", "adaptive"):
-                runs = w[(mode, loaded)]
-                print("  %-28s %-15s %s" % ("fixed spin (before)" if mode == "spin" else "adaptive (default)",
-                                           "2 busy loops" if loaded else "no load added",
-                                           "  ".join("%6d/s (load %.1f)" % r for r in runs)))
-        best = {k: max(r for r, _ in v) for k, v in w.items()}
-        print("  adaptive / fixed, no load added %5.2fx (target >= 1: not slower)"
-              % (best[("adaptive", False)] / best[("spin", False)]))
-        print("  adaptive / fixed, 2 busy loops  %5.2fx (target >= 5)"
-              % (best[("adaptive", True)] / best[("spin", True)]))
+        w = wait_modes(snr, rec, a.wait_count, a.rounds, tmp)
+        print_wait_modes(w, a.wait_count, a.rounds)
         g = gdb_stepi_rate(snr, rec, a.gdb_steps)
         if g:
             print("gdb-multiarch stepi, same stub  %8d steps/s         (stepi %d, TCP)" % (g, a.gdb_steps))

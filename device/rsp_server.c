@@ -283,8 +283,9 @@ static void refuse_second(int lfd, const char *current)
 /* Waits for the debugger's next packet. A stepping debugger answers within
  * microseconds, and on an idle machine a blocking poll() costs far more than
  * that in wake-up latency (measured here: about 4k steps/s blocking, several
- * times more spinning), so the waiter spins first, but only while spinning
- * catches packets (lib/snr_wait.c; SNR_RSP_WAIT=adaptive, spin or block). */
+ * times more spinning), so the waiter spins first, but only while a CPU is
+ * free for the debugger and spinning catches packets (lib/snr_wait.c;
+ * SNR_RSP_WAIT=adaptive, spin or block). */
 static bool next_packet_ready(struct snr_waiter *w, int fd, int lfd, const char *current)
 {
 	int r;

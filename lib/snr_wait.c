@@ -6,45 +6,73 @@
  * A reply to a step comes within microseconds, and on an idle machine a
  * blocking poll() adds tens of microseconds of wake-up latency to each, so
  * both ends used to spin first (the client 2,000 poll(0) calls, the server
- * 200 us). On a busy machine that is the wrong thing: the spinner burns the
- * time slice the peer needs to produce the reply, and recording collapsed
- * (`__poll` was 83% of all CPU; blocking recorded 8x faster at load 4.5 and
- * 5x slower at load 1). So the spin here is adaptive:
+ * 200 us). On a busy machine that is the wrong thing: a spinner is a CPU hog
+ * to the scheduler, so it gets only its share of a core, and the reply it
+ * spins for waits behind other tasks for whole time slices; a task that
+ * blocks is woken by the reply and runs at once, ahead of the hogs.
+ * Measured with two busy loops on 2 CPUs: spinning 1-7k steps/s, blocking
+ * 17-34k/s; idle the other way round (spinning ~40k/s, blocking ~15k/s).
+ * So the adaptive wait spins only when a CPU is free for the peer:
  *
- *   - it spins only within a budget learned from the replies that spinning
- *     caught (four times the latest latency, between 20 us and the ceiling);
- *   - it yields the CPU between polls, so a runnable peer on the same core
- *     gets it;
- *   - a spin that runs out of budget, or that finds it was descheduled (a
- *     gap of more than 50 us between two polls: the core is contended),
- *     failed: the next 2^failures waits (at most 512) block at once, and
- *     then one spin probes again. On a loaded machine that is nearly always
- *     blocking; on an idle one nearly always spinning.
+ *   - every 2 ms at most it reads the number of runnable tasks of the
+ *     machine (/proc/loadavg's fourth field, a few microseconds); if it is
+ *     more than the online CPUs, every wait blocks. The count includes this
+ *     task and the peer, both running while a step is in flight: two
+ *     spinning ends on an idle 2-CPU machine are 2, and any third runnable
+ *     task makes spinning a loss;
+ *   - otherwise it spins within a budget learned from the replies spinning
+ *     caught (four times the latest latency, between 20 us and the fixed
+ *     spin's time); a spin that runs out of budget failed, and the next
+ *     2^failures waits (at most 512) block at once before one spin probes
+ *     again (a peer that is busy for long, not stepping);
+ *   - a gap of more than 50 us between two polls means this task was
+ *     descheduled: something else wanted its CPU, so that spin failed too and
+ *     the next wait looks at the runnable count again.
  *
  * SNR_WAIT_SPIN keeps the old fixed spin and SNR_WAIT_BLOCK never spins, so
- * that bench/record_rate.py measures all three in one run.
+ * that bench/record_rate.py --wait-only measures all three in one run.
  */
 #include "lib/snr_wait.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/snr_util.h"
 
 #define MIN_BUDGET_NS 20000
 #define DESCHEDULED_NS 50000
 #define MAX_BACKOFF_SHIFT 9
+#define LOOK_EVERY_NS 2000000
 
-static int64_t now_ns(void)
+static int64_t monotonic_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int snr_count_runnable(void)
+{
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[128];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "0.52 0.61 0.70 3/412 12345": the fourth field is running/total */
+	int running;
+	if (sscanf(buf, "%*s %*s %*s %d/", &running) != 1 || running < 0)
+		return -1;
+	return running;
 }
 
 int snr_waiter_init(struct snr_waiter *w, const char *env, int64_t fixed_spin_ns, unsigned fixed_polls,
@@ -54,6 +82,11 @@ int snr_waiter_init(struct snr_waiter *w, const char *env, int64_t fixed_spin_ns
 	w->fixed_spin_ns = fixed_spin_ns;
 	w->fixed_polls = fixed_polls;
 	w->budget_ns = fixed_spin_ns;
+	w->clock_ns = monotonic_ns;
+	w->count_runnable = snr_count_runnable;
+	w->runnable = -1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	w->cpus = cpus > 0 ? (unsigned)cpus : 1;
 	const char *v = env ? getenv(env) : NULL;
 	if (!v || !*v || !strcmp(v, "adaptive"))
 		w->mode = SNR_WAIT_ADAPTIVE;
@@ -83,20 +116,32 @@ static int spin_fixed(struct snr_waiter *w, int fd)
 			r = poll_once(fd, 0);
 		return r;
 	}
-	int64_t t0 = now_ns();
+	int64_t t0 = w->clock_ns();
 	int r;
-	while ((r = poll_once(fd, 0)) == 0 && now_ns() - t0 < w->fixed_spin_ns)
+	while ((r = poll_once(fd, 0)) == 0 && w->clock_ns() - t0 < w->fixed_spin_ns)
 		;
 	return r;
 }
 
-/* The adaptive spin: returns poll's answer, 0 if the spin failed. */
-static int spin_adaptive(struct snr_waiter *w, int fd)
+/* Whether a CPU is free for the peer while this task spins: the runnable
+ * count (looked at most every LOOK_EVERY_NS) is at most the CPUs. An
+ * unreadable count leaves the decision to the spin's own record. */
+static int cpu_free(struct snr_waiter *w, int64_t now)
 {
-	int64_t t0 = now_ns(), last = t0;
+	if (now >= w->next_look_ns) {
+		w->runnable = w->count_runnable();
+		w->next_look_ns = now + LOOK_EVERY_NS;
+	}
+	return w->runnable < 0 || (unsigned)w->runnable <= w->cpus;
+}
+
+/* The adaptive spin: returns poll's answer, 0 if the spin failed. */
+static int spin_adaptive(struct snr_waiter *w, int fd, int64_t t0)
+{
+	int64_t last = t0;
 	for (;;) {
 		int r = poll_once(fd, 0);
-		int64_t t = now_ns();
+		int64_t t = w->clock_ns();
 		if (r != 0) {
 			if (r > 0) {
 				int64_t b = 4 * (t - t0);
@@ -106,7 +151,8 @@ static int spin_adaptive(struct snr_waiter *w, int fd)
 			}
 			return r;
 		}
-		if (t - t0 >= w->budget_ns || t - last > DESCHEDULED_NS) {
+		bool descheduled = t - last > DESCHEDULED_NS;
+		if (t - t0 >= w->budget_ns || descheduled) {
 			w->spins_lost++;
 			if (w->failures < MAX_BACKOFF_SHIFT)
 				w->failures++;
@@ -114,10 +160,11 @@ static int spin_adaptive(struct snr_waiter *w, int fd)
 			/* the next probe starts from the ceiling: replies may have
 			 * become slower without spinning having stopped paying */
 			w->budget_ns = w->fixed_spin_ns;
+			if (descheduled)
+				w->next_look_ns = 0;
 			return 0;
 		}
 		last = t;
-		sched_yield();
 	}
 }
 
@@ -127,12 +174,16 @@ int snr_wait_readable(struct snr_waiter *w, int fd, int timeout_ms)
 	switch (w->mode) {
 	case SNR_WAIT_SPIN: r = spin_fixed(w, fd); break;
 	case SNR_WAIT_BLOCK: break;
-	case SNR_WAIT_ADAPTIVE:
-		if (w->block_left > 0)
+	case SNR_WAIT_ADAPTIVE: {
+		int64_t now = w->clock_ns();
+		if (!cpu_free(w, now))
+			w->busy_blocked++;
+		else if (w->block_left > 0)
 			w->block_left--;
 		else
-			r = spin_adaptive(w, fd);
+			r = spin_adaptive(w, fd, now);
 		break;
+	}
 	}
 	if (r != 0)
 		return r;

@@ -1,6 +1,6 @@
 /*
  * snr_wait.h: waiting for a socket to become readable, spinning first only
- * while spinning pays (lib/snr_wait.c).
+ * while a CPU is free for the peer and spinning pays (lib/snr_wait.c).
  */
 #ifndef SNR_WAIT_H
 #define SNR_WAIT_H
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 enum snr_wait_mode {
-	SNR_WAIT_ADAPTIVE, /* spin within a budget learned from recent replies; block when spinning fails */
+	SNR_WAIT_ADAPTIVE, /* spin while a CPU is free and recent replies were caught spinning; else block */
 	SNR_WAIT_SPIN,     /* always spin the fixed budget first (the behaviour before the adaptive wait) */
 	SNR_WAIT_BLOCK,    /* never spin */
 };
@@ -21,7 +21,14 @@ struct snr_waiter {
 	int64_t budget_ns;      /* adaptive: the current spin budget */
 	unsigned block_left;    /* adaptive: waits that block at once before spinning is tried again */
 	unsigned failures;      /* adaptive: spins in a row that ran out or were descheduled */
-	uint64_t spins_won, spins_lost, blocked; /* counts, for benchmarks and tests */
+	unsigned cpus;          /* adaptive: online CPUs */
+	int runnable;           /* adaptive: runnable tasks at the last look (-1: unknown) */
+	int64_t next_look_ns;   /* adaptive: when to look at the runnable count again */
+	/* the clock (ns) and the machine's runnable task count (-1 if unknown);
+	 * CLOCK_MONOTONIC and /proc/loadavg unless a test injects its own */
+	int64_t (*clock_ns)(void);
+	int (*count_runnable)(void);
+	uint64_t spins_won, spins_lost, blocked, busy_blocked; /* counts, for benchmarks and tests */
 };
 
 /* mode from the environment variable env ("adaptive", "spin", "block";
@@ -32,5 +39,9 @@ int snr_waiter_init(struct snr_waiter *w, const char *env, int64_t fixed_spin_ns
 /* Waits until fd is readable, at most timeout_ms (-1: forever). Returns as
  * poll() does: 1 readable (or hung up), 0 timed out, -1 with errno. */
 int snr_wait_readable(struct snr_waiter *w, int fd, int timeout_ms);
+
+/* The machine's runnable tasks now, from /proc/loadavg's fourth field
+ * (running/total); -1 if it cannot be read. */
+int snr_count_runnable(void);
 
 #endif

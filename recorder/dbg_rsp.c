@@ -20,7 +20,8 @@
  * of ~3000), so SNR_RSP_REGS=g trims the register list to what 'g' carries.
  *
  * Every wait is a poll() with a deadline (SNR_RSP_TIMEOUT_MS, default 5000),
- * spinning first only while spinning catches replies (lib/snr_wait.c;
+ * spinning first only while a CPU is free for the stub and spinning catches
+ * replies (lib/snr_wait.c;
  * SNR_RSP_WAIT=adaptive, the default, spin or block),
  * so a silent, truncated or garbled peer gives an error naming the packet,
  * never a hang. cont() with a timeout interrupts the target with 0x03 and
