@@ -73,7 +73,7 @@ struct snr_insn_access {
 };
 
 /* Register values the plugin may read: regs[i] points at register i's
- * little-endian bytes (NULL if unknown). */
+ * little-endian bytes (NULL if unknown; val NULL: none is known). */
 struct snr_isa_regs {
 	const uint8_t *const *val;
 	unsigned chip, nchips; /* the executing thread's chip, where that means something */

@@ -721,9 +721,8 @@ static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *ob
 /* ---- --method sim -------------------------------------------------------------- */
 
 /* The simulator that runs an ISA's windows ahead of the target; NULL: the
- * ISA is recorded by stepping only. unicorn replays aarch64 traces too, but
- * recording aarch64 through it (QEMU's stub steps svc with the next
- * instruction) is not done. */
+ * ISA is recorded by stepping only. A ta1 target without TA1's own
+ * registers is a plain RV64 process (qemu-riscv64): see plain_rv64(). */
 static const struct snr_sim_ops *simulator_for(const struct snr_isa_ops *isa)
 {
 	/* the in-tree plugins only: a vendor's may decode differently */
@@ -731,7 +730,20 @@ static const struct snr_sim_ops *simulator_for(const struct snr_isa_ops *isa)
 		return &snr_sim_ta1;
 	if (isa == snr_isa_find("x86-64"))
 		return &snr_sim_unicorn;
+	if (isa == snr_isa_find("aarch64"))
+		return &snr_sim_unicorn_aarch64;
 	return NULL;
+}
+
+/* A plain RV64 target (qemu-riscv64) lacks TA1's own registers (flags,
+ * counters, chip id), and its memory is a Linux process's, not a TA1
+ * chip's, which the GRM cannot hold: unicorn's RV64 runs its windows. */
+static bool plain_rv64(const struct rec *r)
+{
+	for (size_t k = 0; k < r->niregs; k++)
+		if (r->map[k] < 0)
+			return true;
+	return false;
 }
 
 /* The simulator's registers into regbuf: every one it has a value for (not
@@ -1612,21 +1624,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 				r.isa->name);
 			goto out;
 		}
-		/* A plain RV64 target (QEMU) lacks TA1's own registers, and its
-		 * memory is a Linux process's, not a TA1 chip's: the GRM cannot
-		 * hold it. */
-		const char *lacking = NULL;
-		for (size_t k = 0; r.sim == &snr_sim_ta1 && k < r.niregs && !lacking; k++)
-			if (r.map[k] < 0)
-				lacking = r.iregs[k].name;
-		if (lacking && !strcmp(method, "sim")) {
-			snr_fmt(err, errlen, "--method sim: the target lacks the %s register %s, so it is not a %s device "
-				"whose memory the simulator holds (a plain RV64 process under QEMU?); use --method step",
-				r.isa->name, lacking, r.isa->name);
-			goto out;
-		}
-		if (lacking)
-			r.sim = NULL;
+		if (r.sim == &snr_sim_ta1 && plain_rv64(&r))
+			r.sim = &snr_sim_unicorn_rv64;
 	}
 	/* Each window is Algorithm 1's snapshot at its own start: nothing of
 	 * an earlier window's bookkeeping carries over, and the simulator

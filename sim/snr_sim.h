@@ -91,5 +91,6 @@ struct snr_sim_ops {
 extern const struct snr_sim_ops snr_sim_ta1;
 extern const struct snr_sim_ops snr_sim_unicorn;         /* x86-64 host code (sim/unicorn.c) */
 extern const struct snr_sim_ops snr_sim_unicorn_aarch64; /* aarch64 host code, the same engine */
+extern const struct snr_sim_ops snr_sim_unicorn_rv64;    /* plain RV64 Linux code (ta1 plugin's registers) */
 
 #endif

@@ -51,6 +51,8 @@ enum reg_kind {
 	R_SHADOW, /* kept beside the engine */
 	R_EFLAGS, /* x86-64: bit 1 reads as 1 */
 	R_NZCV,   /* aarch64 cpsr: NZCV in unicorn, the other bits beside it */
+	R_CLOCK,  /* a counter of the machine running the program (qemu-riscv64's cycle and instret: the host's
+		     clock): no value, so a checkpoint does not compare it */
 };
 
 /* What differs between the ISAs. */
@@ -60,7 +62,8 @@ struct engine {
 	uc_mode mode;
 	int cpu_model; /* UC_CPU_*, or -1 for unicorn's default */
 	int pc_id;
-	int (*uc_id_for)(const char *name, enum reg_kind *kind);
+	/* unicorn's id for register `index` of the ISA plugin's file, or -1 */
+	int (*uc_id_for)(const struct snr_isa_reg *file, size_t index, enum reg_kind *kind);
 	/* installs the hook that stops a system call from running */
 	uc_err (*hook_syscall)(struct snr_sim *s);
 };
@@ -125,8 +128,9 @@ static void describe(struct snr_sim *s, uint64_t pc, char *buf, size_t len);
 
 /* ---- registers ---------------------------------------------------------------- */
 
-static int x86_id_for(const char *name, enum reg_kind *kind)
+static int x86_id_for(const struct snr_isa_reg *file, size_t index, enum reg_kind *kind)
 {
+	const char *name = file[index].name;
 	static const char *const gpr[16] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
 					    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 	static const int gpr_id[16] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX,
@@ -157,8 +161,9 @@ static int x86_id_for(const char *name, enum reg_kind *kind)
 
 /* aarch64, the trace's (GDB's) names: x0-x30, sp, pc, cpsr, v0-v31, fpsr,
  * fpcr, tpidr. */
-static int a64_id_for(const char *name, enum reg_kind *kind)
+static int a64_id_for(const struct snr_isa_reg *file, size_t index, enum reg_kind *kind)
 {
+	const char *name = file[index].name;
 	*kind = R_UC;
 	if ((name[0] == 'x' || name[0] == 'v') && name[1] >= '0' && name[1] <= '9') {
 		int n = atoi(name + 1);
@@ -187,8 +192,25 @@ static int a64_id_for(const char *name, enum reg_kind *kind)
 	return -1;
 }
 
+/* plain RV64 (Linux user mode) through the ta1 plugin's register file:
+ * x0-x31 (ABI names) first, then pc; TA1's own registers (flags,
+ * counters, chip id), which a plain RV64 program has not, are kept beside
+ * the engine; QEMU's cycle and instret count the host's time, so they
+ * have no value here */
+static int rv64_id_for(const struct snr_isa_reg *file, size_t index, enum reg_kind *kind)
+{
+	*kind = R_UC;
+	if (index < 32)
+		return UC_RISCV_REG_X0 + (int)index;
+	if (file[index].pc)
+		return UC_RISCV_REG_PC;
+	*kind = !strcmp(file[index].name, "cycle") || !strcmp(file[index].name, "instret") ? R_CLOCK : R_SHADOW;
+	return -1;
+}
+
 static void hook_syscall_x86(uc_engine *uc, void *user);
 static void hook_intr_a64(uc_engine *uc, uint32_t intno, void *user);
+static void hook_intr_rv64(uc_engine *uc, uint32_t intno, void *user);
 
 static uc_err x86_hook_syscall(struct snr_sim *s)
 {
@@ -200,6 +222,11 @@ static uc_err a64_hook_syscall(struct snr_sim *s)
 	return uc_hook_add(s->uc, &s->h_syscall, UC_HOOK_INTR, (void *)hook_intr_a64, s, 1, 0);
 }
 
+static uc_err rv64_hook_syscall(struct snr_sim *s)
+{
+	return uc_hook_add(s->uc, &s->h_syscall, UC_HOOK_INTR, (void *)hook_intr_rv64, s, 1, 0);
+}
+
 static const struct engine engine_x86_64 = {
 	&snr_isa_x86_64, UC_ARCH_X86, UC_MODE_64, -1, UC_X86_REG_RIP, x86_id_for, x86_hook_syscall,
 };
@@ -207,6 +234,13 @@ static const struct engine engine_x86_64 = {
  * state is in the trace's register file, so SVE code cannot replay). */
 static const struct engine engine_aarch64 = {
 	&snr_isa_aarch64, UC_ARCH_ARM64, UC_MODE_ARM, UC_CPU_ARM64_MAX, UC_ARM64_REG_PC, a64_id_for, a64_hook_syscall,
+};
+
+/* RV64GC: unicorn's default RISC-V CPU runs the compressed instructions
+ * too; the ta1 plugin decodes the program's instructions for the access
+ * query (RV64IM and Zicsr: a plain RV64 program built by `snr cc`). */
+static const struct engine engine_rv64 = {
+	&snr_isa_ta1, UC_ARCH_RISCV, UC_MODE_RISCV64, -1, UC_RISCV_REG_PC, rv64_id_for, rv64_hook_syscall,
 };
 
 static struct snr_sim *uc_sim_create(const struct engine *eng, const char *config_json, char *err, size_t errlen)
@@ -237,7 +271,7 @@ static struct snr_sim *uc_sim_create(const struct engine *eng, const char *confi
 	for (size_t i = 0; i < s->nregs; i++) {
 		s->regs[i].name = file[i].name;
 		s->regs[i].size = file[i].size;
-		s->regs[i].uc_id = eng->uc_id_for(file[i].name, &s->regs[i].kind);
+		s->regs[i].uc_id = eng->uc_id_for(file, i, &s->regs[i].kind);
 		if (file[i].pc)
 			s->pc_reg = (unsigned)i;
 	}
@@ -267,6 +301,13 @@ static struct snr_sim *uc_sim_create_aarch64(const char *config_json, unsigned c
 	return uc_sim_create(&engine_aarch64, config_json, err, errlen);
 }
 
+static struct snr_sim *uc_sim_create_rv64(const char *config_json, unsigned chip, unsigned nchips, char *err,
+					  size_t errlen)
+{
+	(void)chip, (void)nchips;
+	return uc_sim_create(&engine_rv64, config_json, err, errlen);
+}
+
 static void uc_sim_destroy(struct snr_sim *s)
 {
 	if (!s)
@@ -290,6 +331,8 @@ static int uc_sim_set_reg(struct snr_sim *s, unsigned reg, const uint8_t *val, u
 		return -1;
 	}
 	const struct reg_map *m = &s->regs[reg];
+	if (m->kind == R_CLOCK)
+		return 0; /* stays without a value */
 	uint8_t buf[64] = {0};
 	memcpy(buf, val, size);
 	if (m->kind == R_SHADOW || m->kind == R_NZCV)
@@ -408,6 +451,18 @@ static int uc_sim_load_mem(struct snr_sim *s, uint8_t space, uint16_t chip, uint
 	uc_err e = uc_mem_write(s->uc, addr, data, len);
 	if (e != UC_ERR_OK) {
 		snr_fmt(s->err, sizeof(s->err), "unicorn: loading %llu bytes at 0x%llx: %s", (unsigned long long)len,
+			(unsigned long long)addr, uc_strerror(e));
+		return -1;
+	}
+	/* Code translated from these bytes before they were loaded is stale:
+	 * TCG translates the block at the next pc while stopping after a
+	 * step's one instruction, so a block whose page was mapped (for data
+	 * the window read there) but whose code was not yet loaded was
+	 * translated from zeros (seen on RV64: an illegal instruction at a
+	 * function's first instruction). */
+	e = uc_ctl_remove_cache(s->uc, addr, addr + len);
+	if (e != UC_ERR_OK) {
+		snr_fmt(s->err, sizeof(s->err), "unicorn: dropping code translated at 0x%llx: %s",
 			(unsigned long long)addr, uc_strerror(e));
 		return -1;
 	}
@@ -577,6 +632,37 @@ static void hook_intr_a64(uc_engine *uc, uint32_t intno, void *user)
 	uint64_t nr = 0, code = 0;
 	uc_reg_read(uc, UC_ARM64_REG_X8, &nr);
 	uc_reg_read(uc, UC_ARM64_REG_X0, &code);
+	if (nr == 93 || nr == 94) { /* exit, exit_group */
+		s->exited = true;
+		s->exit_code = (int)code;
+	}
+}
+
+/* RV64 exceptions: ecall is a Linux system call (number in a7, result in
+ * a0), left to the recorded results as on aarch64; QEMU leaves the pc at
+ * the ecall, so it is moved past it. Any other exception (ebreak, an
+ * illegal instruction: an Xta instruction in a plain RV64 program) fails
+ * the step. */
+#define RV_EXCP_U_ECALL 8 /* the cause of an ecall from user mode */
+static void hook_intr_rv64(uc_engine *uc, uint32_t intno, void *user)
+{
+	struct snr_sim *s = user;
+	if (intno != RV_EXCP_U_ECALL) {
+		char at[300];
+		describe(s, s->pc, at, sizeof(at));
+		fail(s, "instruction %llu (%s) raises exception %u, which a user-mode replay cannot take",
+		     (unsigned long long)s->index, at, intno);
+		uc_emu_stop(uc);
+		return;
+	}
+	uint64_t nr = 0, code = 0, pc = 0;
+	uc_reg_read(uc, UC_RISCV_REG_A7, &nr);
+	uc_reg_read(uc, UC_RISCV_REG_A0, &code);
+	uc_reg_read(uc, UC_RISCV_REG_PC, &pc);
+	if (pc == s->pc) {
+		pc += 4;
+		uc_reg_write(uc, UC_RISCV_REG_PC, &pc);
+	}
 	if (nr == 93 || nr == 94) { /* exit, exit_group */
 		s->exited = true;
 		s->exit_code = (int)code;
@@ -809,3 +895,4 @@ static uint64_t uc_sim_finish(struct snr_sim *s)
 	}
 const struct snr_sim_ops snr_sim_unicorn = UC_SIM_OPS("x86-64", uc_sim_create_x86_64);
 const struct snr_sim_ops snr_sim_unicorn_aarch64 = UC_SIM_OPS("aarch64", uc_sim_create_aarch64);
+const struct snr_sim_ops snr_sim_unicorn_rv64 = UC_SIM_OPS("ta1", uc_sim_create_rv64);

@@ -76,6 +76,7 @@ struct a64_query {
 	uint32_t w;
 	uint64_t pc;
 	bool system;
+	bool sysreg_move; /* mrs/msr of a register in the file (nzcv, fpcr, fpsr, tpidr): a plain move */
 };
 
 static void map_register(struct a64_plugin *s, unsigned id, const char *name)
@@ -408,9 +409,12 @@ static void system_effects(struct a64_query *q)
 		unsigned key = (w >> 5) & 0x7fff;
 		int r = sysreg_register(key);
 		q->system = r < 0;
+		q->sysreg_move = r >= 0;
 		if (mrs) {
-			if (rt != 31)
+			if (rt != 31) { /* written whole (capstone 4 has mrs read it too) */
+				q->out->regs_read[rt / 64] &= ~(1ull << rt % 64);
 				cs_acc_write(q->out, (int)rt);
+			}
 			if (r >= 0)
 				cs_acc_read(q->out, r);
 			else if (!sysreg_machine(key))
@@ -458,7 +462,7 @@ static int a64_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		return -1;
 	}
 	uint32_t w = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
-	struct a64_query q = {s, regs, out, s->insn, w, pc, false};
+	struct a64_query q = {s, regs, out, s->insn, w, pc, false, false};
 	out->length = 4;
 	cs_acc_read(out, A_PC);
 	cs_acc_write(out, A_PC);
@@ -495,7 +499,8 @@ static int a64_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 			st = true;
 		else
 			ld = true;
-	if (q.system || has_group(s->insn, ARM64_GRP_INT) || has_group(s->insn, ARM64_GRP_PRIVILEGE))
+	if (q.system || has_group(s->insn, ARM64_GRP_INT) ||
+	    (has_group(s->insn, ARM64_GRP_PRIVILEGE) && !q.sysreg_move))
 		out->cls = SNR_CLASS_SYSTEM;
 	else if (has_group(s->insn, ARM64_GRP_JUMP) || has_group(s->insn, ARM64_GRP_CALL) ||
 		 has_group(s->insn, ARM64_GRP_RET) || has_group(s->insn, ARM64_GRP_BRANCH_RELATIVE))
@@ -508,7 +513,9 @@ static int a64_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		out->cls = SNR_CLASS_VECTOR;
 	else
 		out->cls = SNR_CLASS_SCALAR;
-	/* svc's result, the counter registers: saved after the step. */
+	/* svc's result, the counter registers: saved after the step (a move
+	 * to or from a register in the file is computed: a simulator running
+	 * ahead of the target runs it, as stepping's replay does) */
 	out->record_outputs = out->cls == SNR_CLASS_SYSTEM;
 	return 0;
 }

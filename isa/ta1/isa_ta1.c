@@ -108,7 +108,7 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 	uint64_t x[32];
 	for (unsigned r = 0; r < 32; r++) {
 		x[r] = 0;
-		if (r && regs->val[r])
+		if (r && regs->val && regs->val[r])
 			memcpy(&x[r], regs->val[r], 8);
 	}
 	struct ta1_query_ctx q = {

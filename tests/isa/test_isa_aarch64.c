@@ -77,9 +77,9 @@ static const struct isa_case cases[] = {
 	{"2028614e", "xtn2 v0.8h, v1.4s", {{0}}, 4, VECTOR, "v0 v1 fpcr", "v0 fpsr", NULL, {{0}}},
 	/* system */
 	{"010000d4", "svc #0", {{0}}, 4, SYSTEM, "x8 x0 x1 x2 x3 x4 x5", "x0", "x30", {{0}}},
-	{"00423bd5", "mrs x0, nzcv", {{0}}, 4, SYSTEM, "cpsr", "x0", NULL, {{0}}},
-	{"00421bd5", "msr nzcv, x0", {{0}}, 4, SYSTEM, "x0", "cpsr", NULL, {{0}}},
-	{"40d03bd5", "mrs x0, tpidr_el0", {{0}}, 4, SYSTEM, "tpidr", "x0", NULL, {{0}}},
+	{"00423bd5", "mrs x0, nzcv", {{0}}, 4, SCALAR, "cpsr", "x0", "x0", {{0}}},
+	{"00421bd5", "msr nzcv, x0", {{0}}, 4, SCALAR, "x0", "cpsr", NULL, {{0}}},
+	{"40d03bd5", "mrs x0, tpidr_el0", {{0}}, 4, SCALAR, "tpidr", "x0", "x0", {{0}}},
 	{"20740bd5", "dc zva, x0", {{0}}, 4, SYSTEM, NULL, "", NULL, {{0}}, "not modelled"},
 	{"000000", "(bad)", {{0}}, 0},
 };
