@@ -116,11 +116,16 @@
   };
   var BACKTAIL = 'backtail';
   var KINDS = Object.keys(COLORS);
+  /* Every chart on a canvas, painted before the script goes on (the
+   * screenshot tests take the page at load), its series drawn in one pass
+   * (progressive: 0): a few thousand elements at most, the heatmap one image. */
   var charts = [];
   function chart(id, option) {
     var el = document.getElementById(id);
-    var c = echarts.init(el, null, { renderer: 'svg' });
+    var c = echarts.init(el, null, { renderer: 'canvas' });
+    option.series.forEach(function (s) { s.progressive = 0; });
     c.setOption(option);
+    c.getZr().flush();
     charts.push({ id: id, c: c });
   }
 
@@ -347,44 +352,103 @@
 
   /* rows x time heatmap (Figure 8b) over the pages the window touched (rows
    * of equal numbers of touched pages, labelled by address): the share of a
-   * row's pages occupied per sample, at most 300 columns (each the maximum
-   * of the samples it covers) */
+   * row's pages occupied per sample. Drawn as one image of the plot's
+   * pixels (a rectangle per cell on a canvas, colored as the visual map
+   * beside it), not one chart element per cell: at most one column per
+   * pixel, each the maximum of the samples it covers; zoomed (wheel or
+   * drag) down to one column per sample, exact. */
+  var HEAT = ['#f7fbff', '#6baed6', '#08306b'];
+  var zoomHeat;
   function heatmap() {
-    var v = S.vmem, rows = v.heatmap, R = v.heat_rows, ns = rows.length, cols = Math.min(ns, 300), data = [], xs = [];
+    var v = S.vmem, rows = v.heatmap, R = v.heat_rows, ns = rows.length;
     var hex = function (p) { return '0x' + (S.vmem_base + p * v.page_bytes).toString(16); };
     var ylab = R.map(function (r) { return hex(r.first_page); });
-    for (var c = 0; c < cols; c++) {
-      var s0 = Math.floor(c * ns / cols), s1 = Math.max(s0 + 1, Math.floor((c + 1) * ns / cols));
-      xs.push(v.samples[s0].cycle);
-      for (var b = 0; b < R.length; b++) {
-        var m = 0;
-        for (var s = s0; s < s1; s++) m = Math.max(m, rows[s][b]);
-        data.push([c, b, Math.round(1000 * m / R[b].pages) / 10, m]);
+    var xs = v.samples.slice(0, ns).map(function (s) { return s.cycle; });
+    var touched = R.reduce(function (a, r) { return a + r.pages; }, 0), what = document.getElementById('heat-what');
+    var head = !R.length ? 'the window touched no VMEM' : touched + ' pages of ' + v.page_bytes + ' B touched, in ' + R.length +
+      ' rows of ' + R[0].pages + ' pages; the colour is the share of a row\'s pages occupied (the tooltip gives the count)';
+    /* columns of samples [lo, hi] for a plot w pixels wide: [s0, s1) each, and the most occupied of each row in them */
+    function columns(lo, hi, w) {
+      var n = hi - lo + 1, cols = Math.max(1, Math.min(n, Math.floor(w))), out = [];
+      for (var c = 0; c < cols; c++) {
+        var s0 = lo + Math.floor(c * n / cols), s1 = Math.max(s0 + 1, lo + Math.floor((c + 1) * n / cols)), m = [];
+        for (var b = 0; b < R.length; b++) {
+          var x = 0;
+          for (var s = s0; s < s1; s++) x = Math.max(x, rows[s][b]);
+          m.push(x);
+        }
+        out.push({ s0: s0, s1: s1, m: m });
       }
+      return out;
     }
-    var touched = R.reduce(function (a, r) { return a + r.pages; }, 0);
-    document.getElementById('heat-what').textContent = !R.length ? 'the window touched no VMEM' : touched + ' pages of ' + v.page_bytes + ' B touched, in ' + R.length +
-      ' rows of ' + R[0].pages + ' pages; the colour is the share of a row\'s pages occupied (the tooltip gives the count)' +
-      (ns > cols ? '; ' + ns + ' samples drawn in ' + cols + ' columns, each the most occupied of the samples it covers' : '');
+    var shown = { lo: 0, hi: ns - 1, cols: [] }, image = document.createElement('canvas'), colorOf = {};
+    function color(share) {
+      var k = Math.round(1000 * share);
+      return colorOf[k] || (colorOf[k] = echarts.color.lerp(k / 1000, HEAT));
+    }
+    /* the image of samples [lo, hi] at w x h pixels */
+    function paint(lo, hi, w, h) {
+      var cols = columns(lo, hi, w);
+      image.width = Math.max(1, Math.round(w)); image.height = Math.max(1, Math.round(h));
+      var g = image.getContext('2d');
+      cols.forEach(function (col, c) {
+        var x0 = Math.round(c * image.width / cols.length), x1 = Math.round((c + 1) * image.width / cols.length);
+        col.m.forEach(function (m, b) {
+          var y0 = Math.round(b * image.height / R.length), y1 = Math.round((b + 1) * image.height / R.length);
+          g.fillStyle = color(m / R[b].pages);
+          g.fillRect(x0, y0, x1 - x0, y1 - y0);
+        });
+      });
+      shown.lo = lo; shown.hi = hi; shown.cols = cols;
+      var merged = cols.length < hi - lo + 1;
+      what.textContent = head + (!R.length ? '' : '; samples ' + (lo + 1) + '-' + (hi + 1) + ' of ' + ns + ' in ' + cols.length + ' columns' +
+        (merged ? ', each the most occupied of the samples it covers: zoom in for each sample' : ', one per sample (exact)'));
+      what.setAttribute('data-columns', cols.length);
+    }
+    var mouse = [0, 0], c;
     chart('c-heat', {
       animation: false,
       tooltip: {
-        formatter: function (p) {
-          var r = R[p.value[1]];
-          return 'cycle ' + xs[p.value[0]] + ', pages ' + hex(r.first_page) + ' - ' + hex(r.last_page + 1) +
-            ' (' + r.pages + ' touched): ' + p.value[3] + ' occupied';
+        formatter: function () {
+          var p = c.convertFromPixel({ gridIndex: 0 }, mouse);
+          var r = R[p && p[1]], s = p && p[0];
+          var col = shown.cols.filter(function (k) { return s >= k.s0 && s < k.s1; })[0];
+          if (!r || !col) return '';
+          var b = p[1], m = col.m[b];
+          return (col.s1 - col.s0 > 1 ? 'cycles ' + xs[col.s0] + ' - ' + xs[col.s1 - 1] + ' (' + (col.s1 - col.s0) + ' samples, the most occupied)' : 'cycle ' + xs[col.s0]) +
+            ', pages ' + hex(r.first_page) + ' - ' + hex(r.last_page + 1) + ' (' + r.pages + ' touched): ' + m + ' occupied';
         }
       },
       grid: { left: 100, right: 140, top: 20, bottom: 50 },
       xAxis: { type: 'category', data: xs, name: 'cycle', nameLocation: 'middle', nameGap: 28 },
       yAxis: { type: 'category', data: ylab, inverse: true, axisLabel: { interval: Math.max(0, Math.ceil(R.length / 24) - 1) } },
+      dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }],
       visualMap: {
-        min: 0, max: 100, calculable: false, orient: 'vertical', right: 10, top: 'center', itemHeight: 280, dimension: 2,
-        text: ['all occupied', 'none'],
-        inRange: { color: ['#f7fbff', '#6baed6', '#08306b'] }
+        min: 0, max: 100, calculable: false, orient: 'vertical', right: 10, top: 'center', itemHeight: 280, dimension: 2, seriesIndex: 1,
+        text: ['all occupied', 'none'], inRange: { color: HEAT }
       },
-      series: [{ type: 'heatmap', data: data, progressive: 0, progressiveThreshold: 1e9 }]
+      series: [{
+        type: 'custom', data: R.length ? [[0]] : [],
+        renderItem: function (params) {
+          /* the samples the x axis shows now (all of them until a zoom) */
+          var cs = params.coordSys, r = c ? c.getModel().getComponent('xAxis', 0).axis.scale.getExtent() : [0, ns - 1];
+          var lo = Math.max(0, Math.round(r[0])), hi = Math.min(ns - 1, Math.round(r[1]));
+          if (shown.w !== cs.width || shown.h !== cs.height || shown.lo !== lo || shown.hi !== hi || !shown.cols.length) {
+            paint(lo, hi, cs.width, cs.height);
+            shown.w = cs.width; shown.h = cs.height;
+          }
+          shown.box = { x: cs.x, y: cs.y, w: cs.width, h: cs.height };
+          return { type: 'image', style: { image: image, x: cs.x, y: cs.y, width: cs.width, height: cs.height } };
+        }
+      }, { type: 'heatmap', data: [] }]
     });
+    c = charts[charts.length - 1].c;
+    c.getZr().on('mousemove', function (e) { mouse = [e.offsetX, e.offsetY]; });
+    /* for the report test: the samples [lo, hi] shown, how many columns, the plot's box in the canvas */
+    zoomHeat = function (lo, hi) {
+      if (lo !== undefined) { c.dispatchAction({ type: 'dataZoom', startValue: lo, endValue: hi }); c.getZr().flush(); }
+      return { lo: shown.lo, hi: shown.hi, columns: shown.cols.length, box: shown.box, said: what.textContent };
+    };
   }
 
   /* ---- source page (S.annot: analyzer/annotate.h's document; S.sources:
@@ -661,6 +725,7 @@
   document.body.setAttribute('data-charts', JSON.stringify(boxes));
   window.snrReport = {
     zoomLanes: function (lo, hi) { return zoomLanes(lo, hi); },
+    zoomHeat: function (lo, hi) { return zoomHeat(lo, hi); },
     page: function (name, k) { return pagers[name](k); },
     unpack: unpack
   };

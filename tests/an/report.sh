@@ -94,6 +94,54 @@ assert p['ids'] == ['#%d' % d['id'] for d in last], (p, [d['id'] for d in last])
 assert p['info'].startswith('rows %d-%d of %d ' % ((n - 1) // per * per + 1, n, n)), p['info']
 PY
 }
+# the heatmap is one image of the plot's pixels: at load at most one column per pixel (each the most
+# occupied of its samples, said so when columns merge samples), zoomed to the 60 samples around the
+# most occupied one column per sample, each cell's pixel (read back from the chart's canvas) the colour of
+# that sample's share of the row's pages occupied, as the page's data (window.SNR.vmem) gives it
+python3 - "$T/r.html" "$T/heat.html" <<'PY' || fail "heat page"
+import sys
+s = open(sys.argv[1], encoding='utf-8').read()
+i = s.rindex('</body>')
+open(sys.argv[2], 'w', encoding='utf-8').write(s[:i] + """<script>
+var R = window.snrReport, H = window.SNR.vmem, ns = H.heatmap.length, rows = H.heat_rows.length;
+var sum = function (r) { return r.reduce(function (a, x) { return a + x; }, 0); }, most = 0;
+H.heatmap.forEach(function (r, i) { if (sum(r) > sum(H.heatmap[most])) most = i; });
+var at = R.zoomHeat(), lo = Math.max(0, most - 30), hi = Math.min(ns - 1, lo + 59), z = R.zoomHeat(lo, hi);
+var cv = document.querySelector('#c-heat canvas'), k = window.devicePixelRatio || 1, px = [];
+var d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+for (var c = 0; c < z.columns; c++)
+  for (var b = 0; b < rows; b++) {
+    var o = 4 * (Math.floor(k * (z.box.y + (b + 0.5) * z.box.h / rows)) * cv.width + Math.floor(k * (z.box.x + (c + 0.5) * z.box.w / z.columns)));
+    px.push([c, b, d[o], d[o + 1], d[o + 2]]);
+  }
+document.body.setAttribute('data-heat', JSON.stringify({ load: at, lo: lo, hi: hi, zoom: z, px: px }));
+</script>""" + s[i:])
+PY
+mkdir -p "$T/heat" && render_report "$T/heat" "$T/heat.html" 1200,3600
+python3 - "$T/heat/dom.html" <<'PY' || fail "the heatmap's columns or colours"
+import html, json, math, re, sys
+dom = open(sys.argv[1], encoding='utf-8').read()
+V = json.loads(re.search(r'window\.SNR = (\{.*?\});\s*</script>', dom, re.S).group(1))['vmem']
+h = json.loads(html.unescape(re.search(r'data-heat="([^"]*)"', dom).group(1)))
+rows, R, ns = V['heatmap'], V['heat_rows'], len(V['heatmap'])
+assert ns and R, 'no heatmap data'
+at, z = h['load'], h['zoom']
+w = math.floor(at['box']['w'])
+assert at["lo"] == 0 and at["hi"] == ns - 1 and at["columns"] == min(ns, w), (at, ns, w)
+assert ('in %d columns' % at['columns']) in at['said'] and \
+    (('most occupied' in at['said']) if ns > w else ('exact' in at['said'])), at['said']
+assert (z['lo'], z['hi'], z['columns']) == (h['lo'], h['hi'], h['hi'] - h['lo'] + 1) and 'exact' in z['said'], z
+HEAT = [(0xf7, 0xfb, 0xff), (0x6b, 0xae, 0xd6), (0x08, 0x30, 0x6b)]
+def color(share):  # the visual map's linear interpolation (ECharts color.lerp)
+    v = round(1000 * share) / 1000 * (len(HEAT) - 1)
+    i, j = math.floor(v), math.ceil(v)
+    return [math.floor(a + (b - a) * (v - i) + 0.5) for a, b in zip(HEAT[i], HEAT[j])]
+assert len(h['px']) == z['columns'] * len(R), len(h['px'])
+bad = [(c, b, p, color(rows[h['lo'] + c][b] / R[b]['pages'])) for c, b, *p in h['px']
+       if max(abs(x - y) for x, y in zip(p, color(rows[h['lo'] + c][b] / R[b]['pages']))) > 2]
+assert not bad, 'cells (column, row, drawn, want): %r' % bad[:5]
+assert len(set(tuple(p[2:]) for p in h['px'])) >= 2, 'the zoomed cells are all one colour: nothing checked'
+PY
 "$SNR" analyze dma "$T/a.snrm" --json >"$T/dma.json" || fail "analyze dma --json"
 zoom_and_page "$T/r.html" zoom
 "$SNR" report "$T/a.snrm" -o "$T/s.html" --inline-max 0 || fail "snr report --inline-max 0"
@@ -105,4 +153,5 @@ grep -q '<p id="side-data">[^<]*s.html.d/ beside this page' "$T/side/dom.html" |
   fail "the page with its data beside it does not say so"
 echo "ok: report self-contained, no console errors, every chart drawn, backtails drawn as deps gives them," \
   "stall causes as the replay sums them, lanes as util averages them, a zoom draws the exact intervals," \
+  "the heatmap at most a column per pixel and each sample's colour when zoomed," \
   "the DMA table's last page is analyze dma's last DMAs, also with the data in files beside the page"
