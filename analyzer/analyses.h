@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "analyzer/source.h"
+#include "lib/snr_spill.h"
 
 /* What an_load keeps (the tracker registers only what is asked for). */
 enum {
@@ -65,16 +66,17 @@ struct an_data {
 	int ta1;       /* the trace's ISA is TA1: 1, another: 0, not known yet: -1 */
 	unsigned chip; /* the replayed chip */
 	uint64_t cycles;
-	uint64_t *pcs; /* pc of instruction index i */
-	size_t npcs, cappcs;
+	/* What grows with the window is spilled (lib/snr_spill.h): per
+	 * instruction its pc (8 bytes, in the file), per busy interval and per
+	 * VMEM access one record (32 and 24 bytes, in the file); memory holds a
+	 * fixed budget of each (4, 4 and 8 MiB) and the DMA records. */
+	struct snr_spill *pcs; /* uint64_t: the pc of instruction index i */
 	struct an_dma *dmas; /* by id - 1 */
 	size_t ndmas, capdmas;
 	struct an_link links[64];
 	int nlinks;
-	struct an_busy *busy;
-	size_t nbusy, capbusy;
-	struct an_vmev *vm;
-	size_t nvm, capvm;
+	struct snr_spill *busy; /* struct an_busy, in the model's order */
+	struct snr_sorted *vm;  /* struct an_vmev, by cycle, writes before reads */
 	uint64_t vmem_pages, page_bytes;
 };
 
@@ -93,10 +95,20 @@ void an_collect_finish(struct an_data *d);
 int an_cli_load(int argc, char **argv, const char *name, const char *numopt, uint64_t *num, bool *json,
 		unsigned want, void (*usage)(FILE *), struct an_data *d);
 void an_free(struct an_data *d);
+/* The pc of instruction index i < d->pcs->n */
+static inline uint64_t an_pc(const struct an_data *d, uint64_t i)
+{
+	return *(const uint64_t *)snr_spill_at(d->pcs, i);
+}
+/* The first error of a spilled array (a temporary file that could not be
+ * written or read), or NULL: a result computed from it is not whole. */
+const char *an_spill_error(const struct an_data *d);
 /* "#5 0x80000123 attn.c:38 (attn)" (its line; without line tables the symbol
  * "func+0x1c"), or "(before the window)" for index -1 */
 const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len);
 const char *an_space_name(unsigned space);
+/* qsort order of VMEM accesses: cycle, then writes before reads */
+int an_cmp_vmev(const void *a, const void *b);
 /* qsort order of uint64_t[2] pairs: first, then second element */
 int an_cmp_u64pair(const void *a, const void *b);
 uint64_t an_dma_stall(const struct an_dma *m);
@@ -113,7 +125,9 @@ struct an_vmem {
 	/* final page classes over the window */
 	uint64_t pages_used, pages_unused, pages_livein, pages_untouched;
 	double free_median_pct, largest_median_pct, unused_median_pct;
+	char err[512]; /* when compute returned -1: a temporary file failed */
 };
+/* 0, or -1 with v->err (a temporary file failed; v is then not whole) */
 int an_vmem_compute(const struct an_data *d, uint64_t interval, struct an_vmem *v);
 /* The same with the heatmap's rows given: row_of_page[p] for every page
  * (UINT32_MAX: in no row), nrows rows. The rest covers all of VMEM. */
@@ -139,6 +153,9 @@ int an_util_compute(const struct an_data *d, uint64_t window, struct an_util *u)
 void an_util_free(struct an_util *u);
 json_t *an_util_json(const struct an_data *d, const struct an_util *u);
 json_t *an_dma_json(const struct an_data *d);
+/* The same document written to f one DMA at a time (json_dumpf's
+ * JSON_INDENT(1) text, byte for byte); 0, or -1 on a failed write */
+int an_dma_json_write(const struct an_data *d, FILE *f);
 /* DMA indices sorted by stall (descending), then id */
 size_t *an_dma_sorted(const struct an_data *d);
 

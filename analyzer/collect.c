@@ -1,9 +1,13 @@
 /*
  * collect.c: the one pass over a source's events that every analysis here
  * shares (analyses.h). It keeps per instruction only its pc (8 bytes), per
- * DMA one record merged from its four phase events, per busy interval and
- * per VMEM access one small record; everything else is derived afterwards,
- * so a 1M-instruction window costs tens of MB, not the event stream.
+ * DMA one record merged from its four phase events (about 150 bytes), per
+ * busy interval and per VMEM access one small record (32 and 24 bytes);
+ * everything else is derived afterwards. The pcs, busy intervals and VMEM
+ * accesses go to unlinked temporary files past a fixed memory budget
+ * (lib/snr_spill.h: 4, 4 and 8 MiB; the VMEM accesses sorted by runs), so
+ * the pass's memory is that budget plus the DMA records (68k DMAs, 10 MB,
+ * at 10M instructions of the serving window), not 8+ bytes per instruction.
  */
 #include <jansson.h>
 #include <getopt.h>
@@ -16,26 +20,10 @@
 #include "lib/snr_partial.h"
 #include "lib/snr_util.h"
 
-#define GROW(arr, n, cap)                                                                                   \
-	do {                                                                                                \
-		if ((n) >= (cap)) {                                                                         \
-			(cap) = (cap) ? (cap) * 2 : 1024;                                                   \
-			(arr) = snr_xrealloc((arr), (cap) * sizeof(*(arr)));                                \
-		}                                                                                           \
-	} while (0)
-
 static void on_issue(void *user, const struct snr_ev_insn *e)
 {
 	struct an_data *d = user;
-	while (d->cappcs <= e->index) {
-		d->cappcs = d->cappcs ? d->cappcs * 2 : 4096;
-		d->pcs = snr_xrealloc(d->pcs, d->cappcs * sizeof(*d->pcs));
-	}
-	for (size_t i = d->npcs; i < e->index; i++)
-		d->pcs[i] = 0;
-	d->pcs[e->index] = e->pc;
-	if (e->index >= d->npcs)
-		d->npcs = e->index + 1;
+	snr_spill_set(d->pcs, e->index, &e->pc);
 }
 
 static int link_of(struct an_data *d, const struct snr_ev_dma *e)
@@ -126,8 +114,8 @@ static void on_busy(void *user, const struct snr_ev_busy *e)
 	 * runs; taking both would count them twice. */
 	if (e->unit == SNR_UNIT_SCALAR && !is_ta1(d))
 		return;
-	GROW(d->busy, d->nbusy, d->capbusy);
-	d->busy[d->nbusy++] = (struct an_busy){.start = e->start, .end = e->end, .index = e->index, .unit = e->unit};
+	struct an_busy b = {.start = e->start, .end = e->end, .index = e->index, .unit = e->unit};
+	snr_spill_push(d->busy, &b);
 }
 
 static bool is_ta1(struct an_data *d)
@@ -146,16 +134,18 @@ static void add_busy(struct an_data *d, uint8_t unit, uint64_t start, uint64_t e
 	if (end <= start)
 		return;
 	/* merge with the unit's last interval when they touch */
-	for (size_t k = d->nbusy; k-- > 0 && k + 4 > d->nbusy;)
-		if (d->busy[k].unit == unit) {
-			if (d->busy[k].end == start) {
-				d->busy[k].end = end;
+	for (size_t back = 0; back < SNR_SPILL_KEEP && back < d->busy->n; back++) {
+		struct an_busy *b = snr_spill_last(d->busy, back);
+		if (b->unit == unit) {
+			if (b->end == start) {
+				b->end = end;
 				return;
 			}
 			break;
 		}
-	GROW(d->busy, d->nbusy, d->capbusy);
-	d->busy[d->nbusy++] = (struct an_busy){.start = start, .end = end, .index = index, .unit = unit};
+	}
+	struct an_busy b = {.start = start, .end = end, .index = index, .unit = unit};
+	snr_spill_push(d->busy, &b);
 }
 
 /* Host code: the instruction's first cycle is the core's, the rest (memory
@@ -175,11 +165,22 @@ static void on_mem(void *user, const struct snr_ev_mem *e)
 	struct an_data *d = user;
 	if (e->space != TA1_SPACE_VMEM || !e->bytes || e->addr < TA1_VMEM_BASE)
 		return;
-	GROW(d->vm, d->nvm, d->capvm);
-	d->vm[d->nvm++] = (struct an_vmev){.cycle = e->cycle,
-					   .off = e->addr - TA1_VMEM_BASE,
-					   .bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes,
-					   .write = e->write};
+	struct an_vmev v = {.cycle = e->cycle,
+			    .off = e->addr - TA1_VMEM_BASE,
+			    .bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes,
+			    .write = e->write};
+	snr_sorted_push(d->vm, &v);
+}
+
+int an_cmp_vmev(const void *a, const void *b)
+{
+	const struct an_vmev *x = a, *y = b;
+	if (x->cycle != y->cycle)
+		return x->cycle < y->cycle ? -1 : 1;
+	/* writes of a cycle before its reads: the timing model lets a consumer
+	 * that waited on a write start in the cycle the write lands, and it reads
+	 * the new value (docs/ta1-timing.md, VMEM_HAZARD) */
+	return (int)y->write - (int)x->write;
 }
 
 int an_cmp_u64pair(const void *a, const void *b)
@@ -224,6 +225,12 @@ static void derive_active(struct an_data *d)
 void an_collect_tracker(struct an_data *d, unsigned want, struct snr_tracker *t)
 {
 	memset(t, 0, sizeof(*t));
+	d->pcs = snr_xmalloc(sizeof(*d->pcs));
+	snr_spill_init(d->pcs, sizeof(uint64_t), 4u << 20, "instruction pcs");
+	d->busy = snr_xmalloc(sizeof(*d->busy));
+	snr_spill_init(d->busy, sizeof(struct an_busy), 4u << 20, "busy intervals");
+	d->vm = snr_xmalloc(sizeof(*d->vm));
+	snr_sorted_init(d->vm, sizeof(struct an_vmev), an_cmp_vmev, 8u << 20, "VMEM accesses");
 	t->abi_version = SNR_TRACKER_ABI_VERSION;
 	t->user = d;
 	d->ta1 = -1;
@@ -264,16 +271,38 @@ int an_load(struct an_data *d, const char *path, const char *config_path, unsign
 	if (snr_source_run(&d->src, path, NULL, config_path, &t, err, errlen))
 		return -1;
 	an_collect_finish(d);
+	const char *spill = an_spill_error(d);
+	if (spill) {
+		snr_fmt(err, errlen, "%s", spill);
+		return -1;
+	}
 	return 0;
+}
+
+const char *an_spill_error(const struct an_data *d)
+{
+	if (d->pcs && snr_spill_failed(d->pcs))
+		return d->pcs->err;
+	if (d->busy && snr_spill_failed(d->busy))
+		return d->busy->err;
+	if (d->vm && snr_sorted_failed(d->vm))
+		return snr_sorted_error(d->vm);
+	return NULL;
 }
 
 void an_free(struct an_data *d)
 {
 	snr_source_close(&d->src);
+	if (d->pcs)
+		snr_spill_free(d->pcs);
+	if (d->busy)
+		snr_spill_free(d->busy);
+	if (d->vm)
+		snr_sorted_free(d->vm);
 	free(d->pcs);
-	free(d->dmas);
 	free(d->busy);
 	free(d->vm);
+	free(d->dmas);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -295,12 +324,12 @@ const char *an_space_name(unsigned space)
 
 const char *an_insn_name(const struct an_data *d, int64_t index, char *buf, size_t len)
 {
-	if (index < 0 || (uint64_t)index >= d->npcs) {
+	if (index < 0 || (uint64_t)index >= d->pcs->n) {
 		snprintf(buf, len, "(before the window)");
 		return buf;
 	}
 	char sym[400];
-	uint64_t pc = d->pcs[index];
+	uint64_t pc = an_pc(d, (uint64_t)index);
 	snr_source_where_short(&d->src, pc, sym, sizeof(sym));
 	if (!strncmp(sym, "0x", 2))
 		snprintf(buf, len, "#%lld 0x%llx", (long long)index, (unsigned long long)pc);
@@ -361,12 +390,12 @@ static json_t *insn_json(const struct an_data *d, int64_t index, uint64_t cycle)
 		return json_null();
 	json_t *o = json_object();
 	json_object_set_new(o, "index", json_integer(index));
-	if (index >= 0 && (uint64_t)index < d->npcs) {
+	if (index >= 0 && (uint64_t)index < d->pcs->n) {
 		char sym[128];
-		json_object_set_new(o, "pc", json_integer((json_int_t)d->pcs[index]));
-		json_object_set_new(o, "symbol",
-				    json_string(snr_source_symbolize(&d->src, d->pcs[index], sym, sizeof(sym))));
-		json_object_set_new(o, "source", snr_source_json(&d->src, d->pcs[index]));
+		uint64_t pc = an_pc(d, (uint64_t)index);
+		json_object_set_new(o, "pc", json_integer((json_int_t)pc));
+		json_object_set_new(o, "symbol", json_string(snr_source_symbolize(&d->src, pc, sym, sizeof(sym))));
+		json_object_set_new(o, "source", snr_source_json(&d->src, pc));
 	} else {
 		json_object_set_new(o, "pc", json_null());
 		json_object_set_new(o, "symbol", json_null());
@@ -389,50 +418,106 @@ json_t *an_source_json(const struct an_data *d)
 	return o;
 }
 
-json_t *an_dma_json(const struct an_data *d)
+/* One DMA's object of the dma document */
+static json_t *dma_json(const struct an_data *d, const struct an_dma *m)
 {
-	json_t *root = json_object(), *arr = json_array();
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer((json_int_t)m->id));
+	json_object_set_new(o, "link", json_string(m->link >= 0 ? d->links[m->link].name : ""));
+	json_object_set_new(o, "src", json_pack("{s:s,s:i,s:I}", "space", an_space_name(m->src_space), "chip",
+						  m->src_chip, "addr", (json_int_t)m->src_addr));
+	json_object_set_new(o, "dst", json_pack("{s:s,s:i,s:I}", "space", an_space_name(m->dst_space), "chip",
+						  m->dst_chip, "addr", (json_int_t)m->dst_addr));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)m->bytes));
+	json_object_set_new(o, "flag", json_integer(m->flag));
+	json_object_set_new(o, "issue", insn_json(d, m->issue_index, m->issue));
+	json_object_set_new(o, "wait", m->wait == AN_NONE ? json_null() : insn_json(d, m->wait_index, m->wait));
+	json_object_set_new(o, "start_cycle", cyc(m->start));
+	json_object_set_new(o, "active_cycle", cyc(m->active));
+	json_object_set_new(o, "complete_cycle", cyc(m->complete));
+	json_object_set_new(o, "base_cycles", json_integer((json_int_t)m->base_cycles));
+	json_object_set_new(o, "transfer_cycles", json_integer((json_int_t)m->transfer_cycles));
+	json_object_set_new(o, "stall_base_cycles", json_integer((json_int_t)m->stall_base));
+	json_object_set_new(o, "stall_transfer_cycles", json_integer((json_int_t)m->stall_transfer));
+	json_object_set_new(o, "stall_cycles", json_integer((json_int_t)an_dma_stall(m)));
+	json_object_set_new(o, "slack_cycles", json_integer((json_int_t)m->slack));
+	json_object_set_new(o, "case", json_string(an_dma_case(m)));
+	return o;
+}
+
+/* The dma document with the DMAs' array as given (idx: an_dma_sorted's order) */
+static json_t *dma_doc(const struct an_data *d, const size_t *idx, json_t *arr)
+{
+	json_t *root = json_object();
 	json_object_set_new(root, "schema", json_string("snr.analyze.dma/1"));
 	json_object_set_new(root, "source", an_source_json(d));
-	size_t *idx = an_dma_sorted(d);
 	uint64_t tb = 0, tt = 0, ts = 0, bytes = 0, n = 0;
 	for (size_t k = 0; idx[k] != SIZE_MAX; k++) {
 		const struct an_dma *m = &d->dmas[idx[k]];
-		json_t *o = json_object();
-		json_object_set_new(o, "id", json_integer((json_int_t)m->id));
-		json_object_set_new(o, "link", json_string(m->link >= 0 ? d->links[m->link].name : ""));
-		json_object_set_new(o, "src", json_pack("{s:s,s:i,s:I}", "space", an_space_name(m->src_space), "chip",
-							  m->src_chip, "addr", (json_int_t)m->src_addr));
-		json_object_set_new(o, "dst", json_pack("{s:s,s:i,s:I}", "space", an_space_name(m->dst_space), "chip",
-							  m->dst_chip, "addr", (json_int_t)m->dst_addr));
-		json_object_set_new(o, "bytes", json_integer((json_int_t)m->bytes));
-		json_object_set_new(o, "flag", json_integer(m->flag));
-		json_object_set_new(o, "issue", insn_json(d, m->issue_index, m->issue));
-		json_object_set_new(o, "wait", m->wait == AN_NONE ? json_null() : insn_json(d, m->wait_index, m->wait));
-		json_object_set_new(o, "start_cycle", cyc(m->start));
-		json_object_set_new(o, "active_cycle", cyc(m->active));
-		json_object_set_new(o, "complete_cycle", cyc(m->complete));
-		json_object_set_new(o, "base_cycles", json_integer((json_int_t)m->base_cycles));
-		json_object_set_new(o, "transfer_cycles", json_integer((json_int_t)m->transfer_cycles));
-		json_object_set_new(o, "stall_base_cycles", json_integer((json_int_t)m->stall_base));
-		json_object_set_new(o, "stall_transfer_cycles", json_integer((json_int_t)m->stall_transfer));
-		json_object_set_new(o, "stall_cycles", json_integer((json_int_t)an_dma_stall(m)));
-		json_object_set_new(o, "slack_cycles", json_integer((json_int_t)m->slack));
-		json_object_set_new(o, "case", json_string(an_dma_case(m)));
-		json_array_append_new(arr, o);
 		tb += m->stall_base;
 		tt += m->stall_transfer;
 		ts += m->slack;
 		bytes += m->bytes;
 		n++;
 	}
-	free(idx);
 	json_object_set_new(root, "dmas", arr);
 	json_object_set_new(root, "totals",
 			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "dmas", (json_int_t)n, "bytes", (json_int_t)bytes,
 				      "stall_base_cycles", (json_int_t)tb, "stall_transfer_cycles", (json_int_t)tt,
 				      "stall_cycles", (json_int_t)(tb + tt), "slack_cycles", (json_int_t)ts));
 	return root;
+}
+
+json_t *an_dma_json(const struct an_data *d)
+{
+	size_t *idx = an_dma_sorted(d);
+	json_t *arr = json_array();
+	for (size_t k = 0; idx[k] != SIZE_MAX; k++)
+		json_array_append_new(arr, dma_json(d, &d->dmas[idx[k]]));
+	json_t *root = dma_doc(d, idx, arr);
+	free(idx);
+	return root;
+}
+
+/* The dma document as json_dumpf(an_dma_json(d), f, JSON_INDENT(1)) writes
+ * it, byte for byte, one DMA's object at a time: the document is dumped
+ * with an empty array, and the DMAs go where its "[]" is, each dumped alone
+ * and indented to its depth (2: jansson writes a newline inside a value only
+ * as indentation, a string's own newlines are escaped). Memory: one DMA's
+ * objects, not the whole document's (about 6 KB a DMA). 0, or -1 on a
+ * failed write. */
+int an_dma_json_write(const struct an_data *d, FILE *f)
+{
+	size_t *idx = an_dma_sorted(d);
+	json_t *root = dma_doc(d, idx, json_array());
+	char *text = json_dumps(root, JSON_INDENT(1));
+	json_decref(root);
+	const char *hole = text ? strstr(text, "\"dmas\": []") : NULL;
+	if (!hole) {
+		free(text);
+		free(idx);
+		return -1;
+	}
+	hole += strlen("\"dmas\": [");
+	fwrite(text, 1, (size_t)(hole - text), f);
+	for (size_t k = 0; idx[k] != SIZE_MAX; k++) {
+		json_t *o = dma_json(d, &d->dmas[idx[k]]);
+		char *one = json_dumps(o, JSON_INDENT(1));
+		json_decref(o);
+		fputs(k ? ",\n  " : "\n  ", f);
+		for (const char *c = one; c && *c; c++) {
+			fputc(*c, f);
+			if (*c == '\n')
+				fputs("  ", f);
+		}
+		free(one);
+	}
+	if (idx[0] != SIZE_MAX)
+		fputs("\n ", f);
+	fputs(hole, f);
+	free(text);
+	free(idx);
+	return ferror(f) ? -1 : 0;
 }
 
 int an_cli_load(int argc, char **argv, const char *name, const char *numopt, uint64_t *num, bool *json,

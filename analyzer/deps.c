@@ -4,13 +4,18 @@
  *
  * One pass over the tracker's events builds the register edges as they come
  * (events of one instruction arrive together, reads before writes) and
- * collects the memory events; these are then sorted by cycle and run through
+ * collects the memory events in an unlinked temporary file, sorted by cycle
+ * in runs of 16 MiB (lib/snr_spill.h); merged back in order they run through
  * a last-writer interval map per memory (space, chip), so a read depends on
  * exactly the writers of the bytes it reads. A DMA's source is read when its
  * transfer starts and its destination written when it completes, both under
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
  * The DMA records are collect.c's (an_data), whose callbacks run in the same
  * pass; host code (another ISA) gets its register names from its plugin.
+ * Kept in memory per instruction: 16 bytes (struct snr_deps_insn) and its
+ * edges, 16 bytes each (about 1.6 an instruction on the serving loop: ~42
+ * bytes an instruction); per VMEM page value 24 bytes; the pcs collect.c
+ * keeps and the memory events (40 bytes each) are in temporary files.
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
  * relaxed walk takes in at most max_chain instructions per DMA (plus its
  * anchors and what it skips as already before the position).
@@ -47,8 +52,7 @@ struct collect {
 	size_t nmem_edges, mem_edge_cap;
 	bool reg_unordered; /* a register edge came after a later consumer's (not seen from the GRM) */
 	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
-	struct mem_ev *mem;
-	size_t nmem, mem_cap;
+	struct snr_sorted mem; /* the memory events, by cmp_mem (spilled past 16 MiB) */
 	/* VMEM page values: the open one per page; the closed ones counted per
 	 * page (at NULL), or filed at at[page]++ in d->occ */
 	uint64_t *cur_w, *cur_writer, *cur_read; /* UINT64_MAX: none */
@@ -101,8 +105,8 @@ static void page_pass(struct collect *c)
 	for (uint64_t p = 0; p < d->npages; p++)
 		c->cur_w[p] = c->cur_read[p] = UINT64_MAX;
 	uint64_t vmem_base = TA1_VMEM_BASE;
-	for (size_t k = 0; k < c->nmem; k++) {
-		const struct mem_ev *e = &c->mem[k];
+	snr_sorted_rewind(&c->mem);
+	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));) {
 		if (!e->bytes || e->index == UINT64_MAX || e->space != TA1_SPACE_VMEM)
 			continue;
 		uint64_t lo = canon_addr(e), hi = lo + e->bytes;
@@ -217,17 +221,14 @@ static void on_reg(void *u, const struct snr_ev_reg *e)
 static void on_mem(void *u, const struct snr_ev_mem *e)
 {
 	struct collect *c = u;
-	if (c->nmem == c->mem_cap) {
-		c->mem_cap = c->mem_cap ? 2 * c->mem_cap : 4096;
-		c->mem = snr_xrealloc(c->mem, c->mem_cap * sizeof(*c->mem));
-	}
-	c->mem[c->nmem++] = (struct mem_ev){.index = e->index,
-					    .cycle = e->cycle,
-					    .addr = e->addr,
-					    .bytes = e->bytes,
-					    .write = e->write,
-					    .space = e->space,
-					    .chip = e->chip};
+	struct mem_ev m = {.index = e->index,
+			   .cycle = e->cycle,
+			   .addr = e->addr,
+			   .bytes = e->bytes,
+			   .write = e->write,
+			   .space = e->space,
+			   .chip = e->chip};
+	snr_sorted_push(&c->mem, &m);
 	if (c->an.on_mem)
 		c->an.on_mem(c->an.user, e);
 }
@@ -398,11 +399,10 @@ static int cmp_edge(const void *a, const void *b)
 static void mem_edges(struct collect *c)
 {
 	struct snr_deps *d = c->d;
-	qsort(c->mem, c->nmem, sizeof(*c->mem), cmp_mem);
 	struct ivl_map *maps = NULL;
 	size_t nmaps = 0;
-	for (size_t k = 0; k < c->nmem; k++) {
-		const struct mem_ev *e = &c->mem[k];
+	snr_sorted_rewind(&c->mem);
+	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));) {
 		if (!e->bytes || e->index == UINT64_MAX)
 			continue;
 		uint32_t key = ((uint32_t)e->space << 16) | e->chip;
@@ -738,11 +738,8 @@ static void collect_pcs(struct snr_deps *d)
 	uint64_t n = d->ninsn;
 	while (n && !d->insn[n - 1].seen)
 		n--;
-	free(a->pcs);
-	a->npcs = a->cappcs = n;
-	a->pcs = snr_xcalloc(n ? n : 1, sizeof(*a->pcs));
 	for (uint64_t i = 0; i < n; i++)
-		a->pcs[i] = d->insn[i].pc;
+		snr_spill_push(a->pcs, &d->insn[i].pc);
 }
 
 /* d->edges in cmp_edge order without a sort of the whole graph (nor
@@ -810,6 +807,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	memset(d, 0, sizeof(*d));
 	d->max_chain = o->max_chain ? o->max_chain : SNR_DEPS_DEFAULT_MAX_CHAIN;
 	struct collect c = {.d = d};
+	snr_sorted_init(&c.mem, sizeof(struct mem_ev), cmp_mem, 16u << 20, "memory events");
 	for (unsigned r = 0; r < SNR_ISA_MAX_REGS; r++)
 		c.last_reg_writer[r] = -1;
 	an_collect_tracker(&d->an, o->an_want | AN_WANT_DMA, &c.an);
@@ -830,7 +828,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 		rc = -1;
 	}
 	if (rc) {
-		free(c.mem);
+		snr_sorted_free(&c.mem);
 		free(c.mem_edges);
 		return -1;
 	}
@@ -849,11 +847,23 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	}
 	mem_edges(&c);
 	page_values(&c);
-	free(c.mem);
+	if (snr_sorted_failed(&c.mem)) {
+		snr_fmt(err, errlen, "%s", snr_sorted_error(&c.mem));
+		rc = -1;
+	}
+	snr_sorted_free(&c.mem);
 	free(c.cur_w);
 	free(c.cur_writer);
 	free(c.cur_read);
 	collect_pcs(d);
+	if (!rc && an_spill_error(&d->an)) {
+		snr_fmt(err, errlen, "%s", an_spill_error(&d->an));
+		rc = -1;
+	}
+	if (rc) {
+		free(c.mem_edges);
+		return -1;
+	}
 	sort_edges(&c);
 	size_t kept = 0; /* one edge per (consumer, producer, kind, what) */
 	for (size_t k = 0; k < d->nedges; k++)

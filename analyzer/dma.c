@@ -37,11 +37,13 @@ int snr_analyze_dma(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (json) {
-		json_t *j = an_dma_json(&d);
-		json_dumpf(j, stdout, JSON_INDENT(1));
+		int wrc = an_dma_json_write(&d, stdout);
 		putchar('\n');
-		json_decref(j);
 		an_free(&d);
+		if (wrc) {
+			snr_err("analyze dma: cannot write the JSON document to the standard output");
+			return 1;
+		}
 		return 0;
 	}
 	printf("%llu DMAs in %llu instructions, %llu cycles (Tb %llu); sorted by stall\n\n",

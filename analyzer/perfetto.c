@@ -593,12 +593,12 @@ static const char *json_inner(const char *s, char *buf, size_t len)
 static void insn_label(struct an_pcinfo *info, const struct an_data *d, int64_t index, const char *prefix,
 		       bool mnemonic, char *name, size_t nlen, char *args, size_t alen)
 {
-	if (index < 0 || (uint64_t)index >= d->npcs) {
+	if (index < 0 || (uint64_t)index >= d->pcs->n) {
 		snprintf(name, nlen, "%s", prefix);
 		args[0] = 0;
 		return;
 	}
-	uint64_t pc = d->pcs[index];
+	uint64_t pc = an_pc(d, (uint64_t)index);
 	char mn[64] = "";
 	if (mnemonic)
 		an_pcinfo_mnemonic(info, pc, mn, sizeof(mn));
@@ -615,10 +615,10 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 	for (int u = 0; u < 4; u++)
 		name_meta(o, "thread_name", pid, TID_SCALAR + u, unit_names[u], TID_SCALAR + u);
 	name_meta(o, "thread_name", pid, TID_DMAOPS, "core: DMA ISSUE / WAIT", TID_DMAOPS);
-	for (size_t i = 0; i < d->nbusy; i++) {
-		const struct an_busy *b = &d->busy[i];
+	for (uint64_t i = 0; i < d->busy->n; i++) {
+		const struct an_busy busy = *(const struct an_busy *)snr_spill_at(d->busy, i), *b = &busy;
 		int tid = b->unit < 4 ? TID_SCALAR + b->unit : TID_DMA;
-		if (b->index != UINT64_MAX && b->index < d->npcs) {
+		if (b->index != UINT64_MAX && b->index < d->pcs->n) {
 			insn_label(info, d, (int64_t)b->index, "", true, lname, sizeof(lname), largs,
 				   sizeof(largs));
 			slice(o, d, pid, tid, lname, "unit", b->start, b->end, largs);
@@ -765,7 +765,12 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 	free(by_wait);
 	/* VMEM counters */
 	struct an_vmem v;
-	an_vmem_compute(d, 0, &v);
+	if (an_vmem_compute(d, 0, &v)) {
+		snr_err("export perfetto: %s", v.err);
+		an_vmem_free(&v);
+		an_pcinfo_free(info);
+		return -1;
+	}
 	static const char *const occ_keys[] = {"used", "unused"}, *const free_keys[] = {"largest_free"};
 	for (size_t s = 0; s < v.nsamples; s++) {
 		uint64_t occ[2] = {v.used[s] * v.page_bytes / 1024, v.unused[s] * v.page_bytes / 1024};
@@ -979,7 +984,7 @@ int snr_cmd_export(int argc, char **argv)
 		have_first = true;
 		if (format == FORMAT_AUTO && !nhost) {
 			unsigned long long events =
-			    (unsigned long long)(first.nbusy + 8 * first.ndmas) * (unsigned)ndev;
+			    (unsigned long long)(first.busy->n + 8 * first.ndmas) * (unsigned)ndev;
 			if (events * JSON_EVENT_BYTES > JSON_MAX_BYTES) {
 				format = FORMAT_PROTO;
 				fprintf(stderr,

@@ -354,7 +354,8 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 	bool ta1 = d->ta1 > 0;
 	int nunits = ta1 ? SNR_UNIT_COUNT : AN_UTIL_HOST_COLS, nlanes = nunits + (ta1 ? d->nlinks : 0);
 	uint64_t cycles = d->cycles;
-	uint64_t(*iv)[2] = snr_xmalloc((d->nbusy > d->ndmas ? d->nbusy : d->ndmas) * sizeof(*iv) + sizeof(*iv));
+	uint64_t nbusy = d->busy->n;
+	uint64_t(*iv)[2] = snr_xmalloc((nbusy > d->ndmas ? nbusy : d->ndmas) * sizeof(*iv) + sizeof(*iv));
 	uint64_t *busy = snr_xcalloc((size_t)nlanes, sizeof(*busy));
 	size_t total = 0, plen = 0, packed = 0;
 	char *pbuf = NULL;
@@ -378,8 +379,8 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 	for (int l = 0; l < nlanes; l++) {
 		size_t n = 0;
 		if (l < nunits) {
-			for (size_t i = 0; i < d->nbusy; i++) {
-				const struct an_busy *b = &d->busy[i];
+			for (uint64_t i = 0; i < nbusy; i++) {
+				const struct an_busy *b = snr_spill_at(d->busy, i);
 				int lane = !ta1 ? (b->unit == AN_UNIT_MEMORY ? AN_UTIL_HOST_MEMORY : AN_UTIL_HOST_SCALAR)
 					   : b->unit < SNR_UNIT_COUNT ? b->unit
 								      : SNR_UNIT_DMA;
@@ -805,8 +806,17 @@ int snr_cmd_report(int argc, char **argv)
 	struct an_util u;
 	uint64_t heat_rows;
 	uint32_t *row_of_page = an_vmem_touched_rows(d, 128, &heat_rows);
-	an_vmem_compute_rows(d, interval, row_of_page, heat_rows, &v);
+	int vrc = an_vmem_compute_rows(d, interval, row_of_page, heat_rows, &v);
 	free(row_of_page);
+	if (vrc) {
+		snr_err("report: %s", v.err);
+		an_vmem_free(&v);
+		json_decref(sj);
+		json_decref(no_move);
+		an_annot_free(&annot);
+		snr_deps_free(&g);
+		return 1;
+	}
 	an_util_compute(d, 0, &u);
 	json_t *all = json_object();
 	json_t *dj = an_dma_json(d);

@@ -31,6 +31,7 @@
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
 #include "lib/snr_trace.h"
+#include "lib/snr_spill.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics.h"
 #include "replayer/replay.h"
@@ -226,21 +227,12 @@ static void cap_append(struct capture *c, const struct cap_rec *r)
  * unlinked at once; 0, or -1 with err filled. */
 static int cap_open(struct capture *c, char *err, size_t errlen)
 {
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/snr-whatif-XXXXXX", dir);
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		snr_fmt(err, errlen, "cannot create the what-if stream's temporary file in %s: %s", dir,
-			strerror(errno));
+	int fd = snr_tmpfile_fd("what-if stream", err, errlen);
+	if (fd < 0)
 		return -1;
-	}
-	unlink(path);
 	c->f = fdopen(fd, "w+b");
 	if (!c->f) {
-		snr_fmt(err, errlen, "cannot open the what-if stream's temporary file in %s: %s", dir, strerror(errno));
+		snr_fmt(err, errlen, "cannot open the what-if stream's temporary file: %s", strerror(errno));
 		close(fd);
 		return -1;
 	}

@@ -44,8 +44,8 @@ static int host_compute(const struct an_data *d, uint64_t cycles, struct an_util
 	u->total = snr_xcalloc((size_t)u->ncols, sizeof(*u->total));
 	snprintf(u->names[AN_UTIL_HOST_SCALAR], sizeof(u->names[0]), "scalar");
 	snprintf(u->names[AN_UTIL_HOST_MEMORY], sizeof(u->names[0]), "memory");
-	for (size_t i = 0; i < d->nbusy; i++) {
-		const struct an_busy *b = &d->busy[i];
+	for (uint64_t i = 0; i < d->busy->n; i++) {
+		const struct an_busy *b = snr_spill_at(d->busy, i);
 		int col = b->unit == AN_UNIT_MEMORY ? AN_UTIL_HOST_MEMORY : AN_UTIL_HOST_SCALAR;
 		uint64_t e = b->end < cycles ? b->end : cycles;
 		spread(u, cycles, col, b->start, e, 1.0);
@@ -75,8 +75,8 @@ int an_util_compute(const struct an_data *d, uint64_t window, struct an_util *u)
 	for (int l = 0; l < d->nlinks; l++)
 		snprintf(u->names[AN_UTIL_FIXED + l], sizeof(u->names[0]), "%s", d->links[l].name);
 	double *tot_busy = snr_xcalloc((size_t)u->ncols, sizeof(double));
-	for (size_t i = 0; i < d->nbusy; i++) {
-		const struct an_busy *b = &d->busy[i];
+	for (uint64_t i = 0; i < d->busy->n; i++) {
+		const struct an_busy *b = snr_spill_at(d->busy, i);
 		int col = b->unit == SNR_UNIT_SCALAR   ? AN_UTIL_SCALAR
 			  : b->unit == SNR_UNIT_VECTOR ? AN_UTIL_VECTOR
 			  : b->unit == SNR_UNIT_MXU    ? AN_UTIL_MXU

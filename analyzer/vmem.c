@@ -29,17 +29,6 @@ struct pev {
 	uint8_t unused;
 };
 
-static int cmp_vmev(const void *a, const void *b)
-{
-	const struct an_vmev *x = a, *y = b;
-	if (x->cycle != y->cycle)
-		return x->cycle < y->cycle ? -1 : 1;
-	/* writes of a cycle before its reads: the timing model lets a consumer
-	 * that waited on a write start in the cycle the write lands, and it reads
-	 * the new value (docs/ta1-timing.md, VMEM_HAZARD) */
-	return (int)y->write - (int)x->write;
-}
-
 static int cmp_pev(const void *a, const void *b)
 {
 	const struct pev *x = a, *y = b;
@@ -48,21 +37,14 @@ static int cmp_pev(const void *a, const void *b)
 	return 0;
 }
 
-struct pages {
-	struct pev *ev;
-	size_t n, cap;
-};
-
-static void interval(struct pages *p, uint32_t page, uint64_t start, uint64_t end, bool unused)
+static void interval(struct snr_sorted *p, uint32_t page, uint64_t start, uint64_t end, bool unused)
 {
 	if (end <= start)
 		return;
-	if (p->n + 2 > p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 4096;
-		p->ev = snr_xrealloc(p->ev, p->cap * sizeof(*p->ev));
-	}
-	p->ev[p->n++] = (struct pev){.cycle = start, .page = page, .delta = 1, .unused = unused};
-	p->ev[p->n++] = (struct pev){.cycle = end, .page = page, .delta = -1, .unused = unused};
+	struct pev a = {.cycle = start, .page = page, .delta = 1, .unused = unused};
+	struct pev b = {.cycle = end, .page = page, .delta = -1, .unused = unused};
+	snr_sorted_push(p, &a);
+	snr_sorted_push(p, &b);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -85,8 +67,8 @@ uint32_t *an_vmem_touched_rows(const struct an_data *d, uint64_t max_rows, uint6
 	uint32_t *row = snr_xmalloc((pages + 1) * sizeof(*row));
 	for (uint64_t p = 0; p < pages; p++)
 		row[p] = 0;
-	for (size_t i = 0; i < d->nvm; i++) {
-		const struct an_vmev *e = &d->vm[i];
+	snr_sorted_rewind(d->vm);
+	for (const struct an_vmev *e; (e = snr_sorted_next(d->vm));) {
 		uint64_t first = e->off / d->page_bytes, last = (e->off + e->bytes - 1) / d->page_bytes;
 		for (uint64_t p = first; p <= last && p < pages; p++)
 			row[p] = 1;
@@ -130,18 +112,15 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 	if (!pages)
 		return 0;
 
-	struct an_vmev *ev = snr_xmalloc((d->nvm + 1) * sizeof(*ev));
-	if (d->nvm) { /* a window with no VMEM access (a host ISA's) has no event vector at all */
-		memcpy(ev, d->vm, d->nvm * sizeof(*ev));
-		qsort(ev, d->nvm, sizeof(*ev), cmp_vmev);
-	}
 	uint64_t *val = snr_xmalloc(pages * sizeof(*val)), *last_read = snr_xmalloc(pages * sizeof(*last_read));
 	uint8_t *cls = snr_xcalloc(pages, 1); /* bit0 written, bit1 read after a write, bit2 live-in read */
 	for (uint64_t p = 0; p < pages; p++)
 		val[p] = last_read[p] = AN_NONE;
-	struct pages pv = {0};
-	for (size_t i = 0; i < d->nvm; i++) {
-		const struct an_vmev *e = &ev[i];
+	/* the occupancy intervals, sorted by the cycle of each end */
+	struct snr_sorted pv;
+	snr_sorted_init(&pv, sizeof(struct pev), cmp_pev, 8u << 20, "VMEM occupancy intervals");
+	snr_sorted_rewind(d->vm);
+	for (const struct an_vmev *e; (e = snr_sorted_next(d->vm));) {
 		uint64_t first = e->off / d->page_bytes, last = (e->off + e->bytes - 1) / d->page_bytes;
 		if (first >= pages)
 			continue;
@@ -185,12 +164,11 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 		else
 			v->pages_untouched++;
 	}
-	free(ev);
 	free(val);
 	free(last_read);
 	free(cls);
-	if (pv.n)
-		qsort(pv.ev, pv.n, sizeof(*pv.ev), cmp_pev);
+	snr_sorted_rewind(&pv);
+	const struct pev *next = snr_sorted_next(&pv);
 
 	v->nsamples = d->cycles / v->interval + 1;
 	size_t ns = v->nsamples;
@@ -203,13 +181,12 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 	uint16_t *occ = snr_xcalloc(pages, sizeof(*occ));
 	uint32_t *block = snr_xcalloc(v->blocks, sizeof(*block));
 	int64_t used = 0, unused = 0;
-	size_t k = 0;
 	double *fr = snr_xmalloc(ns * sizeof(*fr)), *lg = snr_xmalloc(ns * sizeof(*lg)),
 	       *un = snr_xmalloc(ns * sizeof(*un));
 	for (size_t s = 0; s < ns; s++) {
 		uint64_t t = (uint64_t)s * v->interval;
-		for (; k < pv.n && pv.ev[k].cycle <= t; k++) {
-			const struct pev *e = &pv.ev[k];
+		for (; next && next->cycle <= t; next = snr_sorted_next(&pv)) {
+			const struct pev *e = next;
 			uint16_t before = occ[e->page];
 			occ[e->page] = (uint16_t)(occ[e->page] + e->delta);
 			if (e->unused)
@@ -254,8 +231,14 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 	free(un);
 	free(occ);
 	free(block);
-	free(pv.ev);
-	return 0;
+	int rc = 0;
+	if (snr_sorted_failed(d->vm) || snr_sorted_failed(&pv)) {
+		snr_fmt(v->err, sizeof(v->err), "%s",
+			snr_sorted_failed(d->vm) ? snr_sorted_error(d->vm) : snr_sorted_error(&pv));
+		rc = -1;
+	}
+	snr_sorted_free(&pv);
+	return rc;
 }
 
 void an_vmem_free(struct an_vmem *v)
@@ -375,7 +358,12 @@ int snr_analyze_vmem(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct an_vmem v;
-	an_vmem_compute(&d, interval, &v);
+	if (an_vmem_compute(&d, interval, &v)) {
+		snr_err("analyze vmem: %s", v.err);
+		an_vmem_free(&v);
+		an_free(&d);
+		return 1;
+	}
 	if (json) {
 		json_t *j = an_vmem_json(&d, &v, true);
 		json_dumpf(j, stdout, JSON_INDENT(1) | JSON_COMPACT);

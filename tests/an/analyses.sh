@@ -45,5 +45,29 @@ protoc --decode=perfetto.protos.Trace -I"$HERE/../../analyzer" "$HERE/../../anal
 grep -q 'TYPE_SLICE_BEGIN' "$T/trace.txt" || fail "protoc --decode shows no slice"
 "$SNR" export perfetto --format xml "$T/a.snrm" -o "$T/x" 2>"$T/fmt.err" && fail "--format xml accepted"
 grep -q "auto, json or proto" "$T/fmt.err" || fail "--format xml: $(cat "$T/fmt.err")"
+# The same analyses and export with every spilled array's memory budget at 1 KiB
+# (SNR_SPILL_MEM, lib/snr_spill.h): the pcs, busy intervals and VMEM accesses go
+# through temporary files even on this small window, and every output is the same.
+for k in dma vmem util; do
+  "$SNR" analyze $k "$T/a.snrm" --json >"$T/$k.mem.json" || fail "analyze $k --json"
+  SNR_SPILL_MEM=1024 "$SNR" analyze $k "$T/a.snrm" --json >"$T/$k.spill.json" || fail "analyze $k (spilled)"
+  cmp -s "$T/$k.mem.json" "$T/$k.spill.json" || fail "analyze $k --json differs when spilled"
+done
+SNR_SPILL_MEM=1024 "$SNR" export perfetto --format proto "$T/a.snrt" "$T/a.snrm" -o "$T/trace.spill.pb" ||
+  fail "export perfetto (spilled)"
+cmp -s "$T/trace.pb" "$T/trace.spill.pb" || fail "export perfetto --format proto differs when spilled"
+# analyze dma --json is written one DMA at a time in json_dumpf's layout: it
+# parses, and dumped again with the same layout (indent 1, ", " and ": ") it is
+# the same text
+/usr/bin/python3 -c 'import json, sys
+t = open(sys.argv[1]).read()
+sys.exit(json.dumps(json.loads(t), indent=1, ensure_ascii=False) + "\n" != t)' "$T/dma.mem.json" ||
+  fail "analyze dma --json: not the layout of a whole-document dump"
+# no temporary folder: an error naming it, exit 1, no output
+SNR_SPILL_MEM=1024 TMPDIR=/nonexistent-snr-tmp "$SNR" analyze vmem "$T/a.snrm" >"$T/o" 2>"$T/e"
+rc=$?
+[ $rc = 1 ] || fail "analyze vmem without a temporary folder: exit $rc, want 1"
+grep -q "temporary file in /nonexistent-snr-tmp" "$T/e" || fail "analyze vmem without a temporary folder: $(cat "$T/e")"
+[ ! -s "$T/o" ] || fail "analyze vmem without a temporary folder printed a result"
 echo "ok: dma, vmem, util known answers from trace and metrics; perfetto export well-formed, its protobuf" \
   "form equal to its JSON"

@@ -1,0 +1,350 @@
+/*
+ * snr_spill.c: record arrays that spill to an unlinked temporary file
+ * (snr_spill.h). The analyses keep per instruction or per event only what
+ * they read back later (a pc, a busy interval, a VMEM access); with these
+ * arrays that state is a fixed memory budget plus the file, so the
+ * process's peak memory stays nearly flat from 1M to 10M instructions.
+ * Writes go out in blocks of the budget; reading back in order goes
+ * through a 4 KiB block (sequential reads cost one pread per block,
+ * a lookup by index at most one).
+ */
+#include "lib/snr_spill.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/snr_util.h"
+
+#define READ_BLOCK 4096
+#define RUN_BUF (64u << 10)
+
+int snr_tmpfile_fd(const char *what, char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/snr-%s-XXXXXX", dir, what);
+	for (char *p = path + strlen(dir) + 1; *p; p++)
+		if (*p == ' ' || *p == '/')
+			*p = '-';
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		snr_fmt(err, errlen,
+			"cannot create the %s's temporary file in %s: %s (set TMPDIR to a writable folder)",
+			what, dir, strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	return fd;
+}
+
+/* SNR_SPILL_MEM=BYTES replaces every budget (tests use a small one to take
+ * the file's path on small windows) */
+static size_t budget(size_t mem_bytes)
+{
+	const char *env = getenv("SNR_SPILL_MEM");
+	uint64_t v;
+	if (env && *env && snr_parse_u64(env, &v, false) && v)
+		return (size_t)v;
+	return mem_bytes;
+}
+
+void snr_spill_init(struct snr_spill *s, size_t rec, size_t mem_bytes, const char *what)
+{
+	mem_bytes = budget(mem_bytes);
+	memset(s, 0, sizeof(*s));
+	s->rec = rec;
+	s->tail_cap = mem_bytes / rec;
+	if (s->tail_cap < 4 * SNR_SPILL_KEEP)
+		s->tail_cap = 4 * SNR_SPILL_KEEP;
+	s->cache_cap = READ_BLOCK / rec ? READ_BLOCK / rec : 1;
+	s->fd = -1;
+	s->what = what;
+}
+
+void snr_spill_free(struct snr_spill *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->tail);
+	free(s->cache);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+static void io_error(struct snr_spill *s, const char *verb)
+{
+	if (!s->err[0])
+		snr_fmt(s->err, sizeof(s->err), "cannot %s the %s's temporary file: %s", verb, s->what,
+			errno ? strerror(errno) : "short transfer");
+}
+
+static void write_at(struct snr_spill *s, uint64_t first, const unsigned char *p, size_t nrec)
+{
+	if (s->err[0] || !nrec)
+		return;
+	if (s->fd < 0) {
+		s->fd = snr_tmpfile_fd(s->what, s->err, sizeof(s->err));
+		if (s->fd < 0)
+			return;
+	}
+	size_t len = nrec * s->rec;
+	off_t off = (off_t)(first * s->rec);
+	while (len) {
+		errno = 0;
+		ssize_t w = pwrite(s->fd, p, len, off);
+		if (w <= 0) {
+			io_error(s, "write");
+			return;
+		}
+		p += w;
+		len -= (size_t)w;
+		off += w;
+	}
+}
+
+static bool read_at(struct snr_spill *s, uint64_t first, unsigned char *p, size_t nrec)
+{
+	size_t len = nrec * s->rec;
+	off_t off = (off_t)(first * s->rec);
+	if (s->err[0] || s->fd < 0) {
+		memset(p, 0, len);
+		return false;
+	}
+	while (len) {
+		errno = 0;
+		ssize_t r = pread(s->fd, p, len, off);
+		if (r <= 0) {
+			io_error(s, "read");
+			memset(p, 0, len);
+			return false;
+		}
+		p += r;
+		len -= (size_t)r;
+		off += r;
+	}
+	return true;
+}
+
+/* Everything but the last `keep` records to the file. */
+static void flush_tail(struct snr_spill *s, size_t keep)
+{
+	size_t in_tail = (size_t)(s->n - s->tail_first);
+	if (keep > in_tail)
+		keep = in_tail;
+	size_t out = in_tail - keep;
+	write_at(s, s->tail_first, s->tail, out);
+	memmove(s->tail, s->tail + out * s->rec, keep * s->rec);
+	s->tail_first += out;
+}
+
+void snr_spill_push(struct snr_spill *s, const void *r)
+{
+	if (!s->tail)
+		s->tail = snr_xmalloc(s->tail_cap * s->rec);
+	if (s->n - s->tail_first == s->tail_cap)
+		flush_tail(s, SNR_SPILL_KEEP);
+	memcpy(s->tail + (size_t)(s->n - s->tail_first) * s->rec, r, s->rec);
+	s->n++;
+}
+
+void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r)
+{
+	if (i >= s->n) {
+		unsigned char zero[256] = {0};
+		unsigned char *z = s->rec <= sizeof(zero) ? zero : snr_xcalloc(1, s->rec);
+		while (s->n < i)
+			snr_spill_push(s, z);
+		if (z != zero)
+			free(z);
+		snr_spill_push(s, r);
+		return;
+	}
+	if (i >= s->tail_first) {
+		memcpy(s->tail + (size_t)(i - s->tail_first) * s->rec, r, s->rec);
+		return;
+	}
+	write_at(s, i, r, 1);
+	if (i >= s->cache_first && i < s->cache_first + s->cache_n)
+		memcpy(s->cache + (size_t)(i - s->cache_first) * s->rec, r, s->rec);
+}
+
+const void *snr_spill_at(struct snr_spill *s, uint64_t i)
+{
+	if (i >= s->tail_first)
+		return s->tail + (size_t)(i - s->tail_first) * s->rec;
+	if (i < s->cache_first || i >= s->cache_first + s->cache_n) {
+		if (!s->cache)
+			s->cache = snr_xmalloc(s->cache_cap * s->rec);
+		uint64_t first = i - i % s->cache_cap, n = s->tail_first - first;
+		s->cache_first = first;
+		s->cache_n = n < s->cache_cap ? (size_t)n : s->cache_cap;
+		read_at(s, first, s->cache, s->cache_n);
+	}
+	return s->cache + (size_t)(i - s->cache_first) * s->rec;
+}
+
+void *snr_spill_last(struct snr_spill *s, size_t back)
+{
+	return s->tail + (size_t)(s->n - 1 - back - s->tail_first) * s->rec;
+}
+
+/* ---- sorted runs ---- */
+
+struct snr_sorted_run {
+	uint64_t next, end; /* records of the run not yet in buf */
+	unsigned char *buf;
+	size_t nbuf, pos;
+};
+
+void snr_sorted_init(struct snr_sorted *s, size_t rec, int (*cmp)(const void *, const void *),
+		     size_t mem_bytes, const char *what)
+{
+	mem_bytes = budget(mem_bytes);
+	memset(s, 0, sizeof(*s));
+	s->rec = rec;
+	s->cmp = cmp;
+	s->cap = mem_bytes / rec ? mem_bytes / rec : 1;
+	snr_spill_init(&s->runs, rec, RUN_BUF, what);
+}
+
+void snr_sorted_free(struct snr_sorted *s)
+{
+	for (size_t k = 0; s->cur && k < s->nruns; k++)
+		free(s->cur[k].buf);
+	free(s->cur);
+	free(s->heap);
+	free(s->buf);
+	free(s->run_first);
+	snr_spill_free(&s->runs);
+	memset(s, 0, sizeof(*s));
+}
+
+static void write_run(struct snr_sorted *s)
+{
+	if (!s->nbuf)
+		return;
+	qsort(s->buf, s->nbuf, s->rec, s->cmp);
+	s->run_first = snr_xrealloc(s->run_first, (s->nruns + 2) * sizeof(*s->run_first));
+	s->run_first[s->nruns++] = s->runs.n;
+	for (size_t i = 0; i < s->nbuf; i++)
+		snr_spill_push(&s->runs, s->buf + i * s->rec);
+	s->run_first[s->nruns] = s->runs.n;
+	s->nbuf = 0;
+}
+
+void snr_sorted_push(struct snr_sorted *s, const void *r)
+{
+	if (!s->buf)
+		s->buf = snr_xmalloc(s->cap * s->rec);
+	if (s->nbuf == s->cap)
+		write_run(s);
+	memcpy(s->buf + s->nbuf * s->rec, r, s->rec);
+	s->nbuf++;
+	s->n++;
+}
+
+static const unsigned char *run_head(struct snr_sorted *s, size_t k)
+{
+	struct snr_sorted_run *c = &s->cur[k];
+	return c->buf + c->pos * s->rec;
+}
+
+/* the run's next record into view; false when it has none */
+static bool run_fill(struct snr_sorted *s, size_t k)
+{
+	struct snr_sorted_run *c = &s->cur[k];
+	if (c->pos < c->nbuf)
+		return true;
+	if (c->next >= c->end)
+		return false;
+	size_t per = RUN_BUF / s->rec ? RUN_BUF / s->rec : 1;
+	uint64_t n = c->end - c->next;
+	c->nbuf = n < per ? (size_t)n : per;
+	c->pos = 0;
+	read_at(&s->runs, c->next, c->buf, c->nbuf);
+	c->next += c->nbuf;
+	return true;
+}
+
+/* heap order: the smaller record, then the earlier run */
+static bool heap_less(struct snr_sorted *s, size_t a, size_t b)
+{
+	int c = s->cmp(run_head(s, a), run_head(s, b));
+	return c < 0 || (c == 0 && a < b);
+}
+
+static void sift_down(struct snr_sorted *s, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < s->nheap && heap_less(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (r < s->nheap && heap_less(s, s->heap[r], s->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		size_t t = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = t;
+		i = m;
+	}
+}
+
+void snr_sorted_rewind(struct snr_sorted *s)
+{
+	if (!s->finished) {
+		s->finished = true;
+		if (!s->nruns) {
+			if (s->nbuf)
+				qsort(s->buf, s->nbuf, s->rec, s->cmp);
+		} else {
+			write_run(s);
+			flush_tail(&s->runs, 0);
+			free(s->buf);
+			s->buf = NULL;
+			s->cur = snr_xcalloc(s->nruns, sizeof(*s->cur));
+			s->heap = snr_xcalloc(s->nruns, sizeof(*s->heap));
+			for (size_t k = 0; k < s->nruns; k++)
+				s->cur[k].buf = snr_xmalloc(RUN_BUF + s->rec);
+		}
+	}
+	s->pos = 0;
+	if (!s->nruns)
+		return;
+	s->nheap = 0;
+	for (size_t k = 0; k < s->nruns; k++) {
+		struct snr_sorted_run *c = &s->cur[k];
+		c->next = s->run_first[k];
+		c->end = s->run_first[k + 1];
+		c->nbuf = c->pos = 0;
+		if (run_fill(s, k))
+			s->heap[s->nheap++] = k;
+	}
+	for (size_t i = s->nheap / 2; i-- > 0;)
+		sift_down(s, i);
+}
+
+const void *snr_sorted_next(struct snr_sorted *s)
+{
+	if (!s->nruns)
+		return s->pos < s->nbuf ? s->buf + s->pos++ * s->rec : NULL;
+	if (!s->nheap)
+		return NULL;
+	size_t k = s->heap[0];
+	struct snr_sorted_run *c = &s->cur[k];
+	/* the record stays where it is until this run is read again: copy it
+	 * past the buffer's end (RUN_BUF + rec bytes) before the refill */
+	unsigned char *out = c->buf + RUN_BUF;
+	memcpy(out, run_head(s, k), s->rec);
+	c->pos++;
+	if (!run_fill(s, k))
+		s->heap[0] = s->heap[--s->nheap];
+	if (s->nheap)
+		sift_down(s, 0);
+	return out;
+}
