@@ -10,8 +10,9 @@
  * to the scheduler, so it gets only its share of a core, and the reply it
  * spins for waits behind other tasks for whole time slices; a task that
  * blocks is woken by the reply and runs at once, ahead of the hogs.
- * Measured with two busy loops on 2 CPUs: spinning 1-7k steps/s, blocking
- * 17-34k/s; idle the other way round (spinning ~40k/s, blocking ~15k/s).
+ * Measured on 2 CPUs with two busy loops beside the recording: the fixed
+ * spin 0.3-7k steps/s, blocking 10-34k/s; with the CPUs free, spinning wins
+ * (figures in docs/recording.md, from bench/record_rate.py --wait-only).
  * So the adaptive wait spins only when a CPU is free for the peer:
  *
  *   - every 2 ms at most it reads the number of runnable tasks of the
@@ -20,11 +21,11 @@
  *     task and the peer, both running while a step is in flight: two
  *     spinning ends on an idle 2-CPU machine are 2, and any third runnable
  *     task makes spinning a loss;
- *   - otherwise it spins within a budget learned from the replies spinning
- *     caught (four times the latest latency, between 20 us and the fixed
- *     spin's time); a spin that runs out of budget failed, and the next
- *     2^failures waits (at most 512) block at once before one spin probes
- *     again (a peer that is busy for long, not stepping);
+ *   - otherwise it spins as the fixed spin did (up to its time: with a CPU
+ *     free, spinning costs the peer nothing, and giving up early only adds
+ *     wake-ups); a spin that runs out failed, and the next 2^failures waits
+ *     (at most 512) block at once before one spin probes again: a peer busy
+ *     for long (a continue, the recorder simulating) is not spun for;
  *   - a gap of more than 50 us between two polls means this task was
  *     descheduled: something else wanted its CPU, so that spin failed too and
  *     the next wait looks at the runnable count again.
@@ -45,7 +46,6 @@
 
 #include "lib/snr_util.h"
 
-#define MIN_BUDGET_NS 20000
 #define DESCHEDULED_NS 50000
 #define MAX_BACKOFF_SHIFT 9
 #define LOOK_EVERY_NS 2000000
@@ -81,7 +81,6 @@ int snr_waiter_init(struct snr_waiter *w, const char *env, int64_t fixed_spin_ns
 	memset(w, 0, sizeof(*w));
 	w->fixed_spin_ns = fixed_spin_ns;
 	w->fixed_polls = fixed_polls;
-	w->budget_ns = fixed_spin_ns;
 	w->clock_ns = monotonic_ns;
 	w->count_runnable = snr_count_runnable;
 	w->runnable = -1;
@@ -135,7 +134,8 @@ static int cpu_free(struct snr_waiter *w, int64_t now)
 	return w->runnable < 0 || (unsigned)w->runnable <= w->cpus;
 }
 
-/* The adaptive spin: returns poll's answer, 0 if the spin failed. */
+/* The adaptive spin (a CPU is free): up to the fixed spin's time, unless
+ * descheduled. Returns poll's answer, 0 if the spin failed. */
 static int spin_adaptive(struct snr_waiter *w, int fd, int64_t t0)
 {
 	int64_t last = t0;
@@ -144,22 +144,17 @@ static int spin_adaptive(struct snr_waiter *w, int fd, int64_t t0)
 		int64_t t = w->clock_ns();
 		if (r != 0) {
 			if (r > 0) {
-				int64_t b = 4 * (t - t0);
-				w->budget_ns = b < MIN_BUDGET_NS ? MIN_BUDGET_NS : b > w->fixed_spin_ns ? w->fixed_spin_ns : b;
 				w->failures = 0;
 				w->spins_won++;
 			}
 			return r;
 		}
 		bool descheduled = t - last > DESCHEDULED_NS;
-		if (t - t0 >= w->budget_ns || descheduled) {
+		if (t - t0 >= w->fixed_spin_ns || descheduled) {
 			w->spins_lost++;
 			if (w->failures < MAX_BACKOFF_SHIFT)
 				w->failures++;
 			w->block_left = 1u << w->failures;
-			/* the next probe starts from the ceiling: replies may have
-			 * become slower without spinning having stopped paying */
-			w->budget_ns = w->fixed_spin_ns;
 			if (descheduled)
 				w->next_look_ns = 0;
 			return 0;

@@ -9,16 +9,15 @@
 #include <stdint.h>
 
 enum snr_wait_mode {
-	SNR_WAIT_ADAPTIVE, /* spin while a CPU is free and recent replies were caught spinning; else block */
+	SNR_WAIT_ADAPTIVE, /* spin while a CPU is free for the peer and spins catch replies; else block */
 	SNR_WAIT_SPIN,     /* always spin the fixed budget first (the behaviour before the adaptive wait) */
 	SNR_WAIT_BLOCK,    /* never spin */
 };
 
 struct snr_waiter {
 	enum snr_wait_mode mode;
-	int64_t fixed_spin_ns;  /* SNR_WAIT_SPIN's budget, and the adaptive budget's ceiling */
+	int64_t fixed_spin_ns;  /* the longest spin: SNR_WAIT_SPIN's and the adaptive wait's */
 	unsigned fixed_polls;   /* SNR_WAIT_SPIN: this many poll(0) calls instead of a time, if nonzero */
-	int64_t budget_ns;      /* adaptive: the current spin budget */
 	unsigned block_left;    /* adaptive: waits that block at once before spinning is tried again */
 	unsigned failures;      /* adaptive: spins in a row that ran out or were descheduled */
 	unsigned cpus;          /* adaptive: online CPUs */

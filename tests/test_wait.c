@@ -3,8 +3,7 @@
  * deterministic by injecting its clock and its count of runnable tasks:
  * spin only when a CPU is free for the peer (runnable tasks at most the
  * CPUs), the count looked at no more than every 2 ms, a spin that runs out
- * of budget or was descheduled backing off, the budget learned from a
- * caught reply, and the fixed spin and block modes. The socket is a
+ * or was descheduled backing off, and the fixed spin and block modes. The socket is a
  * socketpair made readable (or not) by the test, and every blocking wait has
  * a timeout of 0, so nothing here depends on the machine's speed or load.
  */
@@ -121,40 +120,29 @@ static void test_budget(int tx, int rx)
 	fake_waiter(&w, 200000, 2);
 	fake_runnable = 1;
 
-	/* a reply caught 30 us into the spin: budget four times that */
+	/* a reply there: caught by the spin */
 	make_readable(tx, rx, true);
-	fake_step = 30000;
 	CHECK(snr_wait_readable(&w, rx, 0) == 1, "readable");
-	CHECK(w.budget_ns == 120000, "budget %lld, expected 120000", (long long)w.budget_ns);
-	/* 1 us: the floor, 20 us; 49 us: 196 us, under the fixed spin's 200 us */
-	fake_step = 1000;
-	snr_wait_readable(&w, rx, 0);
-	CHECK(w.budget_ns == 20000, "budget %lld, expected 20000", (long long)w.budget_ns);
-	fake_step = 49000; /* just under the 50 us that count as descheduled */
-	snr_wait_readable(&w, rx, 0);
-	CHECK(w.budget_ns == 196000, "budget %lld, expected 196000", (long long)w.budget_ns);
+	CHECK(w.spins_won == 1 && w.blocked == 0, "caught");
 
-	/* nothing comes: polls 10 us apart run out the 196 us budget */
+	/* nothing comes: polls 10 us apart run out the 200 us */
 	make_readable(tx, rx, false);
 	fake_step = 10000;
-	int looks = runnable_looks;
 	CHECK(snr_wait_readable(&w, rx, 0) == 0, "timed out");
 	CHECK(w.spins_lost == 1 && w.failures == 1 && w.block_left == 2 && w.blocked == 1,
 	      "lost once: lost %llu failures %u block_left %u blocked %llu", (unsigned long long)w.spins_lost,
 	      w.failures, w.block_left, (unsigned long long)w.blocked);
-	CHECK(w.budget_ns == 200000, "the next probe from the ceiling, got %lld", (long long)w.budget_ns);
 
 	/* the next two waits block without spinning, the third probes */
 	fake_step = 0;
 	make_readable(tx, rx, true);
 	snr_wait_readable(&w, rx, 0);
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.blocked == 3 && w.spins_won == 3 && w.busy_blocked == 0, "backed off twice: blocked %llu won %llu",
+	CHECK(w.blocked == 3 && w.spins_won == 1 && w.busy_blocked == 0, "backed off twice: blocked %llu won %llu",
 	      (unsigned long long)w.blocked, (unsigned long long)w.spins_won);
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_won == 4 && w.failures == 0, "probe caught the reply: won %llu failures %u",
+	CHECK(w.spins_won == 2 && w.failures == 0, "probe caught the reply: won %llu failures %u",
 	      (unsigned long long)w.spins_won, w.failures);
-	CHECK(runnable_looks >= looks, "looks");
 
 	/* failures double the back-off, up to 512 waits */
 	make_readable(tx, rx, false);
