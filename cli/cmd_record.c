@@ -129,6 +129,11 @@ static void print_summary(const struct snr_record_opts *o, const struct snr_reco
 			"%llu on were recorded by stepping\n",
 			(unsigned long long)s->fallback_detected_at, s->fallback_reason, (unsigned long long)s->fallback_at,
 			(unsigned long long)s->fallback_at);
+	if (s->unread)
+		fprintf(stderr,
+			"%llu load%s from memory the debugger cannot read (such as the vDSO's [vvar] time data) ran on "
+			"the target; their results are in the trace as post registers (steps marked unread)\n",
+			(unsigned long long)s->unread, s->unread == 1 ? "" : "s");
 	if (o->until_return && !strcmp(s->end_reason, "count"))
 		fprintf(stderr, "note: the function had not returned after --count %llu instructions: the window ends "
 				"there\n",

@@ -36,7 +36,7 @@ static const char trace_usage[] =
 	"every line of dump --json then carries \"truncated\": true).\n";
 
 struct counts {
-	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post;
+	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post, unread;
 };
 
 static int scan(struct snr_trace *t, struct counts *c)
@@ -55,6 +55,7 @@ static int scan(struct snr_trace *t, struct counts *c)
 			c->mem_bytes += s.mem[i].len;
 		c->code_bytes += s.code_len;
 		c->post += s.npost_regs + s.npost_mem;
+		c->unread += s.unread;
 	}
 	return rc;
 }
@@ -120,6 +121,7 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		json_object_set_new(o, "memory_ranges_captured", json_integer((json_int_t)c.mem_ranges));
 		json_object_set_new(o, "memory_bytes_captured", json_integer((json_int_t)c.mem_bytes));
 		json_object_set_new(o, "code_bytes", json_integer((json_int_t)c.code_bytes));
+		json_object_set_new(o, "unread_loads", json_integer((json_int_t)c.unread));
 		json_object_set_new(o, "digest_blocks", json_integer((json_int_t)nblocks));
 		json_object_set_new(o, "has_digest", json_boolean(digest));
 		json_object_set_new(o, "symbols", json_integer((json_int_t)snr_trace_nsymbols(t)));
@@ -149,6 +151,9 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		       (unsigned long long)c.regs, (unsigned long long)c.reg_bytes, (unsigned long long)c.mem_ranges,
 		       (unsigned long long)c.mem_bytes);
 		printf("code         %llu bytes\n", (unsigned long long)c.code_bytes);
+		if (c.unread)
+			printf("unread       %llu loads from memory the debugger could not read (the vDSO's [vvar]): run on "
+			       "the target, their outputs recorded after them\n", (unsigned long long)c.unread);
 		print_method(meta, end);
 		printf("end state    %s\n", digest ? "digest present" : "no digest");
 		if (digest)
@@ -282,6 +287,8 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 				}
 				printf("]");
 			}
+			if (s.unread)
+				printf(",\"unread\":true");
 			printf("}\n");
 		} else {
 			printf("%8llu  %#10llx  %-24s %-36s", (unsigned long long)s.index, (unsigned long long)s.pc, sym,
@@ -313,6 +320,8 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 					hex(stdout, s.post_mem[i].data, s.post_mem[i].len);
 				}
 			}
+			if (s.unread)
+				printf(" unread");
 			putchar('\n');
 		}
 	}

@@ -74,6 +74,12 @@ struct snr_trace_step {
 	const struct snr_trace_regval *post_regs;
 	unsigned npost_mem;
 	const struct snr_trace_mem *post_mem;
+	/* The instruction read memory the debugger cannot read (x86-64 Linux's
+	 * [vvar] time page, which the vDSO's clock_gettime loads): the target
+	 * ran it, its inputs there are not in the trace, and its outputs are
+	 * the post registers. A replayer lets it read zeros there and applies
+	 * the post registers after it. */
+	bool unread;
 };
 
 /* ---- writing --------------------------------------------------------------- */

@@ -314,6 +314,9 @@ struct rec {
 	bool *sim_none; /* per ISA register: the simulator has no value for it (until loaded again) */
 	struct snr_sim *simst;
 	struct snr_ahead *ahead;
+	/* pages the debugger could read, and could not ([vvar]), as probed in
+	 * this window (reads_unreadable) */
+	struct snr_ranges readable, unreadable;
 	/* while set, a failure leaves the target halted (leave_halted), and
 	 * this says why it is halted: before it was first continued, or after
 	 * a timeout interrupted it */
@@ -416,6 +419,66 @@ static bool needs_stale(const struct rec *r, const struct snr_insn_access *a)
 		if (r->stale[k] && snr_regset_has(a->regs_read, (unsigned)k))
 			return true;
 	return false;
+}
+
+/* ---- memory the debugger cannot read -------------------------------------------- */
+
+/*
+ * Does the instruction read memory the debugger cannot read? Linux maps the
+ * vDSO's data pages ([vvar], [vvar_vclock]) into every process, and the
+ * vDSO's clock_gettime(), gettimeofday() and time() load the clock from
+ * there, but ptrace and /proc/PID/mem (so gdbserver too) answer EIO for
+ * them. Such an instruction is run on the target and its outputs are taken
+ * as post registers, as rdtsc's are; its step is marked unread (its inputs
+ * there are not in the trace). Found by reading one byte of each page the
+ * instruction reads for the first time in the window: the answer is kept
+ * per page in r->readable and r->unreadable, so a page costs one read per
+ * window (with --method sim none: the probe is the page's fetch into the
+ * cache, which the capture then reads from). -1 with err for an
+ * instruction that also writes memory: its stores' values would come from
+ * bytes no replay has.
+ */
+static int reads_unreadable(struct rec *r, const struct snr_insn_access *a, const struct snr_ranges *known,
+			    uint64_t index, uint64_t pc, bool *unread, char *err, size_t errlen)
+{
+	*unread = false;
+	uint64_t where = 0;
+	for (unsigned m = 0; m < a->nmem && !*unread; m++) {
+		const struct snr_mem_region *g = &a->mem[m];
+		if (g->write)
+			continue;
+		uint32_t key = snr_ranges_key(g->space, g->chip);
+		for (uint64_t row = 0; row < g->rows && !*unread; row++) {
+			uint64_t lo = g->addr + (uint64_t)((int64_t)row * g->stride), hi = lo + g->row_bytes;
+			for (uint64_t page = lo & ~(uint64_t)4095; page < hi && !*unread; page += 4096) {
+				uint64_t at = page > lo ? page : lo;
+				struct snr_range in;
+				where = at;
+				if (snr_ranges_find(&r->unreadable, key, at, &in)) {
+					*unread = true;
+					break;
+				}
+				if (snr_ranges_find(&r->readable, key, at, &in) || snr_ranges_find(known, key, at, &in))
+					continue;
+				uint8_t byte;
+				char ferr[300];
+				r->requests += !r->sim;
+				bool bad = r->sim ? snr_ahead_fetch(r->ahead, at, &byte, 1, ferr, sizeof(ferr)) != 0
+						  : r->dbg->read_mem(r->d, at, &byte, 1) != 0;
+				snr_ranges_add(bad ? &r->unreadable : &r->readable, key, page, page + 4096);
+				*unread = bad;
+			}
+		}
+	}
+	for (unsigned m = 0; m < a->nmem && *unread; m++)
+		if (a->mem[m].write) {
+			snr_fmt(err, errlen,
+				"instruction %llu at 0x%llx reads memory the debugger cannot read (at 0x%llx) and writes "
+				"memory: the bytes it stores cannot be recorded",
+				(unsigned long long)index, (unsigned long long)pc, (unsigned long long)where);
+			return -1;
+		}
+	return 0;
 }
 
 /* ---- stepping ------------------------------------------------------------------ */
@@ -1193,6 +1256,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 	sum->first_unmodelled_pc = sd->sum.first_unmodelled_pc;
 	memcpy(sum->first_unmodelled, sd->sum.first_unmodelled, sizeof(sum->first_unmodelled));
 	sum->target_instructions = sd->sum.target_instructions;
+	sum->unread = sd->sum.unread;
 	return 0;
 }
 
@@ -1647,6 +1711,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		snr_ranges_free(&known);
 		snr_ranges_free(&written);
 		snr_ranges_free(&code_pages);
+		snr_ranges_free(&r.readable);
+		snr_ranges_free(&r.unreadable);
 		free(cc.e);
 		cc = (struct code_cache){0};
 		free(meta);
@@ -1805,6 +1871,16 @@ window:
 		}
 		if (!acc.length || acc.length > ce->len)
 			acc.length = ce->len;
+		/* memory the debugger cannot read ([vvar]): the target runs it and
+		 * its outputs are recorded after it, as a counter read's are */
+		bool unread = false;
+		if (!acc.fault && reads_unreadable(&r, &acc, &known, i, pc, &unread, err, errlen))
+			goto out;
+		if (unread) {
+			acc.record_outputs = true;
+			step.unread = true;
+			sum->unread++;
+		}
 		/* --method sim: what the simulator cannot compute (system calls,
 		 * counters, an access the ISA plugin could not model) runs on the
 		 * target, which is brought here first and checked */
@@ -1845,7 +1921,7 @@ window:
 		size_t need = 0;
 		for (unsigned m = 0; m < acc.nmem; m++) {
 			const struct snr_mem_region *g = &acc.mem[m];
-			if (g->write)
+			if (g->write || unread)
 				continue;
 			uint32_t key = snr_ranges_key(g->space, g->chip);
 			for (uint64_t row = 0; row < g->rows; row++) {
@@ -2146,6 +2222,8 @@ window:
 		json_object_set_new(e, "bytes_captured", json_integer((json_int_t)sum->bytes_captured));
 		json_object_set_new(e, "bytes_written", json_integer((json_int_t)sum->bytes_written));
 		json_object_set_new(e, "bytes_by_system_calls", json_integer((json_int_t)sum->bytes_post));
+		if (sum->unread)
+			json_object_set_new(e, "unread_loads", json_integer((json_int_t)sum->unread));
 		json_object_set_new(e, "seconds", json_real(sum->seconds));
 		json_object_set_new(e, "method", json_string(sum->method));
 		json_object_set_new(e, "debugger_requests", json_integer((json_int_t)sum->requests));
@@ -2266,6 +2344,8 @@ out:
 	snr_ranges_free(&known);
 	snr_ranges_free(&written);
 	snr_ranges_free(&code_pages);
+	snr_ranges_free(&r.readable);
+	snr_ranges_free(&r.unreadable);
 	free(cc.e);
 	free(miss);
 	free(miss_key);

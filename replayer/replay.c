@@ -486,6 +486,15 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		uint64_t end = at + 65536 < win.n ? at + 65536 : win.n;
 		if (next_post < win.npost && win.post[next_post].index < end)
 			end = win.post[next_post].index + 1;
+		if (next_post < win.npost && win.post[next_post].unread && win.post[next_post].index < end) {
+			/* memory the recorder could not read: up to the step, then it alone, on zeros there */
+			if (at < win.post[next_post].index) {
+				end = win.post[next_post].index;
+			} else if (snr_window_unread_zeros(sim, s, regs, nregs, isa, isa_self, &win, &win.post[next_post],
+							   err, errlen)) {
+				goto out;
+			}
+		}
 		struct snr_sim_run run;
 		int src = snr_window_run(sim, s, &win, regs, at, end - at, &run);
 		r->instructions += run.done;

@@ -16,6 +16,7 @@ static void keep_post(struct snr_window *w, const struct snr_trace_step *st, con
 	}
 	struct snr_window_post *p = &w->post[w->npost++];
 	p->index = st->index;
+	p->unread = st->unread;
 	p->nregs = st->npost_regs;
 	p->regs = snr_xcalloc(p->nregs + 1, sizeof(*p->regs));
 	for (unsigned i = 0; i < p->nregs; i++) {
@@ -86,7 +87,7 @@ int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct s
 		for (unsigned i = 0; i < st.nmem; i++)
 			if (sim->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
 				goto sim_fail;
-		if (st.npost_regs || st.npost_mem)
+		if (st.npost_regs || st.npost_mem || st.unread)
 			keep_post(w, &st, regs);
 	}
 	if (n < 0) {
@@ -147,6 +148,52 @@ int snr_window_apply_post(const struct snr_sim_ops *sim, struct snr_sim *s, cons
 		if (sim->load_mem(s, p->mem[i].space, p->mem[i].chip, p->mem[i].addr, p->mem[i].data, p->mem[i].len))
 			return -1;
 	return 0;
+}
+
+int snr_window_unread_zeros(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_trace_reg *regs,
+			    size_t nregs, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *w,
+			    const struct snr_window_post *p, char *err, size_t errlen)
+{
+	uint64_t pc = w->pcs[p->index];
+	unsigned len = 0;
+	const uint8_t *code = snr_window_code(w, pc, &len);
+	if (!isa || !isa_self || !code) {
+		snr_fmt(err, errlen, "instruction %llu at 0x%llx read memory the debugger could not read, and %s",
+			(unsigned long long)p->index, (unsigned long long)pc,
+			code ? "no ISA plugin for the trace's ISA is loaded to find it" : "the trace holds no code there");
+		return -1;
+	}
+	nregs = nregs < SNR_ISA_MAX_REGS ? nregs : SNR_ISA_MAX_REGS;
+	uint8_t *buf = snr_xcalloc(nregs ? nregs : 1, 256);
+	const uint8_t **val = snr_xcalloc(nregs ? nregs : 1, sizeof(*val));
+	for (size_t i = 0; i < nregs; i++)
+		if (regs[i].size <= 256 && !sim->get_reg(s, (unsigned)i, buf + i * 256, regs[i].size))
+			val[i] = buf + i * 256; /* others: neither captured nor written, no value */
+	struct snr_isa_regs iv = {.val = val, .chip = 0, .nchips = 1};
+	struct snr_insn_access acc;
+	isa->access(isa_self, code, len, pc, &iv, &acc);
+	int rc = 0;
+	for (unsigned m = 0; m < acc.nmem && !rc; m++) {
+		const struct snr_mem_region *g = &acc.mem[m];
+		uint8_t *zeros = g->write ? NULL : snr_xcalloc(1, g->row_bytes ? g->row_bytes : 1);
+		for (uint64_t row = 0; zeros && row < g->rows && !rc; row++) {
+			uint64_t a = g->addr + (uint64_t)((int64_t)row * g->stride);
+			if (sim->load_mem(s, g->space, g->chip, a, zeros, g->row_bytes)) {
+				snr_fmt(err, errlen, "instruction %llu at 0x%llx: simulator %s: %s", (unsigned long long)p->index,
+					(unsigned long long)pc, sim->name, sim->error(s));
+				rc = -1;
+			}
+		}
+		free(zeros);
+	}
+	if (!rc && acc.fault) {
+		snr_fmt(err, errlen, "instruction %llu at 0x%llx read memory the debugger could not read, and the ISA "
+			"plugin cannot say which: %s", (unsigned long long)p->index, (unsigned long long)pc, acc.fault);
+		rc = -1;
+	}
+	free(val);
+	free(buf);
+	return rc;
 }
 
 const uint8_t *snr_window_code(const struct snr_window *w, uint64_t pc, unsigned *len)

@@ -7,9 +7,11 @@
 #ifndef SNR_WINDOW_H
 #define SNR_WINDOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isa/snr_isa.h"
 #include "lib/snr_trace.h"
 #include "sim/snr_sim.h"
 
@@ -21,6 +23,7 @@ struct snr_window_post {
 	unsigned nregs;
 	struct snr_trace_mem *mem;
 	unsigned nmem;
+	bool unread; /* the step read memory the debugger could not read (lib/snr_trace.h) */
 };
 
 struct snr_window {
@@ -55,6 +58,16 @@ int snr_window_run(const struct snr_sim_ops *sim, struct snr_sim *s, const struc
 /* Applies a step's post values. -1 with the simulator's error() set. */
 int snr_window_apply_post(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_trace_reg *regs,
 			  const struct snr_window_post *p);
+
+/* Before an unread step p (its index is the next to run): the memory it
+ * reads, found by the ISA plugin from the simulator's registers, is loaded
+ * into s as zeros, so that it runs without reading memory the trace does not
+ * hold; snr_window_apply_post then sets its outputs to the target's. The
+ * zeros stay: every read of that memory in the window is an unread step.
+ * -1 with err naming the step and what failed. */
+int snr_window_unread_zeros(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_trace_reg *regs,
+			    size_t nregs, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *w,
+			    const struct snr_window_post *p, char *err, size_t errlen);
 
 /* The code bytes recorded for pc, or NULL. */
 const uint8_t *snr_window_code(const struct snr_window *w, uint64_t pc, unsigned *len);

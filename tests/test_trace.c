@@ -56,6 +56,7 @@ static void step_for(uint64_t i, struct snr_trace_step *s, struct snr_trace_regv
 		s->npost_regs = 1;
 		s->post_regs = rv + 2;
 		rv[2] = (struct snr_trace_regval){1, regbuf};
+		s->unread = i % 22 == 0; /* a load from memory the debugger could not read */
 	}
 }
 
@@ -127,7 +128,8 @@ static void test_round_trip(const char *path)
 		CHECK(got.index == i && got.pc == want.pc && got.code_len == want.code_len &&
 			      !memcmp(got.code, want.code, want.code_len),
 		      "step %llu: pc/code differ", (unsigned long long)i);
-		CHECK(got.nregs == want.nregs && got.nmem == want.nmem && got.npost_regs == want.npost_regs,
+		CHECK(got.nregs == want.nregs && got.nmem == want.nmem && got.npost_regs == want.npost_regs &&
+			      got.unread == want.unread,
 		      "step %llu: counts differ", (unsigned long long)i);
 		if (got.nregs == want.nregs)
 			for (unsigned k = 0; k < got.nregs; k++)

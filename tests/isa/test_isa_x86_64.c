@@ -125,6 +125,8 @@ static const struct isa_case cases[] = {
 	/* system */
 	{"0f05", "syscall", {{0}}, 2, SYSTEM, "rax rdi rsi rdx r10 r8 r9", "rax rcx r11 eflags", NULL, {{0}}},
 	{"0fa2", "cpuid", {{0}}, 2, SYSTEM, "rax rcx", "rax rbx rcx rdx", NULL, {{0}}},
+	/* the vDSO's clock read: user code runs it, no fault (capstone files it as privileged) */
+	{"0f01f9", "rdtscp", {{0}}, 3, SYSTEM, NULL, "rax rcx rdx", NULL, {{0}}},
 	/* not modelled: best-known access plus a fault */
 	{"dd03", "fld qword ptr [rbx]", {{"rbx", 0x1000}}, 2, LOAD, NULL, NULL, NULL, {{0, 0x1000, 8}}, "x87"},
 	{"62f17c481003", "vmovups zmm0, zmmword ptr [rbx]", {{"rbx", 0x1000}}, 6, LOAD, NULL, NULL, NULL,
