@@ -410,6 +410,15 @@ static int read_step_registers(struct rec *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* Has every register the debugger has been read since the window last wrote it? */
+static bool registers_current(const struct rec *r)
+{
+	for (size_t k = 0; k < r->niregs; k++)
+		if (r->map[k] >= 0 && r->stale[k])
+			return false;
+	return true;
+}
+
 /* The query faulted reading a register it got no value for. */
 static bool needs_stale(const struct rec *r, const struct snr_insn_access *a)
 {
@@ -2073,8 +2082,10 @@ window:
 		if (r.sim && on_target) {
 			sum->target_instructions++;
 			snr_ahead_target_stepped(r.ahead);
+			/* the registers, unless the outputs' read above left them all current */
+			bool current = acc.record_outputs && st.kind == SNR_DBG_STOP_TRAP && registers_current(&r);
 			if ((st.kind == SNR_DBG_STOP_TRAP || st.kind == SNR_DBG_STOP_SIGNAL) &&
-			    (read_registers(&r, err, errlen) || sim_load_registers(&r, err, errlen)))
+			    ((!current && read_registers(&r, err, errlen)) || sim_load_registers(&r, err, errlen)))
 				goto out;
 			memset(last_written, 0, sizeof(last_written)); /* regbuf is the target's, as the simulator's */
 			have_last_written = true;
