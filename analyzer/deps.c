@@ -12,10 +12,11 @@
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
  * The DMA records are collect.c's (an_data), whose callbacks run in the same
  * pass; host code (another ISA) gets its register names from its plugin.
- * Kept in memory per instruction: 16 bytes (struct snr_deps_insn) and its
- * edges, 16 bytes each (about 1.6 an instruction on the serving loop: ~42
- * bytes an instruction); per VMEM page value 24 bytes; the pcs collect.c
- * keeps and the memory events (40 bytes each) are in temporary files.
+ * Kept in memory per instruction: 16 bytes (struct snr_deps_insn); per VMEM
+ * page value 24 bytes. In temporary files: the edges (16 bytes each, about
+ * 1.6 an instruction on the serving loop; in memory the first consumer of
+ * every 256th, so that an instruction's edges are one 4 KiB read), the pcs
+ * collect.c keeps, the memory events (40 bytes each).
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
  * relaxed walk takes in at most max_chain instructions per DMA (plus its
  * anchors and what it skips as already before the position).
@@ -45,11 +46,17 @@ struct mem_ev {
 
 struct collect {
 	struct snr_deps *d;
-	size_t insn_cap, edge_cap;
-	/* register edges go to d->edges as they come, in consumer order; memory
+	size_t insn_cap;
+	/* register edges come in consumer order: the current consumer's in
+	 * group, sorted and written to reg_edges when the next consumer's come
+	 * (a simulator that reports them otherwise sends them all through
+	 * reg_sorted); memory
 	 * edges (found in cycle order) here, merged in at the end */
-	struct snr_dep_edge *mem_edges;
-	size_t nmem_edges, mem_edge_cap;
+	struct snr_sorted mem_edges;
+	struct snr_dep_edge *group;
+	size_t ngroup, group_cap;
+	struct snr_spill reg_edges;
+	struct snr_sorted reg_sorted;
 	bool reg_unordered; /* a register edge came after a later consumer's (not seen from the GRM) */
 	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
 	struct snr_sorted mem; /* the memory events, by cmp_mem (spilled past 16 MiB) */
@@ -166,17 +173,40 @@ static void push_edge(struct snr_dep_edge **v, size_t *n, size_t *cap, struct sn
 	(*v)[(*n)++] = e;
 }
 
+static int cmp_edge(const void *a, const void *b);
+
+static void flush_group(struct collect *c)
+{
+	if (c->ngroup > 1)
+		qsort(c->group, c->ngroup, sizeof(*c->group), cmp_edge);
+	for (size_t k = 0; k < c->ngroup; k++)
+		snr_spill_push(&c->reg_edges, &c->group[k]);
+	c->ngroup = 0;
+}
+
 static void add_edge(struct collect *c, uint64_t consumer, uint64_t producer, uint8_t kind, uint8_t space,
 		     uint16_t reg)
 {
 	struct snr_dep_edge e = {.consumer = consumer, .producer = producer, .kind = kind, .space = space, .reg = reg};
 	if (kind == SNR_DEP_MEM) {
-		push_edge(&c->mem_edges, &c->nmem_edges, &c->mem_edge_cap, e);
+		snr_sorted_push(&c->mem_edges, &e);
 		return;
 	}
-	if (c->d->nedges && c->d->edges[c->d->nedges - 1].consumer > consumer)
-		c->reg_unordered = true;
-	push_edge(&c->d->edges, &c->d->nedges, &c->edge_cap, e);
+	if (!c->reg_unordered && c->ngroup && c->group[0].consumer != consumer) {
+		if (consumer > c->group[0].consumer) {
+			flush_group(c);
+		} else { /* out of order: from now on every register edge is sorted */
+			flush_group(c);
+			c->reg_unordered = true;
+			for (uint64_t k = 0; k < c->reg_edges.n; k++)
+				snr_sorted_push(&c->reg_sorted, snr_spill_at(&c->reg_edges, k));
+		}
+	}
+	if (c->reg_unordered) {
+		snr_sorted_push(&c->reg_sorted, &e);
+		return;
+	}
+	push_edge(&c->group, &c->ngroup, &c->group_cap, e);
 }
 
 static void on_issue(void *u, const struct snr_ev_insn *e)
@@ -742,38 +772,90 @@ static void collect_pcs(struct snr_deps *d)
 		snr_spill_push(a->pcs, &d->insn[i].pc);
 }
 
-/* d->edges in cmp_edge order without a sort of the whole graph (nor
- * qsort's scratch copy of it): the register edges came in consumer order
- * (a simulator that reports them otherwise gets the whole sort), so only
- * each consumer's few are sorted; the memory edges are sorted apart
- * and merged in from the end, in place. */
-static void sort_edges(struct collect *c)
+struct snr_deps_edge_buf {
+	struct snr_dep_edge *v;
+	size_t cap;
+};
+
+static const struct snr_dep_edge *next_reg_edge(struct collect *c, uint64_t *k)
+{
+	if (c->reg_unordered)
+		return snr_sorted_next(&c->reg_sorted);
+	return *k < c->reg_edges.n ? snr_spill_at(&c->reg_edges, (*k)++) : NULL;
+}
+
+/* d->edges in cmp_edge order, one per (consumer, producer, kind, what),
+ * without a sort of the whole graph: the register edges came sorted per
+ * consumer and in consumer order, the memory edges sorted in runs; the two
+ * streams are merged into the edges' file, with the first consumer of every
+ * SNR_DEPS_EDGE_BLOCK-th edge kept in memory. 0, or -1 (a temporary file
+ * failed: err filled). */
+static int build_edges(struct collect *c, char *err, size_t errlen)
 {
 	struct snr_deps *d = c->d;
-	if (c->reg_unordered)
-		qsort(d->edges, d->nedges, sizeof(*d->edges), cmp_edge);
-	for (size_t a = 0, b; a < d->nedges && !c->reg_unordered; a = b) {
-		for (b = a + 1; b < d->nedges && d->edges[b].consumer == d->edges[a].consumer; b++)
-			;
-		if (b - a > 1)
-			qsort(d->edges + a, b - a, sizeof(*d->edges), cmp_edge);
+	if (!c->reg_unordered)
+		flush_group(c);
+	else
+		snr_sorted_rewind(&c->reg_sorted);
+	snr_sorted_rewind(&c->mem_edges);
+	d->edges = snr_xmalloc(sizeof(*d->edges));
+	snr_spill_init(d->edges, sizeof(struct snr_dep_edge), 4u << 20, "dependency edges");
+	d->edge_buf = snr_xcalloc(1, sizeof(*d->edge_buf));
+	size_t block_cap = 0;
+	d->nedges = 0;
+	d->nreg_edges = d->nmem_edges = d->ndma_mem_edges = 0;
+	uint64_t rk = 0;
+	const struct snr_dep_edge *r = next_reg_edge(c, &rk), *m = snr_sorted_next(&c->mem_edges);
+	struct snr_dep_edge e, prev;
+	while (r || m) {
+		if (r && (!m || cmp_edge(r, m) <= 0)) {
+			e = *r;
+			r = next_reg_edge(c, &rk);
+		} else {
+			e = *m;
+			m = snr_sorted_next(&c->mem_edges);
+		}
+		if (d->nedges && !cmp_edge(&prev, &e))
+			continue;
+		prev = e;
+		if (d->nedges % SNR_DEPS_EDGE_BLOCK == 0) {
+			size_t b = d->nedges / SNR_DEPS_EDGE_BLOCK;
+			if (b == block_cap) {
+				block_cap = block_cap ? 2 * block_cap : 1024;
+				d->edge_block = snr_xrealloc(d->edge_block, block_cap * sizeof(*d->edge_block));
+			}
+			d->edge_block[b] = e.consumer;
+		}
+		snr_spill_push(d->edges, &e);
+		d->nedges++;
+		if (e.kind == SNR_DEP_REG) {
+			d->nreg_edges++;
+			continue;
+		}
+		d->nmem_edges++;
+		if (is_dma_issue(d, e.producer))
+			d->ndma_mem_edges++;
 	}
-	qsort(c->mem_edges, c->nmem_edges, sizeof(*c->mem_edges), cmp_edge);
-	size_t n = d->nedges + c->nmem_edges;
-	if (n > c->edge_cap) {
-		d->edges = snr_xrealloc(d->edges, (n ? n : 1) * sizeof(*d->edges));
-		c->edge_cap = n;
+	const char *fail = snr_spill_failed(&c->reg_edges)      ? c->reg_edges.err
+			   : snr_sorted_failed(&c->reg_sorted) ? snr_sorted_error(&c->reg_sorted)
+			   : snr_sorted_failed(&c->mem_edges)  ? snr_sorted_error(&c->mem_edges)
+			   : snr_spill_failed(d->edges)        ? d->edges->err
+							       : NULL;
+	if (fail) {
+		snr_fmt(err, errlen, "%s", fail);
+		return -1;
 	}
-	size_t i = d->nedges, j = c->nmem_edges, k = n;
-	while (j) {
-		if (i && cmp_edge(&d->edges[i - 1], &c->mem_edges[j - 1]) > 0)
-			d->edges[--k] = d->edges[--i];
-		else
-			d->edges[--k] = c->mem_edges[--j];
-	}
-	d->nedges = n;
-	free(c->mem_edges);
-	c->mem_edges = NULL;
+	return 0;
+}
+
+static void collect_free(struct collect *c)
+{
+	snr_sorted_free(&c->mem);
+	snr_sorted_free(&c->mem_edges);
+	snr_sorted_free(&c->reg_sorted);
+	snr_spill_free(&c->reg_edges);
+	free(c->group);
+	c->group = NULL;
 }
 
 static double now_s(void)
@@ -808,6 +890,9 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	d->max_chain = o->max_chain ? o->max_chain : SNR_DEPS_DEFAULT_MAX_CHAIN;
 	struct collect c = {.d = d};
 	snr_sorted_init(&c.mem, sizeof(struct mem_ev), cmp_mem, 16u << 20, "memory events");
+	snr_sorted_init(&c.mem_edges, sizeof(struct snr_dep_edge), cmp_edge, 16u << 20, "memory dependency edges");
+	snr_sorted_init(&c.reg_sorted, sizeof(struct snr_dep_edge), cmp_edge, 16u << 20, "register dependency edges");
+	snr_spill_init(&c.reg_edges, sizeof(struct snr_dep_edge), 4u << 20, "register dependency edges");
 	for (unsigned r = 0; r < SNR_ISA_MAX_REGS; r++)
 		c.last_reg_writer[r] = -1;
 	an_collect_tracker(&d->an, o->an_want | AN_WANT_DMA, &c.an);
@@ -828,8 +913,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 		rc = -1;
 	}
 	if (rc) {
-		snr_sorted_free(&c.mem);
-		free(c.mem_edges);
+		collect_free(&c);
 		return -1;
 	}
 	an_collect_finish(&d->an);
@@ -860,40 +944,37 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 		snr_fmt(err, errlen, "%s", an_spill_error(&d->an));
 		rc = -1;
 	}
-	if (rc) {
-		free(c.mem_edges);
+	if (!rc)
+		rc = build_edges(&c, err, errlen);
+	collect_free(&c);
+	if (rc)
 		return -1;
-	}
-	sort_edges(&c);
-	size_t kept = 0; /* one edge per (consumer, producer, kind, what) */
-	for (size_t k = 0; k < d->nedges; k++)
-		if (!kept || cmp_edge(&d->edges[kept - 1], &d->edges[k]))
-			d->edges[kept++] = d->edges[k];
-	d->nedges = kept;
-	d->nreg_edges = d->nmem_edges = d->ndma_mem_edges = 0;
-	for (size_t k = 0; k < d->nedges; k++) {
-		const struct snr_dep_edge *e = &d->edges[k];
-		if (e->kind == SNR_DEP_REG) {
-			d->nreg_edges++;
-			continue;
-		}
-		d->nmem_edges++;
-		if (is_dma_issue(d, e->producer))
-			d->ndma_mem_edges++;
-	}
 	relax(d);
 	d->seconds = now_s() - t0;
 	return 0;
 }
 
+static void free_edges(struct snr_deps *d)
+{
+	if (d->edges)
+		snr_spill_free(d->edges);
+	free(d->edges);
+	free(d->edge_block);
+	if (d->edge_buf)
+		free(d->edge_buf->v);
+	free(d->edge_buf);
+	d->edges = NULL;
+	d->edge_block = NULL;
+	d->edge_buf = NULL;
+}
+
 void snr_deps_drop_graph(struct snr_deps *d)
 {
 	free(d->insn);
-	free(d->edges);
+	free_edges(d);
 	free(d->occ);
 	free(d->occ_start);
 	d->insn = NULL;
-	d->edges = NULL;
 	d->occ = NULL;
 	d->occ_start = NULL;
 	d->ninsn = d->nedges = d->npages = 0;
@@ -905,7 +986,7 @@ void snr_deps_free(struct snr_deps *d)
 		free(d->dmas[k].slice);
 	free(d->dmas);
 	free(d->insn);
-	free(d->edges);
+	free_edges(d);
 	free(d->occ);
 	free(d->occ_start);
 	free(d->reg_names);
@@ -913,21 +994,39 @@ void snr_deps_free(struct snr_deps *d)
 	memset(d, 0, sizeof(*d));
 }
 
+const struct snr_dep_edge *snr_deps_edge_at(const struct snr_deps *d, size_t k)
+{
+	return snr_spill_at(d->edges, k);
+}
+
+/* The block index narrows the search to one block (SNR_DEPS_EDGE_BLOCK
+ * edges, 4 KiB: the spill's read block), then a scan. */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n)
 {
-	size_t a = 0, b = d->nedges;
-	while (a < b) {
+	*n = 0;
+	if (!d->nedges)
+		return NULL;
+	size_t a = 0, b = (d->nedges + SNR_DEPS_EDGE_BLOCK - 1) / SNR_DEPS_EDGE_BLOCK;
+	while (a < b) { /* the first block whose first consumer is >= i */
 		size_t mid = (a + b) / 2;
-		if (d->edges[mid].consumer < i)
+		if (d->edge_block[mid] < i)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	size_t e = a;
-	while (e < d->nedges && d->edges[e].consumer == i)
-		e++;
-	*n = e - a;
-	return d->edges + a;
+	size_t k = a ? (a - 1) * SNR_DEPS_EDGE_BLOCK : 0;
+	const struct snr_dep_edge *e = NULL;
+	while (k < d->nedges && (e = snr_spill_at(d->edges, k))->consumer < i)
+		k++;
+	struct snr_deps_edge_buf *buf = d->edge_buf;
+	for (; k < d->nedges && (e = snr_spill_at(d->edges, k))->consumer == i; k++) {
+		if (*n == buf->cap) {
+			buf->cap = buf->cap ? 2 * buf->cap : 16;
+			buf->v = snr_xrealloc(buf->v, buf->cap * sizeof(*buf->v));
+		}
+		buf->v[(*n)++] = *e;
+	}
+	return buf->v;
 }
 
 const char *snr_anchor_kind_name(enum snr_anchor_kind k)
@@ -1078,7 +1177,7 @@ static size_t top_pairs(const struct snr_deps *d, size_t n, struct pc_pair **out
 	size_t cap = 1024, used = 0;
 	struct pc_pair *t = snr_xcalloc(cap, sizeof(*t));
 	for (size_t k = 0; k < d->nedges; k++) {
-		const struct snr_dep_edge *e = &d->edges[k];
+		const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
 		uint64_t cpc = e->consumer < d->ninsn ? d->insn[e->consumer].pc : 0;
 		uint64_t ppc = e->producer < d->ninsn ? d->insn[e->producer].pc : 0;
 		uint16_t what = e->kind == SNR_DEP_REG ? e->reg : e->space;
@@ -1152,7 +1251,7 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 	if (edges) {
 		fputs(",\"edges\":[", f);
 		for (size_t k = 0; k < d->nedges; k++) {
-			const struct snr_dep_edge *e = &d->edges[k];
+			const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
 			char rb[16];
 			fprintf(f, "%s\n[%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"]", k ? "," : "", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
@@ -1209,7 +1308,7 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 	if (edges) {
 		fputs("\nconsumer <- producer  kind  what\n", f);
 		for (size_t k = 0; k < d->nedges; k++) {
-			const struct snr_dep_edge *e = &d->edges[k];
+			const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
 			char rb[16];
 			fprintf(f, "%8" PRIu64 " <- %-8" PRIu64 "  %-4s  %s\n", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",

@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyses.h"
+#include "lib/snr_spill.h"
 #include "analyzer/source.h"
 
 #define SNR_DEPS_DEFAULT_MAX_CHAIN 16
@@ -115,7 +116,13 @@ struct snr_deps {
 	unsigned max_chain;
 	uint64_t ninsn;
 	struct snr_deps_insn *insn;
-	struct snr_dep_edge *edges; /* sorted by consumer, then producer */
+	/* The edges, sorted by consumer, then producer (cmp order of deps.c), in
+	 * an unlinked temporary file (lib/snr_spill.h); in memory only the
+	 * consumer of every SNR_DEPS_EDGE_BLOCK-th edge, to find an
+	 * instruction's edges (snr_deps_edges_of), and the answer's buffer. */
+	struct snr_spill *edges;
+	uint64_t *edge_block;
+	struct snr_deps_edge_buf *edge_buf;
 	size_t nedges;
 	uint64_t nreg_edges, nmem_edges, ndma_mem_edges;
 	struct snr_deps_dma *dmas; /* by id - 1 */
@@ -144,8 +151,11 @@ void snr_deps_free(struct snr_deps *d);
  * caller that is done with the graph itself (snr report, after the
  * suggestions). */
 void snr_deps_drop_graph(struct snr_deps *d);
-/* The edges of instruction i (a slice of d->edges). */
+/* The edges of instruction i, in order; good until the next call. */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n);
+/* Edge k < d->nedges; good until the next call of this or edges_of. */
+const struct snr_dep_edge *snr_deps_edge_at(const struct snr_deps *d, size_t k);
+#define SNR_DEPS_EDGE_BLOCK 256
 const char *snr_anchor_kind_name(enum snr_anchor_kind k);
 /* s as a JSON string, quoted and escaped. */
 void snr_deps_json_str(FILE *f, const char *s);

@@ -222,6 +222,7 @@ void snr_sorted_free(struct snr_sorted *s)
 	free(s->run_first);
 	snr_spill_free(&s->runs);
 	memset(s, 0, sizeof(*s));
+	s->runs.fd = -1; /* freeing it again closes nothing */
 }
 
 static void write_run(struct snr_sorted *s)

@@ -115,4 +115,21 @@ assert all(m["realized_cycles"] is not None for m in every["moves"])
 PY
 "$SNR" analyze suggest "$T/planted3.snrt" --verify-max 0 >"$T/vm0.txt" 2>&1 && fail "--verify-max 0 accepted"
 grep -q -- "--verify-max needs a positive count, not '0'" "$T/vm0.txt" || fail "--verify-max 0: $(cat "$T/vm0.txt")"
+# The graph with every spilled array's budget at 1 KiB (SNR_SPILL_MEM, lib/snr_spill.h): the edges,
+# memory events and memory edges go through their temporary files in many sorted runs, an
+# instruction's edges are found through the block index, and every output is the same.
+for w in planted3 truedep; do
+  "$SNR" analyze deps "$T/$w.snrt" --json --edges >"$T/d.mem.json" || fail "deps $w --json --edges"
+  SNR_SPILL_MEM=1024 "$SNR" analyze deps "$T/$w.snrt" --json --edges >"$T/d.spill.json" ||
+    fail "deps $w (spilled)"
+  cmp -s "$T/d.mem.json" "$T/d.spill.json" || fail "deps $w --json --edges differs when spilled"
+  "$SNR" analyze suggest "$T/$w.snrt" --verify --rounds 2 --json --dmas >"$T/s.mem.json" || fail "suggest $w"
+  SNR_SPILL_MEM=1024 "$SNR" analyze suggest "$T/$w.snrt" --verify --rounds 2 --json --dmas >"$T/s.spill.json" ||
+    fail "suggest $w (spilled)"
+  cmp -s "$T/s.mem.json" "$T/s.spill.json" || fail "suggest $w --verify --rounds 2 differs when spilled"
+done
+SNR_SPILL_MEM=1024 TMPDIR="$T/no-such-dir" "$SNR" analyze deps "$T/planted3.snrt" >"$T/o" 2>"$T/e"
+rc=$?
+[ $rc = 1 ] || fail "deps without a temporary folder: exit $rc, want 1"
+grep -q "temporary file in $T/no-such-dir" "$T/e" || fail "deps without a temporary folder: $(cat "$T/e")"
 echo "ok: deps edges, planted stall suggested and verified, true dependency left alone, --verify-max"
