@@ -153,6 +153,11 @@ int an_util_compute(const struct an_data *d, uint64_t window, struct an_util *u)
 void an_util_free(struct an_util *u);
 json_t *an_util_json(const struct an_data *d, const struct an_util *u);
 json_t *an_dma_json(const struct an_data *d);
+/* an_dma_json in parts: one DMA's object, and the document around the
+ * array arr (stolen) of the DMAs idx lists (an_dma_sorted's order; the
+ * totals are theirs) */
+json_t *an_dma_obj_json(const struct an_data *d, const struct an_dma *m);
+json_t *an_dma_doc_json(const struct an_data *d, const size_t *idx, json_t *arr);
 /* The same document written to f one DMA at a time (json_dumpf's
  * JSON_INDENT(1) text, byte for byte); 0, or -1 on a failed write */
 int an_dma_json_write(const struct an_data *d, FILE *f);

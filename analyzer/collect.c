@@ -418,8 +418,7 @@ json_t *an_source_json(const struct an_data *d)
 	return o;
 }
 
-/* One DMA's object of the dma document */
-static json_t *dma_json(const struct an_data *d, const struct an_dma *m)
+json_t *an_dma_obj_json(const struct an_data *d, const struct an_dma *m)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer((json_int_t)m->id));
@@ -445,8 +444,7 @@ static json_t *dma_json(const struct an_data *d, const struct an_dma *m)
 	return o;
 }
 
-/* The dma document with the DMAs' array as given (idx: an_dma_sorted's order) */
-static json_t *dma_doc(const struct an_data *d, const size_t *idx, json_t *arr)
+json_t *an_dma_doc_json(const struct an_data *d, const size_t *idx, json_t *arr)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "schema", json_string("snr.analyze.dma/1"));
@@ -473,8 +471,8 @@ json_t *an_dma_json(const struct an_data *d)
 	size_t *idx = an_dma_sorted(d);
 	json_t *arr = json_array();
 	for (size_t k = 0; idx[k] != SIZE_MAX; k++)
-		json_array_append_new(arr, dma_json(d, &d->dmas[idx[k]]));
-	json_t *root = dma_doc(d, idx, arr);
+		json_array_append_new(arr, an_dma_obj_json(d, &d->dmas[idx[k]]));
+	json_t *root = an_dma_doc_json(d, idx, arr);
 	free(idx);
 	return root;
 }
@@ -489,7 +487,7 @@ json_t *an_dma_json(const struct an_data *d)
 int an_dma_json_write(const struct an_data *d, FILE *f)
 {
 	size_t *idx = an_dma_sorted(d);
-	json_t *root = dma_doc(d, idx, json_array());
+	json_t *root = an_dma_doc_json(d, idx, json_array());
 	char *text = json_dumps(root, JSON_INDENT(1));
 	json_decref(root);
 	const char *hole = text ? strstr(text, "\"dmas\": []") : NULL;
@@ -501,7 +499,7 @@ int an_dma_json_write(const struct an_data *d, FILE *f)
 	hole += strlen("\"dmas\": [");
 	fwrite(text, 1, (size_t)(hole - text), f);
 	for (size_t k = 0; idx[k] != SIZE_MAX; k++) {
-		json_t *o = dma_json(d, &d->dmas[idx[k]]);
+		json_t *o = an_dma_obj_json(d, &d->dmas[idx[k]]);
 		char *one = json_dumps(o, JSON_INDENT(1));
 		json_decref(o);
 		fputs(k ? ",\n  " : "\n  ", f);
