@@ -114,7 +114,12 @@ static void on_busy(void *user, const struct snr_ev_busy *e)
 	 * runs; taking both would count them twice. */
 	if (e->unit == SNR_UNIT_SCALAR && !is_ta1(d))
 		return;
-	struct an_busy b = {.start = e->start, .end = e->end, .index = e->index, .unit = e->unit};
+	struct an_busy b;
+	memset(&b, 0, sizeof(b)); /* the padding too: it goes to the file */
+	b.start = e->start;
+	b.end = e->end;
+	b.index = e->index;
+	b.unit = e->unit;
 	snr_spill_push(d->busy, &b);
 }
 
@@ -144,7 +149,12 @@ static void add_busy(struct an_data *d, uint8_t unit, uint64_t start, uint64_t e
 			break;
 		}
 	}
-	struct an_busy b = {.start = start, .end = end, .index = index, .unit = unit};
+	struct an_busy b;
+	memset(&b, 0, sizeof(b));
+	b.start = start;
+	b.end = end;
+	b.index = index;
+	b.unit = unit;
 	snr_spill_push(d->busy, &b);
 }
 
@@ -165,10 +175,12 @@ static void on_mem(void *user, const struct snr_ev_mem *e)
 	struct an_data *d = user;
 	if (e->space != TA1_SPACE_VMEM || !e->bytes || e->addr < TA1_VMEM_BASE)
 		return;
-	struct an_vmev v = {.cycle = e->cycle,
-			    .off = e->addr - TA1_VMEM_BASE,
-			    .bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes,
-			    .write = e->write};
+	struct an_vmev v;
+	memset(&v, 0, sizeof(v));
+	v.cycle = e->cycle;
+	v.off = e->addr - TA1_VMEM_BASE;
+	v.bytes = e->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)e->bytes;
+	v.write = e->write;
 	snr_sorted_push(d->vm, &v);
 }
 

@@ -251,13 +251,15 @@ static void on_reg(void *u, const struct snr_ev_reg *e)
 static void on_mem(void *u, const struct snr_ev_mem *e)
 {
 	struct collect *c = u;
-	struct mem_ev m = {.index = e->index,
-			   .cycle = e->cycle,
-			   .addr = e->addr,
-			   .bytes = e->bytes,
-			   .write = e->write,
-			   .space = e->space,
-			   .chip = e->chip};
+	struct mem_ev m;
+	memset(&m, 0, sizeof(m)); /* the padding too: it goes to the file */
+	m.index = e->index;
+	m.cycle = e->cycle;
+	m.addr = e->addr;
+	m.bytes = e->bytes;
+	m.write = e->write;
+	m.space = e->space;
+	m.chip = e->chip;
 	snr_sorted_push(&c->mem, &m);
 	if (c->an.on_mem)
 		c->an.on_mem(c->an.user, e);

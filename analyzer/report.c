@@ -13,6 +13,15 @@
  * graph, the analyses' collection (deps.c runs collect.c's callbacks) and
  * annotate's accumulator.
  *
+ * Memory: the graph's (deps.c: 16 bytes an instruction in memory, the edges,
+ * pcs and memory events in temporary files) until the suggestions' text is
+ * written, then freed; the page's data is per DMA one row of the table's
+ * columns (the whole DMA object only for the DMA_ROWS the timeline draws),
+ * a 16-byte scratch per busy interval for the lanes, the VMEM and util
+ * samples (fixed counts). 606 MiB peak on the 10M-instruction serving
+ * window (bench/analyses_scale.sh), 976 before the graph and collection
+ * spilled.
+ *
  * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
  * project's own license), vendored minified and compiled into the binary
  * with the report's script (analyzer/report.js) by analyzer/embed.py: the

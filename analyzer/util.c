@@ -10,6 +10,9 @@
  * transfer alone on HBM and an average otherwise). Host code has two
  * columns instead: scalar and memory, from the intervals collect.c derives
  * from its instructions' issue and retire. docs/analyses.md.
+ *
+ * Memory: per window and column one figure; the busy intervals are read back
+ * in order from collect.c's spill, the links' from the DMA records.
  */
 #include <stdio.h>
 #include <stdlib.h>

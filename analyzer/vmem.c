@@ -15,6 +15,12 @@
  * each sample has the used, unused and free pages, the largest run of
  * consecutive free pages and the occupied pages per block (the heatmap).
  * docs/analyses.md has the definitions and the --json schema.
+ *
+ * Memory: the accesses come sorted from collect.c's spilled runs; per page
+ * its open value (17 bytes) and the occupancy intervals in a sorted spill
+ * too (16 bytes per interval end, in temporary files past 8 MiB); per
+ * sample the figures and a heatmap row. Nothing per instruction or per
+ * access stays in memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +47,16 @@ static void interval(struct snr_sorted *p, uint32_t page, uint64_t start, uint64
 {
 	if (end <= start)
 		return;
-	struct pev a = {.cycle = start, .page = page, .delta = 1, .unused = unused};
-	struct pev b = {.cycle = end, .page = page, .delta = -1, .unused = unused};
-	snr_sorted_push(p, &a);
-	snr_sorted_push(p, &b);
+	struct pev ev;
+	memset(&ev, 0, sizeof(ev)); /* the padding too: it goes to the file */
+	ev.cycle = start;
+	ev.page = page;
+	ev.delta = 1;
+	ev.unused = unused;
+	snr_sorted_push(p, &ev);
+	ev.cycle = end;
+	ev.delta = -1;
+	snr_sorted_push(p, &ev);
 }
 
 static int cmp_double(const void *a, const void *b)
