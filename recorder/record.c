@@ -1827,8 +1827,10 @@ window:
 		}
 		if (r.sim) {
 			snr_ahead_log_pc(r.ahead, i, pc);
-			/* a checkpoint at least every stride: the log stays bounded */
-			if (snr_ahead_pending(r.ahead) > SIM_STRIDE) {
+			/* a checkpoint every stride (or, without breakpoint hit
+			 * counts, at the next loop exit, within 16): the log stays
+			 * bounded */
+			if (snr_ahead_stride_due(r.ahead, SIM_STRIDE)) {
 				int c = verify_or_fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen);
 				if (c < 0)
 					goto out;

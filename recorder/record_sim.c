@@ -47,8 +47,13 @@ struct snr_ahead {
 	uint32_t *hval;
 	size_t hcap;
 	bool no_hit_count; /* cont_to_hit said the target cannot count hits */
+	uint64_t *seen; /* pcs logged since the target last moved, + 1 (0: empty slot) */
+	size_t nseen, seen_cap;
+	bool new_pc; /* the last pc logged was not in seen */
 	struct snr_dbg_stop diverged_stop; /* where the last divergence left the target */
 };
+
+static void forget_seen(struct snr_ahead *a);
 
 struct snr_ahead *snr_ahead_new(const struct snr_dbg_ops *dbg, struct snr_dbg *d)
 {
@@ -68,6 +73,7 @@ void snr_ahead_free(struct snr_ahead *a)
 	free(a->pcs);
 	free(a->hkey);
 	free(a->hval);
+	free(a->seen);
 	free(a);
 }
 
@@ -77,6 +83,7 @@ const struct snr_dbg_stop *snr_ahead_diverged_stop(const struct snr_ahead *a) { 
 
 void snr_ahead_restart(struct snr_ahead *a, uint64_t index)
 {
+	forget_seen(a);
 	a->npcs = 0;
 	a->first = index;
 	for (size_t i = 0; i < a->cap; i++) {
@@ -147,10 +154,65 @@ int snr_ahead_fetch(struct snr_ahead *a, uint64_t addr, void *buf, size_t len, c
 	return 0;
 }
 
+/* Adds pc to the pcs seen since the target last moved; true if it was not there. */
+static bool see_pc(struct snr_ahead *a, uint64_t pc)
+{
+	if (a->nseen * 2 >= a->seen_cap) {
+		uint64_t *old = a->seen;
+		size_t oldcap = a->seen_cap;
+		a->seen_cap = oldcap ? oldcap * 2 : 1024;
+		a->seen = snr_xcalloc(a->seen_cap, sizeof(*a->seen));
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k]) {
+				size_t h = hash64(old[k], a->seen_cap);
+				while (a->seen[h])
+					h = (h + 1) & (a->seen_cap - 1);
+				a->seen[h] = old[k];
+			}
+		free(old);
+	}
+	size_t h = hash64(pc + 1, a->seen_cap);
+	while (a->seen[h] && a->seen[h] != pc + 1)
+		h = (h + 1) & (a->seen_cap - 1);
+	if (a->seen[h])
+		return false;
+	a->seen[h] = pc + 1;
+	a->nseen++;
+	return true;
+}
+
+static void forget_seen(struct snr_ahead *a)
+{
+	if (a->nseen)
+		memset(a->seen, 0, a->seen_cap * sizeof(*a->seen));
+	a->nseen = 0;
+}
+
+/*
+ * A target that counts breakpoint hits (snr device, ptrace) reaches any
+ * index with one continue, so a checkpoint is due once `stride`
+ * instructions are pending. One that cannot (QEMU's stubs, gdbserver) pays
+ * about four requests per arrival at the breakpoint's pc: inside a loop, a
+ * checkpoint costs four requests per iteration since the last one (a
+ * 100k-instruction window of tests/rec/rv_rec.c's loop: ~10,000 requests of
+ * the window's 12,000 under qemu). There the checkpoint waits, up to
+ * 16 strides, for an instruction whose pc the log has not seen since the
+ * target last moved: a loop's exit, which one continue reaches.
+ */
+bool snr_ahead_stride_due(const struct snr_ahead *a, uint64_t stride)
+{
+	if (a->npcs <= stride)
+		return false;
+	if (!a->no_hit_count || a->npcs > 16 * stride)
+		return true;
+	return a->new_pc;
+}
+
 void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index, uint64_t pc)
 {
 	if (index < a->first + a->npcs)
 		return; /* logged already */
+	a->new_pc = see_pc(a, pc);
 	if (a->npcs == a->pcs_cap) {
 		a->pcs_cap = a->pcs_cap ? a->pcs_cap * 2 : 4096;
 		a->pcs = snr_xrealloc(a->pcs, a->pcs_cap * sizeof(*a->pcs));
@@ -164,6 +226,7 @@ uint64_t snr_ahead_target_index(const struct snr_ahead *a) { return a->first; }
 /* Drops the log up to the target's new position `index`. */
 static void passed(struct snr_ahead *a, uint64_t index)
 {
+	forget_seen(a);
 	size_t k = (size_t)(index - a->first);
 	memmove(a->pcs, a->pcs + k, (a->npcs - k) * sizeof(*a->pcs));
 	a->npcs -= k;
@@ -172,6 +235,7 @@ static void passed(struct snr_ahead *a, uint64_t index)
 
 void snr_ahead_target_stepped(struct snr_ahead *a)
 {
+	forget_seen(a);
 	if (a->npcs > 0)
 		passed(a, a->first + 1);
 	else

@@ -38,6 +38,11 @@ int snr_ahead_fetch(struct snr_ahead *a, uint64_t addr, void *buf, size_t len, c
 void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index, uint64_t pc);
 /* Pcs logged and not yet passed by the target. */
 uint64_t snr_ahead_pending(const struct snr_ahead *a);
+/* Whether the target should catch up now, more than `stride` instructions
+ * being pending: at once where it counts breakpoint hits, else at the next
+ * pc the log has not seen since the target last moved (a loop's exit), or
+ * at 16 strides pending. */
+bool snr_ahead_stride_due(const struct snr_ahead *a, uint64_t stride);
 /* The target's own position: the window index whose instruction it runs next. */
 uint64_t snr_ahead_target_index(const struct snr_ahead *a);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # snr record --method sim against --method step, over RSP from `snr device
-# --gdb`: for tests/rec/rec_prog.c and every workload in workloads/ (one of
+# --gdb`: for tests/rec/rec_prog.c and every workload in workloads/ (attn and
+# tiles end soon after their window starts: 300 and 3000 instructions; one of
 # them on a 4-chip pod, recording chip 1 while the others stay stopped),
 # both methods record the same window (trace_same: the pcs, the captured
 # registers and bytes of every instruction, the end-state digest), both
@@ -47,7 +48,7 @@ compare() { # NAME BREAKPOINT COUNT CHIP DEVICE-ARGS...
 }
 
 "$SNR" cc -O1 "$SRC/tests/rec/rec_prog.c" -o "$T/rec.elf" || fail "snr cc rec_prog"
-for w in mlp decode matmul_chain allgather; do
+for w in mlp decode matmul_chain allgather attn tiles; do
   "$SNR" cc -O1 "$SRC/workloads/$w.c" -o "$T/$w.elf" || fail "snr cc $w"
 done
 
@@ -56,6 +57,8 @@ compare mlp forward 20000 0
 compare decode decode_step 20000 0
 compare matmul_chain chain 20000 0
 compare allgather gather 1200 1 --chips 4
+compare attn attn 300 0
+compare tiles attend 3000 0
 grep -q "checkpoints" "$T/allgather.sim.err" || fail "allgather: $(cat "$T/allgather.sim.err")"
 
 # x86-64 host code through ptrace (unicorn runs the window): the same

@@ -88,4 +88,15 @@ grep -q "ecall" <("$SNR" trace dump "$T/rv-user.sim.snrt") || fail "rv-user: no 
 grep -q "1 instructions it ran for the simulator" "$T/rv-user.sim.err" ||
   fail "rv-user: the ecall did not run on the target: $(cat "$T/rv-user.sim.err")"
 grep -q "^user_prog 68994" "$T/rv-user.sim.qemu" || fail "rv-user: the program did not finish: $(cat "$T/rv-user.sim.qemu")"
+# The whole call of rv_rec's work() (168,026 instructions, one long loop):
+# without breakpoint hit counts a stride's checkpoint waits for the loop's
+# exit instead of stopping at every iteration since the last (12,584
+# requests when every 65,536 instructions were a checkpoint, 6,342 now: the
+# first stride, before the recorder knows the stub cannot count, still
+# stops per iteration).
+record rv-call sim qemu-riscv64 "$T/rv_rec.elf" ta1 work --count 1000000 --until-return --
+grep -q "^recorded 168026 instructions" "$T/rv-call.sim.err" || fail "rv-call: $(cat "$T/rv-call.sim.err")"
+req=$(sed -n 's/^method sim: \([0-9]*\) debugger requests.*/\1/p' "$T/rv-call.sim.err")
+[ -n "$req" ] && [ "$req" -lt 8000 ] || fail "rv-call: $req debugger requests (at most 8000 expected)"
+echo "rv-call: the whole call by sim in $req requests"
 echo "record_qemu_method: all passed"
