@@ -580,8 +580,9 @@ static json_t *compare_json_of(const struct an_annot *a, const char *a_path, con
  * 2 MB of charts, script and views at load */
 #define REPORT_INLINE_MAX 6000000
 
-/* The DMA timeline's rows (the worst stalls) and a table page's rows */
-#define DMA_ROWS 400
+/* The DMA timeline's rows (the worst stalls: about 3 pixels a row in its 330-pixel plot;
+ * every DMA is in the table) and a table page's rows */
+#define DMA_ROWS 100
 #define TABLE_PAGE 50
 
 /* The DMA table: every DMA of an_dma_json (worst stall first) */

@@ -146,11 +146,11 @@
     };
     var rows = dmas.map(function (d) { return issuer(d) + ' #' + d.id; }).reverse();
     var what = dmas.map(function (d) { return '#' + d.id + ' ' + d.link + ', issued at ' + issuer(d); }).reverse();
-    var n = dmas.length, data = [];
+    var n = dmas.length, data = [], extras = [];
     dmas.forEach(function (d, i) {
       var y = n - 1 - i;
       var seg = function (a, b, k, extra) {
-        if (b > a) data.push({ value: [y, a, b, KINDS.indexOf(k)], itemStyle: { color: COLORS[k] }, extra: extra });
+        if (b > a) data.push([y, a, b, KINDS.indexOf(k), extra ? extras.push(extra) - 1 : -1]);
       };
       if (d.issue && d.issue.cycle !== null && d.backtail_cycles)
         seg(d.issue.cycle - d.backtail_cycles, d.issue.cycle, BACKTAIL,
@@ -167,8 +167,8 @@
     var series = KINDS.map(function (k, ki) {
       return {
         type: 'custom', name: k, itemStyle: { color: COLORS[k] },
-        encode: { x: [1, 2], y: 0 },
-        data: data.filter(function (d) { return d.value[3] === ki; }),
+        encode: { x: [1, 2], y: 0 }, dimensions: ['row', 'from', 'to', 'kind', 'extra'],
+        data: data.filter(function (d) { return d[3] === ki; }),
         renderItem: function (params, api) {
           var a = api.coord([api.value(1), api.value(0)]), b = api.coord([api.value(2), api.value(0)]);
           var row = api.size([0, 1])[1];
@@ -178,12 +178,12 @@
             var t = Math.max(row * 0.18, 3), tick = Math.max(row * 0.6, 6);
             var bar = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - t / 2, width: Math.max(b[0] - a[0], 1), height: t }, box);
             var cap = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - tick / 2, width: 3, height: tick }, box);
-            var parts = [bar, cap].filter(Boolean).map(function (r) { return { type: 'rect', shape: r, style: api.style() }; });
+            var parts = [bar, cap].filter(Boolean).map(function (r) { return { type: 'rect', shape: r, style: { fill: COLORS[k] } }; });
             return parts.length ? { type: 'group', children: parts } : null;
           }
           var h = row * (ki >= 2 ? 0.45 : 0.8);
           var r = echarts.graphic.clipRectByRect({ x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h }, box);
-          return r && { type: 'rect', shape: r, style: api.style() };
+          return r && { type: 'rect', shape: r, style: { fill: COLORS[k] } };
         }
       };
     });
@@ -193,8 +193,8 @@
         formatter: function (p) {
           var k = KINDS[p.value[3]], len = p.value[2] - p.value[1];
           if (k === BACKTAIL)
-            return esc(what[p.value[0]]) + '<br>backtail: could issue ' + len + ' cycles (' + esc(p.data.extra.insns) +
-              ' instructions) earlier, from cycle ' + p.value[1] + ' (relaxed dependency: ' + esc(p.data.extra.anchor) + ')';
+            return esc(what[p.value[0]]) + '<br>backtail: could issue ' + len + ' cycles (' + esc(extras[p.value[4]].insns) +
+              ' instructions) earlier, from cycle ' + p.value[1] + ' (relaxed dependency: ' + esc(extras[p.value[4]].anchor) + ')';
           return esc(what[p.value[0]]) + '<br>' + esc(k) + ': ' + p.value[1] + ' - ' + p.value[2] + ' (' + len + ' cycles)';
         }
       },

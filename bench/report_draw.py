@@ -92,6 +92,9 @@ PAINTED = '''new Promise(function (ok) {
   }
   if (document.body && document.body.hasAttribute('data-draw-ms')) done();
   else addEventListener('load', done);
+  /* a page whose script never finishes: said, not waited for */
+  setTimeout(function () { ok(JSON.stringify({ ready: null, script: 0, painted: 0, parts: {},
+    errors: 'no data-draw-ms after 120 s: ' + ((document.getElementById('errors') || {}).textContent || '') })); }, 120000);
 })'''
 
 

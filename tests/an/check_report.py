@@ -48,7 +48,7 @@ series = json.loads(html.unescape(re.search(r'data-dma-series="([^"]*)"', attrs)
 if not snr:
     errs.append('no report data (window.SNR) in the page')
 else:
-    shown = snr['dma']['dmas'][:400]
+    shown = snr['dma']['dmas'][:100]  # report.c DMA_ROWS
     # the timeline says whether it shows every DMA
     what = re.search(r'<p id="dma-what">([^<]*)</p>', dom)
     n = snr['dma']['count']
