@@ -26,7 +26,8 @@
  * the order that nests them), flows and counters, encoded by protobuf-c
  * from analyzer/perfetto_trace.proto (the subset of Perfetto's messages
  * used), with event, category and argument names interned. Host traces
- * are exported as JSON only.
+ * too (--format proto; auto keeps JSON for them): their events as the JSON
+ * has them, each flow on the slice that holds it (put_proto).
  */
 #include <getopt.h>
 #include <math.h>
@@ -101,10 +102,14 @@ struct out {
 
 /* ---- the protobuf writer ---------------------------------------------- */
 
-/* a track's uuid: small numbers are short varints */
+/* a track's uuid: small numbers are short varints (a replayed window's
+ * pids and tids, below 2^32); a host trace's real pids and its tids with
+ * flags (analyzer/host_events.h) take the wide form, 2^32 and up */
 static uint64_t track_uuid(int pid, int tid)
 {
-	return (uint64_t)pid << 20 | (uint32_t)tid;
+	if ((uint32_t)pid < 4096 && (uint32_t)tid < (1u << 20))
+		return (uint64_t)pid << 20 | (uint32_t)tid;
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
 }
 
 /* s's iid among kind's strings (0 event names, 1 categories, 2 annotation
@@ -307,9 +312,83 @@ static void track_close(struct out *o, uint64_t uuid, struct track *t, uint64_t 
 		slice_end_write(o, uuid, t->end[--t->depth]);
 }
 
+/* A track event's name, category and args (a JSON object's members, or
+ * an instruction's: insn_label's "index":N then what its pc gives, parsed
+ * once per pc), interned where there is room; what it holds is freed by
+ * named_free after the packet is written */
+struct named {
+	uint64_t cat_iid;
+	char *cats[1];
+	json_t *aj;
+};
+
+static void named_event(struct proto *pb, TrackEvent *te, struct named *n, const char *name, const char *cat,
+			const char *args)
+{
+	uint64_t name_iid = intern(pb, 0, name);
+	n->cat_iid = intern(pb, 1, cat);
+	te->has_name_iid = name_iid != 0;
+	te->name_iid = name_iid;
+	te->name = name_iid ? NULL : (char *)name;
+	te->n_category_iids = n->cat_iid ? 1 : 0;
+	te->category_iids = &n->cat_iid;
+	n->cats[0] = (char *)cat;
+	te->n_categories = n->cat_iid ? 0 : 1;
+	te->categories = n->cats;
+	json_t *aj = NULL;
+	const char *rest = args;
+	long long index = 0;
+	bool has_index = false;
+	if (args && !strncmp(args, "\"index\":", 8)) {
+		char *e;
+		index = strtoll(args + 8, &e, 10);
+		if (*e == ',' || !*e) {
+			has_index = true;
+			rest = *e ? e + 1 : e;
+		}
+	}
+	if (rest && rest[0]) {
+		aj = has_index ? json_incref(json_object_get(pb->args_cache, rest)) : NULL;
+		if (!aj) {
+			size_t len = strlen(rest);
+			char *b = snr_xmalloc(len + 3);
+			b[0] = '{';
+			memcpy(b + 1, rest, len);
+			b[len + 1] = '}';
+			b[len + 2] = 0;
+			aj = json_loadb(b, len + 2, 0, NULL);
+			free(b);
+			if (aj && has_index)
+				json_object_set(pb->args_cache, rest, aj);
+		}
+	}
+	n->aj = aj;
+	size_t nann = (aj ? json_object_size(aj) : 0) + has_index;
+	if (nann) {
+		te->debug_annotations = snr_xcalloc(nann, sizeof(*te->debug_annotations));
+		if (has_index) {
+			json_t *ij = json_integer(index);
+			te->debug_annotations[te->n_debug_annotations++] = annotation_of(pb, "index", ij);
+			json_decref(ij);
+		}
+		const char *k;
+		json_t *v;
+		json_object_foreach(aj, k, v) te->debug_annotations[te->n_debug_annotations++] =
+		    annotation_of(pb, k, v);
+	}
+}
+
+static void named_free(TrackEvent *te, struct named *n)
+{
+	for (size_t i = 0; i < te->n_debug_annotations; i++)
+		annotation_free(te->debug_annotations[i]);
+	free(te->debug_annotations);
+	json_decref(n->aj);
+}
+
 /* A slice [start_ns, end_ns) as its begin event (its end is written when
  * the next slice on the track begins at or after it, or at the end); args
- * a JSON object's members. Slices must come in their track's order: by
+ * as named_event takes them. Slices must come in their track's order: by
  * start, an enclosing one first. */
 static void proto_slice(struct out *o, int pid, int tid, const char *name, const char *cat, int64_t start_ns,
 			int64_t end_ns, const char *args, const uint64_t *flows, size_t nflows,
@@ -330,73 +409,39 @@ static void proto_slice(struct out *o, int pid, int tid, const char *name, const
 	}
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	uint64_t cat_iid = intern(pb, 1, cat), name_iid = intern(pb, 0, name);
+	struct named n;
 	p.has_timestamp = true;
 	p.timestamp = s;
 	te.has_type = te.has_track_uuid = true;
 	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
 	te.track_uuid = uuid;
-	te.has_name_iid = name_iid != 0;
-	te.name_iid = name_iid;
-	te.name = name_iid ? NULL : (char *)name;
-	te.n_category_iids = cat_iid ? 1 : 0;
-	te.category_iids = &cat_iid;
-	char *cats[1] = {(char *)cat};
-	te.n_categories = cat_iid ? 0 : 1;
-	te.categories = cats;
+	named_event(pb, &te, &n, name, cat, args);
 	te.n_flow_ids = nflows;
 	te.flow_ids = (uint64_t *)flows;
 	te.n_terminating_flow_ids = nends;
 	te.terminating_flow_ids = (uint64_t *)ends;
-	/* args: an instruction's (insn_label: "index":N, then what its pc
-	 * gives, parsed once per pc) or any other JSON object's members */
-	json_t *aj = NULL;
-	const char *rest = args;
-	long long index = 0;
-	bool has_index = false;
-	if (args && !strncmp(args, "\"index\":", 8)) {
-		char *e;
-		index = strtoll(args + 8, &e, 10);
-		if (*e == ',' || !*e) {
-			has_index = true;
-			rest = *e ? e + 1 : e;
-		}
-	}
-	if (rest && rest[0]) {
-		aj = has_index ? json_incref(json_object_get(pb->args_cache, rest)) : NULL;
-		if (!aj) {
-			size_t n = strlen(rest);
-			char *b = snr_xmalloc(n + 3);
-			b[0] = '{';
-			memcpy(b + 1, rest, n);
-			b[n + 1] = '}';
-			b[n + 2] = 0;
-			aj = json_loadb(b, n + 2, 0, NULL);
-			free(b);
-			if (aj && has_index)
-				json_object_set(pb->args_cache, rest, aj);
-		}
-	}
-	size_t nann = (aj ? json_object_size(aj) : 0) + has_index;
-	if (nann) {
-		te.debug_annotations = snr_xcalloc(nann, sizeof(*te.debug_annotations));
-		if (has_index) {
-			json_t *ij = json_integer(index);
-			te.debug_annotations[te.n_debug_annotations++] = annotation_of(pb, "index", ij);
-			json_decref(ij);
-		}
-		const char *k;
-		json_t *v;
-		json_object_foreach(aj, k, v) te.debug_annotations[te.n_debug_annotations++] =
-		    annotation_of(pb, k, v);
-	}
 	p.track_event = &te;
 	packet_write(o, &p, true);
-	for (size_t i = 0; i < te.n_debug_annotations; i++)
-		annotation_free(te.debug_annotations[i]);
-	free(te.debug_annotations);
-	json_decref(aj);
+	named_free(&te, &n);
 	t->end[t->depth++] = e;
+}
+
+/* An instant on thread track (pid, tid) at ns */
+static void proto_instant(struct out *o, int pid, int tid, const char *name, const char *cat, int64_t ns,
+			  const char *args)
+{
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	struct named n;
+	p.has_timestamp = true;
+	p.timestamp = (uint64_t)ns;
+	te.has_type = te.has_track_uuid = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+	te.track_uuid = track_uuid(pid, tid);
+	named_event(o->pb, &te, &n, name, cat, args);
+	p.track_event = &te;
+	packet_write(o, &p, true);
+	named_free(&te, &n);
 }
 
 static void proto_counter(struct out *o, int pid, const char *name, int64_t ns, int64_t value)
@@ -805,10 +850,11 @@ static void usage(FILE *f)
 		"if there is exactly one), else at the start of the host trace; its cycles become\n"
 		"time through the config's clock_hz. docs/host.md.\n"
 		"\n"
-		"--format: json, proto (Perfetto's protobuf: the same tracks, slices, flows and\n"
-		"counters, about a quarter of the size; not for host traces), or auto (the default):\n"
-		"JSON unless it would exceed %llu MiB (estimated from the first window's events at\n"
-		"%d bytes each, times the number of windows), then protobuf, said on stderr.\n",
+		"--format: json, proto (Perfetto's protobuf: the same tracks, slices, instants,\n"
+		"flows and counters, about a quarter of the size), or auto (the default): JSON\n"
+		"unless it would exceed %llu MiB (estimated from the first window's events at\n"
+		"%d bytes each, times the number of windows; with a host trace: JSON), then\n"
+		"protobuf, said on stderr.\n",
 		JSON_MAX_BYTES >> 20, JSON_EVENT_BYTES);
 }
 
@@ -833,6 +879,134 @@ static void put_json(struct out *o, json_t *events)
 		ev_begin(o);
 		json_dumpf(e, o->f, SNRH_EV_JSON_FLAGS);
 	}
+}
+
+/* A host trace's events (analyzer/host_events.c: X slices, i instants, s
+ * and f flows, M names) in the protobuf: the names as track descriptors,
+ * each track's slices in the order that nests them (by start, an enclosing
+ * one first), each flow on the slice that holds its time (the innermost on
+ * its track, as the JSON's viewers bind it: flow ends are bound to their
+ * enclosing slice). Times are the JSON's microseconds back in whole ns. */
+struct hslice {
+	json_t *e;
+	int pid, tid;
+	int64_t start, end;
+	size_t order;
+};
+
+struct hflow {
+	size_t slice; /* index in the sorted slices */
+	uint64_t id;
+	bool end;
+};
+
+static int hslice_cmp(const void *a, const void *b)
+{
+	const struct hslice *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int hflow_cmp(const void *a, const void *b)
+{
+	const struct hflow *x = a, *y = b;
+	return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
+static int64_t ev_ns(json_t *e, const char *key) { return llround(json_number_value(json_object_get(e, key)) * 1e3); }
+
+static int ev_int(json_t *e, const char *key) { return (int)json_integer_value(json_object_get(e, key)); }
+
+/* the args of event e as an object's members (no braces), or NULL */
+static char *ev_args(json_t *e)
+{
+	json_t *a = json_object_get(e, "args");
+	if (!json_object_size(a))
+		return NULL;
+	char *t = json_dumps(a, JSON_COMPACT);
+	size_t n = strlen(t);
+	memmove(t, t + 1, n - 2);
+	t[n - 2] = 0;
+	return t;
+}
+
+static void put_proto(struct out *o, json_t *events)
+{
+	size_t i, n = json_array_size(events), ns = 0, nf = 0;
+	struct hslice *sl = snr_xcalloc(n + 1, sizeof(*sl));
+	struct hflow *fl = snr_xcalloc(n + 1, sizeof(*fl));
+	json_t *e;
+	json_array_foreach(events, i, e)
+	{
+		const char *ph = json_string_value(json_object_get(e, "ph")), *name = json_string_value(json_object_get(e, "name"));
+		if (!ph || !name)
+			continue;
+		if (!strcmp(ph, "M") && (!strcmp(name, "process_name") || !strcmp(name, "thread_name")))
+			track_describe(o, ev_int(e, "pid"), !strcmp(name, "thread_name") ? ev_int(e, "tid") : 0,
+				       json_string_value(json_object_get(json_object_get(e, "args"), "name")));
+		else if (!strcmp(ph, "X")) {
+			int64_t start = ev_ns(e, "ts");
+			sl[ns++] = (struct hslice){e, ev_int(e, "pid"), ev_int(e, "tid"), start, start + ev_ns(e, "dur"), i};
+		}
+	}
+	qsort(sl, ns, sizeof(*sl), hslice_cmp);
+	/* each flow event on the innermost slice of its track that holds its time */
+	json_array_foreach(events, i, e)
+	{
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		if (!ph || (strcmp(ph, "s") && strcmp(ph, "f")))
+			continue;
+		struct hslice key = {.pid = ev_int(e, "pid"), .tid = ev_int(e, "tid"), .start = INT64_MIN, .end = INT64_MAX};
+		int64_t t = ev_ns(e, "ts");
+		size_t lo = 0, hi = ns, best = SIZE_MAX;
+		while (lo < hi) {
+			size_t m = (lo + hi) / 2;
+			if (hslice_cmp(&sl[m], &key) < 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		for (size_t k = lo; k < ns && sl[k].pid == key.pid && sl[k].tid == key.tid && sl[k].start <= t; k++)
+			if (t < sl[k].start + (sl[k].end > sl[k].start ? sl[k].end - sl[k].start : 1) &&
+			    (best == SIZE_MAX || sl[k].end - sl[k].start < sl[best].end - sl[best].start))
+				best = k;
+		if (best != SIZE_MAX)
+			fl[nf++] = (struct hflow){best, (uint64_t)json_integer_value(json_object_get(e, "id")), ph[0] == 'f'};
+	}
+	qsort(fl, nf, sizeof(*fl), hflow_cmp);
+	uint64_t *ids = snr_xcalloc(nf + 1, sizeof(*ids));
+	for (size_t k = 0, f = 0; k < ns; k++) {
+		size_t nout = 0, nend = 0, first = f;
+		for (; f < nf && fl[f].slice == k; f++)
+			nout += !fl[f].end;
+		for (size_t g = first; g < f; g++)
+			ids[fl[g].end ? nout + nend++ : g - first - nend] = fl[g].id;
+		char *args = ev_args(sl[k].e);
+		proto_slice(o, sl[k].pid, sl[k].tid, json_string_value(json_object_get(sl[k].e, "name")),
+			    json_string_value(json_object_get(sl[k].e, "cat")), sl[k].start, sl[k].end, args, ids, nout,
+			    ids + nout, nend);
+		free(args);
+	}
+	json_array_foreach(events, i, e)
+	{
+		const char *ph = json_string_value(json_object_get(e, "ph"));
+		if (!ph || strcmp(ph, "i"))
+			continue;
+		char *args = ev_args(e);
+		proto_instant(o, ev_int(e, "pid"), ev_int(e, "tid"), json_string_value(json_object_get(e, "name")),
+			      json_string_value(json_object_get(e, "cat")), ev_ns(e, "ts"), args);
+		free(args);
+	}
+	free(ids);
+	free(fl);
+	free(sl);
 }
 
 int snr_cmd_export(int argc, char **argv)
@@ -962,12 +1136,6 @@ int snr_cmd_export(int argc, char **argv)
 		free(ln);
 	}
 
-	if (nhost && format == FORMAT_PROTO) {
-		snr_err(
-		    "export: --format proto: host traces (.snrh) are exported as JSON only (--format json)");
-		snrh_trace_free(&host);
-		return 2;
-	}
 	/* auto: the first window's events tell the JSON's size (host traces: JSON) */
 	struct an_data first;
 	bool have_first = false;
@@ -1018,7 +1186,10 @@ int snr_cmd_export(int argc, char **argv)
 	if (nhost) {
 		json_t *events = json_array();
 		snrh_trace_events(&host, events);
-		put_json(&o, events);
+		if (o.pb)
+			put_proto(&o, events);
+		else
+			put_json(&o, events);
 		json_decref(events);
 	}
 	snrh_trace_free(&host);

@@ -2,8 +2,9 @@
 """check_perfetto_proto.py PROTO_DIR TRACE.pb TRACE.json: `snr export
 perfetto --format proto` (TRACE.pb) holds what the JSON export of the same
 inputs (TRACE.json) holds: the same processes and threads, every slice
-(track, name, category, start and duration in ns, args), every flow (from
-the same slice to the same slice) and every counter value. The protobuf is
+(track, name, category, start and duration in ns, args), every instant (a
+host trace's samples), every flow (from the same slice to the same slice)
+and every counter value. The protobuf is
 decoded by python3-protobuf against analyzer/perfetto_trace.proto (compiled
 by protoc into PROTO_DIR), the slices rebuilt from their begin and end
 events by nesting per track as Perfetto does."""
@@ -14,18 +15,34 @@ sys.path.insert(0, sys.argv[1])
 import perfetto_trace_pb2 as P  # noqa: E402
 
 errs = []
+
+
+def args_of(e):
+    """a JSON event's args as text, an empty array or object as None: in the protobuf it is a debug
+    annotation with no value (Perfetto's messages have no empty container)"""
+    def norm(v):
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in v.items()} if v else None
+        if isinstance(v, list):
+            return [norm(x) for x in v] if v else None
+        return v
+    return json.dumps({k: norm(v) for k, v in e.get('args', {}).items()}, sort_keys=True)
+
+
 # ---- the JSON export
 doc = json.load(open(sys.argv[3]))
 ns = lambda us: round(us * 1000)  # noqa: E731
-jnames, jslices, jflows, jcounters = {}, [], {}, set()
+jnames, jslices, jflows, jcounters, jinstants = {}, [], {}, set(), []
 by_track = defaultdict(list)
 for e in doc['traceEvents']:
     if e['ph'] == 'M' and e['name'] in ('process_name', 'thread_name'):
         jnames[(e['pid'], e['tid'] if e['name'] == 'thread_name' else 0)] = e['args']['name']
     elif e['ph'] == 'X':
-        s = (e['pid'], e['tid'], e['name'], e['cat'], ns(e['ts']), ns(e['dur']), json.dumps(e.get('args', {}), sort_keys=True))
+        s = (e['pid'], e['tid'], e['name'], e['cat'], ns(e['ts']), ns(e['dur']), args_of(e))
         jslices.append(s)
         by_track[(e['pid'], e['tid'])].append(s)
+    elif e['ph'] == 'i':
+        jinstants.append((e['pid'], e['tid'], e['name'], e['cat'], ns(e['ts']), args_of(e)))
     elif e['ph'] == 'C':
         for k, v in e['args'].items():
             jcounters.add((e['pid'], e['name'] + ' ' + k, ns(e['ts']), v))
@@ -50,7 +67,7 @@ t = P.Trace()
 t.ParseFromString(open(sys.argv[2], 'rb').read())
 names, cats, anames, astrings = {}, {}, {}, {}
 tracks, counters = {}, {}
-pnames, pslices, pflows, pcounters = {}, [], {}, set()
+pnames, pslices, pflows, pcounters, pinstants = {}, [], {}, set(), []
 open_ = defaultdict(list)
 # as Perfetto's trace processor does: interned data and descriptors in the file's order
 # (each interned name before its first use), then the events sorted by timestamp (a stable
@@ -100,6 +117,12 @@ for k in sorted(range(len(t.packet)), key=lambda k: (t.packet[k].timestamp, k)):
             return astrings[a.string_value_iid]
         return None
 
+    if te.type == P.TrackEvent.TYPE_INSTANT:
+        args = {anames[a.name_iid] if a.HasField('name_iid') else a.name: value(a) for a in te.debug_annotations}
+        name = names[te.name_iid] if te.HasField('name_iid') else te.name
+        cat = cats[te.category_iids[0]] if te.category_iids else te.categories[0]
+        pid, tid = tracks.get(te.track_uuid, (None, None))
+        pinstants.append((pid, tid, name, cat, p.timestamp, json.dumps(args, sort_keys=True)))
     if te.type == P.TrackEvent.TYPE_SLICE_BEGIN:
         args = {anames[a.name_iid] if a.HasField('name_iid') else a.name: value(a) for a in te.debug_annotations}
         name = names[te.name_iid] if te.HasField('name_iid') else te.name
@@ -136,9 +159,13 @@ if pflows != jflows or not jflows:
                 (len(pflows), len(jflows), [(k, pflows.get(k), jflows.get(k)) for k in diff[:3]]))
 if pcounters != jcounters or not jcounters:
     errs.append('counters: %d in protobuf, %d in JSON' % (len(pcounters), len(jcounters)))
+if sorted(pinstants) != sorted(jinstants):
+    a, b = set(pinstants), set(jinstants)
+    errs.append('instants: %d in protobuf, %d in JSON; only in protobuf %r; only in JSON %r' %
+                (len(pinstants), len(jinstants), sorted(a - b)[:3], sorted(b - a)[:3]))
 for e in errs:
     print('FAIL', e)
 if not errs:
-    print('protobuf = JSON: %d slices, %d flows, %d counter values, %d tracks' %
-          (len(pslices), len(pflows), len(pcounters), len(pnames)))
+    print('protobuf = JSON: %d slices, %d instants, %d flows, %d counter values, %d tracks' %
+          (len(pslices), len(pinstants), len(pflows), len(pcounters), len(pnames)))
 sys.exit(1 if errs else 0)

@@ -158,6 +158,15 @@ expect_rc 0
 run "$SNR" export perfetto "$T/tl.snrh" "$T/a.snrm" --launch 2 -o "$T/tl.json"
 expect_rc 0
 python3 "$(dirname "$0")/check_host_perfetto.py" "$T/tl.json" "$T/solo.json" 2 3 || fail "host + device Perfetto export"
+# the same in Perfetto's protobuf: the same tracks, slices, instants, flows and counters as that JSON,
+# decoded by python3-protobuf against analyzer/perfetto_trace.proto (as the device export's test does)
+run "$SNR" export perfetto --format proto "$T/tl.snrh" "$T/a.snrm" --launch 2 -o "$T/tl.pb"
+expect_rc 0
+[ ! -s "$T/err" ] || fail "export perfetto --format proto (host + device) said: $(cat "$T/err")"
+protoc --python_out="$T" -I"$(dirname "$0")/../../analyzer" "$(dirname "$0")/../../analyzer/perfetto_trace.proto" ||
+  fail "protoc (protobuf-compiler) on analyzer/perfetto_trace.proto"
+/usr/bin/python3 "$(dirname "$0")/../an/check_perfetto_proto.py" "$T" "$T/tl.pb" "$T/tl.json" ||
+  fail "host + device protobuf export vs its JSON"
 # several launches and no --launch: the window goes to the trace's start, with a note
 run "$SNR" export perfetto "$T/tl.snrh" "$T/a.snrm" -o "$T/tl0.json"
 expect_rc 0; expect_err "choose a launch with --launch N"
