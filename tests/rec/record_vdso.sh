@@ -17,6 +17,7 @@
 #     shape; under sim every unread load was run by the target at a
 #     checkpoint (none was simulated);
 #   * the program's printed result is the one of a run without snr.
+#   * an instruction that reads [vvar] and writes memory is refused by name.
 # Stepping through gdbserver is slow enough (a round trip per instruction)
 # that the kernel's clock update, every tick, often falls inside a pass of
 # the seqlock loop, which then retries; on a loaded machine it may retry
@@ -91,6 +92,17 @@ awk -v k="$k" '$1 == k' <("$SNR" trace dump "$T/af.snrt") | grep -q ' shl ' || f
 "$SNR" replay "$T/af.snrt" >"$T/af.replay" 2>&1 && grep -q "end state matches the recording" "$T/af.replay" ||
   fail "window ending after shl: replay: $(cat "$T/af.replay")"
 echo "window ending after the vDSO's shl (instruction $k): replay verified"
+
+# An instruction that reads [vvar] and writes memory (push qword ptr [vvar])
+# is refused by name: what it stores cannot be recorded.
+for m in step sim; do
+  setarch -R "$SNR" record --breakpoint pushed --count 10 --method $m -o "$T/push-$m.snrt" -- "$T/clk" push \
+    >/dev/null 2>"$T/push-$m.err"
+  rc=$?
+  [ $rc -eq 1 ] && grep -q "instruction 0 at 0x[0-9a-f]* reads memory the debugger cannot read (at 0x[0-9a-f]*) and writes memory" \
+    "$T/push-$m.err" || fail "push [vvar] --method $m: exit $rc: $(cat "$T/push-$m.err")"
+done
+echo "push qword ptr [vvar]: refused by name (step and sim)"
 
 if command -v gdbserver >/dev/null; then
   capped=""

@@ -13,6 +13,10 @@
  * `x86_clock K` calls clocks(K) instead: K clock_gettime(CLOCK_MONOTONIC)
  * calls in a loop (for measuring what each [vvar] load costs a recording).
  *
+ * `x86_clock push` calls pushed() instead: `push qword ptr [vvar]` and a
+ * pop, an instruction that reads the [vvar] page (found in /proc/self/maps)
+ * and writes the stack, which snr record refuses by name.
+ *
  * Before timed() it prints the vDSO's address range ("vdso LO HI", hex),
  * read from /proc/self/maps, so that a test can tell the vDSO's
  * instructions from the program's.
@@ -48,8 +52,16 @@ __attribute__((noinline)) uint64_t clocks(int k)
 	return h;
 }
 
+__attribute__((noinline)) uint64_t pushed(const void *vvar)
+{
+	uint64_t v;
+	__asm__ volatile("pushq (%1)\n\tpopq %0" : "=r"(v) : "r"(vvar) : "memory");
+	return v;
+}
+
 int main(int argc, char **argv)
 {
+	void *vvar = NULL;
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
 	while (f && fgets(line, sizeof(line), f))
@@ -57,11 +69,18 @@ int main(int argc, char **argv)
 			unsigned long long lo, hi;
 			if (sscanf(line, "%llx-%llx", &lo, &hi) == 2)
 				printf("vdso %llx %llx\n", lo, hi);
+		} else if (strstr(line, "[vvar]")) {
+			unsigned long long lo;
+			if (sscanf(line, "%llx-", &lo) == 1)
+				vvar = (void *)(uintptr_t)lo;
 		}
 	if (f)
 		fclose(f);
 	fflush(stdout);
-	sink = argc > 1 ? clocks(atoi(argv[1])) : timed(100);
+	if (argc > 1 && !strcmp(argv[1], "push"))
+		sink = vvar ? pushed(vvar) : 0;
+	else
+		sink = argc > 1 ? clocks(atoi(argv[1])) : timed(100);
 	printf("clock %llu\n", (unsigned long long)sink);
 	return 0;
 }
