@@ -24,8 +24,11 @@
  *   - otherwise it spins as the fixed spin did (up to its time: with a CPU
  *     free, spinning costs the peer nothing, and giving up early only adds
  *     wake-ups); a spin that runs out failed, and the next 2^failures waits
- *     (at most 512) block at once before one spin probes again: a peer busy
- *     for long (a continue, the recorder simulating) is not spun for;
+ *     (at most 16) block at once before one spin probes again: a peer busy
+ *     for long (a continue, the recorder simulating) is spun for at most
+ *     once in 17 waits, and a burst of slow replies on an idle machine costs
+ *     at most 16 blocking waits (the load is watched separately above, so
+ *     the back-off need not be long);
  *   - a gap of more than 50 us between two polls means this task was
  *     descheduled: something else wanted its CPU, so that spin failed too and
  *     the next wait looks at the runnable count again.
@@ -47,7 +50,7 @@
 #include "lib/snr_util.h"
 
 #define DESCHEDULED_NS 50000
-#define MAX_BACKOFF_SHIFT 9
+#define MAX_BACKOFF_SHIFT 4
 #define LOOK_EVERY_NS 2000000
 
 static int64_t monotonic_ns(void)

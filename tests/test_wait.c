@@ -144,7 +144,7 @@ static void test_budget(int tx, int rx)
 	CHECK(w.spins_won == 2 && w.failures == 0, "probe caught the reply: won %llu failures %u",
 	      (unsigned long long)w.spins_won, w.failures);
 
-	/* failures double the back-off, up to 512 waits */
+	/* failures double the back-off, up to 16 waits */
 	make_readable(tx, rx, false);
 	fake_step = 10000;
 	unsigned expect = 2;
@@ -152,7 +152,7 @@ static void test_budget(int tx, int rx)
 		w.block_left = 0;
 		snr_wait_readable(&w, rx, 0);
 		CHECK(w.block_left == expect, "failure %d: back-off %u, expected %u", i + 1, w.block_left, expect);
-		if (expect < 512)
+		if (expect < 16)
 			expect *= 2;
 	}
 }
