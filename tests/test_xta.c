@@ -334,6 +334,69 @@ static void test_mxu(void)
 	CHECK(worst <= TA1_MXU_ERR_BOUND, "MXU error %.2f exceeds the bound %.0f", worst, TA1_MXU_ERR_BOUND);
 }
 
+/* The matmul with zeros in lhs (single elements, -0, whole rows: a batch's
+ * padding), rows of w holding an infinity or a NaN, NaN and infinite lhs
+ * elements and mma onto -0: every element bitwise equal to the fixed-order
+ * f32 reference (the kernels skip a step whose lhs element is zero only when
+ * that cannot change the sum; a wrong skip shows here as a number where the
+ * reference has a NaN, or -0 kept where it has +0). */
+static void test_mxu_zeros(void)
+{
+	enum { D = TA1_MXU_DIM, RMAX = 17 };
+	static float w[D * D], lhs[RMAX * D], dst[RMAX * D], got[RMAX * D];
+	static const uint32_t odd[] = {0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001, 0xffc00005};
+	for (unsigned k = 0; k < 40; k++) {
+		int acc = k & 1;
+		uint64_t rows = 1 + h_below(RMAX);
+		for (unsigned i = 0; i < D * D; i++)
+			w[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+		for (unsigned n = h_below(4); n > 0; n--) /* a few non-finite weights in random rows */
+			w[h_below(D * D)] = h_f32(odd[h_below(sizeof(odd) / sizeof(odd[0]))]);
+		unsigned density = h_below(5); /* 0: all zero rows likely; 4: dense */
+		for (uint64_t r = 0; r < rows; r++) {
+			int zero_row = h_below(3) == 0;
+			for (unsigned j = 0; j < D; j++) {
+				float v = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+				if (zero_row || h_below(5) >= density)
+					v = h_below(2) ? 0.0f : -0.0f;
+				else if (h_below(200) == 0)
+					v = h_f32(odd[h_below(sizeof(odd) / sizeof(odd[0]))]);
+				lhs[r * D + j] = v;
+				dst[r * D + j] = h_below(4) == 0 ? -0.0f : rand_f32();
+			}
+		}
+		uint64_t pw = VM + 0x200000, pl = VM + 0x300000, pd = VM + 0x400000;
+		put_f32(pw, w, D * D);
+		CHECK(h_xta(c0, TA1_OP_TA_MXU_LOAD, pw, 0, 0, 0) == TA1_STOP_BUDGET, "mxu.load faulted: %s",
+		      ta1_chip_fault(c0));
+		put_f32(pl, lhs, rows * D);
+		put_f32(pd, dst, rows * D);
+		enum ta1_op op = acc ? TA1_OP_TA_MXU_MMA : TA1_OP_TA_MXU_MM;
+		CHECK(h_xta(c0, op, pd, pl, 0, rows) == TA1_STOP_BUDGET, "%s faulted: %s",
+		      ta1_insn_table[op].mnemonic, ta1_chip_fault(c0));
+		get_f32(pd, got, rows * D);
+		int bad = 0;
+		for (uint64_t r = 0; r < rows && !bad; r++)
+			for (unsigned j = 0; j < D && !bad; j++) {
+				float s32 = 0.0f;
+				for (unsigned kk = 0; kk < D; kk++) {
+					float p = lhs[r * D + kk] * w[kk * D + j];
+					s32 += p;
+				}
+				if (acc)
+					s32 = dst[r * D + j] + s32;
+				float g = got[r * D + j];
+				/* a NaN's payload is the host's (docs/ta1-isa.md): NaN matches NaN */
+				if (h_bits(g) != h_bits(s32) && !(g != g && s32 != s32)) {
+					CHECK(0, "%s with zeros, rows=%llu: element [%llu][%u] = %08x, reference %08x",
+					      ta1_insn_table[op].mnemonic, (unsigned long long)rows, (unsigned long long)r,
+					      j, h_bits(g), h_bits(s32));
+					bad = 1;
+				}
+			}
+	}
+}
+
 /* ---- DMA ----------------------------------------------------------------- */
 
 #define GUARD 64
@@ -695,6 +758,7 @@ int main(void)
 		test_vsumrows();
 		test_vexp();
 		test_mxu();
+		test_mxu_zeros();
 	}
 	CHECK(ta1_xta_use(chosen) == 0, "cannot return to the build %s", chosen);
 	CHECK(ta1_xta_use("no-such-build") == -1, "an unknown build was accepted");

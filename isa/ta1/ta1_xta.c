@@ -107,67 +107,123 @@ static inline float vbinary1(int mul, float a, float b)
 enum { MXU_D = 128 };
 
 /*
- * XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W) defines matmul_SUFFIX and
+ * Skipping a zero lhs element. A product l * w with l = +-0 and w finite is
+ * +-0, and adding +-0 to an accumulator leaves it as it was: the
+ * accumulator starts at +0 and a rounded sum is -0 only when both its
+ * operands are -0, so it is never -0, and +0 + -0 = +0, x + +-0 = x for any
+ * other x (a NaN stays the same NaN, an infinity the same infinity). So the
+ * step k of a row whose l_k is zero changes nothing when row k of w is all
+ * finite, and is skipped; a row of all-zero lhs (the padding rows of a
+ * batch smaller than the MXU's) costs 128 compares. With l_k zero and an
+ * infinite or NaN weight in row k the product is NaN and the step is done.
+ * Whether each row of w is finite is computed once per call, when a zero
+ * first asks (w_row_finite: 0 not yet known, 1 finite, 2 not).
+ */
+static inline int w_row_finite(const float *w, int k, unsigned char *fin)
+{
+	if (!fin[k]) {
+		uint32_t bad = 0;
+		for (int j = 0; j < MXU_D; j++) {
+			uint32_t u;
+			memcpy(&u, w + k * MXU_D + j, 4);
+			bad |= (u & 0x7f800000u) == 0x7f800000u;
+		}
+		fin[k] = bad ? 2 : 1;
+	}
+	return fin[k] == 1;
+}
+
+static inline int row_all_zero(const float *l)
+{
+	int nonzero = 0;
+	for (int k = 0; k < MXU_D; k++)
+		nonzero |= l[k] != 0.0f;
+	return !nonzero;
+}
+
+/*
+ * XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W, A) defines matmul_SUFFIX and
  * vbinary_SUFFIX with the function attribute ATTR (a target), over VT, a
  * vector of W floats (VTI its mask). Only these two loops are built per
  * target (exp and max: XTA_ELEMWISE below; the row sums stay scalar, one
  * running sum per row).
  *
- * matmul: for each row and each block of 4*W columns, acc[j] starts at
- * +0.0f and adds l_k * w[k][j] for k ascending, one rounded product and one
- * rounded sum per step; the block's 8 vector accumulators stay in registers
- * across the 128 steps (8 independent chains of adds hide the add's latency) (the scalar loop would load and
- * store them each step). vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of two NaNs, a's); loads a
- * block before storing it, so dst may alias a or b exactly (as ta1_vector_op allows).
+ * matmul: the rows of lhs that are not all zero are taken two at a time
+ * (the last one alone if their count is odd; an all-zero row alone), and
+ * for each block of A*W columns, each row's acc[j] starts at +0.0f and adds
+ * l_k * w[k][j] for k ascending, one rounded product and one rounded sum per
+ * step (a step whose l_k is zero in every row of the pair is skipped when
+ * that changes nothing: see w_row_finite). The 2*A vector accumulators stay
+ * in registers across the 128 steps (independent chains of adds hide the
+ * add's latency), and each weight vector loaded serves both rows, which
+ * halves the loads per multiply-add. Which rows go together changes no
+ * element's operations: each output element still depends on its own row
+ * and w alone. vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of
+ * two NaNs, a's); loads a block before storing it, so dst may alias a or b
+ * exactly (as ta1_vector_op allows).
  */
-#define MXU_STEP(acc, v)                                                                                     \
-	do {                                                                                                 \
-		__typeof__(acc) wv, prod;                                                                    \
-		V_LOAD(wv, wr + sizeof(acc) / 4 * (v));                                                      \
-		prod = l * wv;                                                                               \
-		acc = acc + prod;                                                                            \
-	} while (0)
-#define MXU_OUT(acc, v)                                                                                      \
-	do {                                                                                                 \
-		if (accumulate) {                                                                            \
-			__typeof__(acc) prev;                                                                \
-			V_LOAD(prev, out + sizeof(acc) / 4 * (v));                                           \
-			acc = prev + acc;                                                                    \
+#define XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W, A)                                                             \
+	ATTR static inline __attribute__((always_inline)) void mm_rows_##SUFFIX(                             \
+	    float *out0, float *out1, const float *l0r, const float *l1r, const float *w, int accumulate,    \
+	    unsigned char *fin, const int two)                                                               \
+	{                                                                                                    \
+		for (int jb = 0; jb < MXU_D; jb += A * W) {                                                  \
+			VT a0[A], a1[A];                                                                     \
+			_Pragma("GCC unroll 16") for (int v = 0; v < A; v++) a0[v] = a1[v] = (VT){0};        \
+			for (int k = 0; k < MXU_D; k++) {                                                    \
+				float l0 = l0r[k], l1 = two ? l1r[k] : 0.0f;                                 \
+				if (l0 == 0.0f && l1 == 0.0f && w_row_finite(w, k, fin))                     \
+					continue;                                                            \
+				const float *wr = w + (uint64_t)k * MXU_D + jb;                              \
+				_Pragma("GCC unroll 16") for (int v = 0; v < A; v++)                         \
+				{                                                                            \
+					VT wv, p0, p1;                                                       \
+					V_LOAD(wv, wr + W * v);                                              \
+					p0 = l0 * wv; /* scalar * vector: l times each lane */               \
+					a0[v] = a0[v] + p0;                                                  \
+					if (two) {                                                           \
+						p1 = l1 * wv;                                                \
+						a1[v] = a1[v] + p1;                                          \
+					}                                                                    \
+				}                                                                            \
+			}                                                                                    \
+			_Pragma("GCC unroll 16") for (int v = 0; v < A; v++)                                 \
+			{                                                                                    \
+				if (accumulate) {                                                            \
+					VT prev;                                                             \
+					V_LOAD(prev, out0 + jb + W * v);                                     \
+					a0[v] = prev + a0[v];                                                \
+					if (two) {                                                           \
+						V_LOAD(prev, out1 + jb + W * v);                             \
+						a1[v] = prev + a1[v];                                        \
+					}                                                                    \
+				}                                                                            \
+				V_STORE(out0 + jb + W * v, a0[v]);                                           \
+				if (two)                                                                     \
+					V_STORE(out1 + jb + W * v, a1[v]);                                   \
+			}                                                                                    \
 		}                                                                                            \
-		V_STORE(out + sizeof(acc) / 4 * (v), acc);                                                   \
-	} while (0)
-#define XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W)                                                                \
+	}                                                                                                    \
 	ATTR static void matmul_##SUFFIX(float *dst, const float *lhs, const float *w, uint64_t rows,        \
 					 int accumulate)                                                     \
 	{                                                                                                    \
+		unsigned char fin[MXU_D] = {0};                                                              \
+		uint64_t waiting = UINT64_MAX; /* a row not all zero, without its pair yet */                \
 		for (uint64_t r = 0; r < rows; r++) {                                                        \
 			const float *lr = lhs + r * MXU_D;                                                   \
-			for (int jb = 0; jb < MXU_D; jb += 8 * W) {                                          \
-				float *out = dst + r * MXU_D + jb;                                           \
-				VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0},     \
-				   a7 = {0};                                                                 \
-				for (int k = 0; k < MXU_D; k++) {                                            \
-					float l = lr[k]; /* scalar * vector: l times each lane */            \
-					const float *wr = w + (uint64_t)k * MXU_D + jb;                      \
-					MXU_STEP(a0, 0);                                                     \
-					MXU_STEP(a1, 1);                                                     \
-					MXU_STEP(a2, 2);                                                     \
-					MXU_STEP(a3, 3);                                                     \
-					MXU_STEP(a4, 4);                                                     \
-					MXU_STEP(a5, 5);                                                     \
-					MXU_STEP(a6, 6);                                                     \
-					MXU_STEP(a7, 7);                                                     \
-				}                                                                            \
-				MXU_OUT(a0, 0);                                                              \
-				MXU_OUT(a1, 1);                                                              \
-				MXU_OUT(a2, 2);                                                              \
-				MXU_OUT(a3, 3);                                                              \
-				MXU_OUT(a4, 4);                                                              \
-				MXU_OUT(a5, 5);                                                              \
-				MXU_OUT(a6, 6);                                                              \
-				MXU_OUT(a7, 7);                                                              \
+			if (row_all_zero(lr))                                                                \
+				mm_rows_##SUFFIX(dst + r * MXU_D, NULL, lr, NULL, w, accumulate, fin, 0);    \
+			else if (waiting == UINT64_MAX)                                                      \
+				waiting = r;                                                                 \
+			else {                                                                               \
+				mm_rows_##SUFFIX(dst + waiting * MXU_D, dst + r * MXU_D, lhs + waiting * MXU_D, \
+						 lr, w, accumulate, fin, 1);                                 \
+				waiting = UINT64_MAX;                                                        \
 			}                                                                                    \
 		}                                                                                            \
+		if (waiting != UINT64_MAX)                                                                   \
+			mm_rows_##SUFFIX(dst + waiting * MXU_D, NULL, lhs + waiting * MXU_D, NULL, w, accumulate, \
+					 fin, 0);                                                            \
 	}                                                                                                    \
 	ATTR static void vbinary_##SUFFIX(int mul, float *dst, const float *a, const float *b, uint64_t n)   \
 	{                                                                                                    \
@@ -271,12 +327,12 @@ typedef int64_t xta_d2i __attribute__((vector_size(16)));
 typedef uint64_t xta_d2u __attribute__((vector_size(16)));
 
 #if defined(__x86_64__)
-XTA_KERNELS(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16)
-XTA_KERNELS(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8)
+XTA_KERNELS(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16, 8)
+XTA_KERNELS(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8, 4)
 XTA_ELEMWISE(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16, xta_v8, xta_v8i, xta_d8, xta_d8i, xta_d8u, 8)
 XTA_ELEMWISE(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8, xta_v4, xta_v4i, xta_d4, xta_d4i, xta_d4u, 4)
 #endif
-XTA_KERNELS(base, , xta_v4, xta_v4i, 4)
+XTA_KERNELS(base, , xta_v4, xta_v4i, 4, 4)
 XTA_ELEMWISE(base, , xta_v4, xta_v4i, 4, xta_v2, xta_v2i, xta_d2, xta_d2i, xta_d2u, 2)
 
 struct xta_impl {
