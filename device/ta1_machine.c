@@ -10,6 +10,16 @@
  * Xta instructions are rare and heavy; they leave the fast path and go
  * through the operand-access query, so what the device does and what the
  * query reports cannot drift apart.
+ *
+ * ta.mxu.load copies no bytes: the MXU refers to the 64 KiB of VMEM it
+ * loaded from (mxu_ref) until something is about to write those bytes (a
+ * DMA, a vector or MXU result, a debugger or the replayer's loader), or to
+ * read or write the weight buffer by address; only then are the weights
+ * copied into the chip's own buffer (mxu_own). A serving loop reloads the
+ * weights before each layer and rarely overwrites a tile while it is
+ * loaded, so most loads never copy. VMEM is the chip's own (no other chip
+ * can name it), so every write that could change the referenced bytes
+ * passes through this file.
  */
 #include "ta1_machine.h"
 
@@ -59,6 +69,7 @@ struct ta1_chip {
 	uint8_t *vmem;
 	uint8_t *hbm;
 	float *mxu_w;
+	const float *mxu_ref; /* the VMEM bytes the MXU's weights are, or NULL: they are in mxu_w */
 	struct dinsn *cache;
 	uint64_t code_hi; /* one past the highest decoded core offset */
 	uint64_t bp[MAX_BREAKPOINTS];
@@ -191,7 +202,28 @@ void ta1_chip_query_ctx(const struct ta1_chip *c, struct ta1_query_ctx *q)
 	q->hbm_size = c->m->cfg.hbm_bytes;
 }
 
-/* Host pointer for [addr, addr+len) if it lies wholly in one memory. */
+/* The weights are copied into the chip's own buffer, and the VMEM bytes
+ * they were loaded from are no longer referred to. */
+static void mxu_own(struct ta1_chip *c)
+{
+	if (c->mxu_ref) {
+		memcpy(c->mxu_w, c->mxu_ref, TA1_MXUW_SIZE);
+		c->mxu_ref = NULL;
+	}
+}
+
+static const float *mxu_weights(const struct ta1_chip *c) { return c->mxu_ref ? c->mxu_ref : c->mxu_w; }
+
+/* Called before the bytes [p, p+len) of the chip's memory are written. */
+static inline void before_write(struct ta1_chip *c, const void *p, uint64_t len)
+{
+	const uint8_t *r = (const uint8_t *)c->mxu_ref, *b = p;
+	if (r && b < r + TA1_MXUW_SIZE && r < b + len)
+		mxu_own(c);
+}
+
+/* Host pointer for [addr, addr+len) if it lies wholly in one memory (the
+ * weight buffer by address: its own bytes, copied in first if referred). */
 static uint8_t *mem_ptr(struct ta1_chip *c, uint64_t addr, uint64_t len)
 {
 	struct ta1_query_ctx q;
@@ -204,6 +236,7 @@ static uint8_t *mem_ptr(struct ta1_chip *c, uint64_t addr, uint64_t len)
 	case TA1_SPACE_VMEM:
 		return c->vmem + off;
 	case TA1_SPACE_MXUW:
+		mxu_own(c);
 		return (uint8_t *)c->mxu_w + off;
 	case TA1_SPACE_HBM:
 		return c->m->chips[owner].hbm + off;
@@ -251,6 +284,7 @@ static size_t chip_mem_io(struct ta1_chip *c, uint64_t addr, void *buf, const vo
 			break;
 		size_t piece = len - done < avail ? len - done : (size_t)avail;
 		if (src) {
+			before_write(c, p, piece);
 			memcpy(p, (const uint8_t *)src + done, piece);
 			if (p >= c->core && p < c->core + c->m->cfg.core_memory_bytes)
 				invalidate(c, (uint64_t)(p - c->core), piece);
@@ -526,6 +560,7 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			for (uint64_t r = 0; r < src->rows; r++) {
 				uint8_t *s = mem_ptr(c, src->addr + (uint64_t)((int64_t)r * src->stride), src->row_bytes);
 				uint8_t *d = mem_ptr(c, dst->addr + (uint64_t)((int64_t)r * dst->stride), dst->row_bytes);
+				before_write(c, d, src->row_bytes);
 				memmove(d, s, src->row_bytes);
 			}
 			if (dst->space == TA1_SPACE_CORE) {
@@ -576,8 +611,9 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 		uint32_t sbits = (uint32_t)x[in.rs3];
 		memcpy(&s, &sbits, 4);
 		const float *b = vop <= TA1_VOP_MAX ? (const float *)mem_ptr(c, x[in.rs3], n * 4) : NULL;
-		ta1_vector_op(vop, (float *)mem_ptr(c, x[in.rs1], n * 4), (const float *)mem_ptr(c, x[in.rs2], n * 4),
-			      b, s, n);
+		float *d = (float *)mem_ptr(c, x[in.rs1], n * 4);
+		before_write(c, d, n * 4);
+		ta1_vector_op(vop, d, (const float *)mem_ptr(c, x[in.rs2], n * 4), b, s, n);
 		break;
 	}
 	case TA1_OP_TA_VSUMROWS: {
@@ -585,19 +621,19 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 		if (!rows)
 			break;
 		float tmp_row_sum;
+		float *d = (float *)mem_ptr(c, x[in.rs1], rows * 4);
+		before_write(c, d, rows * 4);
 		if (!cols) { /* empty rows sum to zero */
-			float *d = (float *)mem_ptr(c, x[in.rs1], rows * 4);
 			tmp_row_sum = 0.0f;
 			for (uint64_t r = 0; r < rows; r++)
 				d[r] = tmp_row_sum;
 			break;
 		}
-		ta1_vsum_rows((float *)mem_ptr(c, x[in.rs1], rows * 4),
-			      (const float *)mem_ptr(c, x[in.rs2], rows * cols * 4), rows, cols);
+		ta1_vsum_rows(d, (const float *)mem_ptr(c, x[in.rs2], rows * cols * 4), rows, cols);
 		break;
 	}
-	case TA1_OP_TA_MXU_LOAD:
-		memmove(c->mxu_w, mem_ptr(c, x[in.rs1], TA1_MXUW_SIZE), TA1_MXUW_SIZE);
+	case TA1_OP_TA_MXU_LOAD: /* refers to the bytes; copied only when they are about to change */
+		c->mxu_ref = (const float *)mem_ptr(c, x[in.rs1], TA1_MXUW_SIZE);
 		break;
 	case TA1_OP_TA_MXU_MM:
 	case TA1_OP_TA_MXU_MMA: {
@@ -606,14 +642,15 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			break;
 		float *dst = (float *)mem_ptr(c, x[in.rs1], bytes);
 		const float *lhs = (const float *)mem_ptr(c, x[in.rs2], bytes);
+		before_write(c, dst, bytes);
 		if ((uint8_t *)dst < (const uint8_t *)lhs + bytes && (const uint8_t *)lhs < (uint8_t *)dst + bytes) {
 			/* overlapping operands: compute from a copy of lhs */
 			float *copy = snr_xmalloc(bytes);
 			memcpy(copy, lhs, bytes);
-			ta1_mxu_matmul(dst, copy, c->mxu_w, rows, in.op == TA1_OP_TA_MXU_MMA);
+			ta1_mxu_matmul(dst, copy, mxu_weights(c), rows, in.op == TA1_OP_TA_MXU_MMA);
 			free(copy);
 		} else {
-			ta1_mxu_matmul(dst, lhs, c->mxu_w, rows, in.op == TA1_OP_TA_MXU_MMA);
+			ta1_mxu_matmul(dst, lhs, mxu_weights(c), rows, in.op == TA1_OP_TA_MXU_MMA);
 		}
 		break;
 	}

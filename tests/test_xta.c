@@ -13,8 +13,14 @@
  *  - ta.mxu.load + ta.mxu.mm / ta.mxu.mma: bitwise equal to the fixed-order f32
  *    reference, and within the documented error bound of a double reference
  *    (the largest ratio seen is printed);
+ *  - the MXU with zeros in lhs (elements, rows), non-finite weights and NaN
+ *    lhs elements: bitwise equal to the reference (the kernels skip zero
+ *    steps only where that cannot change a bit);
  *  - the vector and MXU checks above once per build of the kernels
  *    (AVX-512F, AVX2, baseline) the host's CPU can run;
+ *  - ta.mxu.load's weights stay as loaded whatever then writes the VMEM tile
+ *    they came from (DMA, vector, row sum, MXU result, debugger), and a
+ *    debugger's write to the weight buffer changes them;
  *  - ta.dma, ta.dma2d: 1-D and 2-D, positive and negative strides, between
  *    core memory, VMEM and HBM, and into another chip's HBM; guard bytes
  *    around every destination stay untouched;
@@ -397,6 +403,91 @@ static void test_mxu_zeros(void)
 	}
 }
 
+/* ta.mxu.load refers to the VMEM bytes it names rather than copying them
+ * (device/ta1_machine.c): whatever writes those bytes afterwards (a DMA, a
+ * vector result, a row sum, an MXU result, a debugger) must leave the loaded
+ * weights as they were, while a debugger's write to the weight buffer
+ * itself changes them, and a later load from elsewhere makes the first
+ * tile's bytes free to change. Each case then multiplies one row and reads
+ * the weight buffer back: both must match the weights expected. */
+static void test_mxu_weights_kept(void)
+{
+	enum { D = TA1_MXU_DIM };
+	static float w1[D * D], w2[D * D], want[D * D], wb[D * D];
+	float lhs[D], got[D], junk[256];
+	const uint64_t pw = VM + 0x200000, pw2 = VM + 0x240000, pl = VM + 0x300000, pj = VM + 0x310000,
+		       pd = VM + 0x320000, off = 4 * (64 * D + 5); /* inside the tile, row 64 */
+	for (int k = 0; k < 7; k++) {
+		for (unsigned i = 0; i < D * D; i++) {
+			w1[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+			w2[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+		}
+		for (unsigned i = 0; i < D; i++)
+			lhs[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+		for (unsigned i = 0; i < 256; i++)
+			junk[i] = 1000.0f + (float)i;
+		put_f32(pw, w1, D * D);
+		put_f32(pw2, w2, D * D);
+		put_f32(pl, lhs, D);
+		put_f32(pj, junk, 256);
+		CHECK(h_xta(c0, TA1_OP_TA_MXU_LOAD, pw, 0, 0, 0) == TA1_STOP_BUDGET, "mxu.load: %s", ta1_chip_fault(c0));
+		memcpy(want, w1, sizeof(want));
+		const char *what = "";
+		enum ta1_stop st = TA1_STOP_BUDGET;
+		switch (k) {
+		case 0:
+			what = "a DMA into the loaded tile";
+			st = h_xta(c0, TA1_OP_TA_DMA, pw + off, pj, 1024, 0);
+			break;
+		case 1:
+			what = "ta.vadd into the loaded tile";
+			st = h_xta(c0, TA1_OP_TA_VADD, pw + off, pj, pj, 200);
+			break;
+		case 2:
+			what = "a debugger's write into the loaded tile";
+			put_f32(pw + off, junk, 256);
+			break;
+		case 3:
+			what = "ta.mxu.mm into the loaded tile";
+			st = h_xta(c0, TA1_OP_TA_MXU_MM, pw + off, pl, 0, 1);
+			break;
+		case 4:
+			what = "ta.vsumrows into the loaded tile";
+			st = h_xta(c0, TA1_OP_TA_VSUMROWS, pw + off, pj, 64, 2);
+			break;
+		case 5:
+			what = "a debugger's write into the weight buffer";
+			put_f32(TA1_MXUW_BASE + off, junk, 256);
+			memcpy((uint8_t *)want + off, junk, 256 * 4);
+			break;
+		case 6:
+			what = "a second load, then a write into the first tile";
+			st = h_xta(c0, TA1_OP_TA_MXU_LOAD, pw2, 0, 0, 0);
+			put_f32(pw + off, junk, 256);
+			memcpy(want, w2, sizeof(want));
+			break;
+		}
+		CHECK(st == TA1_STOP_BUDGET, "%s faulted: %s", what, ta1_chip_fault(c0));
+		CHECK(h_xta(c0, TA1_OP_TA_MXU_MM, pd, pl, 0, 1) == TA1_STOP_BUDGET, "mxu.mm: %s", ta1_chip_fault(c0));
+		get_f32(pd, got, D);
+		for (unsigned j = 0; j < D; j++) {
+			float s32 = 0.0f;
+			for (unsigned kk = 0; kk < D; kk++) {
+				float p = lhs[kk] * want[kk * D + j];
+				s32 += p;
+			}
+			if (h_bits(got[j]) != h_bits(s32)) {
+				CHECK(0, "after %s: mxu.mm element %u = %08x, with the weights expected %08x", what, j,
+				      h_bits(got[j]), h_bits(s32));
+				break;
+			}
+		}
+		get_f32(TA1_MXUW_BASE, wb, D * D);
+		CHECK(!memcmp(wb, want, sizeof(wb)), "after %s: the weight buffer differs from the weights expected",
+		      what);
+	}
+}
+
 /* ---- DMA ----------------------------------------------------------------- */
 
 #define GUARD 64
@@ -762,6 +853,7 @@ int main(void)
 	}
 	CHECK(ta1_xta_use(chosen) == 0, "cannot return to the build %s", chosen);
 	CHECK(ta1_xta_use("no-such-build") == -1, "an unknown build was accepted");
+	test_mxu_weights_kept();
 	ta1_machine_free(m1);
 	test_dma();
 	test_wait_and_ids();
