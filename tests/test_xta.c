@@ -351,14 +351,14 @@ static void test_mxu_zeros(void)
 	enum { D = TA1_MXU_DIM, RMAX = 17 };
 	static float w[D * D], lhs[RMAX * D], dst[RMAX * D], got[RMAX * D];
 	static const uint32_t odd[] = {0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001, 0xffc00005};
-	for (unsigned k = 0; k < 40; k++) {
+	for (unsigned k = 0; k < 80; k++) {
 		int acc = k & 1;
 		uint64_t rows = 1 + h_below(RMAX);
 		for (unsigned i = 0; i < D * D; i++)
 			w[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
 		for (unsigned n = h_below(4); n > 0; n--) /* a few non-finite weights in random rows */
 			w[h_below(D * D)] = h_f32(odd[h_below(sizeof(odd) / sizeof(odd[0]))]);
-		unsigned density = h_below(5); /* 0: all zero rows likely; 4: dense */
+		unsigned density = h_below(6); /* 0: zero rows only; 5: no zeros but whole zero rows */
 		for (uint64_t r = 0; r < rows; r++) {
 			int zero_row = h_below(3) == 0;
 			for (unsigned j = 0; j < D; j++) {

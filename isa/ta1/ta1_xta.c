@@ -158,7 +158,8 @@ static inline int row_all_zero(const float *l)
  * add's latency), and each weight vector loaded serves both rows, which
  * halves the loads per multiply-add. Which rows go together changes no
  * element's operations: each output element still depends on its own row
- * and w alone. vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of
+ * and w alone; the all-zero rows come last, after a lone row's pass may have
+ * found every row of w finite on the way. vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of
  * two NaNs, a's); loads a block before storing it, so dst may alias a or b
  * exactly (as ta1_vector_op allows).
  */
@@ -167,18 +168,30 @@ static inline int row_all_zero(const float *l)
 	    float *out0, float *out1, const float *l0r, const float *l1r, const float *w, int accumulate,    \
 	    unsigned char *fin, const int two)                                                               \
 	{                                                                                                    \
+		/* one row in one block of every column: the row's pass loads all of w, */                  \
+		/* which it is waiting for anyway, so it also notes whether w is finite */                  \
+		const int scan = !two && A * W == MXU_D;                                                     \
+		VTI bad = {0};                                                                               \
+		int skipped = 0;                                                                             \
 		for (int jb = 0; jb < MXU_D; jb += A * W) {                                                  \
 			VT a0[A], a1[A];                                                                     \
 			_Pragma("GCC unroll 16") for (int v = 0; v < A; v++) a0[v] = a1[v] = (VT){0};        \
 			for (int k = 0; k < MXU_D; k++) {                                                    \
 				float l0 = l0r[k], l1 = two ? l1r[k] : 0.0f;                                 \
-				if (l0 == 0.0f && l1 == 0.0f && w_row_finite(w, k, fin))                     \
+				if (l0 == 0.0f && l1 == 0.0f && w_row_finite(w, k, fin)) {                   \
+					skipped = 1;                                                         \
 					continue;                                                            \
+				}                                                                            \
 				const float *wr = w + (uint64_t)k * MXU_D + jb;                              \
 				_Pragma("GCC unroll 16") for (int v = 0; v < A; v++)                         \
 				{                                                                            \
 					VT wv, p0, p1;                                                       \
 					V_LOAD(wv, wr + W * v);                                              \
+					if (scan) {                                                          \
+						VTI u;                                                       \
+						memcpy(&u, &wv, sizeof(u));                                  \
+						bad |= (u & 0x7f800000) == 0x7f800000;                       \
+					}                                                                    \
 					p0 = l0 * wv; /* scalar * vector: l times each lane */               \
 					a0[v] = a0[v] + p0;                                                  \
 					if (two) {                                                           \
@@ -203,16 +216,24 @@ static inline int row_all_zero(const float *l)
 					V_STORE(out1 + jb + W * v, a1[v]);                                   \
 			}                                                                                    \
 		}                                                                                            \
+		if (scan && !skipped) {                                                                      \
+			int any = 0;                                                                         \
+			for (int i = 0; i < W; i++)                                                          \
+				any |= bad[i];                                                               \
+			if (!any) /* every row of w finite (when some is not, w_row_finite finds which) */   \
+				memset(fin, 1, MXU_D);                                                       \
+		}                                                                                            \
 	}                                                                                                    \
 	ATTR static void matmul_##SUFFIX(float *dst, const float *lhs, const float *w, uint64_t rows,        \
 					 int accumulate)                                                     \
 	{                                                                                                    \
 		unsigned char fin[MXU_D] = {0};                                                              \
 		uint64_t waiting = UINT64_MAX; /* a row not all zero, without its pair yet */                \
+		uint64_t nzero = 0;                                                                          \
 		for (uint64_t r = 0; r < rows; r++) {                                                        \
 			const float *lr = lhs + r * MXU_D;                                                   \
 			if (row_all_zero(lr))                                                                \
-				mm_rows_##SUFFIX(dst + r * MXU_D, NULL, lr, NULL, w, accumulate, fin, 0);    \
+				nzero++;                                                                     \
 			else if (waiting == UINT64_MAX)                                                      \
 				waiting = r;                                                                 \
 			else {                                                                               \
@@ -224,6 +245,11 @@ static inline int row_all_zero(const float *l)
 		if (waiting != UINT64_MAX)                                                                   \
 			mm_rows_##SUFFIX(dst + waiting * MXU_D, NULL, lhs + waiting * MXU_D, NULL, w, accumulate, \
 					 fin, 0);                                                            \
+		for (uint64_t r = 0; nzero && r < rows; r++) /* the all-zero rows, after the others */       \
+			if (row_all_zero(lhs + r * MXU_D)) {                                                 \
+				mm_rows_##SUFFIX(dst + r * MXU_D, NULL, lhs + r * MXU_D, NULL, w, accumulate, fin, 0); \
+				nzero--;                                                                     \
+			}                                                                                    \
 	}                                                                                                    \
 	ATTR static void vbinary_##SUFFIX(int mul, float *dst, const float *a, const float *b, uint64_t n)   \
 	{                                                                                                    \
