@@ -11,15 +11,22 @@
  * through the operand-access query, so what the device does and what the
  * query reports cannot drift apart.
  *
- * ta.mxu.load copies no bytes: the MXU refers to the 64 KiB of VMEM it
- * loaded from (mxu_ref) until something is about to write those bytes (a
- * DMA, a vector or MXU result, a debugger or the replayer's loader), or to
- * read or write the weight buffer by address; only then are the weights
- * copied into the chip's own buffer (mxu_own). A serving loop reloads the
- * weights before each layer and rarely overwrites a tile while it is
- * loaded, so most loads never copy. VMEM is the chip's own (no other chip
- * can name it), so every write that could change the referenced bytes
- * passes through this file.
+ * Copies are deferred where the program would not see the difference. A
+ * DMA of at least LAZY_MIN bytes from HBM into VMEM records its source and
+ * destination (a lazy copy) instead of moving the bytes; ta.mxu.load copies
+ * nothing either: the MXU refers to the bytes it loaded (mxu_ref), which for
+ * a tile a lazy copy is filling are the copy's HBM source. Everything that
+ * reads or writes memory other than scalar loads and stores (which reach
+ * core memory only, never part of a lazy copy or a tile) goes through
+ * before_access() first: a read of a lazy copy's destination, or a write to
+ * its source or to part of its destination, performs the copy then (a write
+ * over the whole destination just drops it); a write to the bytes an MXU
+ * refers to copies them into the chip's own weight buffer first (mxu_own),
+ * as does reading or writing that buffer by address. A serving loop that
+ * streams weight tiles from HBM, loads each into the MXU and reuses the VMEM
+ * buffer for the next tile then moves no tile bytes at all. The state is
+ * the machine's (any chip's DMA can write any chip's HBM), so the device
+ * and the simulator, which both run this file, behave the same.
  */
 #include "ta1_machine.h"
 
@@ -37,6 +44,8 @@
 #define EM_RISCV_ 243
 #define EF_RISCV_RVC_ 0x1
 #define MAX_BREAKPOINTS 64
+#define LAZY_MAX 16          /* lazy copies pending at once (more are done at once) */
+#define LAZY_MIN (4u << 10) /* smaller DMAs copy at once */
 #define QUANTUM (1u << 16)
 
 /* Cache ops: 0 is "not decoded yet" so that calloc'ed memory is a valid,
@@ -69,7 +78,7 @@ struct ta1_chip {
 	uint8_t *vmem;
 	uint8_t *hbm;
 	float *mxu_w;
-	const float *mxu_ref; /* the VMEM bytes the MXU's weights are, or NULL: they are in mxu_w */
+	const float *mxu_ref; /* the bytes the MXU's weights are (VMEM or HBM), or NULL: in mxu_w */
 	struct dinsn *cache;
 	uint64_t code_hi; /* one past the highest decoded core offset */
 	uint64_t bp[MAX_BREAKPOINTS];
@@ -85,6 +94,14 @@ struct ta1_machine {
 	int out_fd, err_fd;
 	const struct snr_elf *elf;
 	struct ta1_chip *chips;
+	/* DMAs from HBM to VMEM whose bytes are not moved yet: dst reads as src */
+	struct lazy_copy {
+		uint8_t *dst;
+		const uint8_t *src;
+		uint64_t len;
+	} lazy[LAZY_MAX];
+	unsigned nlazy;
+	unsigned nrefs; /* chips whose mxu_ref is set */
 	/* --test-dma: a write into one chip's memory at one instruction count */
 	bool inject_armed;
 	unsigned inject_chip;
@@ -202,24 +219,78 @@ void ta1_chip_query_ctx(const struct ta1_chip *c, struct ta1_query_ctx *q)
 	q->hbm_size = c->m->cfg.hbm_bytes;
 }
 
-/* The weights are copied into the chip's own buffer, and the VMEM bytes
- * they were loaded from are no longer referred to. */
+/* The weights are copied into the chip's own buffer, and the bytes they
+ * were loaded from are no longer referred to. */
 static void mxu_own(struct ta1_chip *c)
 {
 	if (c->mxu_ref) {
 		memcpy(c->mxu_w, c->mxu_ref, TA1_MXUW_SIZE);
 		c->mxu_ref = NULL;
+		c->m->nrefs--;
 	}
 }
 
 static const float *mxu_weights(const struct ta1_chip *c) { return c->mxu_ref ? c->mxu_ref : c->mxu_w; }
 
-/* Called before the bytes [p, p+len) of the chip's memory are written. */
-static inline void before_write(struct ta1_chip *c, const void *p, uint64_t len)
+static inline bool overlaps(const uint8_t *a, uint64_t alen, const uint8_t *b, uint64_t blen)
 {
-	const uint8_t *r = (const uint8_t *)c->mxu_ref, *b = p;
-	if (r && b < r + TA1_MXUW_SIZE && r < b + len)
-		mxu_own(c);
+	return a < b + blen && b < a + alen;
+}
+
+/* Performs (or, done_by_write, drops) lazy copy i. */
+static void lazy_finish(struct ta1_machine *m, unsigned i, bool done_by_write)
+{
+	struct lazy_copy *l = &m->lazy[i];
+	if (!done_by_write)
+		memcpy(l->dst, l->src, l->len);
+	*l = m->lazy[--m->nlazy];
+}
+
+/* Called before the bytes [p, p+len) of any memory of the machine are read
+ * or written by anything but a scalar load or store. */
+static void before_access_slow(struct ta1_machine *m, const uint8_t *p, uint64_t len, bool write)
+{
+	for (unsigned i = 0; i < m->nlazy;) {
+		const struct lazy_copy *l = &m->lazy[i];
+		if (overlaps(p, len, l->dst, l->len))
+			lazy_finish(m, i, write && p <= l->dst && p + len >= l->dst + l->len);
+		else if (write && overlaps(p, len, l->src, l->len))
+			lazy_finish(m, i, false);
+		else
+			i++;
+	}
+	if (write && m->nrefs)
+		for (unsigned i = 0; i < m->nchips; i++) {
+			struct ta1_chip *c = &m->chips[i];
+			if (c->mxu_ref && overlaps(p, len, (const uint8_t *)c->mxu_ref, TA1_MXUW_SIZE))
+				mxu_own(c);
+		}
+}
+
+static inline void before_access(struct ta1_machine *m, const void *p, uint64_t len, bool write)
+{
+	if (m->nlazy || (write && m->nrefs))
+		before_access_slow(m, p, len, write);
+}
+
+/* The MXU refers to the 64 KiB at p (VMEM): to a lazy copy's source if one
+ * fills those bytes, else to p once it holds its bytes. */
+static void mxu_refer(struct ta1_chip *c, const uint8_t *p)
+{
+	struct ta1_machine *m = c->m;
+	const uint8_t *at = NULL;
+	for (unsigned i = 0; i < m->nlazy && !at; i++) {
+		const struct lazy_copy *l = &m->lazy[i];
+		if (p >= l->dst && p + TA1_MXUW_SIZE <= l->dst + l->len)
+			at = l->src + (p - l->dst);
+	}
+	if (!at) {
+		before_access(m, p, TA1_MXUW_SIZE, false);
+		at = p;
+	}
+	if (!c->mxu_ref)
+		m->nrefs++;
+	c->mxu_ref = (const float *)at;
 }
 
 /* Host pointer for [addr, addr+len) if it lies wholly in one memory (the
@@ -283,8 +354,8 @@ static size_t chip_mem_io(struct ta1_chip *c, uint64_t addr, void *buf, const vo
 		if (!p)
 			break;
 		size_t piece = len - done < avail ? len - done : (size_t)avail;
+		before_access(c->m, p, piece, src != NULL);
 		if (src) {
-			before_write(c, p, piece);
 			memcpy(p, (const uint8_t *)src + done, piece);
 			if (p >= c->core && p < c->core + c->m->cfg.core_memory_bytes)
 				invalidate(c, (uint64_t)(p - c->core), piece);
@@ -560,8 +631,14 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			for (uint64_t r = 0; r < src->rows; r++) {
 				uint8_t *s = mem_ptr(c, src->addr + (uint64_t)((int64_t)r * src->stride), src->row_bytes);
 				uint8_t *d = mem_ptr(c, dst->addr + (uint64_t)((int64_t)r * dst->stride), dst->row_bytes);
-				before_write(c, d, src->row_bytes);
-				memmove(d, s, src->row_bytes);
+				before_access(c->m, s, src->row_bytes, false);
+				before_access(c->m, d, src->row_bytes, true);
+				struct ta1_machine *m = c->m;
+				if (src->rows == 1 && src->row_bytes >= LAZY_MIN && src->space == TA1_SPACE_HBM &&
+				    dst->space == TA1_SPACE_VMEM && m->nlazy < LAZY_MAX)
+					m->lazy[m->nlazy++] = (struct lazy_copy){d, s, src->row_bytes};
+				else
+					memmove(d, s, src->row_bytes);
 			}
 			if (dst->space == TA1_SPACE_CORE) {
 				uint8_t *d0 = mem_ptr(c, dst->addr, 1);
@@ -612,8 +689,12 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 		memcpy(&s, &sbits, 4);
 		const float *b = vop <= TA1_VOP_MAX ? (const float *)mem_ptr(c, x[in.rs3], n * 4) : NULL;
 		float *d = (float *)mem_ptr(c, x[in.rs1], n * 4);
-		before_write(c, d, n * 4);
-		ta1_vector_op(vop, d, (const float *)mem_ptr(c, x[in.rs2], n * 4), b, s, n);
+		const float *va = (const float *)mem_ptr(c, x[in.rs2], n * 4);
+		before_access(c->m, va, n * 4, false);
+		if (b)
+			before_access(c->m, b, n * 4, false);
+		before_access(c->m, d, n * 4, true);
+		ta1_vector_op(vop, d, va, b, s, n);
 		break;
 	}
 	case TA1_OP_TA_VSUMROWS: {
@@ -622,7 +703,9 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			break;
 		float tmp_row_sum;
 		float *d = (float *)mem_ptr(c, x[in.rs1], rows * 4);
-		before_write(c, d, rows * 4);
+		if (cols)
+			before_access(c->m, mem_ptr(c, x[in.rs2], rows * cols * 4), rows * cols * 4, false);
+		before_access(c->m, d, rows * 4, true);
 		if (!cols) { /* empty rows sum to zero */
 			tmp_row_sum = 0.0f;
 			for (uint64_t r = 0; r < rows; r++)
@@ -633,7 +716,7 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 		break;
 	}
 	case TA1_OP_TA_MXU_LOAD: /* refers to the bytes; copied only when they are about to change */
-		c->mxu_ref = (const float *)mem_ptr(c, x[in.rs1], TA1_MXUW_SIZE);
+		mxu_refer(c, mem_ptr(c, x[in.rs1], TA1_MXUW_SIZE));
 		break;
 	case TA1_OP_TA_MXU_MM:
 	case TA1_OP_TA_MXU_MMA: {
@@ -642,7 +725,10 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			break;
 		float *dst = (float *)mem_ptr(c, x[in.rs1], bytes);
 		const float *lhs = (const float *)mem_ptr(c, x[in.rs2], bytes);
-		before_write(c, dst, bytes);
+		before_access(c->m, lhs, bytes, false);
+		if (in.op == TA1_OP_TA_MXU_MMA)
+			before_access(c->m, dst, bytes, false);
+		before_access(c->m, dst, bytes, true);
 		if ((uint8_t *)dst < (const uint8_t *)lhs + bytes && (const uint8_t *)lhs < (uint8_t *)dst + bytes) {
 			/* overlapping operands: compute from a copy of lhs */
 			float *copy = snr_xmalloc(bytes);
@@ -1007,6 +1093,7 @@ int ta1_machine_load(struct ta1_machine *m, const struct snr_elf *elf, char *err
 				return -1;
 			}
 			uint8_t *dst = mem_ptr(c, seg->vaddr, seg->memsz);
+			before_access(m, dst, seg->memsz, true);
 			memcpy(dst, seg->data, seg->filesz);
 			memset(dst + seg->filesz, 0, seg->memsz - seg->filesz);
 		}

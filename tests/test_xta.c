@@ -18,6 +18,9 @@
  *    steps only where that cannot change a bit);
  *  - the vector and MXU checks above once per build of the kernels
  *    (AVX-512F, AVX2, baseline) the host's CPU can run;
+ *  - deferred copies: random DMAs, debugger reads and writes, vector and MXU
+ *    operations on two chips read and leave exactly what copying at once
+ *    would (a shadow of every memory);
  *  - ta.mxu.load's weights stay as loaded whatever then writes the VMEM tile
  *    they came from (DMA, vector, row sum, MXU result, debugger), and a
  *    debugger's write to the weight buffer changes them;
@@ -488,6 +491,143 @@ static void test_mxu_weights_kept(void)
 	}
 }
 
+/* Deferred copies (device/ta1_machine.c): a large DMA from HBM to VMEM and
+ * ta.mxu.load move no bytes until something would see the difference. Two
+ * chips run random DMAs (between core memory, VMEM, their own and the other
+ * chip's HBM, small and large, overlapping or not), debugger writes and
+ * reads, ta.vadd, ta.mxu.load (often of a tile a DMA just filled) and
+ * ta.mxu.mm, and every read and, at the end, every byte of every memory must
+ * equal a shadow where each operation copies at once. */
+enum { LZ_CORE_OFF = 0x20000, LZ_CORE = 0x40000, LZ_MEM = 1 << 20, LZ_TILE = TA1_MXUW_SIZE };
+struct lz_shadow {
+	uint8_t core[LZ_CORE], vmem[LZ_MEM], hbm[LZ_MEM];
+	float w[TA1_MXU_DIM * TA1_MXU_DIM];
+	int loaded;
+};
+
+/* A place chip e can name: its core memory (part), its VMEM, its own HBM,
+ * or chip `peer`'s HBM by global address; the address and the shadow bytes. */
+static uint8_t *lz_place(struct lz_shadow *sh, unsigned e, unsigned kind, uint64_t off, uint64_t *addr)
+{
+	switch (kind) {
+	case 0:
+		*addr = TA1_CORE_BASE + LZ_CORE_OFF + off;
+		return sh[e].core + off;
+	case 1:
+		*addr = TA1_VMEM_BASE + off;
+		return sh[e].vmem + off;
+	case 2:
+		*addr = TA1_HBM_BASE + off;
+		return sh[e].hbm + off;
+	default:
+		*addr = TA1_HBM_GLOBAL_BASE + ((uint64_t)(1 - e) << TA1_HBM_GLOBAL_SHIFT) + off;
+		return sh[1 - e].hbm + off;
+	}
+}
+
+static uint64_t lz_size(unsigned kind) { return kind == 0 ? LZ_CORE : LZ_MEM; }
+
+static void test_lazy_copies(void)
+{
+	struct ta1_machine *m = h_machine(2, 1 << 20, LZ_MEM, LZ_MEM);
+	struct lz_shadow *sh = calloc(2, sizeof(*sh));
+	static uint8_t buf[LZ_MEM];
+	static const uint64_t lens[] = {256, 4096, 8192, LZ_TILE, LZ_TILE + 1024, 3 * LZ_TILE};
+	int bad = 0;
+	for (unsigned step = 0; step < 3000 && !bad; step++) {
+		unsigned e = (unsigned)h_below(2), op = (unsigned)h_below(12);
+		struct ta1_chip *c = ta1_machine_chip(m, e);
+		uint64_t len = lens[h_below(sizeof(lens) / sizeof(lens[0]))], a1, a2;
+		unsigned k1 = (unsigned)h_below(4), k2 = (unsigned)h_below(4);
+		if (op >= 9) /* a tile pipeline: HBM to VMEM, then often ta.mxu.load from it */
+			k1 = 2 + (unsigned)h_below(2), k2 = 1, len = lens[3 + h_below(3)];
+		if (op <= 3 || op >= 9) { /* DMA */
+			if (len > lz_size(k1) || len > lz_size(k2))
+				len = 4096;
+			uint64_t o1 = 4 * h_below((lz_size(k1) - len) / 4 + 1), o2 = 4 * h_below((lz_size(k2) - len) / 4 + 1);
+			uint8_t *s1 = lz_place(sh, e, k1, o1, &a1), *s2 = lz_place(sh, e, k2, o2, &a2);
+			if (h_xta(c, TA1_OP_TA_DMA, a2, a1, len, 0) != TA1_STOP_BUDGET) {
+				CHECK(0, "lazy step %u: DMA faulted: %s", step, ta1_chip_fault(c));
+				bad = 1;
+			}
+			memmove(s2, s1, len);
+			if (op >= 10) {
+				uint64_t wo = o2 + 4 * h_below((len - LZ_TILE) / 4 + 1);
+				CHECK(h_xta(c, TA1_OP_TA_MXU_LOAD, TA1_VMEM_BASE + wo, 0, 0, 0) == TA1_STOP_BUDGET,
+				      "lazy step %u: mxu.load faulted", step);
+				memcpy(sh[e].w, sh[e].vmem + wo, LZ_TILE);
+				sh[e].loaded = 1;
+			}
+		} else if (op == 4 || op == 5) { /* debugger write or read */
+			len = 1 + h_below(70000);
+			if (len > lz_size(k1))
+				len = lz_size(k1);
+			uint8_t *s1 = lz_place(sh, e, k1, h_below(lz_size(k1) - len + 1), &a1);
+			if (op == 4) {
+				h_fill(buf, len);
+				CHECK(ta1_chip_write_mem(c, a1, buf, len) == len, "lazy step %u: write", step);
+				memcpy(s1, buf, len);
+			} else {
+				CHECK(ta1_chip_read_mem(c, a1, buf, len) == len, "lazy step %u: read", step);
+				if (memcmp(buf, s1, len)) {
+					CHECK(0, "lazy step %u: chip %u reads %llu bytes at 0x%llx unlike the shadow", step, e,
+					      (unsigned long long)len, (unsigned long long)a1);
+					bad = 1;
+				}
+			}
+		} else if (op == 6) { /* ta.vadd in VMEM, the result apart from the operands */
+			uint64_t n = 1 + h_below(20000), o[3];
+			for (int i = 0; i < 3; i++)
+				o[i] = (i ? 0 : LZ_MEM / 2) + 4 * h_below((LZ_MEM / 2 - n * 4) / 4 + 1);
+			CHECK(h_xta(c, TA1_OP_TA_VADD, TA1_VMEM_BASE + o[0], TA1_VMEM_BASE + o[1], TA1_VMEM_BASE + o[2], n) ==
+				  TA1_STOP_BUDGET,
+			      "lazy step %u: vadd faulted", step);
+			static float fa[20000], fb[20000], fd[20000];
+			memcpy(fa, sh[e].vmem + o[1], n * 4);
+			memcpy(fb, sh[e].vmem + o[2], n * 4);
+			ta1_vector_op(TA1_VOP_ADD, fd, fa, fb, 0.0f, n);
+			memcpy(sh[e].vmem + o[0], fd, n * 4);
+		} else if (op == 7) { /* ta.mxu.load */
+			uint64_t wo = 4 * h_below((LZ_MEM - LZ_TILE) / 4 + 1);
+			CHECK(h_xta(c, TA1_OP_TA_MXU_LOAD, TA1_VMEM_BASE + wo, 0, 0, 0) == TA1_STOP_BUDGET,
+			      "lazy step %u: mxu.load faulted", step);
+			memcpy(sh[e].w, sh[e].vmem + wo, LZ_TILE);
+			sh[e].loaded = 1;
+		} else if (sh[e].loaded) { /* ta.mxu.mm, lhs and dst apart */
+			uint64_t rows = 1 + h_below(3), bytes = rows * TA1_MXU_DIM * 4;
+			uint64_t ol = 4 * h_below((LZ_MEM / 2 - bytes) / 4 + 1),
+				 od = LZ_MEM / 2 + 4 * h_below((LZ_MEM / 2 - bytes) / 4 + 1);
+			CHECK(h_xta(c, TA1_OP_TA_MXU_MM, TA1_VMEM_BASE + od, TA1_VMEM_BASE + ol, 0, rows) ==
+				  TA1_STOP_BUDGET,
+			      "lazy step %u: mxu.mm faulted", step);
+			static float fl[3 * TA1_MXU_DIM], fd[3 * TA1_MXU_DIM];
+			memcpy(fl, sh[e].vmem + ol, bytes);
+			ta1_mxu_matmul(fd, fl, sh[e].w, rows, 0);
+			memcpy(sh[e].vmem + od, fd, bytes);
+			if (h_below(4) == 0) { /* the weight buffer as a debugger sees it */
+				CHECK(ta1_chip_read_mem(c, TA1_MXUW_BASE, buf, LZ_TILE) == LZ_TILE, "read weights");
+				if (memcmp(buf, sh[e].w, LZ_TILE)) {
+					CHECK(0, "lazy step %u: chip %u's weight buffer differs from the weights loaded", step, e);
+					bad = 1;
+				}
+			}
+		}
+	}
+	for (unsigned e = 0; e < 2 && !bad; e++)
+		for (unsigned kind = 0; kind < 3; kind++) {
+			uint64_t a;
+			uint8_t *s1 = lz_place(sh, e, kind, 0, &a);
+			CHECK(ta1_chip_read_mem(ta1_machine_chip(m, e), a, buf, lz_size(kind)) == lz_size(kind), "read");
+			if (memcmp(buf, s1, lz_size(kind))) {
+				CHECK(0, "lazy copies: chip %u's %s differs from the shadow at the end", e,
+				      kind == 0 ? "core memory" : kind == 1 ? "VMEM" : "HBM");
+				break;
+			}
+		}
+	free(sh);
+	ta1_machine_free(m);
+}
+
 /* ---- DMA ----------------------------------------------------------------- */
 
 #define GUARD 64
@@ -855,6 +995,7 @@ int main(void)
 	CHECK(ta1_xta_use("no-such-build") == -1, "an unknown build was accepted");
 	test_mxu_weights_kept();
 	ta1_machine_free(m1);
+	test_lazy_copies();
 	test_dma();
 	test_wait_and_ids();
 	test_faults();
