@@ -997,7 +997,8 @@ enum ta1_stop ta1_chip_step(struct ta1_chip *c)
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
 	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true) : run_loop(c, 1, false, true);
-	inject_due(c);
+	if (__builtin_expect(c->m->inject_armed, 0))
+		inject_due(c);
 	return s;
 }
 

@@ -30,13 +30,16 @@
  * word it was decoded from is still there (a slot checks its word on every
  * fetch, so code the window overwrites is decoded again). Instructions whose
  * operand access does not depend on register values (ALU, multiply, divide,
- * branches, jumps) keep their access in the slot; the others ask the query
- * each time. */
-enum { SLOT_EMPTY, SLOT_STATIC, SLOT_DYNAMIC };
+ * branches, jumps) keep their access in the slot; scalar loads and stores
+ * keep their registers and compute their one region (ta1_access_scalar_mem,
+ * the query's answer for an address in core memory); the others ask the
+ * query each time. */
+enum { SLOT_EMPTY, SLOT_STATIC, SLOT_MEM, SLOT_DYNAMIC };
 struct slot {
 	uint32_t word;
 	uint8_t kind;
 	uint8_t cls;
+	uint8_t mem_size;
 	struct ta1_insn in;
 	uint64_t regs_read, regs_written;
 };
@@ -298,7 +301,9 @@ static bool fetch(struct snr_sim *s, uint64_t pc, struct ta1_insn *in, struct ta
 				a->nregions = 0;
 				a->fault = NULL;
 				a->fault_region = 0;
-			} else {
+			} else if (sl->kind != SLOT_MEM ||
+				   !ta1_access_scalar_mem(in, &s->q, sl->cls == TA1_CLASS_STORE, sl->mem_size,
+							  sl->regs_read, sl->regs_written, a)) {
 				ta1_access_query(in, &s->q, a);
 			}
 			return true;
@@ -314,9 +319,11 @@ static bool fetch(struct snr_sim *s, uint64_t pc, struct ta1_insn *in, struct ta
 		bool fixed = (*cls == TA1_CLASS_ALU || *cls == TA1_CLASS_MUL || *cls == TA1_CLASS_DIV ||
 			      *cls == TA1_CLASS_BRANCH || *cls == TA1_CLASS_JUMP) &&
 			     a->nregions == 0 && !a->fault;
+		bool mem = *cls == TA1_CLASS_LOAD || *cls == TA1_CLASS_STORE;
 		*sl = (struct slot){.word = w,
-				    .kind = fixed ? SLOT_STATIC : SLOT_DYNAMIC,
+				    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
 				    .cls = *cls,
+				    .mem_size = ta1_insn_table[in->op].mem_size,
 				    .in = *in,
 				    .regs_read = a->regs_read,
 				    .regs_written = a->regs_written};

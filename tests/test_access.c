@@ -723,10 +723,58 @@ static void test_shapes(void)
 	      (unsigned long long)a.regs_written);
 }
 
+/* ta1_access_scalar_mem (the GRM's per-instruction shortcut for loads and
+ * stores) gives what the query gives whenever it answers, and declines
+ * exactly when the query finds the address outside core memory. */
+static void test_scalar_mem_shortcut(void)
+{
+	uint64_t x[32];
+	struct ta1_query_ctx q = {.x = x, .chip = 3, .nchips = 4, .core_size = 1 << 16, .vmem_size = 1 << 20,
+				  .hbm_size = 1 << 20};
+	static const enum ta1_op ops[] = {TA1_OP_LB, TA1_OP_LH,  TA1_OP_LW, TA1_OP_LD, TA1_OP_LBU, TA1_OP_LHU,
+					  TA1_OP_LWU, TA1_OP_SB, TA1_OP_SH, TA1_OP_SW, TA1_OP_SD};
+	static const uint64_t bases[] = {TA1_CORE_BASE, TA1_CORE_BASE + (1 << 16), TA1_VMEM_BASE, TA1_HBM_BASE,
+					 0, UINT64_MAX - 8};
+	unsigned answered = 0, declined = 0;
+	for (unsigned k = 0; k < 200000; k++) {
+		enum ta1_op op = ops[h_below(sizeof(ops) / sizeof(ops[0]))];
+		h_fill(x, sizeof(x));
+		x[0] = 0;
+		struct ta1_insn in = h_insn(op, (unsigned)h_below(32), (unsigned)h_below(32), (unsigned)h_below(32), 0,
+					    (int64_t)h_below(4096) - 2048);
+		if (in.rs1 && h_below(4)) /* near an edge of some memory */
+			x[in.rs1] = bases[h_below(sizeof(bases) / sizeof(bases[0]))] + h_below(32) - 16 - (uint64_t)in.imm;
+		struct ta1_access want, got;
+		ta1_access_query(&in, &q, &want);
+		const struct ta1_insn_info *ii = &ta1_insn_table[op];
+		memset(&got, 0xa5, sizeof(got));
+		if (!ta1_access_scalar_mem(&in, &q, ii->cls == TA1_CLASS_STORE, ii->mem_size, want.regs_read,
+					   want.regs_written, &got)) {
+			declined++;
+			CHECK(want.fault && want.region[0].space != TA1_SPACE_CORE,
+			      "%s at 0x%llx: the shortcut declined an access in core memory", ii->mnemonic,
+			      (unsigned long long)(x[in.rs1] + (uint64_t)in.imm));
+			continue;
+		}
+		answered++;
+		CHECK(!want.fault && got.fault == NULL && got.fault_region == 0 && got.nregions == want.nregions &&
+			  got.regs_read == want.regs_read && got.regs_written == want.regs_written &&
+			  got.region[0].space == want.region[0].space && got.region[0].write == want.region[0].write &&
+			  got.region[0].chip == want.region[0].chip && got.region[0].addr == want.region[0].addr &&
+			  got.region[0].row_bytes == want.region[0].row_bytes &&
+			  got.region[0].rows == want.region[0].rows && got.region[0].stride == want.region[0].stride,
+		      "%s at 0x%llx: the shortcut's access differs from the query's", ii->mnemonic,
+		      (unsigned long long)(x[in.rs1] + (uint64_t)in.imm));
+	}
+	printf("test_access: scalar shortcut answered %u, declined %u (outside core memory)\n", answered, declined);
+	CHECK(answered > 1000 && declined > 1000, "the shortcut's cases missed a side");
+}
+
 int main(void)
 {
 	devnull = open("/dev/null", O_WRONLY);
 	test_shapes();
+	test_scalar_mem_shortcut();
 	test_random();
 	ta1_machine_free(cached);
 	close(devnull);

@@ -232,6 +232,36 @@ struct ta1_query_ctx {
 void ta1_access_query(const struct ta1_insn *insn, const struct ta1_query_ctx *ctx,
 		      struct ta1_access *out);
 
+/* ta1_access_query() of a scalar load or store (class LOAD or STORE) whose
+ * address lies in core memory, for callers that run it for every
+ * instruction (sim/grm_ta1.c): regs_read and regs_written are what the query
+ * gave for this instruction before (they do not depend on register values
+ * for these classes). Returns false, leaving *a alone, when the address is
+ * not wholly in core memory: the query then says where it is and the fault.
+ * Fills only the region used (tests/test_access.c compares it with the
+ * query). */
+static inline bool ta1_access_scalar_mem(const struct ta1_insn *in, const struct ta1_query_ctx *ctx, int store,
+					 unsigned size, uint64_t regs_read, uint64_t regs_written,
+					 struct ta1_access *a)
+{
+	uint64_t addr = ctx->x[in->rs1] + (uint64_t)in->imm;
+	if (addr < TA1_CORE_BASE || ctx->core_size < size || addr - TA1_CORE_BASE > ctx->core_size - size)
+		return false;
+	a->regs_read = regs_read;
+	a->regs_written = regs_written;
+	a->nregions = 1;
+	a->region[0] = (struct ta1_region){.space = TA1_SPACE_CORE,
+					   .write = (uint8_t)store,
+					   .chip = (uint16_t)ctx->chip,
+					   .addr = addr,
+					   .row_bytes = size,
+					   .rows = 1,
+					   .stride = 0};
+	a->fault = NULL;
+	a->fault_region = 0;
+	return true;
+}
+
 /* Classifies an address for chip `chip`: space, owning chip and the offset in
  * that memory. Returns TA1_SPACE_NONE if [addr, addr+len) is not wholly inside
  * one memory. */
