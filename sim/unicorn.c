@@ -1,6 +1,8 @@
 /*
  * unicorn.c: the unicorn engine (libunicorn 2, QEMU's TCG) behind the
- * simulator ABI, for traces of x86-64 and aarch64 host code. An engine
+ * simulator ABI, for traces of x86-64 and aarch64 host code, and for
+ * `snr record --method sim` of those and of plain RV64 programs under
+ * qemu-riscv64 (the ta1 plugin's registers and access query). An engine
  * written by other people than snr's recorder and ISA plugins, so a replay
  * that matches is evidence about the recording, not about shared code.
  *
@@ -19,7 +21,7 @@
  * with a meaningful value.
  *
  * Each step is uc_emu_start(pc, 0, 0, 1). A system call (x86-64 `syscall`,
- * aarch64 `svc #0`) does not run: its hook leaves the registers as they are
+ * aarch64 `svc #0`, RV64 `ecall`) does not run: its hook leaves the registers as they are
  * and the replayer applies the values the recorder saved after it
  * (exit/exit_group end the window). Registers user code cannot change are
  * kept beside the engine: x86-64's segment selectors and AVX upper halves
@@ -615,57 +617,53 @@ static void hook_syscall_x86(uc_engine *uc, void *user)
 	/* nothing else: the replayer applies the recorded results */
 }
 
-/* aarch64 exceptions: svc is a system call (Linux: number in x8, result in
- * x0), which the hook leaves to the recorded results; pc is past the svc
- * already. Any other exception (brk, udf, hvc) fails the step. */
-#define A64_EXCP_SWI 2 /* QEMU's number for svc */
-static void hook_intr_a64(uc_engine *uc, uint32_t intno, void *user)
+/* A Linux user-mode exception: `syscall_intno` is the system call (number
+ * in nr_reg, first argument in arg_reg), left to the recorded results
+ * (exit and exit_group, 93 and 94 on aarch64 and RV64, end the window); any
+ * other exception fails the step. True for the system call. */
+static bool linux_exception(struct snr_sim *s, uint32_t intno, uint32_t syscall_intno, int nr_reg, int arg_reg)
 {
-	struct snr_sim *s = user;
-	if (intno != A64_EXCP_SWI) {
+	if (intno != syscall_intno) {
 		char at[300];
 		describe(s, s->pc, at, sizeof(at));
 		fail(s, "instruction %llu (%s) raises exception %u, which a user-mode replay cannot take",
 		     (unsigned long long)s->index, at, intno);
-		return;
+		return false;
 	}
 	uint64_t nr = 0, code = 0;
-	uc_reg_read(uc, UC_ARM64_REG_X8, &nr);
-	uc_reg_read(uc, UC_ARM64_REG_X0, &code);
+	uc_reg_read(s->uc, nr_reg, &nr);
+	uc_reg_read(s->uc, arg_reg, &code);
 	if (nr == 93 || nr == 94) { /* exit, exit_group */
 		s->exited = true;
 		s->exit_code = (int)code;
 	}
+	return true;
 }
 
-/* RV64 exceptions: ecall is a Linux system call (number in a7, result in
- * a0), left to the recorded results as on aarch64; QEMU leaves the pc at
- * the ecall, so it is moved past it. Any other exception (ebreak, an
- * illegal instruction: an Xta instruction in a plain RV64 program) fails
- * the step. */
+/* aarch64: svc (Linux: number in x8, result in x0); pc is past the svc
+ * already. Other exceptions: brk, udf, hvc. */
+#define A64_EXCP_SWI 2 /* QEMU's number for svc */
+static void hook_intr_a64(uc_engine *uc, uint32_t intno, void *user)
+{
+	(void)uc;
+	linux_exception(user, intno, A64_EXCP_SWI, UC_ARM64_REG_X8, UC_ARM64_REG_X0);
+}
+
+/* RV64: ecall (number in a7, result in a0). unicorn 2 moves the pc past
+ * it before the hook runs (its issue 1477); where it has not, the hook
+ * does. Other exceptions: ebreak, an illegal instruction (an Xta
+ * instruction in a plain RV64 program). */
 #define RV_EXCP_U_ECALL 8 /* the cause of an ecall from user mode */
 static void hook_intr_rv64(uc_engine *uc, uint32_t intno, void *user)
 {
 	struct snr_sim *s = user;
-	if (intno != RV_EXCP_U_ECALL) {
-		char at[300];
-		describe(s, s->pc, at, sizeof(at));
-		fail(s, "instruction %llu (%s) raises exception %u, which a user-mode replay cannot take",
-		     (unsigned long long)s->index, at, intno);
-		uc_emu_stop(uc);
+	uint64_t pc = 0;
+	if (!linux_exception(s, intno, RV_EXCP_U_ECALL, UC_RISCV_REG_A7, UC_RISCV_REG_A0))
 		return;
-	}
-	uint64_t nr = 0, code = 0, pc = 0;
-	uc_reg_read(uc, UC_RISCV_REG_A7, &nr);
-	uc_reg_read(uc, UC_RISCV_REG_A0, &code);
 	uc_reg_read(uc, UC_RISCV_REG_PC, &pc);
 	if (pc == s->pc) {
 		pc += 4;
 		uc_reg_write(uc, UC_RISCV_REG_PC, &pc);
-	}
-	if (nr == 93 || nr == 94) { /* exit, exit_group */
-		s->exited = true;
-		s->exit_code = (int)code;
 	}
 }
 
