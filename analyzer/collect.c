@@ -106,6 +106,17 @@ static void on_dma(void *user, const struct snr_ev_dma *e)
 
 static bool is_ta1(struct an_data *d);
 
+static void busy_push(struct an_data *d, uint8_t unit, uint64_t start, uint64_t end, uint64_t index)
+{
+	struct an_busy b;
+	memset(&b, 0, sizeof(b)); /* the padding too: it goes to the file */
+	b.start = start;
+	b.end = end;
+	b.index = index;
+	b.unit = unit;
+	snr_spill_push(d->busy, &b);
+}
+
 static void on_busy(void *user, const struct snr_ev_busy *e)
 {
 	struct an_data *d = user;
@@ -114,13 +125,7 @@ static void on_busy(void *user, const struct snr_ev_busy *e)
 	 * runs; taking both would count them twice. */
 	if (e->unit == SNR_UNIT_SCALAR && !is_ta1(d))
 		return;
-	struct an_busy b;
-	memset(&b, 0, sizeof(b)); /* the padding too: it goes to the file */
-	b.start = e->start;
-	b.end = e->end;
-	b.index = e->index;
-	b.unit = e->unit;
-	snr_spill_push(d->busy, &b);
+	busy_push(d, e->unit, e->start, e->end, e->index);
 }
 
 static bool is_ta1(struct an_data *d)
@@ -149,13 +154,7 @@ static void add_busy(struct an_data *d, uint8_t unit, uint64_t start, uint64_t e
 			break;
 		}
 	}
-	struct an_busy b;
-	memset(&b, 0, sizeof(b));
-	b.start = start;
-	b.end = end;
-	b.index = index;
-	b.unit = unit;
-	snr_spill_push(d->busy, &b);
+	busy_push(d, unit, start, end, index);
 }
 
 /* Host code: the instruction's first cycle is the core's, the rest (memory
