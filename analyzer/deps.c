@@ -12,11 +12,12 @@
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
  * The DMA records are collect.c's (an_data), whose callbacks run in the same
  * pass; host code (another ISA) gets its register names from its plugin.
- * Kept in memory per instruction: 16 bytes (struct snr_deps_insn); per VMEM
- * page value 24 bytes. In temporary files: the edges (16 bytes each, about
- * 1.6 an instruction on the serving loop; in memory the first consumer of
- * every 256th, so that an instruction's edges are one 4 KiB read), the pcs
- * collect.c keeps, the memory events (40 bytes each).
+ * Kept in memory: per VMEM page value 24 bytes, and fixed budgets. In
+ * temporary files (lib/snr_spill.h): per instruction 16 bytes (struct
+ * snr_deps_insn, read by index through a 4 KiB block), the edges (16 bytes
+ * each, about 1.6 an instruction on the serving loop; in memory the first
+ * consumer of every 256th, so that an instruction's edges are one 4 KiB
+ * read), the pcs collect.c keeps, the memory events (40 bytes each).
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
  * relaxed walk takes in at most max_chain instructions per DMA (plus its
  * anchors and what it skips as already before the position).
@@ -46,7 +47,6 @@ struct mem_ev {
 
 struct collect {
 	struct snr_deps *d;
-	size_t insn_cap;
 	/* register edges come in consumer order: the current consumer's in
 	 * group, sorted and written to reg_edges when the next consumer's come
 	 * (a simulator that reports them otherwise sends them all through
@@ -151,19 +151,13 @@ static void page_values(struct collect *c)
 static void grow_insn(struct collect *c, uint64_t index)
 {
 	struct snr_deps *d = c->d;
-	if (index >= c->insn_cap) {
-		size_t cap = c->insn_cap ? c->insn_cap : 1024;
-		while (cap <= index)
-			cap *= 2;
-		d->insn = snr_xrealloc(d->insn, cap * sizeof(*d->insn));
-		c->insn_cap = cap;
-	}
-	if (index >= d->ninsn) { /* zero only what is in use: the spare capacity stays untouched, not resident */
-		memset(d->insn + d->ninsn, 0, (index + 1 - d->ninsn) * sizeof(*d->insn));
-		d->ninsn = index + 1;
+	if (index >= d->insn->n) { /* zero records up to it */
+		struct snr_deps_insn zero;
+		memset(&zero, 0, sizeof(zero));
+		snr_spill_set(d->insn, index, &zero);
+		d->ninsn = d->insn->n;
 	}
 }
-
 static void push_edge(struct snr_dep_edge **v, size_t *n, size_t *cap, struct snr_dep_edge e)
 {
 	if (*n == *cap) {
@@ -216,13 +210,16 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 		c->too_long = true;
 		return;
 	}
-	grow_insn(c, e->index);
-	struct snr_deps_insn *in = &c->d->insn[e->index];
-	in->pc = e->pc;
-	in->issue = e->issue;
-	in->cls = e->cls;
-	in->unit = e->unit;
-	in->seen = 1;
+	struct snr_deps_insn in;
+	memset(&in, 0, sizeof(in));
+	in.pc = e->pc;
+	in.issue = e->issue;
+	in.cls = e->cls;
+	in.unit = e->unit;
+	in.seen = 1;
+	snr_spill_set(c->d->insn, e->index, &in);
+	if (c->d->insn->n > c->d->ninsn)
+		c->d->ninsn = c->d->insn->n;
 	/* collect.c's pcs (an.pcs) are filled from d->insn after the memory
 	 * pass (collect_pcs), not during it: the two copies of every pc never
 	 * take room at the pass's peak */
@@ -411,7 +408,7 @@ static int cmp_mem(const void *a, const void *b)
 
 static bool is_dma_issue(const struct snr_deps *d, uint64_t i)
 {
-	return d->ta1 && i < d->ninsn && d->insn[i].cls == TA1_CLASS_DMA_ISSUE;
+	return d->ta1 && i < d->ninsn && snr_deps_insn_get(d, i).cls == TA1_CLASS_DMA_ISSUE;
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -677,7 +674,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 			continue;
 		if (p < w->pos)
 			continue; /* already before the point it can move to, and so is all it needs */
-		if (!lightweight(d->insn[p].cls)) {
+		if (!lightweight(snr_deps_insn_get(d, p).cls)) {
 			anchor_of(w, i, p);
 			continue;
 		}
@@ -724,8 +721,8 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 		memcpy(m->slice, w->slice, n * sizeof(*m->slice));
 	m->nslice = n;
 	m->backtail_insns = i - w->pos;
-	uint64_t at = w->pos < d->ninsn ? d->insn[w->pos].issue : 0;
-	m->backtail_cycles = d->insn[i].issue > at ? d->insn[i].issue - at : 0;
+	uint64_t at = w->pos < d->ninsn ? snr_deps_insn_get(d, w->pos).issue : 0;
+	m->backtail_cycles = snr_deps_insn_get(d, i).issue > at ? snr_deps_insn_get(d, i).issue - at : 0;
 }
 
 static void relax(struct snr_deps *d)
@@ -768,10 +765,12 @@ static void collect_pcs(struct snr_deps *d)
 {
 	struct an_data *a = &d->an;
 	uint64_t n = d->ninsn;
-	while (n && !d->insn[n - 1].seen)
+	while (n && !snr_deps_insn_get(d, n - 1).seen)
 		n--;
-	for (uint64_t i = 0; i < n; i++)
-		snr_spill_push(a->pcs, &d->insn[i].pc);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t pc = snr_deps_insn_get(d, i).pc;
+		snr_spill_push(a->pcs, &pc);
+	}
 }
 
 struct snr_deps_edge_buf {
@@ -891,6 +890,8 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	memset(d, 0, sizeof(*d));
 	d->max_chain = o->max_chain ? o->max_chain : SNR_DEPS_DEFAULT_MAX_CHAIN;
 	struct collect c = {.d = d};
+	d->insn = snr_xmalloc(sizeof(*d->insn));
+	snr_spill_init(d->insn, sizeof(struct snr_deps_insn), 8u << 20, "instructions");
 	snr_sorted_init(&c.mem, sizeof(struct mem_ev), cmp_mem, 16u << 20, "memory events");
 	snr_sorted_init(&c.mem_edges, sizeof(struct snr_dep_edge), cmp_edge, 16u << 20, "memory dependency edges");
 	snr_sorted_init(&c.reg_sorted, sizeof(struct snr_dep_edge), cmp_edge, 16u << 20, "register dependency edges");
@@ -970,9 +971,17 @@ static void free_edges(struct snr_deps *d)
 	d->edge_buf = NULL;
 }
 
+static void free_insn(struct snr_deps *d)
+{
+	if (d->insn)
+		snr_spill_free(d->insn);
+	free(d->insn);
+	d->insn = NULL;
+}
+
 void snr_deps_drop_graph(struct snr_deps *d)
 {
-	free(d->insn);
+	free_insn(d);
 	free_edges(d);
 	free(d->occ);
 	free(d->occ_start);
@@ -987,7 +996,7 @@ void snr_deps_free(struct snr_deps *d)
 	for (size_t k = 0; k < d->ndmas; k++)
 		free(d->dmas[k].slice);
 	free(d->dmas);
-	free(d->insn);
+	free_insn(d);
 	free_edges(d);
 	free(d->occ);
 	free(d->occ_start);
@@ -1091,7 +1100,7 @@ static void print_anchor(const struct snr_deps *d, const struct snr_deps_dma *m,
 				      d->dmas[m->anchor_dma - 1].wait_index); break;
 	case SNR_ANCHOR_NO_WAIT: snprintf(buf, len, "DMA %" PRIu64 " (no wait)", m->anchor_dma); break;
 	case SNR_ANCHOR_INSN: snprintf(buf, len, "insn #%" PRId64 " (%s)", m->anchor_index,
-				       ta1_class_name(d->insn[m->anchor_index].cls)); break;
+				       ta1_class_name(snr_deps_insn_get(d, m->anchor_index).cls)); break;
 	case SNR_ANCHOR_FLAG: snprintf(buf, len, "wait #%" PRId64 " (flag %u)", m->anchor_index, m->flag); break;
 	case SNR_ANCHOR_HEAVY: snprintf(buf, len, "heavy: #%" PRId64, m->anchor_index); break;
 	}
@@ -1101,7 +1110,7 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
 {
 	char sym[256];
-	uint64_t pc = m->issue_index >= 0 ? d->insn[m->issue_index].pc : 0;
+	uint64_t pc = m->issue_index >= 0 ? snr_deps_insn_get(d, m->issue_index).pc : 0;
 	fprintf(f, "{\"id\":%" PRIu64 ",\"issue_index\":%" PRId64 ",\"pc\":%" PRIu64 ",\"symbol\":", m->id,
 		m->issue_index, pc);
 	snr_deps_json_str(f, m->issue_index >= 0 ? snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)) : "");
@@ -1133,12 +1142,12 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 		"],\"relaxed\":{\"anchor\":\"%s\",\"anchor_index\":%" PRId64 ",\"anchor_dma\":%" PRIu64
 		",\"position\":%" PRIu64 ",\"position_pc\":%" PRIu64 ",\"slice\":[",
 		snr_anchor_kind_name(m->anchor_kind), m->anchor_index, m->anchor_dma, m->position,
-		m->position < d->ninsn ? d->insn[m->position].pc : 0);
+		m->position < d->ninsn ? snr_deps_insn_get(d, m->position).pc : 0);
 	for (size_t k = 0; k < m->nslice; k++)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", m->slice[k]);
 	fprintf(f, "],\"slice_pcs\":[");
 	for (size_t k = 0; k < m->nslice; k++)
-		fprintf(f, "%s%" PRIu64, k ? "," : "", d->insn[m->slice[k]].pc);
+		fprintf(f, "%s%" PRIu64, k ? "," : "", snr_deps_insn_get(d, m->slice[k]).pc);
 	fprintf(f, "],\"backtail_insns\":%" PRIu64 ",\"backtail_cycles\":%" PRIu64 "}}", m->backtail_insns,
 		m->backtail_cycles);
 }
@@ -1180,8 +1189,8 @@ static size_t top_pairs(const struct snr_deps *d, size_t n, struct pc_pair **out
 	struct pc_pair *t = snr_xcalloc(cap, sizeof(*t));
 	for (size_t k = 0; k < d->nedges; k++) {
 		const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
-		uint64_t cpc = e->consumer < d->ninsn ? d->insn[e->consumer].pc : 0;
-		uint64_t ppc = e->producer < d->ninsn ? d->insn[e->producer].pc : 0;
+		uint64_t cpc = e->consumer < d->ninsn ? snr_deps_insn_get(d, e->consumer).pc : 0;
+		uint64_t ppc = e->producer < d->ninsn ? snr_deps_insn_get(d, e->producer).pc : 0;
 		uint16_t what = e->kind == SNR_DEP_REG ? e->reg : e->space;
 		if (2 * (used + 1) > cap) { /* keep the table at most half full */
 			struct pc_pair *old = t;
@@ -1284,7 +1293,7 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 				"-", "-", m->stall_cycles, "-");
 			continue;
 		}
-		snr_source_where_short(&d->an.src, d->insn[m->issue_index].pc, sym, sizeof(sym));
+		snr_source_where_short(&d->an.src, snr_deps_insn_get(d, m->issue_index).pc, sym, sizeof(sym));
 		sym[24] = 0;
 		print_anchor(d, m, anc, sizeof(anc));
 		anc[24] = 0;
@@ -1350,7 +1359,7 @@ static int write_dot(const char *path, const struct snr_deps *d)
 		const struct snr_deps_dma *m = &d->dmas[k];
 		char sym[256] = "before the window";
 		if (m->issue_index >= 0)
-			snr_source_symbolize(&d->an.src, d->insn[m->issue_index].pc, sym, sizeof(sym));
+			snr_source_symbolize(&d->an.src, snr_deps_insn_get(d, m->issue_index).pc, sym, sizeof(sym));
 		fprintf(f,
 			"  dma%" PRIu64 " [shape=box, style=filled, fillcolor=\"%s\", label=\"DMA %" PRIu64
 			" #%" PRId64 "\\n%s\\n%" PRIu64 " B %s>%s\\nstall %" PRIu64 ", backtail %" PRIu64 " cyc\"];\n",
@@ -1382,7 +1391,7 @@ static int write_dot(const char *path, const struct snr_deps *d)
 		case SNR_ANCHOR_HEAVY:
 			if (m->anchor_index >= 0) {
 				fprintf(f, "  i%" PRId64 " [shape=plaintext, label=\"#%" PRId64 " %s\"];\n", m->anchor_index,
-					m->anchor_index, ta1_class_name(d->insn[m->anchor_index].cls));
+					m->anchor_index, ta1_class_name(snr_deps_insn_get(d, m->anchor_index).cls));
 				fprintf(f, "  i%" PRId64 " -> dma%" PRIu64 " [color=red, label=\"relaxed (%s)\"];\n",
 					m->anchor_index, m->id, snr_anchor_kind_name(m->anchor_kind));
 			}

@@ -115,7 +115,9 @@ struct snr_deps {
 	size_t nreg_names;
 	unsigned max_chain;
 	uint64_t ninsn;
-	struct snr_deps_insn *insn;
+	/* per instruction index, in an unlinked temporary file past 8 MiB
+	 * (lib/snr_spill.h); read with snr_deps_insn_get */
+	struct snr_spill *insn;
 	/* The edges, sorted by consumer, then producer (cmp order of deps.c), in
 	 * an unlinked temporary file (lib/snr_spill.h); in memory only the
 	 * consumer of every SNR_DEPS_EDGE_BLOCK-th edge, to find an
@@ -151,6 +153,11 @@ void snr_deps_free(struct snr_deps *d);
  * caller that is done with the graph itself (snr report, after the
  * suggestions). */
 void snr_deps_drop_graph(struct snr_deps *d);
+/* Instruction i < d->ninsn (a copy) */
+static inline struct snr_deps_insn snr_deps_insn_get(const struct snr_deps *d, uint64_t i)
+{
+	return *(const struct snr_deps_insn *)snr_spill_at(d->insn, i);
+}
 /* The edges of instruction i, in order; good until the next call. */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n);
 /* Edge k < d->nedges; good until the next call of this or edges_of. */

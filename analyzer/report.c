@@ -13,12 +13,12 @@
  * graph, the analyses' collection (deps.c runs collect.c's callbacks) and
  * annotate's accumulator.
  *
- * Memory: the graph's (deps.c: 16 bytes an instruction in memory, the edges,
- * pcs and memory events in temporary files) until the suggestions' text is
+ * Memory: the graph's (deps.c: the instructions, edges, pcs and memory
+ * events in temporary files, fixed budgets in memory) until the suggestions' text is
  * written, then freed; the page's data is per DMA one row of the table's
  * columns (the whole DMA object only for the DMA_ROWS the timeline draws),
  * a 16-byte scratch per busy interval for the lanes, the VMEM and util
- * samples (fixed counts). 606 MiB peak on the 10M-instruction serving
+ * samples (fixed counts). 462 MiB peak on the 10M-instruction serving
  * window (bench/analyses_scale.sh), 976 before the graph and collection
  * spilled.
  *

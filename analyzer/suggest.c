@@ -621,7 +621,7 @@ static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const 
  * issues then (before any stall of p itself). */
 static uint64_t reach_cycle(const struct snr_deps *d, uint64_t p)
 {
-	return p && p <= d->ninsn ? d->insn[p - 1].issue + 1 : 0;
+	return p && p <= d->ninsn ? snr_deps_insn_get(d, p - 1).issue + 1 : 0;
 }
 
 /* The function pc is in: its symbol without the offset ("0x..." without
@@ -653,20 +653,20 @@ static bool editable_point(const struct snr_deps *d, const struct snr_deps_dma *
 {
 	uint64_t i = (uint64_t)m->issue_index, j = i;
 	char fn[256], other[256];
-	function_of(d, d->insn[i].pc, fn, sizeof(fn));
+	function_of(d, snr_deps_insn_get(d, i).pc, fn, sizeof(fn));
 	if (!strncmp(fn, "0x", 2))
 		return s->at < i; /* no symbols: nothing to tell functions apart by */
 	while (j > s->at) {
-		if (!strcmp(function_of(d, d->insn[j - 1].pc, other, sizeof(other)), fn)) {
+		if (!strcmp(function_of(d, snr_deps_insn_get(d, j - 1).pc, other, sizeof(other)), fn)) {
 			j--;
 			continue;
 		}
 		/* [e, j) is outside fn; e - 1, if found, is the instruction before it */
 		uint64_t e = j - 1;
-		while (e > m->position && strcmp(function_of(d, d->insn[e - 1].pc, other, sizeof(other)), fn))
+		while (e > m->position && strcmp(function_of(d, snr_deps_insn_get(d, e - 1).pc, other, sizeof(other)), fn))
 			e--;
-		bool found = e > m->position || (e > 0 && !strcmp(function_of(d, d->insn[e - 1].pc, other, sizeof(other)), fn));
-		if (!found || d->insn[e - 1].pc + INSN_BYTES != d->insn[j].pc) {
+		bool found = e > m->position || (e > 0 && !strcmp(function_of(d, snr_deps_insn_get(d, e - 1).pc, other, sizeof(other)), fn));
+		if (!found || snr_deps_insn_get(d, e - 1).pc + INSN_BYTES != snr_deps_insn_get(d, j).pc) {
 			/* the caller's code, or a call above the position: no
 			 * earlier point of this activation can hold the DMA */
 			s->at = j;
@@ -698,7 +698,7 @@ static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const str
 	/* The move: the latest point at or after the position where the DMA
 	 * would issue at least its stall earlier; no further than needed, so it
 	 * holds its buffer, and hoists instructions, no longer than needed. */
-	uint64_t i = (uint64_t)m->issue_index, issue = d->insn[i].issue;
+	uint64_t i = (uint64_t)m->issue_index, issue = snr_deps_insn_get(d, i).issue;
 	s->at = i;
 	while (s->at > m->position && issue - reach_cycle(d, s->at) < m->stall_cycles)
 		s->at--;
@@ -804,12 +804,12 @@ struct plan {
 static const struct suggestion *sort_sg;
 static uint64_t sg_dma_pc(const struct snr_deps *d, const struct suggestion *s)
 {
-	return d->insn[s->m->issue_index].pc;
+	return snr_deps_insn_get(d, s->m->issue_index).pc;
 }
 
 static uint64_t sg_before_pc(const struct snr_deps *d, const struct suggestion *s)
 {
-	return s->at < d->ninsn ? d->insn[s->at].pc : 0;
+	return s->at < d->ninsn ? snr_deps_insn_get(d, s->at).pc : 0;
 }
 
 static const struct snr_deps *sort_d;
@@ -1057,7 +1057,7 @@ static void diagnose(struct capture *c, const struct plan *p, struct move_group 
 	if (worst_other && other_cycles >= own_cycles) {
 		const struct snr_deps_dma *m = worst_other->m, *o = dma_at(d, other_dma);
 		const struct diag_dma *oc = diag_dma_of(&dg, other_dma);
-		uint64_t wpc = d->insn[m->wait_index].pc, opc = other_dma >= 0 ? d->insn[other_dma].pc : 0;
+		uint64_t wpc = snr_deps_insn_get(d, m->wait_index).pc, opc = other_dma >= 0 ? snr_deps_insn_get(d, other_dma).pc : 0;
 		snr_source_where(&d->an.src, wpc, ws, sizeof(ws));
 		snr_source_where(&d->an.src, opc, os, sizeof(os));
 		snprintf(g->reason, sizeof(g->reason),
@@ -1083,7 +1083,7 @@ static void diagnose(struct capture *c, const struct plan *p, struct move_group 
 			}
 		}
 		if (late) {
-			uint64_t wpc = d->insn[m->wait_index].pc, opc = d->insn[late->issue_index].pc;
+			uint64_t wpc = snr_deps_insn_get(d, m->wait_index).pc, opc = snr_deps_insn_get(d, late->issue_index).pc;
 			snr_source_where(&d->an.src, wpc, ws, sizeof(ws));
 			snr_source_where(&d->an.src, opc, os, sizeof(os));
 			snprintf(g->reason, sizeof(g->reason),
@@ -1371,7 +1371,7 @@ static void print_operands(FILE *f, const struct snr_deps *d, const struct sugge
 {
 	const struct snr_deps_dma *m = s->m;
 	for (size_t k = s->slice0; k < m->nslice; k++)
-		fprintf(f, "%s0x%" PRIx64, k > s->slice0 ? ", " : "", d->insn[m->slice[k]].pc);
+		fprintf(f, "%s0x%" PRIx64, k > s->slice0 ? ", " : "", snr_deps_insn_get(d, m->slice[k]).pc);
 }
 
 static void print_group_text(FILE *f, const struct plan *p, size_t k)
@@ -1455,10 +1455,10 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 		const struct suggestion *s = &p->sg[a];
 		if (s->suggested || done[a])
 			continue;
-		uint64_t pc = d->insn[s->m->issue_index].pc, stall = 0, n = 0;
+		uint64_t pc = snr_deps_insn_get(d, s->m->issue_index).pc, stall = 0, n = 0;
 		for (size_t b = a; b < p->n; b++) {
 			const struct suggestion *t = &p->sg[b];
-			if (!t->suggested && !done[b] && d->insn[t->m->issue_index].pc == pc && t->reason == s->reason) {
+			if (!t->suggested && !done[b] && snr_deps_insn_get(d, t->m->issue_index).pc == pc && t->reason == s->reason) {
 				done[b] = true;
 				stall += t->m->stall_cycles;
 				n++;
@@ -1495,7 +1495,7 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 			char a1[400];
 			fprintf(f, "  DMA %" PRIu64 " at %s, #%" PRId64 ": stall %" PRIu64 " cycles, backtail %" PRIu64
 				   " insns / %" PRIu64 " cycles; ",
-				m->id, place(d, d->insn[m->issue_index].pc, NULL, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
+				m->id, place(d, snr_deps_insn_get(d, m->issue_index).pc, NULL, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
 				m->backtail_insns, m->backtail_cycles);
 			if (s->suggested)
 				fprintf(f, "move %zu, before #%" PRIu64 "%s\n", s->group + 1, s->at,
@@ -1541,7 +1541,7 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 		print_move_json(f, d, g->dma_pc, g->before_pc);
 		fputs(",\"operand_pcs\":[", f);
 		for (size_t j = s->slice0; j < s->m->nslice; j++)
-			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", d->insn[s->m->slice[j]].pc);
+			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", snr_deps_insn_get(d, s->m->slice[j]).pc);
 		fprintf(f, "],\"instances\":%zu,\"dma_ids\":[", g->n);
 		for (size_t j = 0; j < g->n; j++)
 			fprintf(f, "%s%" PRIu64, j ? "," : "", p->sg[g->members[j]].m->id);
@@ -1600,11 +1600,11 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 			fputc('}', f);
 			continue;
 		}
-		uint64_t ypc = s->at < d->ninsn ? d->insn[s->at].pc : 0;
+		uint64_t ypc = s->at < d->ninsn ? snr_deps_insn_get(d, s->at).pc : 0;
 		fprintf(f, ",\"move_index\":%zu,\"move\":{\"dma_pc\":%" PRIu64 ",\"operand_pcs\":[", s->group,
-			d->insn[m->issue_index].pc);
+			snr_deps_insn_get(d, m->issue_index).pc);
 		for (size_t j = s->slice0; j < m->nslice; j++)
-			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", d->insn[m->slice[j]].pc);
+			fprintf(f, "%s%" PRIu64, j > s->slice0 ? "," : "", snr_deps_insn_get(d, m->slice[j]).pc);
 		fprintf(f, "],\"before_pc\":%" PRIu64 ",\"before_index\":%" PRIu64 ",\"lifted\":%s},\"predicted_cycles\":%" PRIu64,
 			ypc, s->at, s->lifted ? "true" : "false", s->predicted);
 		if (s->vmem_checked)
