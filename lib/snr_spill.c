@@ -4,9 +4,9 @@
  * they read back later (a pc, a busy interval, a VMEM access); with these
  * arrays that state is a fixed memory budget plus the file, so the
  * process's peak memory stays nearly flat from 1M to 10M instructions.
- * Writes go out in blocks of the budget; reading back in order goes
- * through a 4 KiB block (sequential reads cost one pread per block,
- * a lookup by index at most one).
+ * Writes go out in blocks of the budget; reading back goes through 64
+ * cached blocks of 4 KiB (sequential reads cost one pread per block, a
+ * lookup by index at most one).
  */
 #include "lib/snr_spill.h"
 
@@ -72,6 +72,8 @@ void snr_spill_free(struct snr_spill *s)
 		close(s->fd);
 	free(s->tail);
 	free(s->cache);
+	free(s->cache_block);
+	free(s->cache_len);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -169,23 +171,31 @@ void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r)
 		return;
 	}
 	write_at(s, i, r, 1);
-	if (i >= s->cache_first && i < s->cache_first + s->cache_n)
-		memcpy(s->cache + (size_t)(i - s->cache_first) * s->rec, r, s->rec);
+	uint64_t blk = i / s->cache_cap;
+	size_t slot = (size_t)(blk % SNR_SPILL_SLOTS), off = (size_t)(i % s->cache_cap);
+	if (s->cache && s->cache_block[slot] == blk + 1 && off < s->cache_len[slot])
+		memcpy(s->cache + (slot * s->cache_cap + off) * s->rec, r, s->rec);
 }
 
 const void *snr_spill_at(struct snr_spill *s, uint64_t i)
 {
 	if (i >= s->tail_first)
 		return s->tail + (size_t)(i - s->tail_first) * s->rec;
-	if (i < s->cache_first || i >= s->cache_first + s->cache_n) {
-		if (!s->cache)
-			s->cache = snr_xmalloc(s->cache_cap * s->rec);
-		uint64_t first = i - i % s->cache_cap, n = s->tail_first - first;
-		s->cache_first = first;
-		s->cache_n = n < s->cache_cap ? (size_t)n : s->cache_cap;
-		read_at(s, first, s->cache, s->cache_n);
+	uint64_t blk = i / s->cache_cap;
+	size_t slot = (size_t)(blk % SNR_SPILL_SLOTS), off = (size_t)(i % s->cache_cap);
+	if (!s->cache) {
+		s->cache = snr_xmalloc(SNR_SPILL_SLOTS * s->cache_cap * s->rec);
+		s->cache_block = snr_xcalloc(SNR_SPILL_SLOTS, sizeof(*s->cache_block));
+		s->cache_len = snr_xcalloc(SNR_SPILL_SLOTS, sizeof(*s->cache_len));
 	}
-	return s->cache + (size_t)(i - s->cache_first) * s->rec;
+	unsigned char *block = s->cache + slot * s->cache_cap * s->rec;
+	if (s->cache_block[slot] != blk + 1 || off >= s->cache_len[slot]) {
+		uint64_t first = blk * s->cache_cap, n = s->tail_first - first;
+		s->cache_block[slot] = blk + 1;
+		s->cache_len[slot] = n < s->cache_cap ? (size_t)n : s->cache_cap;
+		read_at(s, first, block, s->cache_len[slot]);
+	}
+	return block + off * s->rec;
 }
 
 void *snr_spill_last(struct snr_spill *s, size_t back)

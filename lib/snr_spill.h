@@ -4,9 +4,11 @@
  * so that what an analysis keeps per instruction or per event costs disk
  * (the page cache), not the process's memory, while the window grows.
  *
- * snr_spill: an array read back in order or at any index (a small block
- * cache). Memory: the budget given at init (the records not yet written)
- * plus a 4 KiB read block, whatever the length. The last SNR_SPILL_KEEP
+ * snr_spill: an array read back in order or at any index (a cache of
+ * SNR_SPILL_SLOTS blocks of 4 KiB, direct-mapped: lookups that stay near a
+ * few places, as a dependency walk's do, mostly hit). Memory: the budget
+ * given at init (the records not yet written) plus the 256 KiB cache,
+ * whatever the length. The last SNR_SPILL_KEEP
  * records always stay in memory and writable (snr_spill_last), for a
  * producer that merges a record with the one before it.
  *
@@ -30,6 +32,7 @@
 #include <stdint.h>
 
 #define SNR_SPILL_KEEP 4
+#define SNR_SPILL_SLOTS 64
 
 struct snr_spill {
 	size_t rec;	      /* bytes per record */
@@ -38,9 +41,10 @@ struct snr_spill {
 	uint64_t tail_first;  /* records before it are in the file */
 	size_t tail_cap;      /* in records */
 	int fd;		      /* the temporary file, -1 until the first write */
-	unsigned char *cache; /* records [cache_first, cache_first + cache_n) read back */
-	uint64_t cache_first;
-	size_t cache_n, cache_cap;
+	unsigned char *cache;  /* SNR_SPILL_SLOTS blocks read back, direct-mapped by block number */
+	uint64_t *cache_block; /* per slot: its block's number + 1, 0: empty */
+	size_t *cache_len;     /* per slot: records read (a block may end at the file's end) */
+	size_t cache_cap;      /* records per block */
 	const char *what; /* names the data in an error */
 	char err[512];	  /* the first error, "" if none */
 };
