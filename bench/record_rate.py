@@ -18,23 +18,25 @@ In one run, against the same programs:
     window (targets: sim at least 20x step, under 2 s idle and under 5 s
     with the busy loops);
   * the wait on both ends of a step (lib/snr_wait.c): the fixed spin used
-    before (SNR_RSP_WAIT=spin) against the adaptive wait (the default), with
-    no load added and with two busy loops (`sh -c 'while :; do :; done'`)
-    running beside them, in the same run (targets: adaptive not slower
-    with no load added, at least 5x the fixed spin's rate loaded);
+    before (SNR_RSP_WAIT=spin), the adaptive wait (the default) and block,
+    with no load added and with two busy loops (`sh -c 'while :; do :;
+    done'`) running beside them, --rounds rounds with the modes interleaved
+    (targets: adaptive not slower than the fixed spin with no load added, at
+    least 5x its rate with the busy loops; medians compared);
   * for a TA1 window that moves data through HBM (workloads/mlp.c from
     forward()), what a naive snapshot would store -- every byte of core
     memory and VMEM plus the HBM ranges the window touches -- against the
     minimal snapshot (the bytes the recorder captured).
 
-With --rate-only, just the first item, --rounds times (TCP and unix socket
-alternating): each round's rate and the load average before it, the best
-and the median, against the 30k/s target. Every rate is `snr record
+With --wait-only, just the wait item. With --rate-only, just the first
+item, --rounds times (TCP and unix socket alternating): each round's rate
+and the load average before it, the best and the median, against the 30k/s
+target. Every rate is `snr record
 --method step`'s as its summary states it, with the journal (OUT.partial,
 one writev per step: docs/recording.md) included, since it is always on.
 
   usage: record_rate.py SNR [--count N] [--gdb-steps N] [--wait-count N] [--method-count N]
-                        [--rate-only [--rounds N]]
+                        [--rate-only | --wait-only] [--rounds N]
 """
 import argparse
 import json
