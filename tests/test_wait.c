@@ -66,8 +66,9 @@ static void test_cpu_free(int tx, int rx)
 	fake_runnable = 2;
 	make_readable(tx, rx, true);
 	CHECK(snr_wait_readable(&w, rx, 0) == 1, "readable");
-	CHECK(w.spins_won == 1 && w.blocked == 0 && w.busy_blocked == 0, "spun: won %llu blocked %llu busy %llu",
-	      (unsigned long long)w.spins_won, (unsigned long long)w.blocked, (unsigned long long)w.busy_blocked);
+	CHECK(w.spins_won == 1 && w.blocked == 0 && w.busy_blocked == 0,
+	      "spun: won %llu blocked %llu busy %llu", (unsigned long long)w.spins_won,
+	      (unsigned long long)w.blocked, (unsigned long long)w.busy_blocked);
 	CHECK(runnable_looks == 1, "one look, got %d", runnable_looks);
 
 	/* a third runnable task within 2 ms of the look: not seen yet */
@@ -82,19 +83,22 @@ static void test_cpu_free(int tx, int rx)
 	fake_now += 1;
 	CHECK(snr_wait_readable(&w, rx, 0) == 1, "readable");
 	CHECK(runnable_looks == 2, "looked again, got %d", runnable_looks);
-	CHECK(w.spins_won == 2 && w.busy_blocked == 1 && w.blocked == 1, "blocked: won %llu busy %llu blocked %llu",
-	      (unsigned long long)w.spins_won, (unsigned long long)w.busy_blocked, (unsigned long long)w.blocked);
+	CHECK(w.spins_won == 2 && w.busy_blocked == 1 && w.blocked == 1,
+	      "blocked: won %llu busy %llu blocked %llu", (unsigned long long)w.spins_won,
+	      (unsigned long long)w.busy_blocked, (unsigned long long)w.blocked);
 
 	/* and keeps blocking until a look finds a CPU free again */
 	fake_runnable = 2;
 	for (int i = 0; i < 5; i++)
 		snr_wait_readable(&w, rx, 0);
-	CHECK(w.busy_blocked == 6 && runnable_looks == 2, "5 more blocked on the old look: busy %llu looks %d",
-	      (unsigned long long)w.busy_blocked, runnable_looks);
+	CHECK(w.busy_blocked == 6 && runnable_looks == 2,
+	      "5 more blocked on the old look: busy %llu looks %d", (unsigned long long)w.busy_blocked,
+	      runnable_looks);
 	fake_now += 2000000;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_won == 3 && w.busy_blocked == 6 && runnable_looks == 3, "spinning again: won %llu busy %llu",
-	      (unsigned long long)w.spins_won, (unsigned long long)w.busy_blocked);
+	CHECK(w.spins_won == 3 && w.busy_blocked == 6 && runnable_looks == 3,
+	      "spinning again: won %llu busy %llu", (unsigned long long)w.spins_won,
+	      (unsigned long long)w.busy_blocked);
 
 	/* a count that cannot be read leaves the spin to its own record */
 	fake_runnable = -1;
@@ -138,8 +142,9 @@ static void test_budget(int tx, int rx)
 	make_readable(tx, rx, true);
 	snr_wait_readable(&w, rx, 0);
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.blocked == 3 && w.spins_won == 1 && w.busy_blocked == 0, "backed off twice: blocked %llu won %llu",
-	      (unsigned long long)w.blocked, (unsigned long long)w.spins_won);
+	CHECK(w.blocked == 3 && w.spins_won == 1 && w.busy_blocked == 0,
+	      "backed off twice: blocked %llu won %llu", (unsigned long long)w.blocked,
+	      (unsigned long long)w.spins_won);
 	snr_wait_readable(&w, rx, 0);
 	CHECK(w.spins_won == 2 && w.failures == 0, "probe caught the reply: won %llu failures %u",
 	      (unsigned long long)w.spins_won, w.failures);
@@ -151,7 +156,8 @@ static void test_budget(int tx, int rx)
 	for (int i = 0; i < 12; i++) {
 		w.block_left = 0;
 		snr_wait_readable(&w, rx, 0);
-		CHECK(w.block_left == expect, "failure %d: back-off %u, expected %u", i + 1, w.block_left, expect);
+		CHECK(w.block_left == expect, "failure %d: back-off %u, expected %u", i + 1, w.block_left,
+		      expect);
 		if (expect < 16)
 			expect *= 2;
 	}
@@ -168,13 +174,14 @@ static void test_descheduled(int tx, int rx)
 	 * looks at the runnable count again, not 2 ms later */
 	fake_step = 60000;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_lost == 1 && w.failures == 1, "descheduled: lost %llu", (unsigned long long)w.spins_lost);
+	CHECK(w.spins_lost == 1 && w.failures == 1, "descheduled: lost %llu",
+	      (unsigned long long)w.spins_lost);
 	CHECK(runnable_looks == 1, "one look so far, got %d", runnable_looks);
 	fake_step = 0;
 	fake_runnable = 3;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(runnable_looks == 2 && w.busy_blocked == 1, "looked again at once: looks %d busy %llu", runnable_looks,
-	      (unsigned long long)w.busy_blocked);
+	CHECK(runnable_looks == 2 && w.busy_blocked == 1, "looked again at once: looks %d busy %llu",
+	      runnable_looks, (unsigned long long)w.busy_blocked);
 }
 
 static void test_modes(int tx, int rx)
@@ -184,7 +191,8 @@ static void test_modes(int tx, int rx)
 	make_readable(tx, rx, false);
 
 	setenv("SNR_TEST_WAIT", "spin", 1);
-	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 0, 50, err, sizeof(err)) == 0 && w.mode == SNR_WAIT_SPIN, "spin");
+	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 0, 50, err, sizeof(err)) == 0 && w.mode == SNR_WAIT_SPIN,
+	      "spin");
 	w.count_runnable = fake_count;
 	runnable_looks = 0;
 	fake_runnable = 100;
@@ -195,16 +203,19 @@ static void test_modes(int tx, int rx)
 	CHECK(snr_wait_readable(&w, rx, 0) == 1 && w.blocked == 1, "fixed spin caught the byte");
 
 	setenv("SNR_TEST_WAIT", "block", 1);
-	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 200000, 0, err, sizeof(err)) == 0 && w.mode == SNR_WAIT_BLOCK,
+	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 200000, 0, err, sizeof(err)) == 0 &&
+		  w.mode == SNR_WAIT_BLOCK,
 	      "block");
 	CHECK(snr_wait_readable(&w, rx, 0) == 1 && w.blocked == 1 && w.spins_won == 0, "block never spins");
 
 	setenv("SNR_TEST_WAIT", "adaptive", 1);
-	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 200000, 0, err, sizeof(err)) == 0 && w.mode == SNR_WAIT_ADAPTIVE,
+	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 200000, 0, err, sizeof(err)) == 0 &&
+		  w.mode == SNR_WAIT_ADAPTIVE,
 	      "adaptive");
 	setenv("SNR_TEST_WAIT", "fast", 1);
 	CHECK(snr_waiter_init(&w, "SNR_TEST_WAIT", 200000, 0, err, sizeof(err)) == -1, "bad mode refused");
-	CHECK(strstr(err, "SNR_TEST_WAIT=fast") && strstr(err, "adaptive, spin or block"), "message: %s", err);
+	CHECK(strstr(err, "SNR_TEST_WAIT=fast") && strstr(err, "adaptive, spin or block"), "message: %s",
+	      err);
 	unsetenv("SNR_TEST_WAIT");
 	CHECK(w.cpus >= 1, "online CPUs");
 	make_readable(tx, rx, false);
