@@ -448,7 +448,7 @@ static bool needs_stale(const struct rec *r, const struct snr_insn_access *a)
  * bytes no replay has.
  */
 static int reads_unreadable(struct rec *r, const struct snr_insn_access *a, const struct snr_ranges *known,
-			    uint64_t index, uint64_t pc, bool *unread, char *err, size_t errlen)
+			    uint64_t index, uint64_t pc, bool *unread, uint64_t *at_out, char *err, size_t errlen)
 {
 	*unread = false;
 	uint64_t where = 0;
@@ -479,6 +479,7 @@ static int reads_unreadable(struct rec *r, const struct snr_insn_access *a, cons
 			}
 		}
 	}
+	*at_out = where;
 	for (unsigned m = 0; m < a->nmem && *unread; m++)
 		if (a->mem[m].write) {
 			snr_fmt(err, errlen,
@@ -1885,7 +1886,8 @@ window:
 		/* memory the debugger cannot read ([vvar]): the target runs it and
 		 * its outputs are recorded after it, as a counter read's are */
 		bool unread = false;
-		if (!acc.fault && reads_unreadable(&r, &acc, &known, i, pc, &unread, err, errlen))
+		uint64_t unread_at = 0;
+		if (!acc.fault && reads_unreadable(&r, &acc, &known, i, pc, &unread, &unread_at, err, errlen))
 			goto out;
 		if (unread) {
 			acc.record_outputs = true;
@@ -2022,6 +2024,14 @@ window:
 			memcpy(last_written, acc.regs_written, sizeof(last_written));
 			have_last_written = true;
 		} else if (step_insn(&r, &acc, i, pc, &st, err, errlen)) {
+			goto out;
+		}
+		if (unread && st.kind == SNR_DBG_STOP_SIGNAL) {
+			/* not a page only the debugger cannot read: the target could not either */
+			snr_fmt(err, errlen,
+				"instruction %llu at 0x%llx: reading its input at 0x%llx: the debugger cannot read it, and the "
+				"target stopped there on signal %d",
+				(unsigned long long)i, (unsigned long long)pc, (unsigned long long)unread_at, st.code);
 			goto out;
 		}
 		/* System calls and counters: a simulator cannot recompute their

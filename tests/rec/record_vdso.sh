@@ -17,7 +17,8 @@
 #     shape; under sim every unread load was run by the target at a
 #     checkpoint (none was simulated);
 #   * the program's printed result is the one of a run without snr.
-#   * an instruction that reads [vvar] and writes memory is refused by name.
+#   * an instruction that reads [vvar] and writes memory is refused by name,
+#     and a read through a null pointer is an error naming it.
 # Stepping through gdbserver is slow enough (a round trip per instruction)
 # that the kernel's clock update, every tick, often falls inside a pass of
 # the seqlock loop, which then retries; on a loaded machine it may retry
@@ -103,6 +104,17 @@ for m in step sim; do
     "$T/push-$m.err" || fail "push [vvar] --method $m: exit $rc: $(cat "$T/push-$m.err")"
 done
 echo "push qword ptr [vvar]: refused by name (step and sim)"
+# A read through a null pointer: neither the debugger nor the program can
+# read it; an error names the instruction, the address and the signal (not a
+# window that ends by the fault with a load the replay cannot reproduce).
+for m in step sim; do
+  setarch -R "$SNR" record --breakpoint nulled --count 10 --method $m -o "$T/null-$m.snrt" -- "$T/clk" null \
+    >/dev/null 2>"$T/null-$m.err"
+  rc=$?
+  [ $rc -eq 1 ] && grep -q "instruction [0-9]* at 0x[0-9a-f]*: reading its input at 0x0: the debugger cannot read it, and the target stopped there on signal 11" \
+    "$T/null-$m.err" || fail "null read --method $m: exit $rc: $(cat "$T/null-$m.err")"
+done
+echo "a read through a null pointer: an error naming it (step and sim)"
 
 if command -v gdbserver >/dev/null; then
   capped=""

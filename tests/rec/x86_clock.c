@@ -17,6 +17,10 @@
  * pop, an instruction that reads the [vvar] page (found in /proc/self/maps)
  * and writes the stack, which snr record refuses by name.
  *
+ * `x86_clock null` calls nulled(), which reads through a null pointer:
+ * memory neither the debugger nor the program can read, which snr record
+ * reports as an error naming the instruction and the address.
+ *
  * Before timed() it prints the vDSO's address range ("vdso LO HI", hex),
  * read from /proc/self/maps, so that a test can tell the vDSO's
  * instructions from the program's.
@@ -59,6 +63,10 @@ __attribute__((noinline)) uint64_t pushed(const void *vvar)
 	return v;
 }
 
+volatile uint64_t *volatile nowhere;
+
+__attribute__((noinline)) uint64_t nulled(void) { return *nowhere + 1; }
+
 int main(int argc, char **argv)
 {
 	void *vvar = NULL;
@@ -77,7 +85,9 @@ int main(int argc, char **argv)
 	if (f)
 		fclose(f);
 	fflush(stdout);
-	if (argc > 1 && !strcmp(argv[1], "push"))
+	if (argc > 1 && !strcmp(argv[1], "null"))
+		sink = nulled();
+	else if (argc > 1 && !strcmp(argv[1], "push"))
 		sink = vvar ? pushed(vvar) : 0;
 	else
 		sink = argc > 1 ? clocks(atoi(argv[1])) : timed(100);
