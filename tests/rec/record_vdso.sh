@@ -94,26 +94,27 @@ awk -v k="$k" '$1 == k' <("$SNR" trace dump "$T/af.snrt") | grep -q ' shl ' || f
   fail "window ending after shl: replay: $(cat "$T/af.replay")"
 echo "window ending after the vDSO's shl (instruction $k): replay verified"
 
+# refused NAME FUNCTION ARG PATTERN: recording from FUNCTION of `clk ARG`
+# fails (exit 1) by both methods with an error matching PATTERN
+refused() {
+  local m rc
+  for m in step sim; do
+    setarch -R "$SNR" record --breakpoint "$2" --count 10 --method $m -o "$T/$1-$m.snrt" -- "$T/clk" "$3" \
+      >/dev/null 2>"$T/$1-$m.err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "$4" "$T/$1-$m.err" || fail "$1 --method $m: exit $rc: $(cat "$T/$1-$m.err")"
+  done
+}
 # An instruction that reads [vvar] and writes memory (push qword ptr [vvar])
 # is refused by name: what it stores cannot be recorded.
-for m in step sim; do
-  setarch -R "$SNR" record --breakpoint pushed --count 10 --method $m -o "$T/push-$m.snrt" -- "$T/clk" push \
-    >/dev/null 2>"$T/push-$m.err"
-  rc=$?
-  [ $rc -eq 1 ] && grep -q "instruction 0 at 0x[0-9a-f]* reads memory the debugger cannot read (at 0x[0-9a-f]*) and writes memory" \
-    "$T/push-$m.err" || fail "push [vvar] --method $m: exit $rc: $(cat "$T/push-$m.err")"
-done
+refused push pushed push \
+  "instruction 0 at 0x[0-9a-f]* reads memory the debugger cannot read (at 0x[0-9a-f]*) and writes memory"
 echo "push qword ptr [vvar]: refused by name (step and sim)"
 # A read through a null pointer: neither the debugger nor the program can
 # read it; an error names the instruction, the address and the signal (not a
 # window that ends by the fault with a load the replay cannot reproduce).
-for m in step sim; do
-  setarch -R "$SNR" record --breakpoint nulled --count 10 --method $m -o "$T/null-$m.snrt" -- "$T/clk" null \
-    >/dev/null 2>"$T/null-$m.err"
-  rc=$?
-  [ $rc -eq 1 ] && grep -q "instruction [0-9]* at 0x[0-9a-f]*: reading its input at 0x0: the debugger cannot read it, and the target stopped there on signal 11" \
-    "$T/null-$m.err" || fail "null read --method $m: exit $rc: $(cat "$T/null-$m.err")"
-done
+refused null nulled null \
+  "instruction [0-9]* at 0x[0-9a-f]*: reading its input at 0x0: the debugger cannot read it, and the target stopped there on signal 11"
 echo "a read through a null pointer: an error naming it (step and sim)"
 
 if command -v gdbserver >/dev/null; then
