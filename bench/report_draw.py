@@ -8,7 +8,9 @@ the navigation's start:
   painted the first frame after it presented (two animation frames later:
           the browser's style, layout and paint of what the script drew),
 and the browser's own accounting of the load (Performance.getMetrics:
-script, style, layout and all main-thread task time, ms), and the page's
+script, style, layout and all main-thread task time, ms, and cpu: the
+renderer's main thread's CPU time, which waiting for a core on a loaded
+machine does not inflate), and the page's
 parts (body[data-draw-parts]). Prints one line per load and the best
 (smallest painted) on a last line starting with "best". The time is wall
 time: on a shared machine a load may wait for a core, hence the best of
@@ -137,7 +139,8 @@ def load(page):
             m = {x['name']: x['value'] for x in b.call('Performance.getMetrics', session=s)['metrics']}
             got['browser'] = {k: round(1000 * m.get(v, 0)) for k, v in
                               (('script', 'ScriptDuration'), ('style', 'RecalcStyleDuration'),
-                               ('layout', 'LayoutDuration'), ('tasks', 'TaskDuration'))}
+                               ('layout', 'LayoutDuration'), ('tasks', 'TaskDuration'),
+                               ('cpu', 'ThreadTime'))}
             return got
         finally:
             b.close()
