@@ -39,6 +39,7 @@ one writev per step: docs/recording.md) included, since it is always on.
                         [--rate-only | --wait-only] [--rounds N]
 """
 import argparse
+import itertools
 import json
 import os
 import re
@@ -151,14 +152,16 @@ WAIT_LABELS = {"spin": "fixed spin (before)", "adaptive": "adaptive (default)", 
 def wait_modes(snr, elf, count, rounds, tmp):
     """Stepping rate over loopback TCP per wait mode (SNR_RSP_WAIT, on both
     ends), without and with two busy loops; `rounds` rounds, modes
-    interleaved (and their order rotated each round) so that all see the
-    same machine. Returns {(mode, loaded): [(rate, load average), ...]}."""
+    interleaved so that all see the same machine, each round in the next of
+    their six orders (a mode run right after the fixed spin's runs on a
+    machine that spin has just kept fully busy; no mode may always be the
+    one). Returns {(mode, loaded): [(rate, load average), ...]}."""
+    orders = list(itertools.permutations(WAIT_MODES))
     res = {}
     for rnd in range(rounds):
         for loaded in (False, True):
             with BusyLoops(2 if loaded else 0):
-                k = rnd % len(WAIT_MODES)
-                for mode in WAIT_MODES[k:] + WAIT_MODES[:k]:
+                for mode in orders[rnd % len(orders)]:
                     env = dict(os.environ, SNR_RSP_WAIT=mode)
                     la = load_average()
                     r = record_device(snr, elf, "tcp:127.0.0.1:0", "window", count,
