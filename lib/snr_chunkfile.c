@@ -252,7 +252,10 @@ int snr_chunkw_put(struct snr_chunk_writer *w, unsigned type, const void *payloa
 		size_t bound = ZSTD_compressBound(len);
 		w->zbuf.len = 0;
 		snr_buf_need(&w->zbuf, bound);
-		size_t z = ZSTD_compress(w->zbuf.p, bound, payload, len, w->level ? w->level : 3);
+		if (!w->zctx)
+			w->zctx = ZSTD_createCCtx();
+		size_t z = w->zctx ? ZSTD_compressCCtx(w->zctx, w->zbuf.p, bound, payload, len, w->level ? w->level : 3)
+				   : ZSTD_compress(w->zbuf.p, bound, payload, len, w->level ? w->level : 3);
 		if (!ZSTD_isError(z) && z < len) {
 			stored = w->zbuf.p;
 			stored_len = z;
@@ -310,6 +313,8 @@ int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned co
 static void writer_free(struct snr_chunk_writer *w)
 {
 	free(w->zbuf.p);
+	ZSTD_freeCCtx(w->zctx);
+	w->zctx = NULL;
 	free(w->held.p);
 	w->held = (struct snr_buf){0};
 	free(w->path);

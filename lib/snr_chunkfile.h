@@ -77,6 +77,8 @@ struct snr_chunk_writer {
 	int failed;
 	char err[300];
 	struct snr_buf zbuf;
+	void *zctx; /* a ZSTD_CCtx made by the first compressed chunk and kept: one per chunk cost an
+		     * allocation, its tables' first-touch page faults and their reset (same bytes out) */
 	int level; /* zstd level; 0 means 3. Metrics use 1: written at replay speed. */
 	bool hold; /* chunks gather in held until snr_chunkw_flush (or mark, close) */
 	struct snr_buf held;

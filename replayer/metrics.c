@@ -94,15 +94,36 @@ static inline uint8_t *put(uint8_t *p, uint64_t v)
 /* a delta from the context, modulo 2^64 */
 #define D(x, base) Z((uint64_t)(x) - (uint64_t)(base))
 
-static void w_insn(struct snr_metrics_writer *w, uint8_t kind, const struct snr_ev_insn *e)
+/* The common record whose fields each fit one byte (deltas of -64..63,
+ * small unit and class numbers) is stored with one 8-byte store instead of a
+ * loop per field: the same bytes. The record's capacity (RECORD_MAX) covers
+ * the extra byte the store writes past it, which the next record overwrites. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SNR_METRICS_PACKED 1
+#else
+#define SNR_METRICS_PACKED 0
+#endif
+
+static inline __attribute__((always_inline)) void w_insn(struct snr_metrics_writer *w, uint8_t kind,
+							 const struct snr_ev_insn *e)
 {
 	uint8_t *p = record_begin(w, kind);
-	D(e->index, w->x.index);
-	D(e->pc, w->x.pc);
-	D(e->issue, w->x.cycle);
-	D(e->retire, e->issue);
-	V(e->unit);
-	V(e->cls);
+	const uint64_t di = snr_zigzag((int64_t)(e->index - w->x.index)), dp = snr_zigzag((int64_t)(e->pc - w->x.pc)),
+		       dc = snr_zigzag((int64_t)(e->issue - w->x.cycle)), dr = snr_zigzag((int64_t)(e->retire - e->issue));
+	if (SNR_METRICS_PACKED && (di | dp | dc | dr | e->unit | e->cls) < 0x80) {
+		/* p[-1] is the kind byte: the record's seven bytes are stored from there */
+		uint64_t v = (uint64_t)kind | di << 8 | dp << 16 | dc << 24 | dr << 32 | (uint64_t)e->unit << 40 |
+			     (uint64_t)e->cls << 48;
+		memcpy(p - 1, &v, 8);
+		p += 6;
+	} else {
+		p = put(p, di);
+		p = put(p, dp);
+		p = put(p, dc);
+		p = put(p, dr);
+		V(e->unit);
+		V(e->cls);
+	}
 	record_end(w, p);
 	w->x.index = e->index;
 	w->x.pc = e->pc;
@@ -167,9 +188,16 @@ static void w_reg(void *u, const struct snr_ev_reg *e)
 {
 	struct snr_metrics_writer *w = u;
 	uint8_t *p = record_begin(w, EV_REG);
-	D(e->index, w->x.index);
-	V(e->reg);
-	V(e->write);
+	const uint64_t di = snr_zigzag((int64_t)(e->index - w->x.index));
+	if (SNR_METRICS_PACKED && (di | e->reg | e->write) < 0x80) {
+		uint32_t v = (uint32_t)EV_REG | (uint32_t)di << 8 | (uint32_t)e->reg << 16 | (uint32_t)e->write << 24;
+		memcpy(p - 1, &v, 4);
+		p += 3;
+	} else {
+		p = put(p, di);
+		V(e->reg);
+		V(e->write);
+	}
 	record_end(w, p);
 	w->x.index = e->index;
 }

@@ -304,6 +304,46 @@ static void test_round_trip(const char *path, struct ev *evs)
 	unlink(tmp_path("empty.snrm"));
 }
 
+/* Fields at the edge of one byte, the way a replay emits them (an index and
+ * pc a few steps from the last, an issue cycle near the last one): the writer
+ * stores a record whose fields each fit one byte in one store and the others
+ * field by field, so deltas of -64/63 (one byte) and -65/64 (two), units and
+ * classes and registers of 127/128, on each side of the switch, read back as
+ * written. */
+static int64_t edge(void)
+{
+	static const int64_t d[] = {-65, -64, -63, -1, 0, 1, 62, 63, 64, 65, 8191, 8192, -8193};
+	return d[rnd() % (sizeof(d) / sizeof(d[0]))];
+}
+static void test_one_byte_edges(const char *path, struct ev *evs)
+{
+	uint64_t index = 0, pc = 0x10000, cycle = 1000;
+	static const uint8_t small[] = {0, 1, 126, 127, 128, 129, 255};
+	for (size_t i = 0; i < NEV; i++) {
+		int kind = rnd() % 3 == 0 ? K_REG : rnd() % 2 ? K_ISSUE : K_RETIRE;
+		struct ev *e = &evs[i];
+		memset(e, 0, sizeof(*e));
+		e->kind = kind;
+		index += (uint64_t)edge();
+		if (index > i + 1000)
+			index = i;
+		if (kind == K_REG) {
+			e->u.reg = (struct snr_ev_reg){index, (uint16_t)(rnd() % 2 ? small[rnd() % 7] : rnd() % 300),
+						       (uint8_t)(rnd() & 1)};
+			continue;
+		}
+		pc += (uint64_t)edge();
+		cycle += (uint64_t)edge();
+		e->u.insn = (struct snr_ev_insn){index, pc, cycle, cycle + (uint64_t)(edge() + 65),
+						 (uint8_t)(small[rnd() % 7] % SNR_UNIT_COUNT), small[rnd() % 7]};
+	}
+	write_file(path, evs, NEV);
+	char err[600];
+	int rc;
+	size_t got = replay_into(path, evs, NEV, 0x7f, true, err, sizeof(err), &rc);
+	CHECK(rc == 0 && got == NEV, "one-byte edges: %zu of %d events (%s)", got, NEV, rc ? err : "");
+}
+
 static int names_place(const char *err)
 {
 	return (strstr(err, "chunk ") && strstr(err, "(offset ")) || strstr(err, "file header") ||
@@ -544,6 +584,7 @@ int main(void)
 	const char *path = tmp_path("rt.snrm");
 	struct ev *evs = calloc(NEV, sizeof(*evs));
 	test_round_trip(path, evs);
+	test_one_byte_edges(path, evs);
 	test_reordered(path, true);
 	test_reordered(path, false);
 	test_corruption(path, evs);
