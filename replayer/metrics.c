@@ -129,9 +129,9 @@ static inline __attribute__((always_inline)) void w_insn(struct snr_metrics_writ
 	w->x.pc = e->pc;
 	w->x.cycle = e->issue;
 }
-static void w_issue(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_ISSUE, e); }
-static void w_retire(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_RETIRE, e); }
-static void w_stall(void *u, const struct snr_ev_stall *e)
+void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_ISSUE, e); }
+void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_RETIRE, e); }
+void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e)
 {
 	struct snr_metrics_writer *w = u;
 	uint8_t *p = record_begin(w, EV_STALL);
@@ -144,7 +144,7 @@ static void w_stall(void *u, const struct snr_ev_stall *e)
 	record_end(w, p);
 	w->x.index = e->index;
 }
-static void w_dma(void *u, const struct snr_ev_dma *e)
+void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e)
 {
 	struct snr_metrics_writer *w = u;
 	uint8_t *p = record_begin(w, EV_DMA);
@@ -169,7 +169,7 @@ static void w_dma(void *u, const struct snr_ev_dma *e)
 	V(e->slack_cycles);
 	record_end(w, p);
 }
-static void w_mem(void *u, const struct snr_ev_mem *e)
+void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e)
 {
 	struct snr_metrics_writer *w = u;
 	uint8_t *p = record_begin(w, EV_MEM);
@@ -184,7 +184,7 @@ static void w_mem(void *u, const struct snr_ev_mem *e)
 	w->x.index = e->index;
 	w->x.addr = e->addr;
 }
-static void w_reg(void *u, const struct snr_ev_reg *e)
+void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e)
 {
 	struct snr_metrics_writer *w = u;
 	uint8_t *p = record_begin(w, EV_REG);
@@ -201,7 +201,7 @@ static void w_reg(void *u, const struct snr_ev_reg *e)
 	record_end(w, p);
 	w->x.index = e->index;
 }
-static void w_busy(void *u, const struct snr_ev_busy *e)
+void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e)
 {
 	struct snr_metrics_writer *w = u;
 	uint8_t *p = record_begin(w, EV_BUSY);
@@ -231,13 +231,13 @@ struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta
 	w->tracker = (struct snr_tracker){
 		.abi_version = SNR_TRACKER_ABI_VERSION,
 		.user = w,
-		.on_issue = w_issue,
-		.on_retire = w_retire,
-		.on_stall = w_stall,
-		.on_dma = w_dma,
-		.on_mem = w_mem,
-		.on_reg = w_reg,
-		.on_busy = w_busy,
+		.on_issue = snr_metrics_on_issue,
+		.on_retire = snr_metrics_on_retire,
+		.on_stall = snr_metrics_on_stall,
+		.on_dma = snr_metrics_on_dma,
+		.on_mem = snr_metrics_on_mem,
+		.on_reg = snr_metrics_on_reg,
+		.on_busy = snr_metrics_on_busy,
 	};
 	return w;
 }

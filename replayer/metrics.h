@@ -31,6 +31,15 @@ int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint
 			      const char *const *name);
 /* The tracker that writes events into w (valid while w lives). */
 const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w);
+/* The tracker's callbacks (u is the writer), for a caller that forwards
+ * events to the writer with direct calls (the replayer's collector). */
+void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e);
+void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e);
+void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e);
+void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e);
+void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e);
+void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e);
+void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e);
 /* Writes the summary (a JSON object) and closes; 0 if every write succeeded. */
 int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen);
 void snr_metrics_abandon(struct snr_metrics_writer *w);

@@ -104,7 +104,8 @@ struct collector {
 	uint64_t npcs;
 	struct pc_misses *pm;
 	size_t pm_cap, pm_n;
-	const struct snr_tracker *fwd[2];
+	struct snr_metrics_writer *metrics; /* events forwarded with direct calls, if any */
+	const struct snr_tracker *fwd;      /* the caller's tracker, if any */
 	int64_t *last_reg_writer;
 	size_t nregs;
 	struct block_writer *bw; /* open-addressing map: (key, block) -> last writer */
@@ -137,9 +138,10 @@ static struct block_writer *bw_slot(struct collector *c, uint32_t key, uint64_t 
 	static void c_##name(void *u, const type *e)                             \
 	{                                                                        \
 		struct collector *c = u;                                         \
-		for (int i = 0; i < 2; i++)                                      \
-			if (c->fwd[i] && c->fwd[i]->on_##name)                   \
-				c->fwd[i]->on_##name(c->fwd[i]->user, e);        \
+		if (c->metrics)                                                  \
+			snr_metrics_on_##name(c->metrics, e);                    \
+		if (c->fwd && c->fwd->on_##name)                                 \
+			c->fwd->on_##name(c->fwd->user, e);                      \
 		collect_##name(c, e);                                            \
 	}
 
@@ -411,7 +413,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	col.last_reg_writer = snr_xcalloc(nregs, sizeof(*col.last_reg_writer));
 	for (size_t i = 0; i < nregs; i++)
 		col.last_reg_writer[i] = -1;
-	col.fwd[1] = o->tracker;
+	col.fwd = o->tracker;
 	struct snr_cache_cfg cache_cfg;
 	if (o->cache_report) {
 		if (snr_cache_cfg_parse(&cache_cfg, cfg_json, err, errlen))
@@ -443,7 +445,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		free(sa);
 		free(sz);
 		free(sn);
-		col.fwd[0] = snr_metrics_tracker(mw);
+		col.metrics = mw;
 	}
 	struct snr_tracker tr = {
 		.abi_version = SNR_TRACKER_ABI_VERSION,
