@@ -15,8 +15,15 @@
  *              (read_regs must not send 'g'), 'm' chunked by PacketSize, then
  *              an E reply, a malformed stop reply, a hang-up, and requests
  *              after it failing at once.
+ *   stalled    the session stub, but this process is stopped (a signal
+ *              handler sleeping past the 300 ms) while the stub's reply to
+ *              qSupported arrives: a reply that is waiting when the client
+ *              runs again is read, not called a timeout (a client stalled
+ *              on a loaded or paused machine is no sign of a silent stub).
  */
 #include <errno.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/un.h>
 
 #include "tests/check.h"
@@ -28,6 +35,8 @@ static const struct snr_dbg_ops *ops = &snr_dbg_rsp;
 
 static int stub_fd;
 static char last_reply[2048];
+static int stall_pipe[2] = {-1, -1}; /* "stalled": the stub tells the client's handler it replied */
+static int stalling_pipe[2] = {-1, -1}; /* and the handler tells the stub it runs */
 
 static void put(const char *s, size_t n)
 {
@@ -94,6 +103,26 @@ static void rle_zeros(const char *hex, char *out)
 	out[o] = 0;
 }
 
+/* Waits, at most 10 s, until process pid has read all the stub sent (the
+ * '+') and sleeps (state S in /proc/PID/stat): in its wait for the reply. */
+static void wait_asleep(pid_t pid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 10000; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		const char *p = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+		int unread = -1;
+		if (p && p[1] == ' ' && p[2] == 'S' && ioctl(stub_fd, SIOCOUTQ, &unread) == 0 && unread == 0)
+			return;
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void stub_session(void)
 {
 	char pkt[1024], buf[2048];
@@ -101,7 +130,16 @@ static void stub_session(void)
 	for (;;) {
 		next_packet(pkt, sizeof(pkt), 1);
 		if (!strncmp(pkt, "qSupported", 10)) {
+			if (stall_pipe[1] >= 0) {
+				wait_asleep(getppid()); /* in its poll() for the reply */
+				kill(getppid(), SIGUSR1); /* the client stalls from now on */
+				char c;
+				if (read(stalling_pipe[0], &c, 1) != 1)
+					_exit(1);
+			}
 			reply("PacketSize=200;multiprocess-");
+			if (stall_pipe[1] >= 0 && write(stall_pipe[1], "r", 1) != 1)
+				_exit(1);
 		} else if (pkt[0] == 'H') {
 			reply("OK");
 		} else if (!strcmp(pkt, "qfThreadInfo")) {
@@ -161,7 +199,7 @@ static void run_stub(const char *scenario)
 	char pkt[1024];
 	if (!strcmp(scenario, "close"))
 		_exit(0);
-	if (!strcmp(scenario, "session"))
+	if (!strcmp(scenario, "session") || !strcmp(scenario, "stalled"))
 		stub_session();
 	next_packet(pkt, sizeof(pkt), 1);
 	if (!strcmp(scenario, "badsum")) {
@@ -298,6 +336,46 @@ static void test_session(const char *path)
 	waitpid(stub, NULL, 0);
 }
 
+/* The client's stall: until the stub has written its reply, then past the
+ * client's 300 ms timeout, so that the reply waits in the socket and the
+ * deadline has gone by when the client runs again. */
+static void stall(int sig)
+{
+	(void)sig;
+	char c;
+	if (write(stalling_pipe[1], "s", 1) != 1 || read(stall_pipe[0], &c, 1) != 1)
+		return;
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 450 * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static void test_stalled(const char *path)
+{
+	char target[256], err[512] = "";
+	CHECK(pipe(stall_pipe) == 0 && pipe(stalling_pipe) == 0, "pipe: %s", strerror(errno));
+	struct sigaction sa = {.sa_handler = stall}, old;
+	sigaction(SIGUSR1, &sa, &old);
+	/* blocking waits: the stall interrupts the client's poll() (a spinning
+	 * client may be stopped between two polls instead and find the reply) */
+	setenv("SNR_RSP_WAIT", "block", 1);
+	pid_t stub = start_stub(path, "stalled");
+	snprintf(target, sizeof(target), "unix:%s", path);
+	struct snr_dbg *d = ops->open(target, NULL, err, sizeof(err));
+	fprintf(stderr, "stalled   -> %s\n", d ? "opened" : err);
+	CHECK(d != NULL, "stalled: a reply that waited while the client was stopped was called a timeout: %s", err);
+	if (d)
+		ops->close(d);
+	unsetenv("SNR_RSP_WAIT");
+	kill(stub, SIGKILL);
+	waitpid(stub, NULL, 0);
+	sigaction(SIGUSR1, &old, NULL);
+	for (int i = 0; i < 2; i++) {
+		close(stall_pipe[i]);
+		close(stalling_pipe[i]);
+		stall_pipe[i] = stalling_pipe[i] = -1;
+	}
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -316,6 +394,7 @@ int main(void)
 	expect_open_fails(sock, "close", "rsp: ", "qSupported");
 	expect_open_fails(sock, "noack", "vCont?", "checksum");
 	test_session(sock);
+	test_stalled(sock);
 
 	char err[256];
 	CHECK(ops->open("serial:/dev/ttyS0", NULL, err, sizeof(err)) == NULL && strstr(err, "serial:/dev/ttyS0"),
