@@ -6,9 +6,13 @@
  * file:line).
  *
  * The accumulator keeps, per instruction of the window, its pc and issue
- * cycle (16 bytes), and the stall events (index, cause, cycles); the
- * per-pc figures are summed at the end through a hash of the distinct pcs,
- * so that an instruction's stall may be reported before or after its issue.
+ * cycle (16 bytes) and the stall events (index, cause, cycles: 24 bytes
+ * each), both in unlinked temporary files beyond 4 MiB each
+ * (lib/snr_spill.h; the stalls sorted by index); the per-pc figures are
+ * summed at the end in one pass over both in index order through a hash of
+ * the distinct pcs, so that an instruction's stall may be reported before
+ * or after its issue. Memory: the two budgets and the distinct pcs, not
+ * the window.
  */
 #include "annotate.h"
 
@@ -20,51 +24,58 @@
 
 #include "analyzer/pcinfo.h"
 #include "lib/snr_lines.h"
+#include "lib/snr_spill.h"
 #include "lib/snr_util.h"
+
+struct insn_rec {
+	uint64_t pc, issue; /* pc UINT64_MAX: an index the engine skipped */
+};
 
 struct stall_ev {
 	uint64_t index, cycles;
 	uint8_t cause;
 };
 
+#define ANNOT_SPILL_MEM (4u << 20)
+
 struct an_annot_acc {
 	const struct snr_tracker *next;
-	uint64_t *pc, *issue; /* by instruction index */
-	size_t n, cap;
-	struct stall_ev *stalls;
-	size_t nstalls, capstalls;
+	struct snr_spill insns;	  /* struct insn_rec by instruction index */
+	struct snr_sorted stalls; /* struct stall_ev by index */
 };
+
+static int cmp_stall_index(const void *a, const void *b)
+{
+	const struct stall_ev *x = a, *y = b;
+	return x->index != y->index ? (x->index < y->index ? -1 : 1) : 0;
+}
 
 struct an_annot_acc *an_annot_acc_new(void)
 {
-	return snr_xcalloc(1, sizeof(struct an_annot_acc));
+	struct an_annot_acc *a = snr_xcalloc(1, sizeof(struct an_annot_acc));
+	snr_spill_init(&a->insns, sizeof(struct insn_rec), ANNOT_SPILL_MEM, "annotate instructions");
+	snr_sorted_init(&a->stalls, sizeof(struct stall_ev), cmp_stall_index, ANNOT_SPILL_MEM, "annotate stalls");
+	return a;
 }
 
-static void grow_to(struct an_annot_acc *a, size_t n)
+static void acc_free(struct an_annot_acc *a)
 {
-	if (n <= a->cap)
-		return;
-	size_t cap = a->cap ? a->cap : 4096;
-	while (cap < n)
-		cap *= 2;
-	a->pc = snr_xrealloc(a->pc, cap * sizeof(*a->pc));
-	a->issue = snr_xrealloc(a->issue, cap * sizeof(*a->issue));
-	a->cap = cap;
+	snr_spill_free(&a->insns);
+	snr_sorted_free(&a->stalls);
+	free(a);
 }
 
 static void on_issue(void *user, const struct snr_ev_insn *e)
 {
 	struct an_annot_acc *a = user;
-	grow_to(a, e->index + 1);
-	while (a->n < e->index) { /* an engine that skipped an index: no pc, no time */
-		a->pc[a->n] = UINT64_MAX;
-		a->issue[a->n] = a->n ? a->issue[a->n - 1] : 0;
-		a->n++;
+	while (a->insns.n < e->index) { /* an engine that skipped an index: no pc, no time */
+		struct insn_rec gap = {UINT64_MAX, 0};
+		if (a->insns.n)
+			gap.issue = ((const struct insn_rec *)snr_spill_at(&a->insns, a->insns.n - 1))->issue;
+		snr_spill_push(&a->insns, &gap);
 	}
-	a->pc[e->index] = e->pc;
-	a->issue[e->index] = e->issue;
-	if (e->index + 1 > a->n)
-		a->n = e->index + 1;
+	struct insn_rec r = {e->pc, e->issue};
+	snr_spill_set(&a->insns, e->index, &r);
 	if (a->next && a->next->on_issue)
 		a->next->on_issue(a->next->user, e);
 }
@@ -72,11 +83,12 @@ static void on_issue(void *user, const struct snr_ev_insn *e)
 static void on_stall(void *user, const struct snr_ev_stall *e)
 {
 	struct an_annot_acc *a = user;
-	if (a->nstalls == a->capstalls) {
-		a->capstalls = a->capstalls ? 2 * a->capstalls : 1024;
-		a->stalls = snr_xrealloc(a->stalls, a->capstalls * sizeof(*a->stalls));
-	}
-	a->stalls[a->nstalls++] = (struct stall_ev){e->index, e->cycles, e->cause};
+	struct stall_ev s;
+	memset(&s, 0, sizeof(s)); /* the padding too: it goes to the file */
+	s.index = e->index;
+	s.cycles = e->cycles;
+	s.cause = e->cause;
+	snr_sorted_push(&a->stalls, &s);
 	if (a->next && a->next->on_stall)
 		a->next->on_stall(a->next->user, e);
 }
@@ -170,16 +182,41 @@ static int cmp_hottest(const void *pa, const void *pb)
 
 static void build_lines(struct an_annot *a, struct an_annot_row *rows, size_t nrows);
 
-void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a)
+/* The stall events of one instruction index: their sum, and per cause */
+struct index_stalls {
+	uint64_t total;
+	uint64_t cause[SNR_STALL_COUNT];
+};
+
+/* Takes the events of instruction `index` from the sorted stalls (*pending:
+ * the next one not yet taken, NULL at the end) into *out. */
+static void take_stalls(struct an_annot_acc *acc, const struct stall_ev **pending, uint64_t index,
+			struct index_stalls *out)
+{
+	memset(out, 0, sizeof(*out));
+	while (*pending && (*pending)->index <= index) {
+		if ((*pending)->index == index) {
+			out->total += (*pending)->cycles;
+			if ((*pending)->cause < SNR_STALL_COUNT)
+				out->cause[(*pending)->cause] += (*pending)->cycles;
+		}
+		*pending = snr_sorted_next(&acc->stalls);
+	}
+}
+
+int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a, char *err,
+		    size_t errlen)
 {
 	memset(a, 0, sizeof(*a));
-	size_t n = acc->n;
+	size_t n = acc->insns.n;
 	a->instructions = n;
 	a->total_cycles = src->cycles;
-	uint64_t *stall_of = snr_xcalloc(n + 1, sizeof(*stall_of));
-	for (size_t k = 0; k < acc->nstalls; k++)
-		if (acc->stalls[k].index < n)
-			stall_of[acc->stalls[k].index] += acc->stalls[k].cycles;
+	/* one pass in index order: instruction i's issue and stalls beside
+	 * instruction i + 1's */
+	snr_sorted_rewind(&acc->stalls);
+	const struct stall_ev *pending = snr_sorted_next(&acc->stalls);
+	struct index_stalls cur, next;
+	take_stalls(acc, &pending, 0, &cur);
 
 	/* distinct pcs */
 	size_t nslots = 1024;
@@ -189,30 +226,38 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 	size_t mask = nslots - 1, nrows = 0, caprows = 0;
 	struct an_annot_row *rows = NULL;
 	uint64_t sum = 0;
+	struct insn_rec in = n ? *(const struct insn_rec *)snr_spill_at(&acc->insns, 0) : (struct insn_rec){0, 0};
+	uint64_t issue0 = in.issue;
 	for (size_t i = 0; i < n; i++) {
-		if (acc->pc[i] == UINT64_MAX)
-			continue;
+		struct insn_rec after = {0, 0};
+		if (i + 1 < n) {
+			after = *(const struct insn_rec *)snr_spill_at(&acc->insns, i + 1);
+			take_stalls(acc, &pending, i + 1, &next);
+		} else
+			memset(&next, 0, sizeof(next));
+		if (in.pc == UINT64_MAX)
+			goto advance;
 		/* signed: an engine whose stall reports overrun its issue gaps
 		 * gets 0 here rather than a wrapped count (the drain then
 		 * absorbs the difference); TA1's model and unicorn never do */
 		int64_t c;
 		if (i + 1 < n)
-			c = (int64_t)(acc->issue[i + 1] - acc->issue[i]) - (int64_t)stall_of[i + 1] + (int64_t)stall_of[i];
+			c = (int64_t)(after.issue - in.issue) - (int64_t)next.total + (int64_t)cur.total;
 		else
-			c = 1 + (int64_t)stall_of[i];
+			c = 1 + (int64_t)cur.total;
 		if (i == 0)
-			c += (int64_t)acc->issue[0] - (int64_t)stall_of[0];
+			c += (int64_t)issue0 - (int64_t)cur.total;
 		if (c < 0)
 			c = 0;
 		sum += (uint64_t)c;
-		size_t k = slot_of(tab, mask, acc->pc[i]);
+		size_t k = slot_of(tab, mask, in.pc);
 		if (!tab[k].row) {
 			if (nrows == caprows) {
 				caprows = caprows ? 2 * caprows : 256;
 				rows = snr_xrealloc(rows, caprows * sizeof(*rows));
 			}
-			rows[nrows] = (struct an_annot_row){.pc = acc->pc[i]};
-			tab[k] = (struct pc_slot){acc->pc[i], ++nrows};
+			rows[nrows] = (struct an_annot_row){.pc = in.pc};
+			tab[k] = (struct pc_slot){in.pc, ++nrows};
 			if (2 * nrows > nslots) { /* rehash */
 				struct pc_slot *old = tab;
 				size_t nold = nslots;
@@ -224,20 +269,29 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 						tab[slot_of(tab, mask, old[j].pc)] = old[j];
 				free(old);
 			}
-			k = slot_of(tab, mask, acc->pc[i]);
+			k = slot_of(tab, mask, in.pc);
 		}
 		struct an_annot_row *r = &rows[tab[k].row - 1];
 		r->executions++;
 		r->cycles += (uint64_t)c;
+		for (int cause = 0; cause < SNR_STALL_COUNT; cause++) {
+			r->stall[cause] += cur.cause[cause];
+			r->stall_total += cur.cause[cause];
+			a->stall[cause] += cur.cause[cause];
+		}
+	advance:
+		in = after;
+		cur = next;
 	}
-	for (size_t k = 0; k < acc->nstalls; k++) {
-		const struct stall_ev *e = &acc->stalls[k];
-		if (e->index >= n || acc->pc[e->index] == UINT64_MAX || e->cause >= SNR_STALL_COUNT)
-			continue;
-		struct an_annot_row *r = &rows[tab[slot_of(tab, mask, acc->pc[e->index])].row - 1];
-		r->stall[e->cause] += e->cycles;
-		r->stall_total += e->cycles;
-		a->stall[e->cause] += e->cycles;
+	const char *ferr = snr_spill_failed(&acc->insns) ? acc->insns.err
+			   : snr_sorted_failed(&acc->stalls) ? snr_sorted_error(&acc->stalls)
+							      : NULL;
+	if (ferr) {
+		snprintf(err, errlen, "%s", ferr);
+		free(tab);
+		free(rows);
+		acc_free(acc);
+		return -1;
 	}
 	a->drain_cycles = a->total_cycles > sum ? a->total_cycles - sum : 0;
 	if (sum > a->total_cycles) /* an engine whose last issue outruns its finish: keep the sum exact */
@@ -267,11 +321,8 @@ void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, str
 	free(tab);
 
 	build_lines(a, rows, nrows);
-	free(stall_of);
-	free(acc->pc);
-	free(acc->issue);
-	free(acc->stalls);
-	free(acc);
+	acc_free(acc);
+	return 0;
 }
 
 /* a's pcs (rows, owned) grouped into its lines, hottest first */
@@ -363,14 +414,10 @@ int an_annotate_load(struct an_annot *a, struct snr_source *src, const char *pat
 	an_annot_tracker(acc, NULL, &t);
 	memset(a, 0, sizeof(*a));
 	if (snr_source_run(src, path, NULL, config_path, &t, err, errlen)) {
-		free(acc->pc);
-		free(acc->issue);
-		free(acc->stalls);
-		free(acc);
+		acc_free(acc);
 		return -1;
 	}
-	an_annot_finish(acc, src, a);
-	return 0;
+	return an_annot_finish(acc, src, a, err, errlen);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */

@@ -76,11 +76,15 @@ int an_annotate_load(struct an_annot *a, struct snr_source *src, const char *pat
 /* The pass in parts, for a pass that collects other events too:
  * an_annot_tracker makes *out a tracker that feeds the accumulator and then
  * forwards every event to next (NULL: none); run the source with *out;
- * an_annot_finish turns what was accumulated into a (and frees acc). */
+ * an_annot_finish turns what was accumulated into a (and frees acc). The
+ * accumulator keeps 16 bytes per instruction and 24 per stall event in
+ * temporary files beyond fixed budgets (annotate.c). */
 struct an_annot_acc;
 struct an_annot_acc *an_annot_acc_new(void);
 void an_annot_tracker(struct an_annot_acc *acc, const struct snr_tracker *next, struct snr_tracker *out);
-void an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a);
+/* 0, or -1 with err filled (a temporary file failed; a is then empty) */
+int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a, char *err,
+		    size_t errlen);
 void an_annot_free(struct an_annot *a);
 /* Adds another window's figures into `into` (start from a zeroed one):
  * totals, and per pc (windows of one program: a pc is the same instruction

@@ -14,13 +14,19 @@
  * annotate's accumulator.
  *
  * Memory: the graph's (deps.c: the instructions, edges, pcs and memory
- * events in temporary files, fixed budgets in memory) until the suggestions' text is
- * written, then freed; the page's data is per DMA one row of the table's
- * columns (the whole DMA object only for the DMA_ROWS the timeline draws),
- * a 16-byte scratch per busy interval for the lanes, the VMEM and util
- * samples (fixed counts). 462 MiB peak on the 10M-instruction serving
- * window (bench/analyses_scale.sh), 976 before the graph and collection
- * spilled.
+ * events in temporary files, fixed budgets in memory) until the suggestions'
+ * text is written, then freed; annotate's accumulator (annotate.c: its
+ * instructions and stalls in temporary files); suggest's document goes to
+ * an unlinked temporary file and is read back through a window of it; the
+ * tables' rows (every DMA, every stalled DMA no move covers) go a column
+ * at a time to temporary files as they are made (struct coltab) and the
+ * packed elements are compressed as they are written (struct zsink: only
+ * the compressed bytes are held); what stays is a 16-byte scratch per busy
+ * interval of one lane for the lanes and the VMEM and util samples (fixed
+ * counts). 462 MiB peak on the 10M-instruction serving window before
+ * annotate's accumulator, the document and the tables left memory
+ * (bench/analyses_scale.sh; docs/analyses.md has the figures), 976 before
+ * the graph and collection spilled.
  *
  * The charts are Apache ECharts (third_party/echarts, Apache-2.0, the
  * project's own license), vendored minified and compiled into the binary
@@ -35,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "analyzer/analyses.h"
@@ -143,44 +150,105 @@ static int side_write(FILE *f, struct packer *pk, const char *id, const unsigned
 	return 0;
 }
 
-/* text (len bytes) as the packed element id; the compressed size in *packed.
- * 0, or 1 with err filled. */
-static int packed_write(FILE *f, struct packer *pk, const char *id, const char *text, size_t len, size_t *packed,
-			char *err, size_t errlen)
+/* A packed element as it is produced: a FILE (fopencookie) whose writes
+ * go through deflate (gzip wrapper, level 6) into a buffer of the
+ * compressed bytes, so that the element's text is never held whole, only
+ * its compressed form (about a tenth). zsink_emit then writes it into the
+ * page or beside it. */
+struct zsink {
+	z_stream z;
+	bool started, failed;
+	unsigned char *out;
+	size_t n, cap;
+};
+
+static bool zsink_step(struct zsink *zs, int flush)
 {
-	z_stream z = {0};
+	int zrc;
+	do {
+		if (zs->cap - zs->n < 65536) {
+			zs->cap = zs->cap ? 2 * zs->cap : 262144;
+			zs->out = snr_xrealloc(zs->out, zs->cap);
+		}
+		zs->z.next_out = zs->out + zs->n;
+		zs->z.avail_out = (uInt)(zs->cap - zs->n);
+		zrc = deflate(&zs->z, flush);
+		zs->n = zs->cap - zs->z.avail_out;
+		if (zrc != Z_OK && zrc != Z_STREAM_END && zrc != Z_BUF_ERROR)
+			return false;
+	} while (flush == Z_FINISH ? zrc != Z_STREAM_END : zs->z.avail_in > 0);
+	return true;
+}
+
+static ssize_t zsink_cookie_write(void *u, const char *buf, size_t len)
+{
+	struct zsink *zs = u;
+	if (zs->failed)
+		return -1;
+	zs->z.next_in = (unsigned char *)buf;
+	zs->z.avail_in = (uInt)len;
+	if (!zsink_step(zs, Z_NO_FLUSH)) {
+		zs->failed = true;
+		return -1;
+	}
+	return (ssize_t)len;
+}
+
+/* A FILE writing into zs; NULL with err filled. */
+static FILE *zsink_open(struct zsink *zs, const char *id, char *err, size_t errlen)
+{
+	memset(zs, 0, sizeof(*zs));
 	/* windowBits 15 + 16: a gzip wrapper */
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	if (deflateInit2(&zs->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		snprintf(err, errlen, "zlib: cannot start compressing %s", id);
+		return NULL;
+	}
+	zs->started = true;
+	FILE *f = fopencookie(zs, "w", (cookie_io_functions_t){.write = zsink_cookie_write});
+	if (!f) {
+		deflateEnd(&zs->z);
+		zs->started = false;
+		snprintf(err, errlen, "no memory to compress %s", id);
+	}
+	return f;
+}
+
+static void zsink_free(struct zsink *zs)
+{
+	if (zs->started)
+		deflateEnd(&zs->z);
+	free(zs->out);
+	memset(zs, 0, sizeof(*zs));
+}
+
+/* Closes zf (zsink_open's on zs) and writes the compressed bytes as the
+ * packed element id, into the page while pk->inline_left lasts, else beside
+ * it; the compressed size in *packed. 0, or 1 with err filled. */
+static int zsink_emit(FILE *f, struct packer *pk, const char *id, struct zsink *zs, FILE *zf, size_t *packed,
+		      char *err, size_t errlen)
+{
+	bool ok = fclose(zf) == 0 && !zs->failed;
+	zs->z.next_in = NULL;
+	zs->z.avail_in = 0;
+	if (!ok || !zsink_step(zs, Z_FINISH)) {
+		snprintf(err, errlen, "zlib: compressing %s (%lu bytes) failed", id, (unsigned long)zs->z.total_in);
+		zsink_free(zs);
 		return 1;
 	}
-	uLong cap = deflateBound(&z, (uLong)len);
-	unsigned char *out = snr_xmalloc(cap);
-	z.next_in = (unsigned char *)text;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	int zrc = deflate(&z, Z_FINISH);
-	size_t n = z.total_out;
-	deflateEnd(&z);
-	if (zrc != Z_STREAM_END) {
-		free(out);
-		snprintf(err, errlen, "zlib: compressing %s (%zu bytes) failed (%d)", id, len, zrc);
-		return 1;
-	}
+	size_t n = zs->n;
 	*packed = n;
 	size_t b64 = (n + 2) / 3 * 4;
+	int rc = 0;
 	if (b64 > pk->inline_left) {
-		int rc = side_write(f, pk, id, out, n, err, errlen);
-		free(out);
-		return rc;
+		rc = side_write(f, pk, id, zs->out, n, err, errlen);
+	} else {
+		pk->inline_left -= b64;
+		fprintf(f, "<script type=\"application/x-snr-packed\" id=\"z-%s\">", id);
+		base64_write(f, zs->out, n);
+		fputs("</script>\n", f);
 	}
-	pk->inline_left -= b64;
-	fprintf(f, "<script type=\"application/x-snr-packed\" id=\"z-%s\">", id);
-	base64_write(f, out, n);
-	fputs("</script>\n", f);
-	free(out);
-	return 0;
+	zsink_free(zs);
+	return rc;
 }
 
 /* A member of o by a dotted path ("issue.cycle"); NULL when absent */
@@ -235,9 +303,36 @@ static json_t *columns_only(json_t *o, const struct col *cols, size_t ncols)
 	return row;
 }
 
+/* One value of a column: a text column's string as its index in dict
+ * (distinct strings in order of first use), null where absent, booleans as
+ * 1 and 0. */
+static void col_value_write(FILE *f, json_t *v, json_t *dict, json_t *order)
+{
+	if (dict && json_is_string(v)) {
+		json_t *k = json_object_get(dict, json_string_value(v));
+		if (!k) {
+			k = json_integer((json_int_t)json_array_size(order));
+			json_object_set_new(dict, json_string_value(v), k);
+			json_array_append(order, v);
+		}
+		fprintf(f, "%lld", (long long)json_integer_value(k));
+	} else if (json_is_integer(v))
+		fprintf(f, "%lld", (long long)json_integer_value(v));
+	else if (json_is_boolean(v))
+		fputc(json_is_true(v) ? '1' : '0', f);
+	else if (json_is_real(v))
+		fprintf(f, "%.17g", json_real_value(v));
+	else if (json_is_string(v)) {
+		char *t = json_dumps(v, JSON_ENCODE_ANY);
+		fputs(t, f);
+		free(t);
+	} else
+		fputs("null", f);
+}
+
 /* rows[from, to) of an array of objects as columns:
  * {"n":N,"cols":{NAME:[value...]...},"dicts":{NAME:[string...]...}}
- * (null where a row has no value; booleans as 1 and 0) */
+ * (col_value_write's values) */
 static void columns_write(FILE *f, json_t *rows, size_t from, size_t to, const struct col *cols, size_t ncols)
 {
 	fprintf(f, "{\"n\":%zu,\"cols\":{", to - from);
@@ -246,29 +341,9 @@ static void columns_write(FILE *f, json_t *rows, size_t from, size_t to, const s
 		json_t *dict = cols[c].text ? json_object() : NULL, *order = cols[c].text ? json_array() : NULL;
 		fprintf(f, "%s\"%s\":[", c ? "," : "", cols[c].name);
 		for (size_t i = from; i < to; i++) {
-			json_t *v = json_path(json_array_get(rows, i), cols[c].path);
 			if (i > from)
 				fputc(',', f);
-			if (dict && json_is_string(v)) {
-				json_t *k = json_object_get(dict, json_string_value(v));
-				if (!k) {
-					k = json_integer((json_int_t)json_array_size(order));
-					json_object_set_new(dict, json_string_value(v), k);
-					json_array_append(order, v);
-				}
-				fprintf(f, "%lld", (long long)json_integer_value(k));
-			} else if (json_is_integer(v))
-				fprintf(f, "%lld", (long long)json_integer_value(v));
-			else if (json_is_boolean(v))
-				fputc(json_is_true(v) ? '1' : '0', f);
-			else if (json_is_real(v))
-				fprintf(f, "%.17g", json_real_value(v));
-			else if (json_is_string(v)) {
-				char *t = json_dumps(v, JSON_ENCODE_ANY);
-				fputs(t, f);
-				free(t);
-			} else
-				fputs("null", f);
+			col_value_write(f, json_path(json_array_get(rows, i), cols[c].path), dict, order);
 		}
 		fputc(']', f);
 		if (order)
@@ -283,29 +358,138 @@ static void columns_write(FILE *f, json_t *rows, size_t from, size_t to, const s
 	json_decref(dicts);
 }
 
-/* A table of rows for the page: the first `page` rows uncompressed
+/* A table built a row at a time without holding its rows: the first `page`
+ * rows (the view at load) as objects, and every row's value of each column
+ * appended to that column's unlinked temporary file (the text
+ * col_value_write gives; the page cache's, not the process's memory), with
+ * the text columns' dictionaries (distinct strings only) in memory.
+ * coltab_write writes the same as columns_write over all the rows. */
+struct coltab {
+	const struct col *cols;
+	size_t ncols, page, n;
+	json_t *page_rows;
+	FILE **colf;
+	json_t **dict, **order;
+	char err[600];
+};
+
+/* 0, or 1 with t->err filled (no temporary file) */
+static int coltab_init(struct coltab *t, const struct col *cols, size_t ncols, size_t page, const char *what)
+{
+	memset(t, 0, sizeof(*t));
+	t->cols = cols;
+	t->ncols = ncols;
+	t->page = page;
+	t->page_rows = json_array();
+	t->colf = snr_xcalloc(ncols, sizeof(*t->colf));
+	t->dict = snr_xcalloc(ncols, sizeof(*t->dict));
+	t->order = snr_xcalloc(ncols, sizeof(*t->order));
+	for (size_t c = 0; c < ncols; c++) {
+		int fd = snr_tmpfile_fd(what, t->err, sizeof(t->err));
+		if (fd < 0)
+			return 1;
+		t->colf[c] = fdopen(fd, "w+");
+		if (!t->colf[c]) {
+			close(fd);
+			snr_fmt(t->err, sizeof(t->err), "cannot open the %s's temporary file: %s", what, strerror(errno));
+			return 1;
+		}
+		if (cols[c].text) {
+			t->dict[c] = json_object();
+			t->order[c] = json_array();
+		}
+	}
+	return 0;
+}
+
+/* Adds row (a reference taken: kept while within the page) */
+static void coltab_add(struct coltab *t, json_t *row)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (t->n)
+			fputc(',', t->colf[c]);
+		col_value_write(t->colf[c], json_path(row, t->cols[c].path), t->dict[c], t->order[c]);
+	}
+	t->n++;
+	if (json_array_size(t->page_rows) < t->page)
+		json_array_append_new(t->page_rows, row);
+	else
+		json_decref(row);
+}
+
+static void coltab_free(struct coltab *t)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (t->colf && t->colf[c])
+			fclose(t->colf[c]);
+		if (t->dict)
+			json_decref(t->dict[c]);
+		if (t->order)
+			json_decref(t->order[c]);
+	}
+	free(t->colf);
+	free(t->dict);
+	free(t->order);
+	json_decref(t->page_rows);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Every row of t as columns_write writes them, into out. 0, or 1 with
+ * t->err filled (the temporary files could not be read back). */
+static int coltab_copy(struct coltab *t, FILE *out)
+{
+	fprintf(out, "{\"n\":%zu,\"cols\":{", t->n);
+	json_t *dicts = json_object();
+	char buf[65536];
+	for (size_t c = 0; c < t->ncols; c++) {
+		fprintf(out, "%s\"%s\":[", c ? "," : "", t->cols[c].name);
+		FILE *cf = t->colf[c];
+		if (fflush(cf) || fseek(cf, 0, SEEK_SET)) {
+			snr_fmt(t->err, sizeof(t->err), "cannot read back a table's temporary file: %s", strerror(errno));
+			json_decref(dicts);
+			return 1;
+		}
+		for (size_t k; (k = fread(buf, 1, sizeof(buf), cf));)
+			fwrite(buf, 1, k, out);
+		if (ferror(cf)) {
+			snr_fmt(t->err, sizeof(t->err), "cannot read back a table's temporary file");
+			json_decref(dicts);
+			return 1;
+		}
+		fputc(']', out);
+		if (t->order[c])
+			json_object_set(dicts, t->cols[c].name, t->order[c]);
+	}
+	fputs("},\"dicts\":", out);
+	char *s = json_dumps(dicts, JSON_COMPACT);
+	script_json(out, s);
+	free(s);
+	fputc('}', out);
+	json_decref(dicts);
+	return 0;
+}
+
+/* A table for the page: the first `page` rows uncompressed
  * (window.SNR_TABLES[id] = {"n": all rows, "page": columns}) and every row
  * packed as z-ID. 0, or 1 with err filled. */
-static int table_write(FILE *f, struct packer *pk, const char *id, json_t *rows, size_t page, const struct col *cols,
-		       size_t ncols, char *err, size_t errlen)
+static int table_write(FILE *f, struct packer *pk, const char *id, struct coltab *t, char *err, size_t errlen)
 {
-	size_t n = json_array_size(rows), packed = 0;
+	size_t np = json_array_size(t->page_rows), packed = 0;
 	fprintf(f, "<script>window.SNR_TABLES = window.SNR_TABLES || {}; window.SNR_TABLES[\"%s\"] = {\"n\":%zu,\"page\":",
-		id, n);
-	columns_write(f, rows, 0, page < n ? page : n, cols, ncols);
+		id, t->n);
+	columns_write(f, t->page_rows, 0, np, t->cols, t->ncols);
 	fputs("};</script>\n", f);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m) {
-		snprintf(err, errlen, "no memory for the table %s", id);
+	struct zsink zs;
+	FILE *zf = zsink_open(&zs, id, err, errlen);
+	if (!zf)
+		return 1;
+	if (coltab_copy(t, zf)) {
+		fclose(zf);
+		zsink_free(&zs);
+		snprintf(err, errlen, "%s", t->err);
 		return 1;
 	}
-	columns_write(m, rows, 0, n, cols, ncols);
-	fclose(m);
-	int rc = packed_write(f, pk, id, buf, len, &packed, err, errlen);
-	free(buf);
-	return rc;
+	return zsink_emit(f, pk, id, &zs, zf, &packed, err, errlen);
 }
 
 /* A row's place for the page: "file:line" of the pc's source, else its
@@ -395,13 +579,12 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 	uint64_t nbusy = d->busy->n;
 	uint64_t(*iv)[2] = snr_xmalloc((nbusy > d->ndmas ? nbusy : d->ndmas) * sizeof(*iv) + sizeof(*iv));
 	uint64_t *busy = snr_xcalloc((size_t)nlanes, sizeof(*busy));
-	size_t total = 0, plen = 0, packed = 0;
-	char *pbuf = NULL;
-	FILE *p = open_memstream(&pbuf, &plen);
+	size_t total = 0, packed = 0;
+	struct zsink zs;
+	FILE *p = zsink_open(&zs, "lanes", err, errlen);
 	if (!p) {
 		free(busy);
 		free(iv);
-		snprintf(err, errlen, "no memory for the lanes");
 		return 1;
 	}
 	bool first = true;
@@ -452,13 +635,11 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 		lane_spans_write(f, l, (const uint64_t(*)[2])iv, n, cycles, &first);
 	}
 	fputc(']', p);
-	fclose(p);
 	fprintf(f, "],\"intervals\":%zu,\"busy_cycles\":[", total);
 	for (int l = 0; l < nlanes; l++)
 		fprintf(f, "%s%llu", l ? "," : "", (unsigned long long)busy[l]);
 	fputs("]};</script>\n", f);
-	int rc = packed_write(f, pk, "lanes", pbuf, plen, &packed, err, errlen);
-	free(pbuf);
+	int rc = zsink_emit(f, pk, "lanes", &zs, p, &packed, err, errlen);
 	free(busy);
 	free(iv);
 	return rc;
@@ -615,63 +796,117 @@ static const struct col NO_MOVE_COLS[] = {
 
 /* One entry of suggest's stalled_dmas: counted (suggested), or, when no
  * move covers it, a row {id, place, stall_cycles, reason} of rows. */
-static void stalled_compact(json_t *o, json_t *rows, size_t *suggested)
+static void stalled_compact(json_t *o, struct coltab *rows, size_t *suggested)
 {
 	json_t *dma = json_object_get(o, "dma");
 	if (json_is_true(json_object_get(o, "suggested"))) {
 		(*suggested)++;
 		return;
 	}
-	json_array_append_new(rows, json_pack("{s:O,s:o,s:O,s:O}", "id", json_object_get(dma, "id"), "place",
-					      place_json(dma), "stall_cycles", json_object_get(dma, "stall_cycles"),
-					      "reason", json_object_get(o, "reason")));
+	coltab_add(rows, json_pack("{s:O,s:o,s:O,s:O}", "id", json_object_get(dma, "id"), "place", place_json(dma),
+				   "stall_cycles", json_object_get(dma, "stall_cycles"), "reason",
+				   json_object_get(o, "reason")));
 }
 
-/* suggest's document (its JSON text, len bytes) made light for the page:
- * stalled_dmas (each DMA with its producers; megabytes at a million
- * instructions) is replaced by its counts ("stalled_count",
- * "suggested_count"), and the stalled DMAs no move covers are returned in
- * *rows as rows {id, place, stall_cycles, reason} for the table; each move
- * keeps its instance count, not the list of its DMA ids (`snr analyze
- * suggest --json` has both in full). stalled_dmas is suggest's last member:
- * the text before it is parsed as the document and its entries one at a
- * time, each compacted before the next is read, so no tree of the whole
- * list is ever built (hundreds of MB at ten million instructions). NULL
- * when the text is not suggest's document. */
-static json_t *suggest_compact(const char *text, size_t len, json_t **rows)
+/* A file read through a window of it: buf[pos, len) are the bytes not yet
+ * taken; more() moves them to the front and reads on (the window doubles
+ * when it is full), false at the file's end. */
+struct readwin {
+	FILE *f;
+	char *buf;
+	size_t pos, len, cap;
+	bool eof;
+};
+
+static bool readwin_more(struct readwin *w)
+{
+	if (w->eof)
+		return false;
+	if (w->pos) {
+		memmove(w->buf, w->buf + w->pos, w->len - w->pos);
+		w->len -= w->pos;
+		w->pos = 0;
+	} else if (w->len == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : (1u << 20);
+		w->buf = snr_xrealloc(w->buf, w->cap + 1);
+	}
+	size_t k = fread(w->buf + w->len, 1, w->cap - w->len, w->f);
+	w->len += k;
+	if (!k)
+		w->eof = true;
+	return k > 0;
+}
+
+/* suggest's document (its JSON text in the file f, len bytes) made light
+ * for the page: stalled_dmas (each DMA with its producers; megabytes at a
+ * million instructions) is replaced by its counts ("stalled_count",
+ * "suggested_count"), and the stalled DMAs no move covers go to rows as
+ * rows {id, place, stall_cycles, reason} for the table; each move keeps its
+ * instance count, not the list of its DMA ids (`snr analyze suggest --json`
+ * has both in full). stalled_dmas is suggest's last member: the text before
+ * it is parsed as the document and its entries one at a time through a
+ * window of the file, each compacted before the next is read, so neither
+ * the text nor a tree of the whole list is ever held (tens of MB of text
+ * and hundreds of MB as a tree at ten million instructions). NULL when the
+ * text is not suggest's document. */
+static json_t *suggest_compact(FILE *f, size_t len, struct coltab *rows)
 {
 	static const char key[] = ",\"stalled_dmas\":[";
-	*rows = json_array();
-	const char *at = NULL;
-	for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), key, sizeof(key) - 1)); p++)
-		at = p; /* the last: a '"' inside a string is escaped, so the key appears nowhere else */
-	if (!at)
-		return json_loadb(text, len, 0, NULL);
-	char *head = snr_xmalloc((size_t)(at - text) + 2);
-	memcpy(head, text, (size_t)(at - text));
-	head[at - text] = '}';
-	head[at - text + 1] = 0;
-	json_t *sj = json_loads(head, 0, NULL);
+	const size_t klen = sizeof(key) - 1;
+	struct readwin w = {.f = f};
+	json_t *sj = NULL;
+	/* the last occurrence: a '"' inside a string is escaped, so the key
+	 * appears nowhere else */
+	size_t at = SIZE_MAX, base = 0; /* base: the file offset of buf[0] */
+	if (fseek(f, 0, SEEK_SET))
+		goto out;
+	while (readwin_more(&w)) {
+		for (const char *p = w.buf; (p = memmem(p, w.len - (size_t)(p - w.buf), key, klen)); p++)
+			at = base + (size_t)(p - w.buf);
+		size_t keep = w.len < klen - 1 ? w.len : klen - 1; /* a key across the boundary */
+		w.pos = w.len - keep;
+		base += w.pos;
+	}
+	size_t head_len = at == SIZE_MAX ? len : at;
+	char *head = snr_xmalloc(head_len + 2);
+	bool head_ok = !fseek(f, 0, SEEK_SET) && fread(head, 1, head_len, f) == head_len;
+	if (at == SIZE_MAX) {
+		sj = head_ok ? json_loadb(head, head_len, 0, NULL) : NULL;
+		free(head);
+		goto out;
+	}
+	head[head_len] = '}';
+	head[head_len + 1] = 0;
+	sj = head_ok ? json_loads(head, 0, NULL) : NULL;
 	free(head);
-	if (!sj)
-		return NULL;
+	if (!sj || fseek(f, (long)(at + klen), SEEK_SET)) {
+		json_decref(sj);
+		sj = NULL;
+		goto out;
+	}
+	w.pos = w.len = 0;
+	w.eof = false;
 	size_t stalled = 0, suggested = 0;
-	const char *p = at + sizeof(key) - 1, *end = text + len;
 	for (;;) {
-		while (p < end && (*p == ',' || *p == '\n' || *p == ' '))
-			p++;
-		if (p >= end || *p == ']')
+		while ((w.pos < w.len || readwin_more(&w)) &&
+		       (w.buf[w.pos] == ',' || w.buf[w.pos] == '\n' || w.buf[w.pos] == ' '))
+			w.pos++;
+		if (w.pos >= w.len || w.buf[w.pos] == ']')
 			break;
 		json_error_t e;
-		json_t *o = json_loadb(p, (size_t)(end - p), JSON_DISABLE_EOF_CHECK, &e);
+		json_t *o;
+		while (!(o = json_loadb(w.buf + w.pos, w.len - w.pos, JSON_DISABLE_EOF_CHECK, &e)))
+			if (!readwin_more(&w)) /* an entry cut by the window: read on */
+				break;
 		if (!o) {
 			json_decref(sj);
-			return NULL;
+			sj = NULL;
+			goto out;
 		}
-		stalled_compact(o, *rows, &suggested);
+		stalled_compact(o, rows, &suggested);
 		stalled++;
 		json_decref(o);
-		p += e.position;
+		w.pos += e.position;
 	}
 	json_object_set_new(sj, "stalled_count", json_integer((json_int_t)stalled));
 	json_object_set_new(sj, "suggested_count", json_integer((json_int_t)suggested));
@@ -679,6 +914,8 @@ static json_t *suggest_compact(const char *text, size_t len, json_t **rows)
 	json_t *o;
 	json_array_foreach(json_object_get(sj, "moves"), i, o)
 		json_object_del(o, "dma_ids");
+out:
+	free(w.buf);
 	return sj;
 }
 
@@ -803,7 +1040,11 @@ int snr_cmd_report(int argc, char **argv)
 	struct snr_deps_opts so = {.config_path = config, .trace_path = trace, .an_want = AN_WANT_ALL, .annot = acc};
 	struct an_annot annot;
 	int drc = snr_deps_run(&g, argv[optind], &so, err, sizeof(err));
-	an_annot_finish(acc, &g.an.src, &annot);
+	char aerr[600];
+	if (an_annot_finish(acc, &g.an.src, &annot, aerr, sizeof(aerr)) && !drc) {
+		snprintf(err, sizeof(err), "%s", aerr);
+		drc = 1;
+	}
 	if (!drc && trace && g.an.src.is_trace) {
 		snr_fmt(err, sizeof(err), "--trace names the trace of a metrics file; %s is a trace itself", argv[optind]);
 		drc = 2;
@@ -819,26 +1060,39 @@ int snr_cmd_report(int argc, char **argv)
 	 * graph's per-instruction arrays are freed as soon as their text is
 	 * written, before it is parsed and the page's data is built (the DMA
 	 * table and the collection stay). */
-	json_t *sj, *no_move;
+	json_t *sj;
+	struct coltab no_move, dma_tab;
+	memset(&dma_tab, 0, sizeof(dma_tab));
+	if (coltab_init(&no_move, NO_MOVE_COLS, sizeof(NO_MOVE_COLS) / sizeof(NO_MOVE_COLS[0]), TABLE_PAGE,
+			"report table") ||
+	    coltab_init(&dma_tab, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0]), TABLE_PAGE, "report table")) {
+		snr_err("report: %s", no_move.err[0] ? no_move.err : dma_tab.err);
+		coltab_free(&no_move);
+		coltab_free(&dma_tab);
+		an_annot_free(&annot);
+		snr_deps_free(&g);
+		return 1;
+	}
 	{
-		char *buf = NULL, serr[1024] = "";
-		size_t blen = 0;
-		FILE *mf = open_memstream(&buf, &blen);
+		/* the document goes to an unlinked temporary file, read back
+		 * through a window (suggest_compact) */
+		char serr[1024] = "";
+		int fd = snr_tmpfile_fd("suggestions", serr, sizeof(serr));
+		FILE *mf = fd >= 0 ? fdopen(fd, "w+") : NULL;
+		if (fd >= 0 && !mf)
+			close(fd);
 		int src = mf ? snr_suggest_write(&g, &so, SNR_SUGGEST_DEFAULT_VERIFY_MAX, true, mf, serr, sizeof(serr)) : -1;
+		long blen = mf && !fflush(mf) ? ftell(mf) : -1;
+		snr_deps_drop_graph(&g);
+		sj = src >= 0 && blen > 0 ? suggest_compact(mf, (size_t)blen, &no_move) : NULL;
 		if (mf)
 			fclose(mf);
-		snr_deps_drop_graph(&g);
-		no_move = NULL;
-		sj = src >= 0 && buf ? suggest_compact(buf, blen, &no_move) : NULL;
-		free(buf);
 		if (sj && src > 0)
 			json_object_set_new(sj, "verify_error", json_string(serr));
 		if (!sj) {
 			sj = json_object();
 			json_object_set_new(sj, "error", json_string(serr[0] ? serr : "suggestions unavailable"));
 		}
-		if (!no_move)
-			no_move = json_array();
 	}
 	struct an_data *d = &g.an;
 	struct an_vmem v;
@@ -851,7 +1105,8 @@ int snr_cmd_report(int argc, char **argv)
 		snr_err("report: %s", v.err);
 		an_vmem_free(&v);
 		json_decref(sj);
-		json_decref(no_move);
+		coltab_free(&no_move);
+		coltab_free(&dma_tab);
 		an_annot_free(&annot);
 		snr_deps_free(&g);
 		return 1;
@@ -863,7 +1118,7 @@ int snr_cmd_report(int argc, char **argv)
 	 * whole object takes about 6 KB, 400 MB at ten million instructions);
 	 * the timeline draws the worst DMA_ROWS as whole objects. */
 	size_t *order = an_dma_sorted(d), i;
-	json_t *all_dmas = json_array(), *top = json_array();
+	json_t *top = json_array();
 	for (i = 0; order[i] != SIZE_MAX; i++) {
 		json_t *o = an_dma_obj_json(d, &d->dmas[order[i]]);
 		uint64_t id = (uint64_t)json_integer_value(json_object_get(o, "id"));
@@ -875,7 +1130,7 @@ int snr_cmd_report(int argc, char **argv)
 				    in_window ? json_string(snr_anchor_kind_name(m->anchor_kind)) : json_null());
 		json_t *issue = json_object_get(o, "issue");
 		json_object_set_new(o, "place", json_is_object(issue) ? place_json(issue) : json_string("before the window"));
-		json_array_append_new(all_dmas, columns_only(o, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0])));
+		coltab_add(&dma_tab, columns_only(o, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0])));
 		if (i < DMA_ROWS)
 			json_array_append_new(top, o);
 		else
@@ -883,7 +1138,7 @@ int snr_cmd_report(int argc, char **argv)
 	}
 	json_t *dj = an_dma_doc_json(d, order, top);
 	free(order);
-	json_object_set_new(dj, "count", json_integer((json_int_t)json_array_size(all_dmas)));
+	json_object_set_new(dj, "count", json_integer((json_int_t)dma_tab.n));
 	json_object_set_new(all, "dma", dj);
 	json_t *st = json_object();
 	for (int k = 0; k < SNR_STALL_COUNT; k++)
@@ -898,10 +1153,9 @@ int snr_cmd_report(int argc, char **argv)
 		json_t *cj = compare_json_of(&annot, argv[optind], compare, config, err, sizeof(err));
 		if (!cj) {
 			snr_err("report: --compare %s: %s", compare, err);
-			json_decref(sj);
-			json_decref(no_move);
+			coltab_free(&no_move);
+			coltab_free(&dma_tab);
 			json_decref(all);
-			json_decref(all_dmas);
 			an_annot_free(&annot);
 			an_util_free(&u);
 			an_vmem_free(&v);
@@ -922,8 +1176,8 @@ int snr_cmd_report(int argc, char **argv)
 		snr_err("report: %s", oerr);
 		free(js);
 		json_decref(all);
-		json_decref(all_dmas);
-		json_decref(no_move);
+		coltab_free(&dma_tab);
+		coltab_free(&no_move);
 		an_util_free(&u);
 		an_vmem_free(&v);
 		an_annot_free(&annot);
@@ -1006,11 +1260,9 @@ int snr_cmd_report(int argc, char **argv)
 	struct packer pk = {.page_path = out_path, .inline_left = (size_t)inline_max};
 	int rc = lanes_write(f, &pk, d, &u, oerr, sizeof(oerr));
 	if (!rc)
-		rc = table_write(f, &pk, "dmas", all_dmas, TABLE_PAGE, DMA_COLS, sizeof(DMA_COLS) / sizeof(DMA_COLS[0]), oerr,
-				 sizeof(oerr));
+		rc = table_write(f, &pk, "dmas", &dma_tab, oerr, sizeof(oerr));
 	if (!rc)
-		rc = table_write(f, &pk, "no_move", no_move, TABLE_PAGE, NO_MOVE_COLS,
-				 sizeof(NO_MOVE_COLS) / sizeof(NO_MOVE_COLS[0]), oerr, sizeof(oerr));
+		rc = table_write(f, &pk, "no_move", &no_move, oerr, sizeof(oerr));
 	fputs("<script>\n", f);
 	fwrite(snr_report_js, 1, snr_report_js_len, f);
 	fputs("\n</script>\n</body></html>\n", f);
@@ -1020,8 +1272,8 @@ int snr_cmd_report(int argc, char **argv)
 		snr_err("report: %s", oerr);
 		rc = 1;
 	}
-	json_decref(all_dmas);
-	json_decref(no_move);
+	coltab_free(&dma_tab);
+	coltab_free(&no_move);
 	free(js);
 	json_decref(all);
 	an_util_free(&u);

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # How the whole chain grows with the window: 1M, 5M and 10M instructions of
-# the same token-serving loop (bench/analyses_prog.c's serve(), built with
-# TOKENS=8000 so that it runs past ten million instructions), each through
+# the same token-serving loop (bench/analyses_prog.c's serve(), about 1,250
+# instructions per token, built with TOKENS=8000, or one token per thousand
+# instructions of the largest window when that is more, so that serve() runs
+# past the largest window; the window starts at serve()'s entry, where the
+# loop's steady mix starts at once: every window has the same cycles per
+# instruction and unit utilization, so a larger window is more of the same),
+# each through
 #   snr replay -o, analyze dma, vmem, util, deps, suggest, suggest --verify,
 #   report and export perfetto --format proto (each on the metrics file),
 # with wall seconds, CPU seconds (user + system) and peak RSS of every step,
@@ -19,16 +24,21 @@
 # minutes each) and cached in CACHE_DIR (default
 # ${XDG_CACHE_HOME:-~/.cache}/snr-bench, outside the build tree so that a
 # fresh build directory keeps them), keyed by the program's source and the
-# count.
-# usage: analyses_scale.sh SNR [CACHE_DIR] [COUNTS...]   (default 1M 5M 10M)
+# count (and TOKENS in the file name when it is not 8000).
+# usage: analyses_scale.sh SNR [CACHE_DIR] [COUNTS...]   (default 1M 5M 10M;
+# e.g. `analyses_scale.sh build/snr "" 1000000 5000000 10000000 20000000`)
 set -u
-SNR=$1; CACHE=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/snr-bench}
+SNR=$1; CACHE=${2:-}; [ -n "$CACHE" ] || CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/snr-bench
 shift; [ $# -gt 0 ] && shift
 COUNTS=("$@"); [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1000000 5000000 10000000)
 . "$(dirname "$0")/bench_lib.sh"
-ELF=$CACHE/scale.elf
-"$SNR" cc -O2 -DTOKENS=8000 "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
+TOKENS=8000
+for n in "${COUNTS[@]}"; do [ $((n / 1000)) -gt $TOKENS ] && TOKENS=$((n / 1000)); done
+ELF=$CACHE/scale-$TOKENS.elf
+mkdir -p "$CACHE"
+"$SNR" cc -O2 -DTOKENS=$TOKENS "$HERE/analyses_prog.c" -o "$ELF" || fail "snr cc"
 src_key=$(sha256sum "$HERE/analyses_prog.c" | cut -d' ' -f1)
+sfx=""; [ $TOKENS = 8000 ] || sfx=-t$TOKENS
 
 # shellcheck source=../tests/gdb_device.sh
 . "$HERE/../tests/gdb_device.sh"
@@ -94,7 +104,7 @@ page() { # count html
 }
 
 for n in "${COUNTS[@]}"; do
-  trace=$CACHE/scale-$n.snrt; stamp=$CACHE/scale-$n.stamp
+  trace=$CACHE/scale-$n$sfx.snrt; stamp=$CACHE/scale-$n$sfx.stamp
   if [ -f "$trace" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$src_key $n" ]; then
     echo "using the cached trace $trace"
   else

@@ -19,6 +19,11 @@ line_of() { grep -n "$1" "$SRC/workloads/attn.c" | head -1 | cut -d: -f1; }
 WAIT=$(line_of KNOWN-DMA-WAIT); HAZ=$(line_of KNOWN-VMEM-HAZARD)
 
 "$SNR" replay "$T/a.snrt" --json >"$T/replay.json" || fail "replay --json"
+# the same figures when the instructions and stalls go through temporary files (a 1 KiB
+# budget: lib/snr_spill.h)
+"$SNR" annotate "$T/a.snrm" --json >"$T/ann-mem.json" || fail "annotate --json"
+SNR_SPILL_MEM=1024 "$SNR" annotate "$T/a.snrm" --json >"$T/ann-spill.json" || fail "annotate --json (spilled)"
+cmp -s "$T/ann-mem.json" "$T/ann-spill.json" || fail "annotate differs when its data goes through temporary files"
 for f in a.snrt a.snrm; do
   "$SNR" annotate "$T/$f" --json >"$T/ann.json" || fail "annotate --json $f"
   python3 - "$T/ann.json" "$T/replay.json" "$WAIT" "$HAZ" <<'PY' || fail "annotate's figures ($f)"

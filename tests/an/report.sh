@@ -13,6 +13,16 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 . "$HERE/lib.sh"
 record_an_prog "$SNR" "$T"
 "$SNR" report "$T/a.snrm" -o "$T/r.html" || fail "snr report"
+# the page's data is the same when everything the report collects (annotate's instructions
+# and stalls, the graph) goes through temporary files (a 1 KiB budget, lib/snr_spill.h); its
+# tables and suggestions' document always do: without a temporary folder it stops, naming it
+SNR_SPILL_MEM=1024 "$SNR" report "$T/a.snrm" -o "$T/r-spill.html" || fail "snr report (spilled)"
+cmp -s "$T/r.html" "$T/r-spill.html" || fail "the report differs when its data goes through temporary files"
+TMPDIR=/nonexistent-snr-tmp "$SNR" report "$T/a.snrm" -o "$T/r-notmp.html" >"$T/o" 2>"$T/e"
+rc=$?
+[ $rc = 1 ] || fail "report without a temporary folder: exit $rc, not 1 ($(cat "$T/e"))"
+grep -q "temporary file in /nonexistent-snr-tmp" "$T/e" || fail "report without a temporary folder: $(cat "$T/e")"
+[ ! -e "$T/r-notmp.html" ] || fail "report without a temporary folder left a page"
 # self-contained: no element loads a URL (the bundled library's code is not markup, so
 # only the report's own markup, outside <script> bodies, is checked)
 python3 - "$T/r.html" <<'PY' || fail "the report references an external resource"

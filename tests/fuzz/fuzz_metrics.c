@@ -38,7 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct snr_deps g;
 	struct an_annot annot;
 	int rc = snr_deps_run(&g, path, &o, err, sizeof(err));
-	an_annot_finish(acc, &g.an.src, &annot);
+	char aerr[600];
+	if (an_annot_finish(acc, &g.an.src, &annot, aerr, sizeof(aerr)) && !rc)
+		rc = 1;
 	if (!rc) {
 		struct an_data *d = &g.an;
 		json_decref(an_dma_json(d));
