@@ -24,7 +24,8 @@
 #include "lib/snr_util.h"
 
 enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
-enum { EV_ISSUE = 1, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY };
+enum { EV_ISSUE = 1, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY, EV_INSN };
+#define INSN_REGS_MAX 127 /* register events one INSN record carries (its count stays one byte) */
 #define METRICS_INDEX_SLACK 65536 /* how far an instruction index may run past the records read */
 #define EVENTS_PER_CHUNK 65536
 
@@ -41,6 +42,16 @@ struct snr_metrics_writer {
 	uint64_t nev;
 	uint64_t before; /* records in the EVENTS chunks written before this one */
 	struct ctx x;
+	/* The record still open to merging (version 5): an ISSUE that a RETIRE
+	 * of the same instruction turns into an INSN, or an INSN that takes the
+	 * REG events of its instruction. It is open while nothing was written
+	 * after it: ev.len == open_end. open_at is the ISSUE's kind byte or the
+	 * INSN's register count; the ISSUE's retire, unit and class are kept
+	 * (its index, pc and issue cycle are the context's). */
+	uint8_t open_kind;
+	size_t open_at, open_end;
+	uint64_t open_retire;
+	uint8_t open_unit, open_cls;
 	struct snr_tracker tracker;
 };
 
@@ -53,6 +64,7 @@ static void flush_events(struct snr_metrics_writer *w)
 	w->before += w->nev;
 	w->nev = 0;
 	memset(&w->x, 0, sizeof(w->x));
+	w->open_kind = 0; /* records never straddle chunks */
 }
 
 /* The longest record: the kind byte and a DMA's 18 varints of at most 10
@@ -104,10 +116,12 @@ static inline uint8_t *put(uint8_t *p, uint64_t v)
 #define SNR_METRICS_PACKED 0
 #endif
 
-static inline __attribute__((always_inline)) void w_insn(struct snr_metrics_writer *w, uint8_t kind,
+/* Returns the offset of the record's kind byte. */
+static inline __attribute__((always_inline)) size_t w_insn(struct snr_metrics_writer *w, uint8_t kind,
 							 const struct snr_ev_insn *e)
 {
 	uint8_t *p = record_begin(w, kind);
+	const size_t at = (size_t)(p - 1 - w->ev.p);
 	const uint64_t di = snr_zigzag((int64_t)(e->index - w->x.index)), dp = snr_zigzag((int64_t)(e->pc - w->x.pc)),
 		       dc = snr_zigzag((int64_t)(e->issue - w->x.cycle)), dr = snr_zigzag((int64_t)(e->retire - e->issue));
 	if (SNR_METRICS_PACKED && (di | dp | dc | dr | e->unit | e->cls) < 0x80) {
@@ -128,9 +142,37 @@ static inline __attribute__((always_inline)) void w_insn(struct snr_metrics_writ
 	w->x.index = e->index;
 	w->x.pc = e->pc;
 	w->x.cycle = e->issue;
+	return at;
 }
-void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_ISSUE, e); }
-void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e) { w_insn(u, EV_RETIRE, e); }
+void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e)
+{
+	struct snr_metrics_writer *w = u;
+	w->open_at = w_insn(w, EV_ISSUE, e);
+	w->open_kind = EV_ISSUE;
+	w->open_end = w->ev.len;
+	w->open_retire = e->retire;
+	w->open_unit = e->unit;
+	w->open_cls = e->cls;
+}
+void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e)
+{
+	struct snr_metrics_writer *w = u;
+	/* The RETIRE right after the ISSUE of the same instruction (every one
+	 * the TA1 timing model reports): the ISSUE becomes an INSN record, which
+	 * stands for both, with no registers yet. */
+	if (w->open_kind == EV_ISSUE && w->ev.len == w->open_end && e->index == w->x.index && e->pc == w->x.pc &&
+	    e->issue == w->x.cycle && e->retire == w->open_retire && e->unit == w->open_unit &&
+	    e->cls == w->open_cls) {
+		w->ev.p[w->open_at] = EV_INSN;
+		w->open_at = w->ev.len; /* record_begin left room for this byte */
+		w->ev.p[w->ev.len++] = 0;
+		w->open_end = w->ev.len;
+		w->open_kind = EV_INSN;
+		return;
+	}
+	w_insn(w, EV_RETIRE, e);
+	w->open_kind = 0;
+}
 void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e)
 {
 	struct snr_metrics_writer *w = u;
@@ -187,6 +229,22 @@ void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e)
 void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e)
 {
 	struct snr_metrics_writer *w = u;
+	if (w->open_kind == EV_INSN && w->ev.len == w->open_end && e->index == w->x.index && e->write <= 1 &&
+	    w->ev.p[w->open_at] < INSN_REGS_MAX) {
+		/* a register of the INSN just written: one varint (reg << 1 | write) */
+		if (w->ev.cap - w->ev.len < 4)
+			snr_buf_need(&w->ev, 4);
+		w->ev.p[w->open_at]++;
+		const uint32_t v = (uint32_t)e->reg << 1 | e->write;
+		if (v < 0x80)
+			w->ev.p[w->ev.len++] = (uint8_t)v;
+		else {
+			uint8_t *p = put(w->ev.p + w->ev.len, v);
+			w->ev.len = (size_t)(p - w->ev.p);
+		}
+		w->open_end = w->ev.len;
+		return;
+	}
 	uint8_t *p = record_begin(w, EV_REG);
 	const uint64_t di = snr_zigzag((int64_t)(e->index - w->x.index));
 	if (SNR_METRICS_PACKED && (di | e->reg | e->write) < 0x80) {
@@ -362,6 +420,21 @@ const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, ch
 	return snr_symtab_symbolize(&m->syms, addr, buf, len);
 }
 
+/* The register events an INSN record carries (version 5): a count, then
+ * for each a varint reg << 1 | write, all of instruction INDEX. */
+static void insn_regs(struct snr_cursor *cu, uint64_t index, const struct snr_tracker *t)
+{
+	uint64_t n = snr_cur_varint(cu);
+	struct snr_ev_reg e = {.index = index};
+	for (uint64_t k = 0; k < n && !cu->bad; k++) {
+		uint64_t v = snr_cur_varint(cu);
+		e.reg = (uint16_t)(v >> 1);
+		e.write = (uint8_t)(v & 1);
+		if (!cu->bad && t->on_reg)
+			t->on_reg(t->user, &e);
+	}
+}
+
 int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char *err, size_t errlen)
 {
 	uint64_t records = 0; /* read so far, from every EVENTS chunk */
@@ -379,7 +452,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			return -1;
 		}
 		struct snr_cursor cu = {m->f.raw, m->f.raw + n, 0};
-		const bool delta = m->f.version >= 3;
+		const bool delta = m->f.version >= 3, insn = m->f.version >= 5;
 		struct ctx x = {0};
 		if (m->f.version >= 4) {
 			/* Each chunk says how many records came before it: chunks
@@ -404,7 +477,12 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			records++;
 			switch (kind) {
 			case EV_ISSUE:
-			case EV_RETIRE: {
+			case EV_RETIRE:
+			case EV_INSN: {
+				if (kind == EV_INSN && !insn) {
+					cu.bad = 1; /* version 5's record */
+					break;
+				}
 				struct snr_ev_insn e;
 				e.index = D(x.index);
 				e.pc = D(x.pc);
@@ -421,9 +499,14 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				 * (2^40 entries). The slack allows an engine that skips some. */
 				if (e.index >= records + METRICS_INDEX_SLACK)
 					cu.bad = 1;
-				void (*fn)(void *, const struct snr_ev_insn *) = kind == EV_ISSUE ? t->on_issue : t->on_retire;
-				if (!cu.bad && fn)
-					fn(t->user, &e);
+				if (cu.bad)
+					break;
+				if (kind != EV_RETIRE && t->on_issue)
+					t->on_issue(t->user, &e);
+				if (kind != EV_ISSUE && t->on_retire)
+					t->on_retire(t->user, &e);
+				if (kind == EV_INSN) /* version 5: the instruction's register events */
+					insn_regs(&cu, e.index, t);
 				break;
 			}
 			case EV_STALL: {

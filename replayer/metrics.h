@@ -18,9 +18,10 @@
 #include "sim/snr_tracker.h"
 
 #define SNR_METRICS_MAGIC "SNRMETRC"
-#define SNR_METRICS_VERSION 4 /* 2: DMA events carry the WAITED stall split and slack;
+#define SNR_METRICS_VERSION 5 /* 2: DMA events carry the WAITED stall split and slack;
 				 3: indices, pcs, cycles, addresses as deltas;
-				 4: each EVENTS chunk starts with the count of records before it */
+				 4: each EVENTS chunk starts with the count of records before it;
+				 5: one INSN record for an instruction's ISSUE, RETIRE and REGs */
 
 struct snr_metrics_writer;
 

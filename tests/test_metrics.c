@@ -11,8 +11,15 @@
  *    with its chunk and payload offset;
  *  - a file cut short reads as a prefix: no SUMMARY, whole chunks only;
  *  - records written by hand as docs/metrics-format.md specifies them, in
- *    version 4 (each EVENTS chunk first says how many records precede it),
- *    3 (deltas) and 2 (absolute values), read back alike;
+ *    version 5 (an instruction's ISSUE and RETIRE as one INSN record, with its
+ *    registers), 4 (each EVENTS chunk first says how many records precede
+ *    it), 3 (deltas) and 2 (absolute values), read back alike; an INSN record
+ *    in a file of version 4 is malformed;
+ *  - a stream shaped like a replay's (ISSUE, RETIRE and REGs of one
+ *    instruction in a row) and its near misses (a RETIRE that differs in one
+ *    field, an event between, another instruction's REG, more registers than
+ *    one INSN record holds) read back as written, in one record per
+ *    instruction where they merge;
  *  - two EVENTS chunks exchanged or one dropped, each re-encoded with valid
  *    checksums and sequence numbers: refused, naming the chunk.
  */
@@ -344,6 +351,122 @@ static void test_one_byte_edges(const char *path, struct ev *evs)
 	CHECK(rc == 0 && got == NEV, "one-byte edges: %zu of %d events (%s)", got, NEV, rc ? err : "");
 }
 
+/* The number of records the file says it holds: the count of its last
+ * EVENTS chunk (the events' end). */
+static uint64_t records_in(const char *path)
+{
+	struct snr_chunk_file cf;
+	char err[600];
+	uint64_t records = 0;
+	if (snr_chunkf_open(&cf, path, SNR_METRICS_MAGIC, "m", 1, 99, 99, err, sizeof(err)))
+		return 0;
+	for (size_t i = 0; i < cf.nchunks; i++) {
+		long n = cf.chunks[i].type == 3 ? snr_chunkf_payload(&cf, &cf.chunks[i]) : -1;
+		if (n > 0) {
+			struct snr_cursor cu = {cf.raw, cf.raw + n, 0};
+			records = snr_cur_varint(&cu);
+		}
+	}
+	snr_chunkf_close(&cf);
+	return records;
+}
+
+/* A stream shaped like a replay's: per instruction, maybe a load first, then
+ * its ISSUE, its RETIRE and its registers in a row (one INSN record in the
+ * file), with every near miss of that merge: a RETIRE that differs from the
+ * ISSUE in one field, a STALL between them, a REG of another instruction or
+ * with a write flag other than 0 and 1, register numbers of one and two
+ * varint bytes, more registers than one INSN record holds (127), and
+ * instructions over several EVENTS chunks. Every event reads back as
+ * written, and where they merged the file holds one record per instruction. */
+static void test_insn_records(const char *path, struct ev *evs)
+{
+	size_t n = 0, insns = 0;
+	uint64_t index = 0, pc = 0x10000, cycle = 0;
+	while (n + 200 < NEV) {
+		struct snr_ev_insn e = {index, pc, cycle, cycle + 1 + rnd() % 3, (uint8_t)(rnd() % SNR_UNIT_COUNT),
+					(uint8_t)(rnd() % 40)};
+		if (rnd() % 8 == 0)
+			evs[n++] = (struct ev){.kind = K_MEM, .u.mem = {index, cycle, 0, 1, 0, 0x20000000 + index * 8, 8}};
+		evs[n++] = (struct ev){.kind = K_ISSUE, .u.insn = e};
+		unsigned miss = rnd() % 64;
+		if (miss == 0)
+			evs[n++] = (struct ev){.kind = K_STALL, .u.stall = {index, 2, cycle, 4, -1, 0}};
+		struct snr_ev_insn r = e;
+		switch (miss) {
+		case 1: r.index++; break;
+		case 2: r.pc += 4; break;
+		case 3: r.issue++; break;
+		case 4: r.retire++; break;
+		case 5: r.unit = (uint8_t)((r.unit + 1) % SNR_UNIT_COUNT); break;
+		case 6: r.cls++; break;
+		}
+		evs[n++] = (struct ev){.kind = K_RETIRE, .u.insn = r};
+		unsigned nregs = rnd() % 64 == 0 ? 130 + (unsigned)(rnd() % 3) : (unsigned)(rnd() % 4);
+		for (unsigned k = 0; k < nregs; k++) {
+			struct snr_ev_reg g = {index, (uint16_t)(rnd() % 2 ? rnd() % 64 : rnd() % 70000), (uint8_t)(k & 1)};
+			if (nregs < 100 && rnd() % 50 == 0)
+				g.index += 1 + rnd() % 3; /* another instruction's */
+			if (nregs < 100 && rnd() % 50 == 0)
+				g.write = 2;
+			evs[n++] = (struct ev){.kind = K_REG, .u.reg = g};
+		}
+		index++, insns++;
+		pc += rnd() % 8 == 0 ? (uint64_t)(int64_t)(rnd() % 4000) - 2000 : 4;
+		cycle += 1 + rnd() % 5;
+	}
+	write_file(path, evs, n);
+	char err[600];
+	int rc;
+	size_t got = replay_into(path, evs, n, 0x7f, true, err, sizeof(err), &rc);
+	CHECK(rc == 0 && got == n, "replay-shaped stream: %zu of %zu events (%s)", got, n, rc ? err : "");
+	/* Only the registers: those inside INSN records still come, in order. */
+	got = replay_into(path, evs, n, 1u << K_REG, false, err, sizeof(err), &rc);
+	CHECK(rc == 0 && got == n, "registers alone: %s", rc ? err : "events differ");
+	/* written one record per event, or with ISSUE and RETIRE merged but no
+	 * registers, the file would hold over n / 2 records */
+	uint64_t records = records_in(path);
+	CHECK(records > insns && records < n / 2,
+	      "%zu instructions (%zu events) in %llu records: ISSUE, RETIRE and REGs not merged", insns, n,
+	      (unsigned long long)records);
+}
+
+/* An INSN record by hand (version 5): instruction 7 at pc 0x400 issued at 20
+ * and retired at 22, reading register 3 and writing register 300 (a
+ * two-byte varint); then a REG record of instruction 8. In a file of
+ * version 4 the same bytes are malformed. */
+static void test_insn_by_hand(const char *path)
+{
+	const uint8_t ev[] = {0, 8, 14, 0x80, 0x10, 40, 4, 1, 5, 2, 3 << 1, 0xd9, 0x04, 6, 2, 9, 0};
+	for (uint32_t version = 5; version >= 4; version--) {
+		struct snr_chunk_writer w;
+		char err[600];
+		CHECK(snr_chunkw_create(&w, path, SNR_METRICS_MAGIC, version, err, sizeof(err)) == 0, "%s", err);
+		snr_chunkw_put(&w, 1, META, strlen(META), false);
+		snr_chunkw_put(&w, 3, ev, sizeof(ev), false);
+		snr_chunkw_close(&w);
+		struct snr_metrics *m = snr_metrics_open(path, err, sizeof(err));
+		CHECK(m != NULL, "open: %s", err);
+		if (!m)
+			return;
+		struct ev want[5] = {
+			{.kind = K_ISSUE, .u.insn = {7, 0x400, 20, 22, 1, 5}},
+			{.kind = K_RETIRE, .u.insn = {7, 0x400, 20, 22, 1, 5}},
+			{.kind = K_REG, .u.reg = {7, 3, 0}},
+			{.kind = K_REG, .u.reg = {7, 300, 1}},
+			{.kind = K_REG, .u.reg = {8, 9, 0}},
+		};
+		int rc;
+		size_t got = replay_into(path, want, 5, 0x7f, true, err, sizeof(err), &rc);
+		if (version == 5)
+			CHECK(rc == 0 && got == 5, "INSN by hand: %zu of 5 events (%s)", got, rc ? err : "");
+		else
+			CHECK(rc != 0 && strstr(err, "payload offset 2"), "INSN in version 4: %s",
+			      rc ? err : "accepted");
+		snr_metrics_close(m);
+	}
+}
+
 static int names_place(const char *err)
 {
 	return (strstr(err, "chunk ") && strstr(err, "(offset ")) || strstr(err, "file header") ||
@@ -516,12 +639,16 @@ static void test_versions(const char *path, uint32_t version)
 		b[n++] = 0; /* records before this chunk */
 #define VI(x) put_varint(b, &n, (uint64_t)(x))
 #define ZI(x) put_varint(b, &n, snr_zigzag((int64_t)(x)))
-	b[n++] = 1; /* ISSUE */
+	b[n++] = version >= 5 ? 8 : 1; /* ISSUE, or INSN: ISSUE and RETIRE in one */
 	if (d) { ZI(1000); ZI(0x10040); ZI(5000); ZI(3); } else { VI(1000); VI(0x10040); VI(5000); VI(5003); }
 	VI(0), VI(3);
-	b[n++] = 2; /* RETIRE: the same instruction */
-	if (d) { ZI(0); ZI(0); ZI(0); ZI(3); } else { VI(1000); VI(0x10040); VI(5000); VI(5003); }
-	VI(0), VI(3);
+	if (version >= 5) {
+		VI(0); /* INSN: no registers */
+	} else {
+		b[n++] = 2; /* RETIRE: the same instruction */
+		if (d) { ZI(0); ZI(0); ZI(0); ZI(3); } else { VI(1000); VI(0x10040); VI(5000); VI(5003); }
+		VI(0), VI(3);
+	}
 	b[n++] = 3; /* STALL: 2 cycles from 4998, cause register (4), responsible -1 */
 	if (d) { ZI(0); VI(2); ZI(-2); VI(4); ZI(1001); } else { VI(1000); VI(2); VI(4998); VI(4); ZI(-1); }
 	VI(0);
@@ -585,10 +712,13 @@ int main(void)
 	struct ev *evs = calloc(NEV, sizeof(*evs));
 	test_round_trip(path, evs);
 	test_one_byte_edges(path, evs);
+	test_insn_records(path, evs);
 	test_reordered(path, true);
 	test_reordered(path, false);
 	test_corruption(path, evs);
 	test_malformed_record(path);
+	test_versions(path, 5);
+	test_insn_by_hand(path);
 	test_versions(path, 4);
 	test_versions(path, 3);
 	test_versions(path, 2);
