@@ -1111,8 +1111,7 @@ struct stride {
 	uint64_t good;    /* the last verified window index: where the target is */
 	uint8_t *good_regs; /* its registers there, read_regs()' layout */
 	struct snr_trace_mark mark; /* the trace there */
-	struct snr_ranges known, written; /* the recorder's sets there */
-	bool *reg_known;
+	bool *reg_known; /* the recorder's sets there: known and written keep undo logs */
 	struct snr_record_summary sum;
 	uint64_t *emitted; /* pcs whose code bytes went into a step since */
 	size_t nemitted, emitted_cap;
@@ -1136,8 +1135,6 @@ static void stride_free(struct stride *sd)
 	free(sd->emitted);
 	free(sd->good_regs);
 	free(sd->reg_known);
-	snr_ranges_free(&sd->known);
-	snr_ranges_free(&sd->written);
 	snr_ranges_free(&sd->wrote);
 }
 
@@ -1151,9 +1148,12 @@ static void stride_emitted(struct stride *sd, uint64_t pc)
 }
 
 /* The target is verified at window index `index`, its registers in
- * regbuf: the recorder's state there becomes the one a mismatch returns to. */
-static int stride_commit(struct rec *r, struct stride *sd, uint64_t index, const struct snr_ranges *known,
-			 const struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
+ * regbuf: the recorder's state there becomes the one a mismatch returns to.
+ * This runs at every instruction the target runs (system calls, counter
+ * reads), so it costs what changed since the last commit, not the size of
+ * the window's sets: those keep undo logs, emptied here. */
+static int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
+			 struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
 			 struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	stride_drop_pre(sd);
@@ -1172,8 +1172,8 @@ static int stride_commit(struct rec *r, struct stride *sd, uint64_t index, const
 	}
 	memcpy(sd->good_regs, r->regbuf, r->regbuf_len);
 	memcpy(sd->reg_known, reg_known, r->niregs * sizeof(*sd->reg_known));
-	snr_ranges_copy(&sd->known, known);
-	snr_ranges_copy(&sd->written, written);
+	snr_ranges_log_commit(known);
+	snr_ranges_log_commit(written);
 	sd->sum = *sum;
 	return 0;
 }
@@ -1253,8 +1253,8 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 	sd->nemitted = 0;
 	stride_drop_pre(sd);
 	snr_ranges_free(&sd->wrote);
-	snr_ranges_copy(known, &sd->known);
-	snr_ranges_copy(written, &sd->written);
+	snr_ranges_log_undo(known);
+	snr_ranges_log_undo(written);
 	memcpy(reg_known, sd->reg_known, r->niregs * sizeof(*reg_known));
 	/* what the summary says of the window so far; the debugger calls stay counted */
 	sum->instructions = sd->sum.instructions;
@@ -1293,6 +1293,9 @@ static int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_r
 	memcpy(sum->fallback_reason, reason, sizeof(reason));
 	sum->end_reason = "count";
 	r->sim = NULL;
+	/* stepping commits nothing more: no undo logs to keep */
+	snr_ranges_log_stop(known);
+	snr_ranges_log_stop(written);
 	err[0] = 0;
 	/* stepping: each step into the journal as it comes */
 	if (snr_trace_writer_hold(w, false)) {

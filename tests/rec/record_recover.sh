@@ -101,6 +101,21 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R tru
   done
   "$SAME" "$T/alias.step.snrt" "$T/alias.sim.snrt" || fail "x86-64 alias (ptrace): sim and step differ"
   fell_back "x86-64 aliased page (ptrace)" "$T/alias.sim.snrt" "$T/alias.sim.err"
+  # the same after 100 system calls (each a checkpoint the recorder commits
+  # to) with thousands of separate ranges in its sets, 800 more added after
+  # the last: the undo logs put exactly the last commit's sets back
+  for m in step sim; do
+    GLIBC_TUNABLES=$NOAVX setarch -R "$SNR" record --breakpoint aliased_many --until-return --count 200000 \
+      --method $m --kill -o "$T/many.$m.snrt" -- "$T/x86" aliasmany >/dev/null 2>"$T/many.$m.err" ||
+      fail "aliasmany --method $m: $(cat "$T/many.$m.err")"
+    replayed "$T/many.$m.snrt"
+  done
+  "$SAME" "$T/many.step.snrt" "$T/many.sim.snrt" || fail "x86-64 aliasmany (ptrace): sim and step differ"
+  fell_back "x86-64 aliased page after 100 system calls (ptrace)" "$T/many.sim.snrt" "$T/many.sim.err"
+  CK=$(sed -n 's/^verified     to instruction [0-9]* against the target: \([0-9]*\) checkpoints.*/\1/p' \
+    "$T/many.sim.snrt.info")
+  [ -n "$CK" ] && [ "$CK" -gt 100 ] ||
+    fail "aliasmany: want the mismatch after the 100 system calls' checkpoints: $(cat "$T/many.sim.snrt.info")"
   if command -v gdbserver >/dev/null; then
     for m in step sim; do
       gdbserver_start "$T" "$T/x86" alias

@@ -18,6 +18,13 @@
  *                    other than its own stores to it, as a DMA does, which
  *                    a simulator that read B's page before cannot know;
  *                    prints "alias H"
+ *   x86_rec aliasmany aliased_many(): the same page mapped twice; reads
+ *                    B[0], then 100 getuid() calls (checkpoints under
+ *                    --method sim), each followed by 16 reads and writes
+ *                    of scattered bytes (thousands of separate ranges in
+ *                    the recorder's sets before the mismatch), then 400
+ *                    more after the last call, then aliased()'s writes
+ *                    through A and hash of B; prints "aliasmany H"
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -93,6 +100,33 @@ __attribute__((noinline)) uint64_t aliased(volatile uint64_t *a, volatile uint64
 	return h;
 }
 
+uint8_t spread[1 << 20];
+
+static uint64_t scatter(uint64_t h, int from, int n)
+{
+	for (int q = from; q < from + n; q++) {
+		size_t at = ((size_t)q * 2654435761u) & ((sizeof(spread) - 1) & ~(size_t)15);
+		h = mix(h, spread[at]);
+		spread[at + 8] = (uint8_t)h;
+	}
+	return h;
+}
+
+__attribute__((noinline)) uint64_t aliased_many(volatile uint64_t *a, volatile uint64_t *b)
+{
+	uint64_t h = b[0];
+	for (int k = 0; k < 100; k++) {
+		h = h * 31 + (uint64_t)getuid();
+		h = scatter(h, k * 16, 16);
+	}
+	h = scatter(h, 1600, 400);
+	for (int i = 1; i <= 64; i++)
+		a[i] = h + (uint64_t)i;
+	for (int i = 1; i <= 64; i++)
+		h = h * 31 + b[i];
+	return h;
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 0; i < 128; i++)
@@ -114,7 +148,7 @@ int main(int argc, char **argv)
 		printf("tsc %llu\n", (unsigned long long)sink);
 		return 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "alias")) {
+	if (argc > 1 && (!strcmp(argv[1], "alias") || !strcmp(argv[1], "aliasmany"))) {
 		int fd = memfd_create("x86_rec", 0);
 		if (fd < 0 || ftruncate(fd, 4096))
 			return 1;
@@ -122,8 +156,8 @@ int main(int argc, char **argv)
 		uint64_t *b = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (a == MAP_FAILED || b == MAP_FAILED)
 			return 1;
-		sink = aliased(a, b);
-		printf("alias %llu\n", (unsigned long long)sink);
+		sink = argv[1][5] ? aliased_many(a, b) : aliased(a, b);
+		printf("%s %llu\n", argv[1], (unsigned long long)sink);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "loop"))
