@@ -134,6 +134,11 @@ static void print_summary(const struct snr_record_opts *o, const struct snr_reco
 			"%llu load%s from memory the debugger cannot read (such as the vDSO's [vvar] time data) ran on "
 			"the target; their results are in the trace as post registers (steps marked unread)\n",
 			(unsigned long long)s->unread, s->unread == 1 ? "" : "s");
+	if (s->vdso_calls)
+		fprintf(stderr,
+			"%llu call%s into the vDSO (clock_gettime, time, ...) ran on the target as one step each; their "
+			"results are in the trace as post registers and memory (steps marked call)\n",
+			(unsigned long long)s->vdso_calls, s->vdso_calls == 1 ? "" : "s");
 	if (o->until_return && !strcmp(s->end_reason, "count"))
 		fprintf(stderr, "note: the function had not returned after --count %llu instructions: the window ends "
 				"there\n",

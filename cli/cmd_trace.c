@@ -36,7 +36,7 @@ static const char trace_usage[] =
 	"every line of dump --json then carries \"truncated\": true).\n";
 
 struct counts {
-	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post, unread;
+	uint64_t steps, regs, reg_bytes, mem_ranges, mem_bytes, code_bytes, post, unread, calls;
 };
 
 static int scan(struct snr_trace *t, struct counts *c)
@@ -56,6 +56,7 @@ static int scan(struct snr_trace *t, struct counts *c)
 		c->code_bytes += s.code_len;
 		c->post += s.npost_regs + s.npost_mem;
 		c->unread += s.unread;
+		c->calls += s.call;
 	}
 	return rc;
 }
@@ -122,6 +123,7 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		json_object_set_new(o, "memory_bytes_captured", json_integer((json_int_t)c.mem_bytes));
 		json_object_set_new(o, "code_bytes", json_integer((json_int_t)c.code_bytes));
 		json_object_set_new(o, "unread_loads", json_integer((json_int_t)c.unread));
+		json_object_set_new(o, "target_calls", json_integer((json_int_t)c.calls));
 		json_object_set_new(o, "digest_blocks", json_integer((json_int_t)nblocks));
 		json_object_set_new(o, "has_digest", json_boolean(digest));
 		json_object_set_new(o, "symbols", json_integer((json_int_t)snr_trace_nsymbols(t)));
@@ -154,6 +156,9 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		if (c.unread)
 			printf("unread       %llu loads from memory the debugger could not read (the vDSO's [vvar]): run on "
 			       "the target, their outputs recorded after them\n", (unsigned long long)c.unread);
+		if (c.calls)
+			printf("calls        %llu calls the target ran as a unit (into the vDSO): one step each, their "
+			       "outputs recorded after them\n", (unsigned long long)c.calls);
 		print_method(meta, end);
 		printf("end state    %s\n", digest ? "digest present" : "no digest");
 		if (digest)
@@ -235,6 +240,8 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 		if (cd && self)
 			isa->disasm(self, cd->b, cd->len, s.pc, dis, sizeof(dis));
 		snr_trace_symbolize(t, s.pc, sym, sizeof(sym));
+		if (s.call) /* one step for the whole call: its entry's instruction did not run alone */
+			snprintf(dis, sizeof(dis), "(call run on the target)");
 		if (as_json) {
 			json_t *src = snr_lines_source_json(lines, s.pc, sym);
 			char *src_s = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -289,6 +296,8 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 			}
 			if (s.unread)
 				printf(",\"unread\":true");
+			if (s.call)
+				printf(",\"call\":true");
 			printf("}\n");
 		} else {
 			printf("%8llu  %#10llx  %-24s %-36s", (unsigned long long)s.index, (unsigned long long)s.pc, sym,
@@ -322,6 +331,8 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 			}
 			if (s.unread)
 				printf(" unread");
+			if (s.call)
+				printf(" call");
 			putchar('\n');
 		}
 	}

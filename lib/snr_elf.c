@@ -55,13 +55,34 @@ static int cmp_sym(const void *a, const void *b)
 	return y->is_func - x->is_func;
 }
 
+static struct snr_elf *parse(struct snr_elf *e, char *err, size_t errlen);
+
 struct snr_elf *snr_elf_open(const char *path, char *err, size_t errlen)
 {
 	struct snr_elf *e = snr_xcalloc(1, sizeof(*e));
-	Elf *elf = NULL;
 	e->path = snr_xstrdup(path);
-	if (read_file(path, &e->image, &e->image_size, err, errlen))
-		goto fail;
+	if (read_file(path, &e->image, &e->image_size, err, errlen)) {
+		snr_elf_free(e);
+		return NULL;
+	}
+	return parse(e, err, errlen);
+}
+
+struct snr_elf *snr_elf_from_memory(const char *name, const uint8_t *bytes, size_t len, char *err, size_t errlen)
+{
+	struct snr_elf *e = snr_xcalloc(1, sizeof(*e));
+	e->path = snr_xstrdup(name);
+	e->image = snr_xmalloc(len ? len : 1);
+	memcpy(e->image, bytes, len);
+	e->image_size = len;
+	return parse(e, err, errlen);
+}
+
+/* Parses e->image (named e->path); frees e on failure. */
+static struct snr_elf *parse(struct snr_elf *e, char *err, size_t errlen)
+{
+	Elf *elf = NULL;
+	const char *path = e->path;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		snr_fmt(err, errlen, "libelf initialisation failed: %s", elf_errmsg(-1));
 		goto fail;

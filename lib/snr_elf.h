@@ -36,6 +36,9 @@ struct snr_elf {
 
 /* Opens and parses path. Returns NULL with errbuf filled on failure. */
 struct snr_elf *snr_elf_open(const char *path, char *errbuf, size_t errlen);
+/* The same from an image in memory (copied), named name in messages: the
+ * recorder reads the vDSO's ELF from the target's memory. */
+struct snr_elf *snr_elf_from_memory(const char *name, const uint8_t *bytes, size_t len, char *errbuf, size_t errlen);
 void snr_elf_free(struct snr_elf *elf);
 
 /* Symbol by exact name, or NULL. */

@@ -215,7 +215,8 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	snr_buf_varint(b, s->index);
 	snr_buf_varint(b, 1);
 	uint8_t flags = (s->code_len ? 1 : 0) | (s->nregs ? 2 : 0) | (s->nmem ? 4 : 0) |
-			(s->npost_regs ? 8 : 0) | (s->npost_mem ? 16 : 0) | (s->unread ? 32 : 0);
+			(s->npost_regs ? 8 : 0) | (s->npost_mem ? 16 : 0) | (s->unread ? 32 : 0) |
+			(s->call ? 64 : 0);
 	snr_buf_u8(b, flags);
 	snr_buf_varint(b, snr_zigzag((int64_t)(s->pc - w->prev_next_pc)));
 	if (s->code_len) {
@@ -791,9 +792,10 @@ int snr_trace_next(struct snr_trace *t, struct snr_trace_step *s)
 	uint8_t flags = snr_cur_u8(cu);
 	s->index = t->index;
 	s->pc = t->next_pc + (uint64_t)snr_unzigzag(snr_cur_varint(cu));
-	if (flags & ~63u)
+	if (flags & ~127u)
 		cu->bad = 1;
 	s->unread = (flags & 32) != 0;
+	s->call = (flags & 64) != 0;
 	if (flags & 1) {
 		s->code_len = snr_cur_u8(cu);
 		if (s->code_len == 0 || s->code_len > sizeof(s->code))

@@ -80,6 +80,13 @@ struct snr_trace_step {
 	 * the post registers. A replayer lets it read zeros there and applies
 	 * the post registers after it. */
 	bool unread;
+	/* A call the target ran as a whole (x86-64 Linux's vDSO functions,
+	 * such as __vdso_clock_gettime): pc is the function's entry, the post
+	 * registers hold every register the call may change, the pc (the
+	 * return address) among them, and the post memory what it wrote (the
+	 * matching system call's buffers). A replayer applies them instead of
+	 * running the function. */
+	bool call;
 };
 
 /* ---- writing --------------------------------------------------------------- */

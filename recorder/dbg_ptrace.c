@@ -823,6 +823,31 @@ static int pt_pid(struct snr_dbg *d)
 	return d->pid;
 }
 
+/* The traced process's auxiliary vector, from /proc/PID/auxv. */
+static int pt_read_auxv(struct snr_dbg *d, uint8_t *buf, size_t cap, size_t *len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", d->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(d, "ptrace: opening %s: %s", path, strerror(errno));
+	size_t n = 0;
+	ssize_t got;
+	while (n < cap && (got = read(fd, buf + n, cap - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+			close(fd);
+			return fail(d, "ptrace: reading %s: %s", path, strerror(e));
+		}
+		n += (size_t)got;
+	}
+	close(fd);
+	*len = n;
+	return 0;
+}
+
 static const struct snr_dbg_reg *pt_registers(struct snr_dbg *d, size_t *n)
 {
 	*n = d->nregs;
@@ -1116,6 +1141,7 @@ const struct snr_dbg_ops snr_dbg_ptrace = {
 	.write_regs = pt_write_regs,
 	.write_mem = pt_write_mem,
 	.close_stopped = pt_close_stopped,
+	.read_auxv = pt_read_auxv,
 };
 
 #else /* no ptrace backend on this host */

@@ -95,6 +95,7 @@ struct snr_dbg {
 	char (*threads)[64];
 	int nthreads, cur_thread;
 	bool snr_ignore; /* the stub counts breakpoint hits (QSnrIgnore+: snr device) */
+	bool has_auxv;   /* qXfer:auxv:read+ (gdbserver): the program's auxiliary vector */
 	char hc_thread[64]; /* what the last Hc named */
 	int pid, stub_pid; /* pid() reports pid; the stub's own number is stub_pid */
 
@@ -652,15 +653,15 @@ static int builtin_regs(struct snr_dbg *d)
 	return 0;
 }
 
-/* Reads a whole qXfer:features:read annex. */
-static int read_annex(struct snr_dbg *d, const char *annex, char **out, size_t *outlen)
+/* Reads a whole qXfer:OBJECT:read annex (binary data unescaped; a NUL after it). */
+static int read_xfer(struct snr_dbg *d, const char *object, const char *annex, char **out, size_t *outlen)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = snr_xmalloc(cap);
 	size_t chunk = d->packet_size > 64 ? d->packet_size - 32 : 256;
 	char cmd[512];
 	for (;;) {
-		snprintf(cmd, sizeof(cmd), "qXfer:features:read:%s:%zx,%zx", annex, len, chunk);
+		snprintf(cmd, sizeof(cmd), "qXfer:%s:read:%s:%zx,%zx", object, annex, len, chunk);
 		if (transact(d, cmd) < 0)
 			goto fail_out;
 		if (d->pktlen == 0 || (d->pkt[0] != 'm' && d->pkt[0] != 'l')) {
@@ -735,7 +736,7 @@ static int parse_features(struct snr_dbg *d, const char *annex, int depth, int *
 	char *xml = NULL;
 	size_t len = 0;
 	int rc = -1;
-	if (read_annex(d, annex, &xml, &len) < 0)
+	if (read_xfer(d, "features", annex, &xml, &len) < 0)
 		return -1;
 	const char *p = xml, *end = xml + len;
 	while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
@@ -1119,6 +1120,8 @@ static int handshake(struct snr_dbg *d)
 			want_noack = true;
 		} else if (!strcmp(f, "qXfer:features:read+")) {
 			has_xml = true;
+		} else if (!strcmp(f, "qXfer:auxv:read+")) {
+			d->has_auxv = true;
 		} else if (!strcmp(f, "multiprocess+")) {
 			d->multiprocess = true;
 		} else if (!strcmp(f, "QSnrIgnore+")) {
@@ -1582,6 +1585,22 @@ static int rsp_kill(struct snr_dbg *d)
 	return 0;
 }
 
+/* The program's auxiliary vector (qXfer:auxv:read, which gdbserver offers
+ * for a Linux process); 1 if the stub offers none. */
+static int rsp_read_auxv(struct snr_dbg *d, uint8_t *buf, size_t cap, size_t *len)
+{
+	if (!d->has_auxv)
+		return 1;
+	char *data = NULL;
+	size_t n = 0;
+	if (read_xfer(d, "auxv", "", &data, &n) < 0)
+		return -1;
+	*len = n < cap ? n : cap;
+	memcpy(buf, data, *len);
+	free(data);
+	return 0;
+}
+
 const struct snr_dbg_ops snr_dbg_rsp = {
 	.abi_version = SNR_DBG_ABI_VERSION,
 	.name = "rsp",
@@ -1607,4 +1626,5 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.write_regs = rsp_write_regs,
 	.write_mem = rsp_write_mem,
 	.close_stopped = rsp_close_stopped,
+	.read_auxv = rsp_read_auxv,
 };

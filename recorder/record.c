@@ -507,15 +507,17 @@ static bool falls_through(enum snr_insn_class c)
  * does not stop it ("singlestep overrides breakpoints"). So a system call
  * (a system instruction whose outputs are recorded) runs to a breakpoint on
  * the instruction after it instead, within the --timeout (one that does not
- * come back there, such as rt_sigreturn, is an error). Any other step that
+ * come back there, such as rt_sigreturn, is an error). A call run on the
+ * target as a unit (resume: its return address, else 0) runs the same way
+ * to a breakpoint at resume. Any other step that
  * lands anywhere but after an instruction that falls through is an error
  * too: the debugger ran instructions the trace would not hold.
  */
-static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t index, uint64_t pc,
+static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t index, uint64_t pc, uint64_t resume,
 		     struct snr_dbg_stop *st, char *err, size_t errlen)
 {
-	uint64_t next = pc + a->length;
-	bool to_next = a->cls == SNR_CLASS_SYSTEM && a->record_outputs;
+	uint64_t next = resume ? resume : pc + a->length;
+	bool to_next = resume || (a->cls == SNR_CLASS_SYSTEM && a->record_outputs);
 	r->requests += to_next ? 3 : 1;
 	if (to_next) {
 		int timeout_ms = r->o->timeout_s > 0 ? r->o->timeout_s * 1000 : 60000;
@@ -525,10 +527,10 @@ static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t in
 			return -1;
 		}
 		if (st->kind == SNR_DBG_STOP_TIMEOUT) {
-			snr_fmt(err, errlen, "instruction %llu at 0x%llx: the system call did not come back to the next "
-				"instruction (0x%llx) within %d s; the program was left stopped",
-				(unsigned long long)index, (unsigned long long)pc, (unsigned long long)next,
-				timeout_ms / 1000);
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: the %s did not come back to the %s (0x%llx) "
+				"within %d s; the program was left stopped", (unsigned long long)index,
+				(unsigned long long)pc, resume ? "call" : "system call",
+				resume ? "return address" : "next instruction", (unsigned long long)next, timeout_ms / 1000);
 			return -1;
 		}
 		bool alive = st->kind == SNR_DBG_STOP_TRAP || st->kind == SNR_DBG_STOP_SIGNAL;
@@ -538,9 +540,10 @@ static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t in
 			return -1;
 		}
 		if (st->kind == SNR_DBG_STOP_TRAP && st->pc != next) {
-			snr_fmt(err, errlen, "instruction %llu at 0x%llx: the system call stopped at 0x%llx, not at the "
-				"next instruction (0x%llx)", (unsigned long long)index, (unsigned long long)pc,
-				(unsigned long long)st->pc, (unsigned long long)next);
+			snr_fmt(err, errlen, "instruction %llu at 0x%llx: the %s stopped at 0x%llx, not at the %s (0x%llx)",
+				(unsigned long long)index, (unsigned long long)pc, resume ? "call" : "system call",
+				(unsigned long long)st->pc, resume ? "return address" : "next instruction",
+				(unsigned long long)next);
 			return -1;
 		}
 		return 0;
@@ -615,6 +618,212 @@ static int return_point_at_entry(struct rec *r, struct return_point *rp, char *e
 	snr_fmt(err, errlen, "--until-return: the %s ISA names no link register (ra, x30) and is not x86-64",
 		r->isa->name);
 	return -1;
+}
+
+/* ---- calls into the vDSO -------------------------------------------------------- */
+
+/*
+ * A call into x86-64 Linux's vDSO runs on the target as one unit, as a
+ * system call does (which it is, done in user space): the recorder finds
+ * the vDSO by the auxiliary vector's AT_SYSINFO_EHDR (the debugger's
+ * read_auxv: /proc/PID/auxv, gdbserver's qXfer:auxv:read), reads its ELF
+ * from the target's memory and names its exported functions by .dynsym.
+ * When a step of the window (the one after a `call` or `jmp`) is at the
+ * entry of a function below, the target runs to the return address on top
+ * of the stack; the step is marked as a call (trace flag 64) whose outputs
+ * are every general register, the flags and the pc after the return, and
+ * the memory the matching system call's entry in the ISA plugin's
+ * syscall_writes locates. Its loads from [vvar] and its seqlock retries
+ * are the target's affair: through gdbserver a pass of that loop no longer
+ * costs a round trip per load, so the kernel's clock update (every tick)
+ * no longer lands in almost every pass. Any other vDSO code (an entry not
+ * listed, a window that starts inside the vDSO) is stepped as before, its
+ * [vvar] loads unread (reads_unreadable).
+ */
+static const struct vdso_known {
+	const char *name;
+	uint64_t sysno; /* the x86-64 system call it does in user space */
+	unsigned nargs;
+} vdso_known[] = {
+	{"__vdso_clock_gettime", 228, 2}, {"__vdso_gettimeofday", 96, 2}, {"__vdso_time", 201, 1},
+	{"__vdso_clock_getres", 229, 2},  {"__vdso_getcpu", 309, 3},
+};
+
+struct vdso_fn {
+	uint64_t addr;
+	const struct vdso_known *k;
+};
+
+struct vdso {
+	uint64_t lo, hi; /* the vDSO's text, [lo, hi); lo == hi: none found */
+	struct snr_elf *elf;
+	uint64_t bias;
+	struct vdso_fn fn[sizeof(vdso_known) / sizeof(vdso_known[0])];
+	unsigned nfn;
+	const char *none; /* why no vDSO call runs on the target as a unit */
+};
+
+static void vdso_free(struct vdso *v)
+{
+	snr_elf_free(v->elf);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Finds the target's vDSO and its functions (x86-64 only). Leaves v->none
+ * set, and no function, where the target or the debugger does not tell; an
+ * error only where the target's own answers contradict themselves. */
+static void vdso_find(struct rec *r, struct vdso *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->none = "not an x86-64 target";
+	if (strcmp(r->isa->name, "x86-64") || !snr_isa_has_syscall_writes(r->isa))
+		return;
+	v->none = "the debugger tells no auxiliary vector";
+	uint8_t auxv[4096];
+	size_t n = 0;
+	if (r->dbg->abi_version < 6 || !r->dbg->read_auxv)
+		return;
+	r->requests++;
+	if (r->dbg->read_auxv(r->d, auxv, sizeof(auxv), &n) != 0)
+		return;
+	uint64_t base = 0;
+	for (size_t k = 0; k + 16 <= n; k += 16) {
+		uint64_t type, val;
+		memcpy(&type, auxv + k, 8);
+		memcpy(&val, auxv + k + 8, 8);
+		if (type == AT_SYSINFO_EHDR)
+			base = val;
+		if (type == AT_NULL)
+			break;
+	}
+	v->none = "the auxiliary vector names no vDSO (AT_SYSINFO_EHDR)";
+	if (!base)
+		return;
+	Elf64_Ehdr eh;
+	v->none = "the vDSO's ELF header could not be read";
+	r->requests++;
+	if (r->dbg->read_mem(r->d, base, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr))
+		return;
+	uint64_t size = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+	uint64_t phend = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+	size = size > phend ? size : phend;
+	v->none = "the vDSO's ELF is larger than 1 MiB";
+	if (size > (1u << 20))
+		return;
+	uint8_t *img = snr_xmalloc(size);
+	char msg[300];
+	r->requests++;
+	v->none = "the vDSO's image could not be read";
+	if (!r->dbg->read_mem(r->d, base, img, size))
+		v->elf = snr_elf_from_memory("[vdso]", img, size, msg, sizeof(msg));
+	free(img);
+	v->none = "the vDSO's ELF could not be parsed";
+	if (!v->elf)
+		return;
+	uint64_t first = UINT64_MAX, end = 0;
+	for (size_t s = 0; s < v->elf->nsegments; s++) {
+		const struct snr_elf_segment *g = &v->elf->segments[s];
+		first = g->vaddr < first ? g->vaddr : first;
+		end = g->vaddr + g->memsz > end ? g->vaddr + g->memsz : end;
+	}
+	if (first == UINT64_MAX)
+		return;
+	v->bias = base - (first & ~(uint64_t)4095);
+	v->lo = base;
+	v->hi = v->bias + end;
+	for (size_t k = 0; k < sizeof(vdso_known) / sizeof(vdso_known[0]); k++) {
+		const struct snr_elf_symbol *s = snr_elf_find(v->elf, vdso_known[k].name);
+		if (s && s->is_func)
+			v->fn[v->nfn++] = (struct vdso_fn){s->addr + v->bias, &vdso_known[k]};
+	}
+	v->none = v->nfn ? NULL : "the vDSO exports none of the functions snr runs as a unit";
+}
+
+/* The known vDSO function whose entry is pc, or NULL. */
+static const struct vdso_fn *vdso_entry(const struct vdso *v, uint64_t pc)
+{
+	if (pc < v->lo || pc >= v->hi)
+		return NULL;
+	for (unsigned k = 0; k < v->nfn; k++)
+		if (v->fn[k].addr == pc)
+			return &v->fn[k];
+	return NULL;
+}
+
+/*
+ * The access of a whole call to f, in place of its entry's instruction:
+ * it reads its arguments, the stack pointer and the return address at it
+ * (the `ret`), writes every general register and the flags (the function
+ * runs unseen: none is assumed preserved) and the pc; its outputs are
+ * recorded after it (record_outputs). Its memory outputs come after the
+ * step, from vdso_call_writes.
+ */
+static void vdso_call_access(struct rec *r, const struct vdso_fn *f, struct snr_insn_access *a)
+{
+	static const char *const gprs[] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+					   "r9",  "r10", "r11", "r12", "r13", "r14", "r15", "eflags"};
+	static const char *const args[] = {"rdi", "rsi", "rdx"};
+	unsigned length = a->length;
+	memset(a, 0, sizeof(*a));
+	a->length = length;
+	a->cls = SNR_CLASS_SYSTEM;
+	a->record_outputs = true;
+	for (size_t k = 0; k < sizeof(gprs) / sizeof(gprs[0]); k++) {
+		int g = reg_named(r, gprs[k]);
+		if (g >= 0)
+			snr_regset_add(a->regs_written, (unsigned)g);
+	}
+	snr_regset_add(a->regs_written, (unsigned)r->pc_reg);
+	for (unsigned k = 0; k < f->k->nargs; k++) {
+		int g = reg_named(r, args[k]);
+		if (g >= 0)
+			snr_regset_add(a->regs_read, (unsigned)g);
+	}
+	int sp = reg_named(r, "rsp");
+	if (sp >= 0) {
+		snr_regset_add(a->regs_read, (unsigned)sp);
+		a->nmem = 1;
+		a->mem[0] = (struct snr_mem_region){.addr = reg_u64(r, (size_t)sp), .row_bytes = 8, .rows = 1};
+	}
+}
+
+/* Where the call returns to: the address on top of the stack at its entry. */
+static int vdso_return_address(struct rec *r, uint64_t index, uint64_t pc, uint64_t *ret, char *err, size_t errlen)
+{
+	int sp = reg_named(r, "rsp");
+	uint8_t b[8];
+	r->requests++;
+	if (sp < 0 || r->dbg->read_mem(r->d, reg_u64(r, (size_t)sp), b, 8)) {
+		snr_fmt(err, errlen, "instruction %llu at 0x%llx: reading the vDSO call's return address on the stack: %s",
+			(unsigned long long)index, (unsigned long long)pc, sp < 0 ? "no rsp" : r->dbg->error(r->d));
+		return -1;
+	}
+	memcpy(ret, b, 8);
+	return 0;
+}
+
+/* The memory the call to f wrote: the ISA plugin's syscall_writes for its
+ * system call, asked as if a `syscall` had run with f's number in rax and
+ * the call's arguments and result. */
+static unsigned vdso_call_writes(struct rec *r, const struct vdso_fn *f, const uint8_t *const *before,
+				 const uint8_t *const *after, struct snr_mem_region *out, unsigned max)
+{
+	static const uint8_t syscall_insn[2] = {0x0f, 0x05};
+	int rax = reg_named(r, "rax");
+	if (rax < 0)
+		return 0;
+	uint8_t nr[8];
+	memcpy(nr, &f->k->sysno, 8);
+	const uint8_t **val = snr_xcalloc(r->niregs, sizeof(*val));
+	memcpy(val, before, r->niregs * sizeof(*val));
+	val[rax] = nr;
+	struct snr_isa_regs b = {.val = val, .chip = (unsigned)r->o->chip, .nchips = r->nchips};
+	struct snr_isa_regs a = {.val = after, .chip = (unsigned)r->o->chip, .nchips = r->nchips};
+	unsigned n = r->isa->syscall_writes(r->isa_self, syscall_insn, sizeof(syscall_insn), 0, &b, &a, out, max);
+	free(val);
+	return n;
 }
 
 static int map_registers(struct rec *r, char *err, size_t errlen)
@@ -744,8 +953,27 @@ static char *meta_json(struct rec *r, uint64_t bp_addr, uint64_t skip, const cha
 	return s;
 }
 
-static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *objs, size_t nobjs)
+/* A vDSO symbol with a __vdso_ name at its address (time and __vdso_time):
+ * the trace names the function by the latter. */
+static bool vdso_alias(const struct snr_elf *vdso, const struct snr_elf_symbol *s)
 {
+	if (!strncmp(s->name, "__vdso_", 7))
+		return false;
+	for (size_t j = 0; j < vdso->nsymbols; j++)
+		if (vdso->symbols[j].addr == s->addr && !strncmp(vdso->symbols[j].name, "__vdso_", 7))
+			return true;
+	return false;
+}
+
+static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *objs, size_t nobjs,
+			       const struct snr_elf *vdso, uint64_t vdso_bias)
+{
+	struct loaded_obj *all = snr_xcalloc(nobjs + 1, sizeof(*all));
+	if (nobjs)
+		memcpy(all, objs, nobjs * sizeof(*objs));
+	if (vdso) /* the vDSO's functions, which name its calls in the trace */
+		all[nobjs++] = (struct loaded_obj){(struct snr_elf *)vdso, vdso_bias};
+	objs = all;
 	size_t n = 0;
 	for (size_t i = 0; i < nobjs; i++)
 		n += objs[i].elf->nsymbols;
@@ -755,6 +983,8 @@ static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *ob
 	for (size_t i = 0; i < nobjs; i++)
 		for (size_t j = 0; j < objs[i].elf->nsymbols; j++) {
 			const struct snr_elf_symbol *s = &objs[i].elf->symbols[j];
+			if (objs[i].elf == vdso && vdso_alias(vdso, s))
+				continue;
 			addr[k] = s->addr + objs[i].bias;
 			size[k] = s->size;
 			name[k] = s->name;
@@ -785,6 +1015,7 @@ static int write_trace_symbols(struct snr_trace_writer *w, struct loaded_obj *ob
 		(void)j;
 	}
 	int rc = snr_trace_write_symbols(w, k, addr, size, name);
+	free(all);
 	free(addr);
 	free(size);
 	free(name);
@@ -1266,6 +1497,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 	sum->first_unmodelled_pc = sd->sum.first_unmodelled_pc;
 	memcpy(sum->first_unmodelled, sd->sum.first_unmodelled, sizeof(sum->first_unmodelled));
 	sum->target_instructions = sd->sum.target_instructions;
+	sum->vdso_calls = sd->sum.vdso_calls;
 	sum->unread = sd->sum.unread;
 	return 0;
 }
@@ -1538,6 +1770,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	struct snr_trace_mem *mv = NULL;
 	size_t mv_cap = 0;
 	struct stride sd = {0};
+	struct vdso vd = {0};
 	int rc = -1;
 	char msg[512];
 	double t0 = now_s();
@@ -1704,6 +1937,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		if (r.sim == &snr_sim_ta1 && plain_rv64(&r))
 			r.sim = &snr_sim_unicorn_rv64;
 	}
+	vdso_find(&r, &vd);
 	/* Each window is Algorithm 1's snapshot at its own start: nothing of
 	 * an earlier window's bookkeeping carries over, and the simulator
 	 * starts empty; between windows the target runs freely. */
@@ -1766,7 +2000,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		snr_trace_writer_hold(w, true);
 	if (!w)
 		goto out;
-	if (nobjs && write_trace_symbols(w, objs, nobjs)) {
+	if ((nobjs || vd.elf) && write_trace_symbols(w, objs, nobjs, vd.elf, vd.bias)) {
 		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
 		goto out;
 	}
@@ -1878,6 +2112,13 @@ window:
 			else if (read_registers(&r, err, errlen))
 				goto out;
 			r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
+		}
+		/* a call into the vDSO: the target runs it whole */
+		const struct vdso_fn *vcall = i > 0 ? vdso_entry(&vd, pc) : NULL;
+		if (vcall) {
+			vdso_call_access(&r, vcall, &acc);
+			step.call = true;
+			sum->vdso_calls++;
 		}
 		if (acc.fault && sum->unmodelled++ == 0) {
 			sum->first_unmodelled_index = i;
@@ -2026,8 +2267,11 @@ window:
 			st = (struct snr_dbg_stop){.kind = SNR_DBG_STOP_TRAP, .code = 0, .thread = o->chip, .pc = ss.next_pc};
 			memcpy(last_written, acc.regs_written, sizeof(last_written));
 			have_last_written = true;
-		} else if (step_insn(&r, &acc, i, pc, &st, err, errlen)) {
-			goto out;
+		} else {
+			uint64_t resume = 0;
+			if ((vcall && vdso_return_address(&r, i, pc, &resume, err, errlen)) ||
+			    step_insn(&r, &acc, i, pc, resume, &st, err, errlen))
+				goto out;
 		}
 		if (unread && st.kind == SNR_DBG_STOP_SIGNAL) {
 			/* not a page only the debugger cannot read: the target could not either */
@@ -2050,7 +2294,8 @@ window:
 				goto out;
 			unsigned np = 0;
 			for (size_t k = 0; k < r.niregs; k++)
-				if (snr_regset_has(acc.regs_written, (unsigned)k) && r.regval[k] && (int)k != r.pc_reg) {
+				if (snr_regset_has(acc.regs_written, (unsigned)k) && r.regval[k] &&
+				    (step.call || (int)k != r.pc_reg)) {
 					memcpy(postbuf + k * 256, r.regval[k], r.iregs[k].size);
 					prv[np].reg = (uint16_t)k;
 					prv[np].val = postbuf + k * 256;
@@ -2063,8 +2308,9 @@ window:
 				struct snr_isa_regs before = {.val = prevval, .chip = (unsigned)o->chip, .nchips = r.nchips};
 				struct snr_isa_regs after = {.val = r.regval, .chip = (unsigned)o->chip, .nchips = r.nchips};
 				struct snr_mem_region wr[SNR_ISA_MAX_MEM];
-				unsigned nw = r.isa->syscall_writes(r.isa_self, ce->bytes, ce->len, pc, &before, &after, wr,
-								    SNR_ISA_MAX_MEM);
+				unsigned nw = vcall ? vdso_call_writes(&r, vcall, prevval, r.regval, wr, SNR_ISA_MAX_MEM)
+						    : r.isa->syscall_writes(r.isa_self, ce->bytes, ce->len, pc, &before,
+									    &after, wr, SNR_ISA_MAX_MEM);
 				size_t need = 0;
 				for (unsigned q = 0; q < nw; q++)
 					need += wr[q].row_bytes;
@@ -2250,6 +2496,8 @@ window:
 		json_object_set_new(e, "bytes_by_system_calls", json_integer((json_int_t)sum->bytes_post));
 		if (sum->unread)
 			json_object_set_new(e, "unread_loads", json_integer((json_int_t)sum->unread));
+		if (sum->vdso_calls)
+			json_object_set_new(e, "vdso_calls", json_integer((json_int_t)sum->vdso_calls));
 		json_object_set_new(e, "seconds", json_real(sum->seconds));
 		json_object_set_new(e, "method", json_string(sum->method));
 		json_object_set_new(e, "debugger_requests", json_integer((json_int_t)sum->requests));
@@ -2372,6 +2620,7 @@ out:
 	snr_ranges_free(&code_pages);
 	snr_ranges_free(&r.readable);
 	snr_ranges_free(&r.unreadable);
+	vdso_free(&vd);
 	free(cc.e);
 	free(miss);
 	free(miss_key);

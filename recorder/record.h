@@ -73,6 +73,7 @@ struct snr_record_summary {
 	uint64_t target_conts;     /* sim: continues to a breakpoint */
 	uint64_t target_instructions; /* sim: instructions the target ran itself (system and counter reads) */
 	uint64_t unread;           /* loads from memory the debugger cannot read ([vvar]): run on the target */
+	uint64_t vdso_calls;       /* calls into the vDSO the target ran as a unit (trace flag 64) */
 	uint64_t windows;          /* a set: windows written whole */
 	const char *set_path;      /* a set: its folder (SET, or SET.partial when it is not complete) */
 	/* sim: a checkpoint mismatched and the window from fallback_at on was

@@ -1,7 +1,8 @@
 /*
- * snr_debugger.h: the debugger-backend plugin ABI (version 5; older
+ * snr_debugger.h: the debugger-backend plugin ABI (version 6; older
  * backends still work: version 1 has no read_regs_cheap(), 2 no
- * cont_selected(), 3 no write_regs()/write_mem(), 4 no close_stopped()).
+ * cont_selected(), 3 no write_regs()/write_mem(), 4 no close_stopped(),
+ * 5 no read_auxv()).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -24,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 5
+#define SNR_DBG_ABI_VERSION 6
 #define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
@@ -141,6 +142,14 @@ struct snr_dbg_ops {
 	 * detached with SIGSTOP, a launched one, which nothing else could
 	 * reach, is killed. */
 	int (*close_stopped)(struct snr_dbg *d, char *how, size_t howlen);
+
+	/* Version 6, optional (NULL, or returning 1: the target tells no
+	 * auxiliary vector). Copies the program's auxiliary vector (the
+	 * kernel's (type, value) pairs, in the target's word size and byte
+	 * order) into buf, at most cap bytes, and sets *len. The recorder
+	 * finds the vDSO by its AT_SYSINFO_EHDR (docs/recording.md, "Reading
+	 * the time"). RSP: qXfer:auxv:read; ptrace: /proc/PID/auxv. */
+	int (*read_auxv)(struct snr_dbg *d, uint8_t *buf, size_t cap, size_t *len);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

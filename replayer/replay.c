@@ -485,9 +485,18 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 	size_t next_post = 0;
 	uint64_t at = 0;
 	while (at < win.n) {
+		if (next_post < win.npost && win.post[next_post].call && win.post[next_post].index == at) {
+			/* a call the target ran as a unit (a vDSO function): its
+			 * outputs, the pc at its return among them, instead of its code */
+			if (snr_window_apply_post(sim, s, regs, &win.post[next_post++]))
+				goto sim_fail;
+			r->instructions++;
+			at++;
+			continue;
+		}
 		uint64_t end = at + 65536 < win.n ? at + 65536 : win.n;
 		if (next_post < win.npost && win.post[next_post].index < end)
-			end = win.post[next_post].index + 1;
+			end = win.post[next_post].index + !win.post[next_post].call;
 		if (next_post < win.npost && win.post[next_post].unread && win.post[next_post].index < end) {
 			/* memory the recorder could not read: up to the step, then it alone, on zeros there */
 			if (at < win.post[next_post].index) {

@@ -17,6 +17,7 @@ static void keep_post(struct snr_window *w, const struct snr_trace_step *st, con
 	struct snr_window_post *p = &w->post[w->npost++];
 	p->index = st->index;
 	p->unread = st->unread;
+	p->call = st->call;
 	p->nregs = st->npost_regs;
 	p->regs = snr_xcalloc(p->nregs + 1, sizeof(*p->regs));
 	for (unsigned i = 0; i < p->nregs; i++) {
@@ -87,7 +88,7 @@ int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct s
 		for (unsigned i = 0; i < st.nmem; i++)
 			if (sim->load_mem(s, st.mem[i].space, st.mem[i].chip, st.mem[i].addr, st.mem[i].data, st.mem[i].len))
 				goto sim_fail;
-		if (st.npost_regs || st.npost_mem || st.unread)
+		if (st.npost_regs || st.npost_mem || st.unread || st.call)
 			keep_post(w, &st, regs);
 	}
 	if (n < 0) {

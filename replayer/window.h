@@ -24,6 +24,7 @@ struct snr_window_post {
 	struct snr_trace_mem *mem;
 	unsigned nmem;
 	bool unread; /* the step read memory the debugger could not read (lib/snr_trace.h) */
+	bool call;   /* a call the target ran as a unit: applied instead of run (lib/snr_trace.h) */
 };
 
 struct snr_window {

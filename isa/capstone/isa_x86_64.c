@@ -724,6 +724,9 @@ static const struct cs_syscall_write x86_syscall_table[] = {
 	{96, 0, 16, 0},     /* gettimeofday(tv, tz) */
 	{96, 1, 8, 0},
 	{201, 0, 8, 0},     /* time(tloc) */
+	{229, 1, 16, 0},    /* clock_getres(clock, res) */
+	{309, 0, 4, 0},     /* getcpu(cpu, node, cache) */
+	{309, 1, 4, 0},
 	{318, 0, -1, 0},    /* getrandom(buf, len, flags) */
 	{22, 0, 8, 0},      /* pipe(fds) */
 	{293, 0, 8, 0},     /* pipe2(fds, flags) */

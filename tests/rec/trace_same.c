@@ -5,7 +5,7 @@
  * and the hashes of the written memory). `snr record --method sim` and
  * `--method step` must agree by this test (tests/rec/record_method.sh).
  *
- * usage: trace_same [--clock REG]... [--skip LO:HI] A.snrt B.snrt
+ * usage: trace_same [--clock REG]... [--skip LO:HI] [--clock-calls] A.snrt B.snrt
  *        (exit 0 same, 1 different, 2 unreadable)
  *
  * --clock REG: REG counts the time of the machine that ran the program
@@ -20,6 +20,13 @@
  * that read the time through the vDSO, whose code there (a seqlock loop that
  * retries when the kernel updated the clock meanwhile) and whose results
  * differ from run to run, while everything around it must be the same.
+ *
+ * --clock-calls: steps marked call (a vDSO function the target ran as a
+ * unit: clock_gettime, time) must be at the same instructions in both, with
+ * the same post registers and the same post memory ranges, but their values
+ * (the time read) are not compared, and the digests are compared in shape
+ * only (the program's registers and stack hold what it did with the time).
+ * Every other step, the calls' captured inputs included, is compared whole.
  */
 #include <jansson.h>
 #include <inttypes.h>
@@ -45,13 +52,25 @@ static bool same_regs(const struct snr_trace_reg *regs, unsigned na, const struc
 	return true;
 }
 
-static bool same_mem(unsigned na, const struct snr_trace_mem *a, unsigned nb, const struct snr_trace_mem *b)
+static bool same_mem(unsigned na, const struct snr_trace_mem *a, unsigned nb, const struct snr_trace_mem *b,
+		     bool values)
 {
 	if (na != nb)
 		return false;
 	for (unsigned i = 0; i < na; i++)
 		if (a[i].space != b[i].space || a[i].chip != b[i].chip || a[i].addr != b[i].addr || a[i].len != b[i].len ||
-		    memcmp(a[i].data, b[i].data, a[i].len))
+		    (values && memcmp(a[i].data, b[i].data, a[i].len)))
+			return false;
+	return true;
+}
+
+/* The same registers in the same order (values not compared). */
+static bool same_reg_list(unsigned na, const struct snr_trace_regval *a, unsigned nb, const struct snr_trace_regval *b)
+{
+	if (na != nb)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (a[i].reg != b[i].reg)
 			return false;
 	return true;
 }
@@ -81,7 +100,15 @@ int main(int argc, char **argv)
 	const char *clocks[8];
 	int nclocks = 0;
 	uint64_t skip_lo = 0, skip_hi = 0;
-	while (argc > 3 && ((!strcmp(argv[1], "--clock") && nclocks < 8) || !strcmp(argv[1], "--skip"))) {
+	bool clock_calls = false;
+	while (argc > 3 && ((!strcmp(argv[1], "--clock") && nclocks < 8) || !strcmp(argv[1], "--skip") ||
+			    !strcmp(argv[1], "--clock-calls"))) {
+		if (!strcmp(argv[1], "--clock-calls")) {
+			clock_calls = true;
+			argc--;
+			argv++;
+			continue;
+		}
 		if (!strcmp(argv[1], "--clock")) {
 			clocks[nclocks++] = argv[2];
 		} else if (sscanf(argv[2], "%" SCNx64 ":%" SCNx64, &skip_lo, &skip_hi) != 2 || skip_lo >= skip_hi) {
@@ -91,9 +118,9 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	bool values = skip_lo == skip_hi; /* compare the digests' values too */
+	bool values = skip_lo == skip_hi && !clock_calls; /* compare the digests' values too */
 	if (argc != 3) {
-		fprintf(stderr, "usage: trace_same [--clock REG]... [--skip LO:HI] A.snrt B.snrt\n");
+		fprintf(stderr, "usage: trace_same [--clock REG]... [--skip LO:HI] [--clock-calls] A.snrt B.snrt\n");
 		return 2;
 	}
 	char err[512];
@@ -134,10 +161,17 @@ int main(int argc, char **argv)
 			rc = differ(n, "the code bytes");
 		else if (!same_regs(regs, sa.nregs, sa.regs, sb.nregs, sb.regs))
 			rc = differ(n, "the captured registers");
-		else if (!same_mem(sa.nmem, sa.mem, sb.nmem, sb.mem))
+		else if (!same_mem(sa.nmem, sa.mem, sb.nmem, sb.mem, true))
 			rc = differ(n, "the captured bytes");
+		else if (sa.call != sb.call)
+			rc = differ(n, "the call marks");
+		else if (sa.call && clock_calls)
+			rc = same_reg_list(sa.npost_regs, sa.post_regs, sb.npost_regs, sb.post_regs) &&
+					     same_mem(sa.npost_mem, sa.post_mem, sb.npost_mem, sb.post_mem, false)
+				     ? 0
+				     : differ(n, "the call's post-step registers or memory ranges");
 		else if (!same_regs(regs, sa.npost_regs, sa.post_regs, sb.npost_regs, sb.post_regs) ||
-			 !same_mem(sa.npost_mem, sa.post_mem, sb.npost_mem, sb.post_mem))
+			 !same_mem(sa.npost_mem, sa.post_mem, sb.npost_mem, sb.post_mem, true))
 			rc = differ(n, "the post-step values");
 		else if (sa.unread != sb.unread)
 			rc = differ(n, "the unread marks");
@@ -178,7 +212,8 @@ int main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-	printf("same: %llu instructions%s, %s, %s\n", (unsigned long long)n, values ? "" : " outside the skipped pcs",
+	printf("same: %llu instructions%s, %s, %s\n", (unsigned long long)n,
+	       clock_calls ? " (the calls' time values not compared)" : values ? "" : " outside the skipped pcs",
 	       end_reason(a), !ga ? "no digest in either" : values ? "same end-state digest" : "end-state digests of the same shape");
 out:
 	snr_trace_close(a);
