@@ -2,22 +2,22 @@
 """record_vdso.py: what reading the time through the vDSO costs a recording.
 
 tests/rec/x86_clock.c K (-O2, libc) calls clock_gettime(CLOCK_MONOTONIC) K
-times; each call runs the vDSO's seqlock loop, whose loads from the kernel's
-[vvar] pages no debugger can read: each runs on the target and its outputs
-are recorded after it (docs/recording.md, "Memory the debugger cannot
-read"). For K = 10 and K = 100, through ptrace (`snr record -- PROG`, ASLR
+times. snr runs each call into the vDSO on the target as one step, as a
+system call (docs/recording.md, "Reading the time"); an snr from before that
+(--old SNR) stepped the vDSO's code, whose seqlock loop loads the clock from
+the kernel's [vvar] pages (each load run on the target, marked unread) and
+starts again when the kernel's clock update, every timer tick, lands inside a
+pass. For K = 10 and K = 100, through ptrace (`snr record -- PROG`, ASLR
 off) and through gdbserver on loopback TCP, by --method step and --method
-sim, in the same run, it prints the window's instructions, its [vvar]
-loads, the seqlock passes (the rdtscp steps in the trace: a pass that the
-kernel's clock update, every timer tick, overtook is run again), passes per
-call, debugger requests, seconds, and for each target and method the
-requests per [vvar] load: the difference in requests between K = 100 and
-K = 10 over the difference in loads. The machine's load average is printed
-with each row: stepping's retries grow with the load, since a pass then
-spans more ticks. A recording that takes longer than --timeout seconds is
-reported as such, not counted.
+sim, each snr in the same run, it prints the window's instructions, the
+calls run on the target as a unit, the [vvar] loads stepped, the seqlock
+passes stepped (rdtscp steps in the trace), debugger requests and seconds;
+then per call (K=100 against K=10, over the 90 calls between): requests and
+seconds, new against old. The machine's load average is printed with each
+row: timings on a shared machine are noisy. A recording that takes longer
+than --timeout seconds is reported as such, not counted.
 
-  usage: record_vdso.py SNR [--timeout S]
+  usage: record_vdso.py SNR [--old OLD_SNR] [--timeout S]
 """
 import argparse
 import os
@@ -40,6 +40,7 @@ def summary(err, snr, trace):
     return {
         "instructions": num(r"^recorded (\d+) instructions"),
         "loads": num(r"^(\d+) loads? from memory the debugger cannot read"),
+        "calls": num(r"^(\d+) calls? into the vDSO"),
         "passes": len(re.findall(r" rdtscp ", dump)),
         "requests": num(r"(\d+) debugger requests"),
     }
@@ -80,45 +81,57 @@ def gdbserver(snr, prog, k, method, out, timeout, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("snr")
-    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--old", help="an snr from before vDSO calls ran as a unit, measured in the same run")
+    ap.add_argument("--timeout", type=float, default=60)
     a = ap.parse_args()
-    snr = os.path.abspath(a.snr)
+    snrs = [("new", os.path.abspath(a.snr))] + ([("old", os.path.abspath(a.old))] if a.old else [])
     with tempfile.TemporaryDirectory() as tmp:
         prog = os.path.join(tmp, "clk")
         subprocess.run(["cc", "-O2", "-no-pie", "-Wl,-z,now", os.path.join(SRC, "tests/rec/x86_clock.c"), "-o", prog],
                        check=True)
-        print("target     method  K    instructions  [vvar] loads  passes  passes/call  requests  seconds  load")
+        print("snr  target     method  K    instructions  calls  [vvar] loads  passes  requests  seconds  load")
         rows = {}
         for target in ("ptrace", "gdbserver"):
             for method in ("sim", "step"):
-                for k in (10, 100):
-                    out = os.path.join(tmp, "t.snrt")
-                    for f in (out, out + ".partial"):
-                        if os.path.exists(f):
-                            os.unlink(f)
-                    ld = load()
-                    try:
-                        p, secs = (ptrace(snr, prog, k, method, out, a.timeout) if target == "ptrace"
-                                   else gdbserver(snr, prog, k, method, out, a.timeout, tmp))
-                    except subprocess.TimeoutExpired:
-                        print(f"{target:<10} {method:<7} {k:<4} timed out after {a.timeout:.0f} s (load {ld})")
-                        continue
-                    if p.returncode:
-                        print(f"{target:<10} {method:<7} {k:<4} failed: {p.stderr.strip()}")
-                        continue
-                    s = summary(p.stderr, snr, out)
-                    rows[(target, method, k)] = s
-                    print(f"{target:<10} {method:<7} {k:<4} {s['instructions']:>12}  {s['loads']:>12}  {s['passes']:>6}  "
-                          f"{s['passes'] / k:>11.1f}  {s['requests']:>8}  {secs:>7.2f}  {ld}")
+                for which, snr in snrs:
+                    for k in (10, 100):
+                        out = os.path.join(tmp, "t.snrt")
+                        for f in (out, out + ".partial"):
+                            if os.path.exists(f):
+                                os.unlink(f)
+                        ld = load()
+                        head = f"{which:<4} {target:<10} {method:<7} {k:<4}"
+                        try:
+                            p, secs = (ptrace(snr, prog, k, method, out, a.timeout) if target == "ptrace"
+                                       else gdbserver(snr, prog, k, method, out, a.timeout, tmp))
+                        except subprocess.TimeoutExpired:
+                            print(f"{head} timed out after {a.timeout:.0f} s (load {ld})")
+                            continue
+                        if p.returncode:
+                            print(f"{head} failed: {p.stderr.strip()}")
+                            continue
+                        s = summary(p.stderr, snr, out)
+                        s["seconds"] = secs
+                        rows[(which, target, method, k)] = s
+                        print(f"{head} {s['instructions']:>12}  {s['calls']:>5}  {s['loads']:>12}  {s['passes']:>6}  "
+                              f"{s['requests']:>8}  {secs:>7.2f}  {ld}")
+        print("per call (K=100 against K=10):")
         for target in ("ptrace", "gdbserver"):
             for method in ("sim", "step"):
-                lo, hi = rows.get((target, method, 10)), rows.get((target, method, 100))
-                if lo and hi and hi["loads"] > lo["loads"]:
-                    what = ("debugger requests per [vvar] load (K=100 against K=10)" if method == "sim" else
-                            "debugger requests per [vvar] load, the pass's other instructions included (K=100 against K=10)")
-                    print(f"{target} {method}: {(hi['requests'] - lo['requests']) / (hi['loads'] - lo['loads']):.1f} {what}")
-                else:
-                    print(f"{target} {method}: requests per [vvar] load not measured (a run missing)")
+                per = {}
+                for which, _ in snrs:
+                    lo, hi = rows.get((which, target, method, 10)), rows.get((which, target, method, 100))
+                    if lo and hi:
+                        per[which] = ((hi["requests"] - lo["requests"]) / 90, (hi["seconds"] - lo["seconds"]) / 90)
+                text = []
+                for which, _ in snrs:
+                    if which in per:
+                        text.append(f"{which} {per[which][0]:.1f} requests, {per[which][1] * 1000:.2f} ms")
+                    else:
+                        text.append(f"{which} not measured (a run missing)")
+                if "new" in per and "old" in per and per["new"][0] > 0:
+                    text.append(f"{per['old'][0] / per['new'][0]:.1f}x fewer requests")
+                print(f"  {target} {method}: " + "; ".join(text))
     return 0
 
 

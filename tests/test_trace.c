@@ -57,6 +57,7 @@ static void step_for(uint64_t i, struct snr_trace_step *s, struct snr_trace_regv
 		s->post_regs = rv + 2;
 		rv[2] = (struct snr_trace_regval){1, regbuf};
 		s->unread = i % 22 == 0; /* a load from memory the debugger could not read */
+		s->call = i % 37 == 3;   /* a call the target ran as a unit (flag 64) */
 	}
 }
 
@@ -129,7 +130,7 @@ static void test_round_trip(const char *path)
 			      !memcmp(got.code, want.code, want.code_len),
 		      "step %llu: pc/code differ", (unsigned long long)i);
 		CHECK(got.nregs == want.nregs && got.nmem == want.nmem && got.npost_regs == want.npost_regs &&
-			      got.unread == want.unread,
+			      got.unread == want.unread && got.call == want.call,
 		      "step %llu: counts differ", (unsigned long long)i);
 		if (got.nregs == want.nregs)
 			for (unsigned k = 0; k < got.nregs; k++)

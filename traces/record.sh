@@ -47,6 +47,12 @@ unset record_args
 cc -O1 -no-pie tests/uc/uc_kernel.c -o "$tmp/uc_kernel"
 $snr record --breakpoint kernels --count 30000 --kill -o traces/x86-64-kernels.snrt -- "$tmp/uc_kernel"
 
+# Reading the time through the vDSO: each call one step run on the target.
+# (x86-64-vdso-unread.snrt, the same window by an older snr, is kept as recorded.)
+cc -O2 -no-pie -Wl,-z,now tests/rec/x86_clock.c -o "$tmp/clk"
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX,-AVX512F,-AVX512VL,-AVX512BW,-EVEX setarch -R \
+  $snr record --breakpoint timed --until-return --count 100000 --kill -o traces/x86-64-vdso-call.snrt -- "$tmp/clk"
+
 # An aarch64 host trace, recorded from qemu-aarch64 -g through the RSP client
 # and replayed by the unicorn simulator's aarch64 engine.
 aarch64-linux-gnu-gcc -O1 -static tests/uc/uc_kernel.c -o "$tmp/uc_kernel_a64"
