@@ -140,7 +140,8 @@ static const struct {
 #define XSAVE_XCR0_OFFSET 464 /* Linux puts XCR0 in the sw_reserved bytes */
 #define XSAVE_HDR_OFFSET 512
 #define XSAVE_YMM_OFFSET 576
-#define XSAVE_SIZE 1024 /* enough for legacy + header + YMM_Hi128 */
+#define XSAVE_YMM_END (XSAVE_YMM_OFFSET + 256) /* legacy + header + YMM_Hi128: 832 bytes */
+#define XSAVE_SIZE 1024                        /* a buffer for reading up to YMM_Hi128 */
 
 static void arch_init_regs(struct snr_dbg *d)
 {
@@ -156,7 +157,7 @@ static void arch_init_regs(struct snr_dbg *d)
 	/* ymm upper halves if the kernel says the CPU has AVX state */
 	uint8_t xs[XSAVE_SIZE];
 	struct iovec iov = {.iov_base = xs, .iov_len = sizeof(xs)};
-	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) == 0 && iov.iov_len >= XSAVE_YMM_OFFSET + 256) {
+	if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) == 0 && iov.iov_len >= XSAVE_YMM_END) {
 		uint64_t xcr0;
 		memcpy(&xcr0, xs + XSAVE_XCR0_OFFSET, 8);
 		if (xcr0 & 4) {
@@ -257,7 +258,7 @@ static int arch_write_regs(struct snr_dbg *d, const uint8_t *buf)
 		struct iovec iov = {.iov_base = xs, .iov_len = sizeof(xs)};
 		if (ptrace(PTRACE_GETREGSET, d->pid, (void *)NT_X86_XSTATE, &iov) < 0)
 			return fail(d, "ptrace: PTRACE_GETREGSET NT_X86_XSTATE on pid %d: %s", d->pid, strerror(errno));
-		if (iov.iov_len < XSAVE_SIZE || iov.iov_len == sizeof(xs))
+		if (iov.iov_len < XSAVE_YMM_END || iov.iov_len == sizeof(xs))
 			return fail(d, "ptrace: pid %d: an XSAVE area of %zu bytes", d->pid, iov.iov_len);
 		for (int i = 0; i < 16; i++, k++)
 			memcpy(xs + 160 + 16 * i, buf + d->regs[k].offset, 16);
