@@ -34,7 +34,8 @@ static void log_add(struct snr_ranges *s, size_t list, bool created, size_t at, 
 			g->pool_cap = g->pool_cap ? 2 * g->pool_cap : 64;
 		g->pool = snr_xrealloc(g->pool, g->pool_cap * sizeof(*g->pool));
 	}
-	memcpy(&g->pool[g->npool], old, nold * sizeof(*old));
+	if (nold) /* old may be a new list's NULL array */
+		memcpy(&g->pool[g->npool], old, nold * sizeof(*old));
 	g->e[g->n++] = (struct undo){.list = list, .at = at, .old = g->npool, .nold = nold, .created = created};
 	g->npool += nold;
 }
