@@ -17,21 +17,29 @@
  *
  *   - every 2 ms at most it reads the number of runnable tasks of the
  *     machine (/proc/loadavg's fourth field, a few microseconds); if it is
- *     more than the online CPUs, every wait blocks. The count includes this
- *     task and the peer, both running while a step is in flight: two
- *     spinning ends on an idle 2-CPU machine are 2, and any third runnable
- *     task makes spinning a loss;
+ *     more than the online CPUs in two looks in a row, every wait blocks.
+ *     The count includes this task and the peer, both running while a step
+ *     is in flight: two spinning ends on an idle 2-CPU machine are 2, and
+ *     any third runnable task makes spinning a loss. A busy count after a
+ *     free one is looked at again 250 us later and believed only then: a
+ *     kernel thread's moment made the next 2 ms of waits block (100-400
+ *     blocked waits of each 20,000 on the idle machine, each costing a
+ *     wake-up of about 150 us where spinning takes a few);
  *   - otherwise it spins as the fixed spin did (up to its time: with a CPU
  *     free, spinning costs the peer nothing, and giving up early only adds
- *     wake-ups); a spin that runs out failed, and the next 2^failures waits
- *     (at most 16) block at once before one spin probes again: a peer busy
- *     for long (a continue, the recorder simulating) is spun for at most
- *     once in 17 waits, and a burst of slow replies on an idle machine costs
- *     at most 16 blocking waits (the load is watched separately above, so
- *     the back-off need not be long);
+ *     wake-ups); a spin that runs out failed, and from the second failure in
+ *     a row on the next 2^(failures-2) waits (at most 16) block at once
+ *     before one spin probes again: a peer busy for long (a continue, the
+ *     recorder simulating) is spun for at most once in 17 waits, while a
+ *     lone slow reply costs only its own blocking wait, as with the fixed
+ *     spin (the load is watched separately above, so the back-off need not
+ *     be long);
  *   - a gap of more than 50 us between two polls means this task was
- *     descheduled: something else wanted its CPU, so that spin failed too and
- *     the next wait looks at the runnable count again.
+ *     descheduled: the spin ends, the wait blocks, and the next wait looks
+ *     at the runnable count again; it is no failure by itself (on a virtual
+ *     machine a vCPU is taken away now and then with the CPUs otherwise
+ *     free: backing off there blocked hundreds of waits per 20,000 steps),
+ *     and a machine that is really busy is seen by the look.
  *
  * SNR_WAIT_SPIN keeps the old fixed spin and SNR_WAIT_BLOCK never spins, so
  * that bench/record_rate.py --wait-only measures all three in one run.
@@ -50,8 +58,9 @@
 #include "lib/snr_util.h"
 
 #define DESCHEDULED_NS 50000
-#define MAX_BACKOFF_SHIFT 4
+#define MAX_FAILURES 6 /* back-offs of 1, 2, 4, 8 and 16 blocking waits after the first */
 #define LOOK_EVERY_NS 2000000
+#define CONFIRM_BUSY_NS 250000
 
 static int64_t monotonic_ns(void)
 {
@@ -131,10 +140,17 @@ static int spin_fixed(struct snr_waiter *w, int fd)
 static int cpu_free(struct snr_waiter *w, int64_t now)
 {
 	if (now >= w->next_look_ns) {
+		int prev = w->runnable;
 		w->runnable = w->count_runnable();
-		w->next_look_ns = now + LOOK_EVERY_NS;
+		bool busy = w->runnable >= 0 && (unsigned)w->runnable > w->cpus;
+		bool was_busy = prev >= 0 && (unsigned)prev > w->cpus;
+		/* a busy count after a free one is looked at again soon, and
+		 * believed only if it is still there: a kernel thread's moment
+		 * should not make the next 2 ms of waits block */
+		w->busy = busy && was_busy;
+		w->next_look_ns = now + (busy && !was_busy ? CONFIRM_BUSY_NS : LOOK_EVERY_NS);
 	}
-	return w->runnable < 0 || (unsigned)w->runnable <= w->cpus;
+	return !w->busy;
 }
 
 /* The adaptive spin (a CPU is free): up to the fixed spin's time, unless
@@ -152,14 +168,17 @@ static int spin_adaptive(struct snr_waiter *w, int fd, int64_t t0)
 			}
 			return r;
 		}
-		bool descheduled = t - last > DESCHEDULED_NS;
-		if (t - t0 >= w->fixed_spin_ns || descheduled) {
+		if (t - last > DESCHEDULED_NS) {
 			w->spins_lost++;
-			if (w->failures < MAX_BACKOFF_SHIFT)
+			w->descheduled++;
+			w->next_look_ns = 0;
+			return 0;
+		}
+		if (t - t0 >= w->fixed_spin_ns) {
+			w->spins_lost++;
+			if (w->failures < MAX_FAILURES)
 				w->failures++;
-			w->block_left = 1u << w->failures;
-			if (descheduled)
-				w->next_look_ns = 0;
+			w->block_left = w->failures < 2 ? 0 : 1u << (w->failures - 2);
 			return 0;
 		}
 		last = t;

@@ -5,6 +5,7 @@
 #ifndef SNR_WAIT_H
 #define SNR_WAIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,15 +20,16 @@ struct snr_waiter {
 	int64_t fixed_spin_ns;  /* the longest spin: SNR_WAIT_SPIN's and the adaptive wait's */
 	unsigned fixed_polls;   /* SNR_WAIT_SPIN: this many poll(0) calls instead of a time, if nonzero */
 	unsigned block_left;    /* adaptive: waits that block at once before spinning is tried again */
-	unsigned failures;      /* adaptive: spins in a row that ran out or were descheduled */
+	unsigned failures;      /* adaptive: spins in a row that ran out */
 	unsigned cpus;          /* adaptive: online CPUs */
 	int runnable;           /* adaptive: runnable tasks at the last look (-1: unknown) */
+	bool busy;              /* adaptive: two looks in a row found more runnable tasks than CPUs */
 	int64_t next_look_ns;   /* adaptive: when to look at the runnable count again */
 	/* the clock (ns) and the machine's runnable task count (-1 if unknown);
 	 * CLOCK_MONOTONIC and /proc/loadavg unless a test injects its own */
 	int64_t (*clock_ns)(void);
 	int (*count_runnable)(void);
-	uint64_t spins_won, spins_lost, blocked, busy_blocked; /* counts, for benchmarks and tests */
+	uint64_t spins_won, spins_lost, descheduled, blocked, busy_blocked; /* counts, for benchmarks and tests */
 };
 
 /* mode from the environment variable env ("adaptive", "spin", "block";

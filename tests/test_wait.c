@@ -2,8 +2,9 @@
  * test_wait.c: the decisions of lib/snr_wait.c's adaptive wait, made
  * deterministic by injecting its clock and its count of runnable tasks:
  * spin only when a CPU is free for the peer (runnable tasks at most the
- * CPUs), the count looked at no more than every 2 ms, a spin that runs out
- * or was descheduled backing off, and the fixed spin and block modes. The socket is a
+ * CPUs in two looks in a row), the count looked at no more than every 2 ms
+ * (250 us to confirm a busy count), spins that run out twice in a row backing
+ * off, a descheduled spin looking again, and the fixed spin and block modes. The socket is a
  * socketpair made readable (or not) by the test, and every blocking wait has
  * a timeout of 0, so nothing here depends on the machine's speed or load.
  */
@@ -78,33 +79,58 @@ static void test_cpu_free(int tx, int rx)
 	CHECK(w.spins_won == 2 && runnable_looks == 1, "still spinning on the old look: won %llu looks %d",
 	      (unsigned long long)w.spins_won, runnable_looks);
 
-	/* 2 ms after the look: seen; the wait blocks at once although the
-	 * socket is readable (poll with the caller's timeout answers) */
+	/* 2 ms after the look: seen, but one busy look after a free one is
+	 * not believed yet: the wait still spins, and the count is looked at
+	 * again 250 us later */
 	fake_now += 1;
 	CHECK(snr_wait_readable(&w, rx, 0) == 1, "readable");
 	CHECK(runnable_looks == 2, "looked again, got %d", runnable_looks);
-	CHECK(w.spins_won == 2 && w.busy_blocked == 1 && w.blocked == 1,
+	CHECK(w.spins_won == 3 && w.busy_blocked == 0 && w.blocked == 0,
+	      "one busy look: still spun: won %llu busy %llu blocked %llu", (unsigned long long)w.spins_won,
+	      (unsigned long long)w.busy_blocked, (unsigned long long)w.blocked);
+	fake_now += 249999;
+	snr_wait_readable(&w, rx, 0);
+	CHECK(runnable_looks == 2 && w.spins_won == 4, "not yet 250 us: looks %d", runnable_looks);
+
+	/* the second busy look, 250 us after the first: the wait blocks at
+	 * once although the socket is readable (poll with the caller's
+	 * timeout answers) */
+	fake_now += 1;
+	CHECK(snr_wait_readable(&w, rx, 0) == 1, "readable");
+	CHECK(runnable_looks == 3, "looked again, got %d", runnable_looks);
+	CHECK(w.spins_won == 4 && w.busy_blocked == 1 && w.blocked == 1,
 	      "blocked: won %llu busy %llu blocked %llu", (unsigned long long)w.spins_won,
 	      (unsigned long long)w.busy_blocked, (unsigned long long)w.blocked);
 
-	/* and keeps blocking until a look finds a CPU free again */
+	/* and keeps blocking until a look (2 ms later) finds a CPU free again */
 	fake_runnable = 2;
 	for (int i = 0; i < 5; i++)
 		snr_wait_readable(&w, rx, 0);
-	CHECK(w.busy_blocked == 6 && runnable_looks == 2,
+	CHECK(w.busy_blocked == 6 && runnable_looks == 3,
 	      "5 more blocked on the old look: busy %llu looks %d", (unsigned long long)w.busy_blocked,
 	      runnable_looks);
 	fake_now += 2000000;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_won == 3 && w.busy_blocked == 6 && runnable_looks == 3,
+	CHECK(w.spins_won == 5 && w.busy_blocked == 6 && runnable_looks == 4,
 	      "spinning again: won %llu busy %llu", (unsigned long long)w.spins_won,
 	      (unsigned long long)w.busy_blocked);
+
+	/* a busy moment between free looks never blocks */
+	fake_runnable = 3;
+	fake_now += 2000000;
+	snr_wait_readable(&w, rx, 0);
+	fake_runnable = 2;
+	fake_now += 250000;
+	snr_wait_readable(&w, rx, 0);
+	CHECK(w.spins_won == 7 && w.busy_blocked == 6 && runnable_looks == 6,
+	      "a moment's third task: won %llu busy %llu looks %d", (unsigned long long)w.spins_won,
+	      (unsigned long long)w.busy_blocked, runnable_looks);
 
 	/* a count that cannot be read leaves the spin to its own record */
 	fake_runnable = -1;
 	fake_now += 2000000;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_won == 4 && w.busy_blocked == 6, "unknown count: spun");
+	CHECK(w.spins_won == 8 && w.busy_blocked == 6, "unknown count: spun");
 
 	/* 4 CPUs: 4 runnable still leave one for the peer, 5 do not */
 	fake_waiter(&w, 200000, 4);
@@ -114,7 +140,9 @@ static void test_cpu_free(int tx, int rx)
 	fake_runnable = 5;
 	fake_now += 2000000;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_won == 1 && w.busy_blocked == 1, "5 of 4: blocked");
+	fake_now += 250000;
+	snr_wait_readable(&w, rx, 0);
+	CHECK(w.spins_won == 2 && w.busy_blocked == 1, "5 of 4, twice: blocked");
 	make_readable(tx, rx, false);
 }
 
@@ -129,37 +157,40 @@ static void test_budget(int tx, int rx)
 	CHECK(snr_wait_readable(&w, rx, 0) == 1, "readable");
 	CHECK(w.spins_won == 1 && w.blocked == 0, "caught");
 
-	/* nothing comes: polls 10 us apart run out the 200 us */
+	/* nothing comes: polls 10 us apart run out the 200 us; a first
+	 * failure costs only this wait's blocking poll, as the fixed spin */
 	make_readable(tx, rx, false);
 	fake_step = 10000;
 	CHECK(snr_wait_readable(&w, rx, 0) == 0, "timed out");
-	CHECK(w.spins_lost == 1 && w.failures == 1 && w.block_left == 2 && w.blocked == 1,
+	CHECK(w.spins_lost == 1 && w.failures == 1 && w.block_left == 0 && w.blocked == 1,
 	      "lost once: lost %llu failures %u block_left %u blocked %llu", (unsigned long long)w.spins_lost,
 	      w.failures, w.block_left, (unsigned long long)w.blocked);
 
-	/* the next two waits block without spinning, the third probes */
+	/* the second in a row: the next wait blocks without spinning, the
+	 * one after probes */
+	CHECK(snr_wait_readable(&w, rx, 0) == 0, "timed out");
+	CHECK(w.spins_lost == 2 && w.failures == 2 && w.block_left == 1 && w.blocked == 2,
+	      "lost twice: lost %llu failures %u block_left %u", (unsigned long long)w.spins_lost, w.failures,
+	      w.block_left);
 	fake_step = 0;
 	make_readable(tx, rx, true);
 	snr_wait_readable(&w, rx, 0);
-	snr_wait_readable(&w, rx, 0);
 	CHECK(w.blocked == 3 && w.spins_won == 1 && w.busy_blocked == 0,
-	      "backed off twice: blocked %llu won %llu", (unsigned long long)w.blocked,
+	      "backed off once: blocked %llu won %llu", (unsigned long long)w.blocked,
 	      (unsigned long long)w.spins_won);
 	snr_wait_readable(&w, rx, 0);
 	CHECK(w.spins_won == 2 && w.failures == 0, "probe caught the reply: won %llu failures %u",
 	      (unsigned long long)w.spins_won, w.failures);
 
-	/* failures double the back-off, up to 16 waits */
+	/* failures in a row double the back-off, up to 16 waits */
 	make_readable(tx, rx, false);
 	fake_step = 10000;
-	unsigned expect = 2;
-	for (int i = 0; i < 12; i++) {
+	const unsigned expect[] = {0, 1, 2, 4, 8, 16, 16, 16, 16};
+	for (int i = 0; i < 9; i++) {
 		w.block_left = 0;
 		snr_wait_readable(&w, rx, 0);
-		CHECK(w.block_left == expect, "failure %d: back-off %u, expected %u", i + 1, w.block_left,
-		      expect);
-		if (expect < 16)
-			expect *= 2;
+		CHECK(w.block_left == expect[i], "failure %d: back-off %u, expected %u", i + 1, w.block_left,
+		      expect[i]);
 	}
 }
 
@@ -170,18 +201,25 @@ static void test_descheduled(int tx, int rx)
 	fake_runnable = 2;
 	make_readable(tx, rx, false);
 	/* polls 60 us apart: this task lost its CPU between them; the spin
-	 * fails at once (well within the 200 us budget) and the next wait
+	 * ends at once (well within the 200 us budget), with no back-off (a
+	 * virtual machine's vCPU taken away for a moment), and the next wait
 	 * looks at the runnable count again, not 2 ms later */
 	fake_step = 60000;
 	snr_wait_readable(&w, rx, 0);
-	CHECK(w.spins_lost == 1 && w.failures == 1, "descheduled: lost %llu",
-	      (unsigned long long)w.spins_lost);
+	CHECK(w.spins_lost == 1 && w.descheduled == 1 && w.failures == 0 && w.block_left == 0,
+	      "descheduled: lost %llu failures %u", (unsigned long long)w.spins_lost, w.failures);
 	CHECK(runnable_looks == 1, "one look so far, got %d", runnable_looks);
 	fake_step = 0;
 	fake_runnable = 3;
+	make_readable(tx, rx, true);
 	snr_wait_readable(&w, rx, 0);
-	CHECK(runnable_looks == 2 && w.busy_blocked == 1, "looked again at once: looks %d busy %llu",
-	      runnable_looks, (unsigned long long)w.busy_blocked);
+	CHECK(runnable_looks == 2 && w.spins_won == 1, "looked again at once: looks %d", runnable_looks);
+	/* really busy: the confirming look 250 us later blocks */
+	fake_now += 250000;
+	snr_wait_readable(&w, rx, 0);
+	CHECK(runnable_looks == 3 && w.busy_blocked == 1, "confirmed: looks %d busy %llu", runnable_looks,
+	      (unsigned long long)w.busy_blocked);
+	make_readable(tx, rx, false);
 }
 
 static void test_modes(int tx, int rx)
