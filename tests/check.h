@@ -6,6 +6,7 @@
 #ifndef SNR_TESTS_CHECK_H
 #define SNR_TESTS_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int check_failures;
@@ -21,6 +22,17 @@ static int check_count;
 			fputc('\n', stderr);                                      \
 		}                                                                 \
 	} while (0)
+
+/* xorshift64: reproducible pseudo-random numbers from the state (nonzero)
+ * each test seeds for itself */
+static inline uint64_t check_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
 
 static inline int check_report(const char *name)
 {

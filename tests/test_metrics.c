@@ -50,8 +50,7 @@ struct ev {
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-	return rng;
+	return check_rand(&rng);
 }
 /* A value of any size: small, large, or one of the extremes. */
 static uint64_t val(void)

@@ -64,10 +64,7 @@ static const struct {
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return check_rand(&rng);
 }
 
 static int reg_index(const struct snr_isa_reg *f, size_t n, const char *name)
