@@ -15,7 +15,9 @@
  *    (the largest ratio seen is printed);
  *  - the MXU with zeros in lhs (elements, rows), non-finite weights and NaN
  *    lhs elements: bitwise equal to the reference (the kernels skip zero
- *    steps only where that cannot change a bit);
+ *    steps only where that cannot change a bit); the same for the kernels'
+ *    grouping of rows (1..140 rows, zero rows after data rows, groups zero
+ *    at some steps in some rows, sums that overflow);
  *  - the vector and MXU checks above once per build of the kernels
  *    (AVX-512F, AVX2, baseline) the host's CPU can run;
  *  - deferred copies: random DMAs, debugger reads and writes, vector and MXU
@@ -400,6 +402,80 @@ static void test_mxu_zeros(void)
 					CHECK(0, "%s with zeros, rows=%llu: element [%llu][%u] = %08x, reference %08x",
 					      ta1_insn_table[op].mnemonic, (unsigned long long)rows, (unsigned long long)r,
 					      j, h_bits(g), h_bits(s32));
+					bad = 1;
+				}
+			}
+	}
+}
+
+/* The grouping of the kernels (isa/ta1/ta1_xta.c: rows not all zero 4 at a
+ * time, then the all-zero rows, 64 rows at a time, and whether every row of
+ * w is finite taken from a pass whose sums all end finite), called directly
+ * with 1..140 rows against the fixed-order reference (NaN matches NaN):
+ *  - the serving loop's shape and others: one data row then zero rows, data
+ *    rows in every count modulo 4, zero rows between them, past 64 rows;
+ *  - groups where only some rows are zero at a step k, and steps where all
+ *    of a group's rows are zero;
+ *  - a non-finite weight in a row whose step the data rows do (their sums
+ *    become NaN or inf: the zero rows after them must still get NaN in that
+ *    column) and in a row whose step they skip;
+ *  - sums that overflow with finite weights, and inf or NaN lhs elements:
+ *    not proof that w is finite, so the zero rows find out themselves
+ *    (+0, or the old dst with -0 made +0 for mma). */
+static void test_mxu_groups(void)
+{
+	enum { D = TA1_MXU_DIM, RMAX = 140 };
+	static float w[D * D], lhs[RMAX * D], dst[RMAX * D], got[RMAX * D];
+	static const uint32_t odd[] = {0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001};
+	for (unsigned t = 0; t < 160; t++) {
+		unsigned shape = t % 8, acc = t / 8 & 1;
+		uint64_t rows = t < 16 ? 8 : 1 + h_below(h_below(3) ? 20 : RMAX);
+		int big = shape == 5; /* products overflow: |l*w| up to 1e40 */
+		for (unsigned i = 0; i < D * D; i++)
+			w[i] = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0) * (big ? 1e20f : 1.0f);
+		unsigned kbad = h_below(D); /* the row of w with a non-finite weight, if any */
+		if (shape == 2 || shape == 3 || h_below(8) == 0)
+			w[kbad * D + h_below(D)] = h_f32(odd[h_below(4)]);
+		for (uint64_t r = 0; r < rows; r++) {
+			/* shapes 0-3, 5, 6: row 0 (and, for 6, a few more) holds data, the rest are zero */
+			int data = shape == 4 || shape == 7 ? h_below(4) != 0 : r == 0 || (shape == 6 && h_below(5) == 0);
+			for (unsigned k = 0; k < D; k++) {
+				float v = (float)((double)(h_rand() >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+				if (big)
+					v *= 1e20f;
+				if (!data)
+					v = h_below(2) ? 0.0f : -0.0f;
+				else if (shape == 3 && k == kbad)
+					v = 0.0f; /* the data row skips the non-finite row of w, unless its group needs it */
+				else if (shape == 4 && (k + r) % 3 == 0)
+					v = -0.0f; /* some rows of a group zero at k, others not */
+				else if (shape == 7 && k % 5 == 0)
+					v = 0.0f; /* every row zero at these k */
+				else if (shape == 1 && h_below(8) == 0)
+					v = 0.0f;
+				if (data && shape == 6 && h_below(40) == 0)
+					v = h_f32(odd[h_below(4)]); /* inf or NaN lhs */
+				lhs[r * D + k] = v;
+				dst[r * D + k] = h_below(4) == 0 ? -0.0f : rand_f32();
+			}
+		}
+		memcpy(got, dst, rows * D * 4);
+		ta1_mxu_matmul(got, lhs, w, rows, (int)acc);
+		int bad = 0;
+		for (uint64_t r = 0; r < rows && !bad; r++)
+			for (unsigned j = 0; j < D && !bad; j++) {
+				float s32 = 0.0f;
+				for (unsigned kk = 0; kk < D; kk++) {
+					float p = lhs[r * D + kk] * w[kk * D + j];
+					s32 += p;
+				}
+				if (acc)
+					s32 = dst[r * D + j] + s32;
+				float g = got[r * D + j];
+				if (h_bits(g) != h_bits(s32) && !(g != g && s32 != s32)) {
+					CHECK(0, "matmul (%s) shape %u, rows=%llu: element [%llu][%u] = %08x, reference %08x",
+					      acc ? "mma" : "mm", shape, (unsigned long long)rows, (unsigned long long)r, j,
+					      h_bits(g), h_bits(s32));
 					bad = 1;
 				}
 			}
@@ -990,6 +1066,7 @@ int main(void)
 		test_vexp();
 		test_mxu();
 		test_mxu_zeros();
+		test_mxu_groups();
 	}
 	CHECK(ta1_xta_use(chosen) == 0, "cannot return to the build %s", chosen);
 	CHECK(ta1_xta_use("no-such-build") == -1, "an unknown build was accepted");

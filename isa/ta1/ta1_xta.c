@@ -114,142 +114,223 @@ enum { MXU_D = 128 };
  * other x (a NaN stays the same NaN, an infinity the same infinity). So the
  * step k of a row whose l_k is zero changes nothing when row k of w is all
  * finite, and is skipped; a row of all-zero lhs (the padding rows of a
- * batch smaller than the MXU's) costs 128 compares. With l_k zero and an
- * infinite or NaN weight in row k the product is NaN and the step is done.
- * Whether each row of w is finite is computed once per call, when a zero
- * first asks (w_row_finite: 0 not yet known, 1 finite, 2 not).
+ * batch smaller than the MXU's) then costs its compares and its stores.
+ * With l_k zero and an infinite or NaN weight in row k the product is NaN
+ * and the step is done. Whether each row of w is finite is known per call
+ * (fin[k]: 0 not yet known, 1 finite, 2 not; fin[MXU_D] = 1: every row
+ * finite), found in one of two ways:
+ *  - w_row_finite looks at row k when a zero first asks;
+ *  - a group's pass whose sums all end finite (before mma adds the old dst)
+ *    proves every row of w finite: a non-finite product leaves its running sum non-finite to the end
+ *    (inf + finite = inf, inf + -inf = NaN, NaN + x = NaN), and a product
+ *    l * w is non-finite whenever w is (+-inf * nonzero = +-inf, 0 * inf =
+ *    NaN, x * NaN = NaN), so every w[k][j] of a step done is finite, and
+ *    the steps left out were left out because their row of w is. An
+ *    overflow, or an infinite or NaN lhs element, only leaves it unknown.
+ *    This costs a few vector operations per block of columns, where looking
+ *    at all of w costs a pass over it, and it is why a batch's padding rows
+ *    after a row of data cost almost nothing.
  */
-static inline int w_row_finite(const float *w, int k, unsigned char *fin)
-{
-	if (!fin[k]) {
-		uint32_t bad = 0;
-		for (int j = 0; j < MXU_D; j++) {
-			uint32_t u;
-			memcpy(&u, w + k * MXU_D + j, 4);
-			bad |= (u & 0x7f800000u) == 0x7f800000u;
-		}
-		fin[k] = bad ? 2 : 1;
-	}
-	return fin[k] == 1;
-}
-
-static inline int row_all_zero(const float *l)
-{
-	int nonzero = 0;
-	for (int k = 0; k < MXU_D; k++)
-		nonzero |= l[k] != 0.0f;
-	return !nonzero;
-}
 
 /*
- * XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W, A) defines matmul_SUFFIX and
+ * XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W, A, A1) defines matmul_SUFFIX and
  * vbinary_SUFFIX with the function attribute ATTR (a target), over VT, a
  * vector of W floats (VTI its mask). Only these two loops are built per
  * target (exp and max: XTA_ELEMWISE below; the row sums stay scalar, one
  * running sum per row).
  *
- * matmul: the rows of lhs that are not all zero are taken two at a time
- * (the last one alone if their count is odd; an all-zero row alone), and
- * for each block of A*W columns, each row's acc[j] starts at +0.0f and adds
+ * matmul: of each 64 rows of lhs, those not all zero are taken XTA_ROWS (4)
+ * at a time in their order (the last group may be smaller), then the
+ * all-zero ones the same way. For each block of columns (A*W of them, A1*W
+ * for a group of one row), each row's acc[j] starts at +0.0f and adds
  * l_k * w[k][j] for k ascending, one rounded product and one rounded sum per
- * step (a step whose l_k is zero in every row of the pair is skipped when
- * that changes nothing: see w_row_finite). The 2*A vector accumulators stay
- * in registers across the 128 steps (independent chains of adds hide the
- * add's latency), and each weight vector loaded serves both rows, which
- * halves the loads per multiply-add. Which rows go together changes no
- * element's operations: each output element still depends on its own row
- * and w alone; the all-zero rows come last, after a lone row's pass may have
- * found every row of w finite on the way. vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of
- * two NaNs, a's); loads a block before storing it, so dst may alias a or b
- * exactly (as ta1_vector_op allows).
+ * step. A group first finds its steps (mm_group): a step whose l_k is zero
+ * in every row of the group is left out when that changes nothing (see
+ * above); when none is, k runs 0..127 without a list. The rows*A vector
+ * accumulators stay in registers across the steps (independent chains of
+ * adds hide the add's latency), and each weight vector loaded serves every
+ * row of the group: with 4 rows and A = 2 (AVX2: 8 accumulators, 2 weight
+ * vectors and the broadcasts of the 4 l_k among 16 registers) a step loads
+ * 2 weight vectors for 8 vector multiply-adds, half the bytes per
+ * multiply-add of a pair of rows (4 vectors for 8) and a quarter of one
+ * row's. The weights (64 KiB, larger than L1) come from L2: a pair of rows
+ * at a Zen 3's peak of 2 vector multiplies per cycle needs its full 32 bytes
+ * per cycle from L2, the groups of 4 half of it (inferred from the
+ * throughputs, not measured apart: no hardware counters on the machine
+ * where this was tuned). AVX-512F: 4 rows x 4 vectors (16 of 32 registers);
+ * one row alone: A1 vectors, no weight vector reused. Which rows go together
+ * changes no element's operations: each output element still depends on its
+ * own row and w alone, and a step done for a row whose l_k is zero (another
+ * row of its group needs it) adds +-0 to an accumulator that is never -0:
+ * the same bits as leaving it out. mm_group is inlined with a constant N
+ * (rows in the group) and mm_blocks with a constant DENSE, one copy each, so
+ * every loop over rows or vectors has constant bounds.
+ *
+ * vbinary: dst[i] = a[i] + b[i] or a[i] * b[i] (vbinary1: of two NaNs, a's);
+ * loads a block before storing it, so dst may alias a or b exactly (as
+ * ta1_vector_op allows).
  */
-#define XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W, A)                                                             \
-	ATTR static inline __attribute__((always_inline)) void mm_rows_##SUFFIX(                             \
-	    float *out0, float *out1, const float *l0r, const float *l1r, const float *w, int accumulate,    \
-	    unsigned char *fin, const int two)                                                               \
+enum { XTA_ROWS = 4 };
+_Static_assert(XTA_ROWS == 4, "matmul_* calls mm_group with 1..4 rows");
+#define XTA_KERNELS(SUFFIX, ATTR, VT, VTI, W, A, A1)                                                         \
+	/* the bits of x - x: 0 in the lanes where x is finite, a NaN's where it is infinite or NaN */     \
+	ATTR static inline __attribute__((always_inline)) VTI nonfinite_bits_##SUFFIX(VT x)                 \
 	{                                                                                                    \
-		/* one row in one block of every column: the row's pass loads all of w, */                  \
-		/* which it is waiting for anyway, so it also notes whether w is finite */                  \
-		const int scan = !two && A * W == MXU_D;                                                     \
+		VT z = x - x;                                                                                \
+		VTI zi;                                                                                      \
+		memcpy(&zi, &z, sizeof(zi));                                                                 \
+		return zi;                                                                                   \
+	}                                                                                                    \
+	ATTR static inline __attribute__((always_inline)) int any_lane_##SUFFIX(VTI m)                      \
+	{                                                                                                    \
+		int32_t o = 0;                                                                               \
+		for (int i = 0; i < W; i++)                                                                  \
+			o |= m[i];                                                                           \
+		return o != 0;                                                                               \
+	}                                                                                                    \
+	ATTR static inline __attribute__((always_inline)) int w_row_finite_##SUFFIX(const float *w, int k,  \
+										     unsigned char *fin)     \
+	{                                                                                                    \
+		if (!fin[k]) {                                                                               \
+			VTI bad = {0};                                                                       \
+			for (int j = 0; j < MXU_D; j += W) {                                                 \
+				VT x;                                                                        \
+				V_LOAD(x, w + k * MXU_D + j);                                                \
+				bad |= nonfinite_bits_##SUFFIX(x);                                           \
+			}                                                                                    \
+			fin[k] = any_lane_##SUFFIX(bad) ? 2 : 1;                                             \
+		}                                                                                            \
+		return fin[k] == 1;                                                                          \
+	}                                                                                                    \
+	/* the steps (ks[0..nk-1], or every k if DENSE) for the N rows at OUT and LR, blocks of columns; */ \
+	/* returns whether every accumulator ended finite (so every row of w is: see above) */             \
+	ATTR static inline __attribute__((always_inline)) int mm_blocks_##SUFFIX(                            \
+	    float *const *out, const float *const *lr, const float *w, int accumulate, const unsigned char *ks, \
+	    int nk, const int n, const int dense)                                                            \
+	{                                                                                                    \
+		const int nv = n == 1 ? A1 : A; /* vectors per block */                                      \
 		VTI bad = {0};                                                                               \
-		int skipped = 0;                                                                             \
-		for (int jb = 0; jb < MXU_D; jb += A * W) {                                                  \
-			VT a0[A], a1[A];                                                                     \
-			_Pragma("GCC unroll 16") for (int v = 0; v < A; v++) a0[v] = a1[v] = (VT){0};        \
-			for (int k = 0; k < MXU_D; k++) {                                                    \
-				float l0 = l0r[k], l1 = two ? l1r[k] : 0.0f;                                 \
-				if (l0 == 0.0f && l1 == 0.0f && w_row_finite(w, k, fin)) {                   \
-					skipped = 1;                                                         \
-					continue;                                                            \
-				}                                                                            \
+		for (int jb = 0; jb < MXU_D; jb += nv * W) {                                                 \
+			VT acc[XTA_ROWS][A1 > A ? A1 : A];                                                   \
+			_Pragma("GCC unroll 16") for (int r = 0; r < n; r++)                                 \
+			    _Pragma("GCC unroll 16") for (int v = 0; v < nv; v++) acc[r][v] = (VT){0};       \
+			for (int i = 0; i < nk; i++) {                                                       \
+				const int k = dense ? i : ks[i];                                             \
 				const float *wr = w + (uint64_t)k * MXU_D + jb;                              \
-				_Pragma("GCC unroll 16") for (int v = 0; v < A; v++)                         \
+				float l[XTA_ROWS];                                                           \
+				_Pragma("GCC unroll 16") for (int r = 0; r < n; r++) l[r] = lr[r][k];        \
+				_Pragma("GCC unroll 16") for (int v = 0; v < nv; v++)                        \
 				{                                                                            \
-					VT wv, p0, p1;                                                       \
+					VT wv;                                                               \
 					V_LOAD(wv, wr + W * v);                                              \
-					if (scan) {                                                          \
-						VTI u;                                                       \
-						memcpy(&u, &wv, sizeof(u));                                  \
-						bad |= (u & 0x7f800000) == 0x7f800000;                       \
-					}                                                                    \
-					p0 = l0 * wv; /* scalar * vector: l times each lane */               \
-					a0[v] = a0[v] + p0;                                                  \
-					if (two) {                                                           \
-						p1 = l1 * wv;                                                \
-						a1[v] = a1[v] + p1;                                          \
+					_Pragma("GCC unroll 16") for (int r = 0; r < n; r++)                 \
+					{                                                                    \
+						VT p = l[r] * wv; /* scalar * vector: l times each lane */   \
+						acc[r][v] = acc[r][v] + p;                                   \
 					}                                                                    \
 				}                                                                            \
 			}                                                                                    \
-			_Pragma("GCC unroll 16") for (int v = 0; v < A; v++)                                 \
+			_Pragma("GCC unroll 16") for (int r = 0; r < n; r++)                                 \
+			    _Pragma("GCC unroll 16") for (int v = 0; v < nv; v++)                            \
 			{                                                                                    \
+				bad |= nonfinite_bits_##SUFFIX(acc[r][v]);                                   \
 				if (accumulate) {                                                            \
 					VT prev;                                                             \
-					V_LOAD(prev, out0 + jb + W * v);                                     \
-					a0[v] = prev + a0[v];                                                \
-					if (two) {                                                           \
-						V_LOAD(prev, out1 + jb + W * v);                             \
-						a1[v] = prev + a1[v];                                        \
-					}                                                                    \
+					V_LOAD(prev, out[r] + jb + W * v);                                   \
+					acc[r][v] = prev + acc[r][v];                                        \
 				}                                                                            \
-				V_STORE(out0 + jb + W * v, a0[v]);                                           \
-				if (two)                                                                     \
-					V_STORE(out1 + jb + W * v, a1[v]);                                   \
+				V_STORE(out[r] + jb + W * v, acc[r][v]);                                     \
 			}                                                                                    \
 		}                                                                                            \
-		if (scan && !skipped) {                                                                      \
-			int any = 0;                                                                         \
-			for (int i = 0; i < W; i++)                                                          \
-				any |= bad[i];                                                               \
-			if (!any) /* every row of w finite (when some is not, w_row_finite finds which) */   \
-				memset(fin, 1, MXU_D);                                                       \
+		return !any_lane_##SUFFIX(bad);                                                              \
+	}                                                                                                    \
+	/* which steps of N rows have some l_k not zero (a NaN is not zero): nzk[k] (if not NULL); */      \
+	/* *any: some step has, *all: every step has */                                                    \
+	ATTR static inline __attribute__((always_inline)) void nonzero_steps_##SUFFIX(                      \
+	    const float *const *lr, const int n, int32_t *nzk, int *any, int *all)                          \
+	{                                                                                                    \
+		VTI or_ = {0}, and_ = ~or_;                                                                  \
+		for (int kb = 0; kb < MXU_D; kb += W) {                                                      \
+			VTI m = {0};                                                                         \
+			_Pragma("GCC unroll 16") for (int r = 0; r < n; r++)                                 \
+			{                                                                                    \
+				VT x;                                                                        \
+				V_LOAD(x, lr[r] + kb);                                                       \
+				m |= x != 0.0f;                                                              \
+			}                                                                                    \
+			if (nzk)                                                                             \
+				V_STORE(nzk + kb, m);                                                        \
+			or_ |= m;                                                                            \
+			and_ &= m;                                                                           \
 		}                                                                                            \
+		*any = any_lane_##SUFFIX(or_);                                                               \
+		*all = !any_lane_##SUFFIX(~and_);                                                            \
+	}                                                                                                    \
+	ATTR static int row_all_zero_##SUFFIX(const float *l)                                               \
+	{                                                                                                    \
+		int any, all;                                                                                \
+		nonzero_steps_##SUFFIX(&l, 1, NULL, &any, &all);                                             \
+		return !any;                                                                                 \
+	}                                                                                                    \
+	ATTR static inline __attribute__((always_inline)) void mm_group_##SUFFIX(                            \
+	    float *const *out, const float *const *lr, const float *w, int accumulate, unsigned char *fin,  \
+	    const int n)                                                                                     \
+	{                                                                                                    \
+		unsigned char ks[MXU_D];                                                                     \
+		int32_t nzk[MXU_D];                                                                          \
+		int nk = 0, any, all, finite;                                                                \
+		nonzero_steps_##SUFFIX(lr, n, nzk, &any, &all);                                              \
+		if (all) {                                                                                   \
+			finite = mm_blocks_##SUFFIX(out, lr, w, accumulate, ks, MXU_D, n, 1);                \
+		} else {                                                                                     \
+			if (fin[MXU_D]) { /* every row of w finite: the steps are the nonzero ones */        \
+				for (int k = 0; any && k < MXU_D; k++)                                       \
+					if (nzk[k])                                                          \
+						ks[nk++] = (unsigned char)k;                                 \
+			} else {                                                                             \
+				for (int k = 0; k < MXU_D; k++)                                              \
+					if (nzk[k] || !w_row_finite_##SUFFIX(w, k, fin))                     \
+						ks[nk++] = (unsigned char)k;                                 \
+			}                                                                                    \
+			finite = mm_blocks_##SUFFIX(out, lr, w, accumulate, ks, nk, n, 0);                   \
+		}                                                                                            \
+		if (finite && !fin[MXU_D])                                                                   \
+			memset(fin, 1, MXU_D + 1);                                                           \
 	}                                                                                                    \
 	ATTR static void matmul_##SUFFIX(float *dst, const float *lhs, const float *w, uint64_t rows,        \
 					 int accumulate)                                                     \
 	{                                                                                                    \
-		unsigned char fin[MXU_D] = {0};                                                              \
-		uint64_t waiting = UINT64_MAX; /* a row not all zero, without its pair yet */                \
-		uint64_t nzero = 0;                                                                          \
-		for (uint64_t r = 0; r < rows; r++) {                                                        \
-			const float *lr = lhs + r * MXU_D;                                                   \
-			if (row_all_zero(lr))                                                                \
-				nzero++;                                                                     \
-			else if (waiting == UINT64_MAX)                                                      \
-				waiting = r;                                                                 \
-			else {                                                                               \
-				mm_rows_##SUFFIX(dst + waiting * MXU_D, dst + r * MXU_D, lhs + waiting * MXU_D, \
-						 lr, w, accumulate, fin, 1);                                 \
-				waiting = UINT64_MAX;                                                        \
+		unsigned char fin[MXU_D + 1] = {0};                                                          \
+		for (uint64_t r0 = 0; r0 < rows; r0 += 64) { /* 64 rows at a time: a bit each */             \
+			const int nr = rows - r0 < 64 ? (int)(rows - r0) : 64;                               \
+			uint64_t zmask = 0; /* bit i: row r0 + i is all zero */                              \
+			int nzero = 0;                                                                       \
+			for (int i = 0; i < nr; i++)                                                         \
+				if (row_all_zero_##SUFFIX(lhs + (r0 + i) * MXU_D))                           \
+					zmask |= 1ull << i, nzero++;                                         \
+			for (int zeros = 0; zeros < 2; zeros++) { /* the rows not all zero, then the others */ \
+				int left = zeros ? nzero : nr - nzero, n = 0;                                \
+				float *out[XTA_ROWS];                                                        \
+				const float *l[XTA_ROWS];                                                    \
+				for (int i = 0; left; i++) {                                                 \
+					if ((int)(zmask >> i & 1) != zeros)                                  \
+						continue;                                                    \
+					out[n] = dst + (r0 + i) * MXU_D, l[n] = lhs + (r0 + i) * MXU_D;      \
+					n++, left--;                                                         \
+					if (n < XTA_ROWS && left)                                            \
+						continue;                                                    \
+					if (n == 4)                                                          \
+						mm_group_##SUFFIX(out, l, w, accumulate, fin, 4);            \
+					else if (n == 3)                                                     \
+						mm_group_##SUFFIX(out, l, w, accumulate, fin, 3);            \
+					else if (n == 2)                                                     \
+						mm_group_##SUFFIX(out, l, w, accumulate, fin, 2);            \
+					else                                                                 \
+						mm_group_##SUFFIX(out, l, w, accumulate, fin, 1);            \
+					n = 0;                                                               \
+				}                                                                            \
 			}                                                                                    \
 		}                                                                                            \
-		if (waiting != UINT64_MAX)                                                                   \
-			mm_rows_##SUFFIX(dst + waiting * MXU_D, NULL, lhs + waiting * MXU_D, NULL, w, accumulate, \
-					 fin, 0);                                                            \
-		for (uint64_t r = 0; nzero && r < rows; r++) /* the all-zero rows, after the others */       \
-			if (row_all_zero(lhs + r * MXU_D)) {                                                 \
-				mm_rows_##SUFFIX(dst + r * MXU_D, NULL, lhs + r * MXU_D, NULL, w, accumulate, fin, 0); \
-				nzero--;                                                                     \
-			}                                                                                    \
 	}                                                                                                    \
 	ATTR static void vbinary_##SUFFIX(int mul, float *dst, const float *a, const float *b, uint64_t n)   \
 	{                                                                                                    \
@@ -353,12 +434,12 @@ typedef int64_t xta_d2i __attribute__((vector_size(16)));
 typedef uint64_t xta_d2u __attribute__((vector_size(16)));
 
 #if defined(__x86_64__)
-XTA_KERNELS(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16, 8)
-XTA_KERNELS(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8, 4)
+XTA_KERNELS(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16, 4, 8)
+XTA_KERNELS(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8, 2, 8)
 XTA_ELEMWISE(avx512, __attribute__((target("avx512f"))), xta_v16, xta_v16i, 16, xta_v8, xta_v8i, xta_d8, xta_d8i, xta_d8u, 8)
 XTA_ELEMWISE(avx2, __attribute__((target("avx2"))), xta_v8, xta_v8i, 8, xta_v4, xta_v4i, xta_d4, xta_d4i, xta_d4u, 4)
 #endif
-XTA_KERNELS(base, , xta_v4, xta_v4i, 4, 4)
+XTA_KERNELS(base, , xta_v4, xta_v4i, 4, 2, 8)
 XTA_ELEMWISE(base, , xta_v4, xta_v4i, 4, xta_v2, xta_v2i, xta_d2, xta_d2i, xta_d2u, 2)
 
 struct xta_impl {
