@@ -50,6 +50,25 @@ static inline double pow2(int k)
 			p = p * r + c_[k_];                                                                  \
 	} while (0)
 
+/* EXP_POLY for four independent values at once, each step in the same
+ * order: four dependency chains the CPU overlaps. */
+#define EXP_POLY4(p0, r0, p1, r1, p2, r2, p3, r3)                                                                            \
+	do {                                                                                                 \
+		static const double c4_[12] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, \
+					       1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,    \
+					       1.0 / 6.0,        0.5,             1.0,            1.0};          \
+		p0 = p0 + c4_[0];                                                                            \
+		p1 = p1 + c4_[0];                                                                            \
+		p2 = p2 + c4_[0];                                                                            \
+		p3 = p3 + c4_[0];                                                                            \
+		for (int k_ = 1; k_ < 12; k_++) {                                                            \
+			p0 = p0 * r0 + c4_[k_];                                                              \
+			p1 = p1 * r1 + c4_[k_];                                                              \
+			p2 = p2 * r2 + c4_[k_];                                                              \
+			p3 = p3 * r3 + c4_[k_];                                                              \
+		}                                                                                            \
+	} while (0)
+
 float ta1_expf(float xf)
 {
 	double x = xf;
@@ -355,7 +374,8 @@ _Static_assert(XTA_ROWS == 4, "matmul_* calls mm_group with 1..4 rows");
  * XTA_ELEMWISE(SUFFIX, ATTR, VT, VTI, W, VH, VHI, VD, VDI, VDU, H) defines
  * vmax_SUFFIX and vexp_SUFFIX, the same operations as vmax1 and ta1_expf
  * per element, W (vmax) or H = W/2 (exp, in doubles: VH floats widened to
- * VD) elements at a time, the edge cases chosen by masks:
+ * VD; four such vectors per pass) elements at a time, the edge cases chosen
+ * by masks:
  *
  * vmax: a if a is NaN, else b if b is NaN, else, both zero, a unless a is
  * -0, else the larger (a > b ? a : b), as bit patterns (a NaN is returned
@@ -388,34 +408,64 @@ _Static_assert(XTA_ROWS == 4, "matmul_* calls mm_group with 1..4 rows");
 		for (; i < n; i++)                                                                           \
 			dst[i] = vmax1(a[i], b[i]);                                                          \
 	}                                                                                                    \
+	/* One vector of H floats: the reduction, 2^k and the edge cases around  \
+	 * the polynomial, which vexp_ interleaves for four vectors. */        \
+	ATTR static inline VD vexp_reduce_##SUFFIX(VH xf, VD *tc)                                          \
+	{                                                                                                    \
+		const double round_c = 6755399441055744.0; /* 1.5 * 2^52 */                                  \
+		VD x = __builtin_convertvector(xf, VD);                                                      \
+		*tc = x * EXP_LOG2E + round_c;                                                               \
+		VD kd = *tc - round_c;                                                                       \
+		return (x - kd * EXP_LN2_HI) - kd * EXP_LN2_LO;                                              \
+	}                                                                                                    \
+	ATTR static inline void vexp_finish_##SUFFIX(float *dst, VH xf, VD tc, VD p)                        \
+	{                                                                                                    \
+		VD x = __builtin_convertvector(xf, VD);                                                      \
+		VDU kbits, scale_bits;                                                                       \
+		memcpy(&kbits, &tc, sizeof(kbits));                                                          \
+		scale_bits = (kbits + 1023) << 52; /* the low bits of tc are k (two's complement) */         \
+		VD scale;                                                                                    \
+		memcpy(&scale, &scale_bits, sizeof(scale));                                                  \
+		VH res = __builtin_convertvector(p * scale, VH);                                             \
+		VDI big = x > 88.73, small = x < -104.0;                                                     \
+		VHI bigf = __builtin_convertvector(big, VHI), smallf = __builtin_convertvector(small, VHI);  \
+		VHI nan = xf != xf, ri, xi;                                                                  \
+		memcpy(&ri, &res, sizeof(ri));                                                               \
+		memcpy(&xi, &xf, sizeof(xi));                                                                \
+		ri = (bigf & 0x7f800000) | (~bigf & ri);                                                     \
+		ri = ~smallf & ri;                                                                           \
+		ri = (nan & xi) | (~nan & ri);                                                               \
+		V_STORE(dst, ri);                                                                            \
+	}                                                                                                    \
+	/* Four vectors per pass: the 12 Horner steps are one dependent chain   \
+	 * of products and sums per vector (latency-bound: ~6 cycles a step),   \
+	 * so independent chains in the same loop fill the FP pipes one chain   \
+	 * leaves idle (the same operations per element, so the same bits). */ \
 	ATTR static void vexp_##SUFFIX(float *dst, const float *a, uint64_t n)                              \
 	{                                                                                                    \
 		uint64_t i = 0;                                                                              \
-		const double round_c = 6755399441055744.0; /* 1.5 * 2^52 */                                  \
+		for (; i + 4 * H <= n; i += 4 * H) {                                                         \
+			VH xf0, xf1, xf2, xf3;                                                               \
+			V_LOAD(xf0, a + i);                                                                  \
+			V_LOAD(xf1, a + i + H);                                                              \
+			V_LOAD(xf2, a + i + 2 * H);                                                          \
+			V_LOAD(xf3, a + i + 3 * H);                                                          \
+			VD tc0, tc1, tc2, tc3;                                                               \
+			VD r0 = vexp_reduce_##SUFFIX(xf0, &tc0), r1 = vexp_reduce_##SUFFIX(xf1, &tc1);       \
+			VD r2 = vexp_reduce_##SUFFIX(xf2, &tc2), r3 = vexp_reduce_##SUFFIX(xf3, &tc3);       \
+			VD p0 = {0}, p1 = {0}, p2 = {0}, p3 = {0};                                           \
+			EXP_POLY4(p0, r0, p1, r1, p2, r2, p3, r3);                                           \
+			vexp_finish_##SUFFIX(dst + i, xf0, tc0, p0);                                         \
+			vexp_finish_##SUFFIX(dst + i + H, xf1, tc1, p1);                                     \
+			vexp_finish_##SUFFIX(dst + i + 2 * H, xf2, tc2, p2);                                 \
+			vexp_finish_##SUFFIX(dst + i + 3 * H, xf3, tc3, p3);                                 \
+		}                                                                                            \
 		for (; i + H <= n; i += H) {                                                                 \
 			VH xf;                                                                               \
 			V_LOAD(xf, a + i);                                                                   \
-			VD x = __builtin_convertvector(xf, VD);                                              \
-			VD tc = x * EXP_LOG2E + round_c;                                                     \
-			VD kd = tc - round_c;                                                                \
-			VD r = (x - kd * EXP_LN2_HI) - kd * EXP_LN2_LO;                                      \
-			VD p = {0};                                                                          \
+			VD tc, r = vexp_reduce_##SUFFIX(xf, &tc), p = {0};                                   \
 			EXP_POLY(p, r);                                                                      \
-			VDU kbits, scale_bits;                                                               \
-			memcpy(&kbits, &tc, sizeof(kbits));                                                  \
-			scale_bits = (kbits + 1023) << 52; /* the low bits of tc are k (two's complement) */ \
-			VD scale;                                                                            \
-			memcpy(&scale, &scale_bits, sizeof(scale));                                          \
-			VH res = __builtin_convertvector(p * scale, VH);                                     \
-			VDI big = x > 88.73, small = x < -104.0;                                             \
-			VHI bigf = __builtin_convertvector(big, VHI), smallf = __builtin_convertvector(small, VHI); \
-			VHI nan = xf != xf, ri, xi;                                                          \
-			memcpy(&ri, &res, sizeof(ri));                                                       \
-			memcpy(&xi, &xf, sizeof(xi));                                                        \
-			ri = (bigf & 0x7f800000) | (~bigf & ri);                                             \
-			ri = ~smallf & ri;                                                                   \
-			ri = (nan & xi) | (~nan & ri);                                                       \
-			V_STORE(dst + i, ri);                                                                \
+			vexp_finish_##SUFFIX(dst + i, xf, tc, p);                                            \
 		}                                                                                            \
 		for (; i < n; i++)                                                                           \
 			dst[i] = ta1_expf(a[i]);                                                             \
