@@ -84,6 +84,10 @@ struct ta1_chip {
 	uint64_t bp[MAX_BREAKPOINTS];
 	unsigned nbp;
 	struct ta1_chip_stats stats;
+	/* ta1_chip_step_known: the instruction at pc decoded and its access, as
+	 * the caller computed them for this step (NULL otherwise) */
+	const struct ta1_insn *known_in;
+	const struct ta1_access *known_a;
 	char fault[512];
 };
 
@@ -595,12 +599,17 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 {
 	struct ta1_insn in;
 	struct ta1_access a;
-	struct ta1_query_ctx q;
-	uint32_t w;
-	memcpy(&w, c->core + (pc - TA1_CORE_BASE), 4);
-	ta1_decode(w, &in);
-	ta1_chip_query_ctx(c, &q);
-	ta1_access_query(&in, &q, &a);
+	if (c->known_a) { /* the same decode and query on the same state, done by the caller */
+		in = *c->known_in;
+		a = *c->known_a;
+	} else {
+		struct ta1_query_ctx q;
+		uint32_t w;
+		memcpy(&w, c->core + (pc - TA1_CORE_BASE), 4);
+		ta1_decode(w, &in);
+		ta1_chip_query_ctx(c, &q);
+		ta1_access_query(&in, &q, &a);
+	}
 	if (a.fault) {
 		if (a.fault_region) {
 			const struct ta1_region *r = &a.region[a.fault_region - 1];
@@ -999,6 +1008,16 @@ enum ta1_stop ta1_chip_step(struct ta1_chip *c)
 	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true) : run_loop(c, 1, false, true);
 	if (__builtin_expect(c->m->inject_armed, 0))
 		inject_due(c);
+	return s;
+}
+
+enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in, const struct ta1_access *a)
+{
+	c->known_in = in;
+	c->known_a = a;
+	enum ta1_stop s = ta1_chip_step(c);
+	c->known_in = NULL;
+	c->known_a = NULL;
 	return s;
 }
 

@@ -80,6 +80,12 @@ enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *w
 enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n);
 /* Executes exactly one instruction, ignoring breakpoints. */
 enum ta1_stop ta1_chip_step(struct ta1_chip *c);
+/* ta1_chip_step when the caller has just decoded the instruction at the pc
+ * (ta1_decode of the word there) and queried its access (ta1_access_query
+ * with ta1_chip_query_ctx's context) on the chip's current state: an Xta
+ * instruction then uses them instead of decoding and querying again (the
+ * simulator computes both before every step anyway). */
+enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in, const struct ta1_access *a);
 
 enum ta1_chip_state ta1_chip_state(const struct ta1_chip *c);
 int ta1_chip_exit_code(const struct ta1_chip *c);

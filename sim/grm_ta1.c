@@ -356,8 +356,9 @@ static inline int step_one(struct snr_sim *s, uint64_t index, uint64_t pc, struc
 	 * access alone. */
 	uint64_t before[32];
 	const uint64_t *x = s->q.x;
-	if (cls == TA1_CLASS_DMA_ISSUE || cls == TA1_CLASS_DMA_WAIT || cls == TA1_CLASS_VECTOR ||
-	    cls == TA1_CLASS_MATRIX) {
+	const bool xta = cls == TA1_CLASS_DMA_ISSUE || cls == TA1_CLASS_DMA_WAIT || cls == TA1_CLASS_VECTOR ||
+			 cls == TA1_CLASS_MATRIX;
+	if (xta) {
 		memcpy(before, s->q.x, sizeof(before));
 		x = before;
 	}
@@ -373,7 +374,9 @@ static inline int step_one(struct snr_sim *s, uint64_t index, uint64_t pc, struc
 		if (cls == TA1_CLASS_CSR) /* the cycle CSR reads the model's clock */
 			ta1_chip_set_cycle(c, ta1_timing_now(s->timing));
 	}
-	enum ta1_stop st = ta1_chip_step(c);
+	/* An Xta instruction's access is the query's answer (a dynamic slot or a
+	 * fresh decode): the chip need not decode and query it again. */
+	enum ta1_stop st = xta ? ta1_chip_step_known(c, &in, &a) : ta1_chip_step(c);
 	if (__builtin_expect(st != TA1_STOP_BUDGET, 0)) {
 		if (st == TA1_STOP_FAULT) {
 			snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
