@@ -581,7 +581,29 @@ void ta1_vector_op(enum ta1_vop op, float *dst, const float *a, const float *b, 
 
 void ta1_vsum_rows(float *dst, const float *a, uint64_t rows, uint64_t cols)
 {
-	for (uint64_t r = 0; r < rows; r++) {
+	/* Four rows at a time: each row's sum is one chain of dependent adds
+	 * (latency-bound), so four independent chains overlap; every row still
+	 * adds its columns in ascending order from +0 (the same bits). Only
+	 * when dst and a are disjoint: row r is written after row r is read,
+	 * and a dst inside later rows must change what they read. */
+	uintptr_t d0 = (uintptr_t)dst, d1 = (uintptr_t)(dst + rows), a0 = (uintptr_t)a,
+		  a1 = (uintptr_t)(a + rows * cols);
+	uint64_t r = 0;
+	for (; (d1 <= a0 || a1 <= d0) && r + 4 <= rows; r += 4) {
+		const float *p0 = a + r * cols, *p1 = p0 + cols, *p2 = p1 + cols, *p3 = p2 + cols;
+		float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
+		for (uint64_t c = 0; c < cols; c++) {
+			acc0 += p0[c];
+			acc1 += p1[c];
+			acc2 += p2[c];
+			acc3 += p3[c];
+		}
+		dst[r] = acc0;
+		dst[r + 1] = acc1;
+		dst[r + 2] = acc2;
+		dst[r + 3] = acc3;
+	}
+	for (; r < rows; r++) {
 		float acc = 0.0f;
 		for (uint64_t c = 0; c < cols; c++)
 			acc += a[r * cols + c];
