@@ -73,6 +73,7 @@ struct cap_rec {
 
 struct capture {
 	FILE *f;               /* the stream */
+	char *fbuf;            /* its stdio buffer, CAP_BUF bytes */
 	uint64_t n;            /* executions in it */
 	uint64_t bytes;        /* its size */
 	bool io_failed;        /* a write or read of the stream failed (io_err says which) */
@@ -236,7 +237,10 @@ static int cap_open(struct capture *c, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	setvbuf(c->f, NULL, _IOFBF, CAP_BUF);
+	/* glibc takes a buffer's size only with the buffer: with NULL it keeps
+	 * its own 4 KiB one (a write() every 4 KiB of the stream) */
+	c->fbuf = snr_xmalloc(CAP_BUF);
+	setvbuf(c->f, c->fbuf, _IOFBF, CAP_BUF);
 	return 0;
 }
 
@@ -305,6 +309,7 @@ static void capture_free(struct capture *c)
 {
 	if (c->f)
 		fclose(c->f);
+	free(c->fbuf);
 	free(c->st);
 	free(c->hash);
 	memset(c, 0, sizeof(*c));
@@ -338,7 +343,9 @@ struct cap_reader {
 	struct capture *c;
 	uint8_t *buf;
 	size_t len, pos;
-	uint64_t k; /* executions read */
+	uint64_t k;   /* executions read */
+	uint64_t off; /* the file's bytes read (pread, past the stream's stdio buffer) */
+	int rerr;     /* errno of a failed read, 0 if none */
 };
 
 static void cap_read_begin(struct capture *c, struct cap_reader *rd)
@@ -373,11 +380,21 @@ static bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
 		memmove(rd->buf, rd->buf + rd->pos, rd->len - rd->pos);
 		rd->len -= rd->pos;
 		rd->pos = 0;
-		rd->len += fread(rd->buf + rd->len, 1, CAP_BUF - rd->len, c->f);
+		/* straight from the file: fread would copy it through the
+		 * stream's own 1 MiB buffer first */
+		while (rd->len < CAP_BUF && rd->off < c->bytes && !rd->rerr) {
+			ssize_t got = pread(fileno(c->f), rd->buf + rd->len, CAP_BUF - rd->len, (off_t)rd->off);
+			if (got <= 0) {
+				rd->rerr = got < 0 ? errno : EIO;
+				break;
+			}
+			rd->len += (size_t)got;
+			rd->off += (uint64_t)got;
+		}
 	}
 	const uint8_t *p = rd->buf + rd->pos, *end = rd->buf + rd->len;
 	if (end - p < 5) {
-		cap_read_fail(rd, ferror(c->f) ? strerror(errno) : "the file ends early");
+		cap_read_fail(rd, rd->rerr ? strerror(rd->rerr) : "the file ends early");
 		return false;
 	}
 	memcpy(&r->sidx, p, 4);

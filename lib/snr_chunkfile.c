@@ -97,7 +97,7 @@ void snr_buf_put(struct snr_buf *b, const void *d, size_t n)
 	b->len += n;
 }
 
-uint64_t snr_cur_varint(struct snr_cursor *c)
+uint64_t snr_cur_varint_slow(struct snr_cursor *c)
 {
 	uint64_t v = 0;
 	for (int shift = 0; shift < 64; shift += 7) {
@@ -114,14 +114,6 @@ uint64_t snr_cur_varint(struct snr_cursor *c)
 	return 0;
 }
 
-uint8_t snr_cur_u8(struct snr_cursor *c)
-{
-	if (c->p >= c->end) {
-		c->bad = 1;
-		return 0;
-	}
-	return *c->p++;
-}
 
 const uint8_t *snr_cur_bytes(struct snr_cursor *c, uint64_t n)
 {

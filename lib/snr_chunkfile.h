@@ -56,8 +56,22 @@ struct snr_cursor {
 	const uint8_t *p, *end;
 	int bad;
 };
-uint64_t snr_cur_varint(struct snr_cursor *c);
-uint8_t snr_cur_u8(struct snr_cursor *c);
+uint64_t snr_cur_varint_slow(struct snr_cursor *c);
+/* A varint; most fields are one byte (the metrics file's deltas), read here
+ * without a call. */
+static inline uint64_t snr_cur_varint(struct snr_cursor *c)
+{
+	if (c->p < c->end && *c->p < 0x80)
+		return *c->p++;
+	return snr_cur_varint_slow(c);
+}
+static inline uint8_t snr_cur_u8(struct snr_cursor *c)
+{
+	if (c->p < c->end)
+		return *c->p++;
+	c->bad = 1;
+	return 0;
+}
 const uint8_t *snr_cur_bytes(struct snr_cursor *c, uint64_t n);
 
 uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len);

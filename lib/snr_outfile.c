@@ -14,6 +14,8 @@
 
 #include "snr_util.h"
 
+#define OUT_BUF (64u << 10)
+
 static mode_t file_mode(void)
 {
 	mode_t mask = umask(0);
@@ -63,8 +65,13 @@ int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t 
 
 FILE *snr_outfile_stdio(struct snr_outfile *o)
 {
-	if (!o->fp)
+	if (!o->fp) {
 		o->fp = fdopen(o->fd, "w");
+		if (o->fp) {
+			o->fbuf = snr_xmalloc(OUT_BUF);
+			setvbuf(o->fp, o->fbuf, _IOFBF, OUT_BUF);
+		}
+	}
 	return o->fp;
 }
 
@@ -86,6 +93,8 @@ static int close_file(struct snr_outfile *o, bool sync)
 	}
 	o->fp = NULL;
 	o->fd = -1;
+	free(o->fbuf);
+	o->fbuf = NULL;
 	return rc;
 }
 

@@ -24,6 +24,7 @@ struct snr_outfile {
 	char *path; /* the destination */
 	char *tmp;  /* the temporary file, NULL when written directly */
 	FILE *fp;   /* from snr_outfile_stdio */
+	char *fbuf; /* its buffer (64 KiB: glibc's own is 4 KiB, a write() each) */
 };
 
 /* 0, or -1 with err naming the file and the reason. */

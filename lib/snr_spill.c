@@ -177,7 +177,7 @@ void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r)
 		memcpy(s->cache + (slot * s->cache_cap + off) * s->rec, r, s->rec);
 }
 
-const void *snr_spill_at(struct snr_spill *s, uint64_t i)
+const void *snr_spill_at_slow(struct snr_spill *s, uint64_t i)
 {
 	if (i >= s->tail_first)
 		return s->tail + (size_t)(i - s->tail_first) * s->rec;
@@ -195,6 +195,9 @@ const void *snr_spill_at(struct snr_spill *s, uint64_t i)
 		s->cache_len[slot] = n < s->cache_cap ? (size_t)n : s->cache_cap;
 		read_at(s, first, block, s->cache_len[slot]);
 	}
+	s->hot = block;
+	s->hot_first = blk * s->cache_cap;
+	s->hot_n = s->cache_len[slot];
 	return block + off * s->rec;
 }
 

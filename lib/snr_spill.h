@@ -45,6 +45,9 @@ struct snr_spill {
 	uint64_t *cache_block; /* per slot: its block's number + 1, 0: empty */
 	size_t *cache_len;     /* per slot: records read (a block may end at the file's end) */
 	size_t cache_cap;      /* records per block */
+	const unsigned char *hot; /* the block read last, in the cache: records [hot_first, hot_first + hot_n) */
+	uint64_t hot_first;
+	size_t hot_n;
 	const char *what; /* names the data in an error */
 	char err[512];	  /* the first error, "" if none */
 };
@@ -54,8 +57,18 @@ void snr_spill_free(struct snr_spill *s);
 void snr_spill_push(struct snr_spill *s, const void *r);
 /* Record i (zero records appended up to it when i >= n). */
 void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r);
-/* Record i < n; the pointer is good until the next call on s. */
-const void *snr_spill_at(struct snr_spill *s, uint64_t i);
+/* Record i < n; the pointer is good until the next call on s. The tail and
+ * the block read last are found here, without a call or a division (a
+ * sequential reader's next record mostly is in one of them). */
+const void *snr_spill_at_slow(struct snr_spill *s, uint64_t i);
+static inline const void *snr_spill_at(struct snr_spill *s, uint64_t i)
+{
+	if (i >= s->tail_first)
+		return s->tail + (size_t)(i - s->tail_first) * s->rec;
+	if (i - s->hot_first < s->hot_n)
+		return s->hot + (size_t)(i - s->hot_first) * s->rec;
+	return snr_spill_at_slow(s, i);
+}
 /* Record n-1-back (back < SNR_SPILL_KEEP, back < n), writable. */
 void *snr_spill_last(struct snr_spill *s, size_t back);
 static inline bool snr_spill_failed(const struct snr_spill *s)
