@@ -1106,8 +1106,9 @@ static void print_anchor(const struct snr_deps *d, const struct snr_deps_dma *m,
 	}
 }
 
-void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
-void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
+/* A DMA's id, issue index, pc, symbol and source: the first members of its
+ * object in both forms below */
+static void print_dma_head(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
 {
 	char sym[256];
 	uint64_t pc = m->issue_index >= 0 ? snr_deps_insn_get(d, m->issue_index).pc : 0;
@@ -1119,6 +1120,22 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 		snr_source_json_print(f, &d->an.src, pc);
 	else
 		fputs("null", f);
+}
+
+/* The same DMA's members as the full object, only those up to its source
+ * and its stall cycles: what snr report's table of stalled DMAs takes from
+ * suggest's document (without its dependencies, the bulk of it). */
+void snr_deps_print_dma_brief_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
+void snr_deps_print_dma_brief_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
+{
+	print_dma_head(f, d, m);
+	fprintf(f, ",\"stall_cycles\":%" PRIu64 "}", m->stall_cycles);
+}
+
+void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
+void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m)
+{
+	print_dma_head(f, d, m);
 	fprintf(f,
 		",\"wait_index\":%" PRId64 ",\"flag\":%u,\"bytes\":%" PRIu64 ",\"src\":\"%s\",\"dst\":\"%s\""
 		",\"src_addr\":%" PRIu64 ",\"dst_addr\":%" PRIu64 ",\"issue_cycle\":%" PRIu64

@@ -185,6 +185,9 @@ struct snr_suggest_opts {
 	unsigned verify_max; /* 0: no what-if (estimates only) */
 	unsigned rounds;     /* with verify_max: rounds of moves applied and Algorithm 2 run again (0, 1: one) */
 	bool json, per_dma;  /* --json; --dmas (text: every stalled DMA's move) */
+	bool brief;          /* with json, for snr report: each stalled DMA as its id, pc, symbol, source
+				and stall cycles, whether it is suggested and why not (no dependencies,
+				no move: the page takes only those) */
 };
 /* Algorithm 2 on d, grouped by static move, verified and iterated as so
  * says; returns as snr_suggest_run. */

@@ -837,9 +837,10 @@ static bool readwin_more(struct readwin *w)
 	return k > 0;
 }
 
-/* suggest's document (its JSON text in the file f, len bytes) made light
- * for the page: stalled_dmas (each DMA with its producers; megabytes at a
- * million instructions) is replaced by its counts ("stalled_count",
+/* suggest's document (its JSON text in the file f, len bytes, written with
+ * snr_suggest_opts.brief: a stalled DMA without its producers and its move)
+ * made light for the page: stalled_dmas (a megabyte at a million
+ * instructions even so) is replaced by its counts ("stalled_count",
  * "suggested_count"), and the stalled DMAs no move covers go to rows as
  * rows {id, place, stall_cycles, reason} for the table; each move keeps its
  * instance count, not the list of its DMA ids (`snr analyze suggest --json`
@@ -1081,12 +1082,17 @@ int snr_cmd_report(int argc, char **argv)
 		FILE *mf = fd >= 0 ? fdopen(fd, "w+") : NULL;
 		if (fd >= 0 && !mf)
 			close(fd);
-		int src = mf ? snr_suggest_write(&g, &so, SNR_SUGGEST_DEFAULT_VERIFY_MAX, true, mf, serr, sizeof(serr)) : -1;
+		char *mbuf = mf ? snr_xmalloc(1u << 16) : NULL; /* glibc's own: 4 KiB, a write() each */
+		if (mf)
+			setvbuf(mf, mbuf, _IOFBF, 1u << 16);
+		struct snr_suggest_opts sgo = {.verify_max = SNR_SUGGEST_DEFAULT_VERIFY_MAX, .json = true, .brief = true};
+		int src = mf ? snr_suggest_report(&g, &so, &sgo, mf, serr, sizeof(serr)) : -1;
 		long blen = mf && !fflush(mf) ? ftell(mf) : -1;
 		snr_deps_drop_graph(&g);
 		sj = src >= 0 && blen > 0 ? suggest_compact(mf, (size_t)blen, &no_move) : NULL;
 		if (mf)
 			fclose(mf);
+		free(mbuf);
 		if (sj && src > 0)
 			json_object_set_new(sj, "verify_error", json_string(serr));
 		if (!sj) {

@@ -39,6 +39,7 @@
 #include "sim/ta1_timing.h"
 
 void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
+void snr_deps_print_dma_brief_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
 
 /* ---- the instruction stream, captured from a replay ---------------------- */
 
@@ -1541,7 +1542,8 @@ static void print_move_json(FILE *f, const struct snr_deps *d, uint64_t dma_pc, 
 	print_place_json(f, d, before_pc);
 }
 
-static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const struct round *r, size_t nr)
+static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const struct round *r, size_t nr,
+		       bool brief)
 {
 	const struct snr_deps *d = p->d;
 	fputs("{\"analysis\":\"suggest\",\"source\":", f);
@@ -1609,8 +1611,15 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 		const struct suggestion *s = &p->sg[k];
 		const struct snr_deps_dma *m = s->m;
 		fprintf(f, "%s\n{\"dma\":", k ? "," : "");
-		snr_deps_print_dma_json(f, d, m);
+		if (brief)
+			snr_deps_print_dma_brief_json(f, d, m);
+		else
+			snr_deps_print_dma_json(f, d, m);
 		fprintf(f, ",\"suggested\":%s", s->suggested ? "true" : "false");
+		if (brief && s->suggested) {
+			fputc('}', f);
+			continue;
+		}
 		if (!s->suggested) {
 			fputs(",\"reason\":", f);
 			snr_deps_json_str(f, s->reason);
@@ -1732,7 +1741,7 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 		}
 	}
 	if (so->json)
-		print_json(out, &p, so->verify_max, r, (size_t)nr);
+		print_json(out, &p, so->verify_max, r, (size_t)nr, so->brief);
 	else
 		print_text(out, &p, so->verify_max, so->per_dma, r, (size_t)nr);
 	for (int k = 0; k < nr; k++)

@@ -100,7 +100,7 @@ struct pc_misses {
 struct collector {
 	struct snr_replay_result *r;
 	struct snr_cache *cache; /* NULL unless a cache report was asked for */
-	const uint64_t *pcs;     /* the window's pcs, by instruction index */
+	const struct snr_window *win; /* the window's pcs, by instruction index */
 	uint64_t npcs;
 	struct pc_misses *pm;
 	size_t pm_cap, pm_n;
@@ -189,7 +189,7 @@ static struct pc_misses *pm_slot(struct collector *c, uint64_t pc)
 static void collect_cache(struct collector *c, const struct snr_ev_mem *e)
 {
 	enum snr_cache_served lvl = snr_cache_access(c->cache, e->addr, e->bytes, NULL);
-	struct pc_misses *m = pm_slot(c, e->index < c->npcs ? c->pcs[e->index] : 0);
+	struct pc_misses *m = pm_slot(c, e->index < c->npcs ? snr_window_pc(c->win, e->index) : 0);
 	m->accesses++;
 	m->l1_misses += lvl != SNR_CACHE_L1;
 	m->l2_misses += lvl == SNR_CACHE_MEMORY;
@@ -475,7 +475,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		snr_fmt(err, errlen, "%s holds no instructions", o->trace_path);
 		goto out;
 	}
-	col.pcs = win.pcs;
+	col.win = &win;
 	col.npcs = win.n;
 
 	/* Pass 2: run and compare, in runs that end at each step with effects to
@@ -510,9 +510,13 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		int src = snr_window_run(sim, s, &win, regs, at, end - at, &run);
 		r->instructions += run.done;
 		at += run.done;
+		if (src && snr_window_error(&win)) {
+			snr_fmt(err, errlen, "%s", snr_window_error(&win));
+			goto out;
+		}
 		if (src) {
 			char where[300];
-			describe(t, isa, isa_self, &win, win.pcs[at], where, sizeof(where));
+			describe(t, isa, isa_self, &win, snr_window_pc(&win, at), where, sizeof(where));
 			r->ok = false;
 			report_add(r, "instruction %llu (%s) failed in the simulator: %s\n", (unsigned long long)at, where,
 				   sim->error(s));
@@ -520,7 +524,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		}
 		if (run.diverged) {
 			char want[300], got[300];
-			describe(t, isa, isa_self, &win, win.pcs[at], want, sizeof(want));
+			describe(t, isa, isa_self, &win, snr_window_pc(&win, at), want, sizeof(want));
 			describe(t, isa, isa_self, &win, run.pc, got, sizeof(got));
 			r->ok = false;
 			report_add(r, "diverged at instruction %llu: the trace executed %s; the simulator is at %s\n",

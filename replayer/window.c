@@ -70,13 +70,13 @@ int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct s
 	}
 	struct snr_trace_step st;
 	int n;
+	w->pcs = snr_xmalloc(sizeof(*w->pcs));
+	snr_spill_init(w->pcs, sizeof(uint64_t), 4u << 20, "replayed pcs");
+	w->run_pcs = snr_xmalloc(SNR_WINDOW_RUN_PCS * sizeof(*w->run_pcs));
 	snr_trace_rewind(t);
 	while ((n = snr_trace_next(t, &st)) == 1) {
-		if (w->n == w->cap) {
-			w->cap = w->cap ? 2 * w->cap : 4096;
-			w->pcs = snr_xrealloc(w->pcs, w->cap * sizeof(*w->pcs));
-		}
-		w->pcs[w->n++] = st.pc;
+		snr_spill_push(w->pcs, &st.pc);
+		w->n++;
 		if (st.code_len) {
 			keep_code(w, st.pc, st.code, st.code_len);
 			if (sim->load_code(s, st.pc, st.code, st.code_len))
@@ -95,9 +95,14 @@ int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct s
 		snr_fmt(err, errlen, "%s", snr_trace_error(t));
 		return -1;
 	}
+	if (snr_spill_failed(w->pcs)) {
+		snr_fmt(err, errlen, "%s", w->pcs->err);
+		return -1;
+	}
 	if (w->n) {
 		uint8_t pcbuf[16] = {0};
-		memcpy(pcbuf, &w->pcs[0], 8);
+		uint64_t pc0 = snr_window_pc(w, 0);
+		memcpy(pcbuf, &pc0, 8);
 		if (sim->set_reg(s, (unsigned)w->pc_reg, pcbuf, regs[w->pc_reg].size))
 			goto sim_fail;
 	}
@@ -107,12 +112,47 @@ sim_fail:
 	return -1;
 }
 
+uint64_t snr_window_pc(const struct snr_window *w, uint64_t i)
+{
+	return *(const uint64_t *)snr_spill_at(w->pcs, i);
+}
+
+const char *snr_window_error(const struct snr_window *w)
+{
+	return w->pcs && snr_spill_failed(w->pcs) ? w->pcs->err : NULL;
+}
+
+/* The recorded pcs of [first, first + n) into w->run_pcs (n <= SNR_WINDOW_RUN_PCS) */
+static const uint64_t *run_pcs(const struct snr_window *w, uint64_t first, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		w->run_pcs[i] = snr_window_pc(w, first + i);
+	return w->run_pcs;
+}
+
 int snr_window_run(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_window *w,
 		   const struct snr_trace_reg *regs, uint64_t first, uint64_t n, struct snr_sim_run *out)
 {
-	const uint64_t *pcs = w->pcs + first;
-	if (sim->abi_version >= 2 && sim->run)
-		return sim->run(s, first, n, pcs, out);
+	if (sim->abi_version >= 2 && sim->run) {
+		memset(out, 0, sizeof(*out));
+		for (uint64_t at = 0; at < n || !n;) {
+			uint64_t k = n - at < SNR_WINDOW_RUN_PCS ? n - at : SNR_WINDOW_RUN_PCS;
+			const uint64_t *pcs = run_pcs(w, first + at, k);
+			if (snr_spill_failed(w->pcs))
+				return -1;
+			struct snr_sim_run r;
+			int rc = sim->run(s, first + at, k, pcs, &r);
+			uint64_t next_pc = out->next_pc;
+			*out = r;
+			out->done = at + r.done;
+			if (!r.done && at)
+				out->next_pc = next_pc; /* the last one executed was in the run before */
+			if (rc || r.diverged || r.exited || r.done < k || !n)
+				return rc;
+			at += k;
+		}
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t cur[16] = {0};
@@ -120,7 +160,10 @@ int snr_window_run(const struct snr_sim_ops *sim, struct snr_sim *s, const struc
 		if (sim->get_reg(s, (unsigned)w->pc_reg, cur, regs[w->pc_reg].size))
 			return -1;
 		memcpy(&pc, cur, 8);
-		if (pc != pcs[i]) {
+		uint64_t want = snr_window_pc(w, first + i);
+		if (snr_spill_failed(w->pcs))
+			return -1;
+		if (pc != want) {
 			out->diverged = true;
 			out->pc = pc;
 			return 0;
@@ -155,7 +198,7 @@ int snr_window_unread_zeros(const struct snr_sim_ops *sim, struct snr_sim *s, co
 			    size_t nregs, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *w,
 			    const struct snr_window_post *p, char *err, size_t errlen)
 {
-	uint64_t pc = w->pcs[p->index];
+	uint64_t pc = snr_window_pc(w, p->index);
 	unsigned len = 0;
 	const uint8_t *code = snr_window_code(w, pc, &len);
 	if (!isa || !isa_self || !code) {
@@ -218,7 +261,10 @@ void snr_window_free(struct snr_window *w)
 		free(w->post[i].mem);
 	}
 	free(w->post);
+	if (w->pcs)
+		snr_spill_free(w->pcs);
 	free(w->pcs);
+	free(w->run_pcs);
 	free(w->code_pc);
 	free(w->code);
 	free(w->code_len);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "isa/snr_isa.h"
+#include "lib/snr_spill.h"
 #include "lib/snr_trace.h"
 #include "sim/snr_sim.h"
 
@@ -28,7 +29,11 @@ struct snr_window_post {
 };
 
 struct snr_window {
-	uint64_t *pcs; /* by instruction index */
+	/* the pcs by instruction index (snr_window_pc): 8 bytes an instruction,
+	 * in an unlinked temporary file past 4 MiB (lib/snr_spill.h), so that a
+	 * replay's memory does not grow with the window */
+	struct snr_spill *pcs;
+	uint64_t *run_pcs; /* a run's pcs, handed to the simulator (SNR_WINDOW_RUN_PCS at a time) */
 	uint64_t n;
 	int pc_reg;    /* the trace's pc register */
 	struct snr_window_post *post; /* in index order */
@@ -50,9 +55,16 @@ struct snr_window {
 int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct snr_sim *s, struct snr_window *w,
 		    char *err, size_t errlen);
 
-/* Runs n instructions from index first (pcs = w->pcs + first) through the
- * simulator's run() when it has one (ABI 2), else step by step, reading the
- * pc before each. As snr_sim_ops.run. */
+#define SNR_WINDOW_RUN_PCS 65536
+
+/* Instruction i's recorded pc (i < n). */
+uint64_t snr_window_pc(const struct snr_window *w, uint64_t i);
+
+/* Runs n instructions from index first (their recorded pcs) through the
+ * simulator's run() when it has one (ABI 2; SNR_WINDOW_RUN_PCS at a time),
+ * else step by step, reading the pc before each. As snr_sim_ops.run. A
+ * temporary file that cannot be read back fails it (-1, with the spill's
+ * error in snr_window_error). */
 int snr_window_run(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_window *w,
 		   const struct snr_trace_reg *regs, uint64_t first, uint64_t n, struct snr_sim_run *out);
 
@@ -69,6 +81,9 @@ int snr_window_apply_post(const struct snr_sim_ops *sim, struct snr_sim *s, cons
 int snr_window_unread_zeros(const struct snr_sim_ops *sim, struct snr_sim *s, const struct snr_trace_reg *regs,
 			    size_t nregs, const struct snr_isa_ops *isa, void *isa_self, const struct snr_window *w,
 			    const struct snr_window_post *p, char *err, size_t errlen);
+
+/* The pcs' temporary file's first error, or NULL. */
+const char *snr_window_error(const struct snr_window *w);
 
 /* The code bytes recorded for pc, or NULL. */
 const uint8_t *snr_window_code(const struct snr_window *w, uint64_t pc, unsigned *len);
