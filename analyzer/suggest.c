@@ -372,7 +372,7 @@ static void cap_read_fail(struct cap_reader *rd, const char *what)
 }
 
 /* The next execution into r; false at the end or on a failure (io_failed). */
-static bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
+static inline bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
 {
 	struct capture *c = rd->c;
 	if (c->io_failed || rd->k == c->n)
@@ -448,49 +448,84 @@ static int cmp_slotted_index(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/* How far ahead of its slot a moved execution may lie for cap_walk to take
+ * it from its read-ahead (in executions; 200 bytes each): farther, and the
+ * moved executions are read in a pass of their own first. */
+#define CAP_AHEAD_MAX 65536
+
 /* Each execution of the stream with the moved instructions (nmoved, in
  * cmp_slotted order) taken out of their place and put just before their
  * slot: fn gets it with its original index and its position in the new
- * order. Two passes over the stream: the first keeps the moved executions
- * (only those), the second runs the order. */
+ * order. One pass over the stream: it reads ahead of the execution it is at
+ * as far as a moved execution lies after its slot (a move takes an
+ * instruction earlier, a few hundred executions on the serving loop), and
+ * keeps a moved execution it passes until its slot when that comes later;
+ * past CAP_AHEAD_MAX a first pass keeps the moved executions (only those). */
 typedef void (*cap_emit_fn)(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos);
 static void cap_walk(struct capture *c, const struct slotted *moved, size_t nmoved, cap_emit_fn fn, void *user)
 {
 	struct cap_reader rd;
-	struct cap_rec r;
 	/* by index: the moved executions as the stream meets them */
 	struct slotted *byindex = NULL;
-	struct cap_rec *recs = NULL;
+	struct cap_rec *recs = NULL; /* by place in moved */
+	uint64_t ahead = 0;          /* the farthest a moved execution lies after its slot's execution */
+	bool kept = false;           /* recs holds every moved execution (the first pass) */
 	if (nmoved) {
 		byindex = snr_xmalloc(nmoved * sizeof(*byindex));
-		recs = snr_xmalloc(nmoved * sizeof(*recs));
-		for (size_t k = 0; k < nmoved; k++)
+		recs = snr_xcalloc(nmoved, sizeof(*recs));
+		for (size_t k = 0; k < nmoved; k++) {
 			byindex[k] = (struct slotted){k, moved[k].index}; /* slot: its place in moved */
+			if (moved[k].index + 1 > moved[k].slot && moved[k].index + 1 - moved[k].slot > ahead)
+				ahead = moved[k].index + 1 - moved[k].slot;
+		}
 		qsort(byindex, nmoved, sizeof(*byindex), cmp_slotted_index);
-		cap_read_begin(c, &rd);
-		for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
-			for (; j < nmoved && byindex[j].index == rd.k - 1; j++)
-				recs[byindex[j].slot] = r;
-		cap_read_end(&rd);
+		if (ahead > CAP_AHEAD_MAX) {
+			struct cap_rec r;
+			cap_read_begin(c, &rd);
+			for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
+				for (; j < nmoved && byindex[j].index == rd.k - 1; j++)
+					recs[byindex[j].slot] = r;
+			cap_read_end(&rd);
+			kept = true;
+			ahead = 0;
+		}
 	}
-	uint64_t pos = 0;
+	/* ring[i % nring]: execution i, for i in [k, got) */
+	size_t nring = (size_t)ahead + 1;
+	struct cap_rec *ring = snr_xmalloc(nring * sizeof(*ring));
+	static const struct cap_rec none; /* for a stream that failed to read (io_failed says so) */
+	uint64_t pos = 0, got = 0;
 	size_t mk = 0, skip = 0;
+	bool more = true;
 	cap_read_begin(c, &rd);
-	for (uint64_t k = 0; cap_read_next(&rd, &r); k++) {
+	for (uint64_t k = 0;; k++) {
+		while (more && got < k + nring) {
+			if (cap_read_next(&rd, &ring[got % nring]))
+				got++;
+			else
+				more = false;
+		}
+		if (k >= got)
+			break;
 		while (mk < nmoved && moved[mk].slot <= k + 1) {
-			fn(user, &recs[mk], moved[mk].index, pos++);
+			uint64_t q = moved[mk].index;
+			const struct cap_rec *r = kept || q < k ? &recs[mk] : q < got ? &ring[q % nring] : &none;
+			fn(user, r, q, pos++);
 			mk++;
 		}
+		const struct cap_rec *r = &ring[k % nring];
 		if (skip < nmoved && byindex[skip].index == k) {
-			while (skip < nmoved && byindex[skip].index == k)
-				skip++;
+			for (; skip < nmoved && byindex[skip].index == k; skip++)
+				if (!kept)
+					recs[byindex[skip].slot] = *r; /* for its slot, if that comes later */
 			continue;
 		}
-		fn(user, &r, k, pos++);
+		fn(user, r, k, pos++);
 	}
 	cap_read_end(&rd);
 	for (; mk < nmoved; mk++)
 		fn(user, &recs[mk], moved[mk].index, pos++);
+	free(ring);
 	free(recs);
 	free(byindex);
 }
