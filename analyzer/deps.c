@@ -104,46 +104,65 @@ static void page_access(struct collect *c, uint64_t p, uint64_t cycle, bool writ
 		c->cur_read[p] = cycle;
 }
 
-/* One pass of the VMEM accesses (c->mem in cycle order) through the page
- * values, closing those still open at the window's end. */
-static void page_pass(struct collect *c)
+/* A pass of the VMEM accesses (c->mem in cycle order) through the page
+ * values: begin, each event, end (which closes those still open at the
+ * window's end). */
+static void page_pass_begin(struct collect *c)
+{
+	for (uint64_t p = 0; p < c->d->npages; p++)
+		c->cur_w[p] = c->cur_read[p] = UINT64_MAX;
+}
+
+static void page_event(struct collect *c, const struct mem_ev *e)
 {
 	struct snr_deps *d = c->d;
-	for (uint64_t p = 0; p < d->npages; p++)
-		c->cur_w[p] = c->cur_read[p] = UINT64_MAX;
 	uint64_t vmem_base = TA1_VMEM_BASE;
-	snr_sorted_rewind(&c->mem);
-	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));) {
-		if (!e->bytes || e->index == UINT64_MAX || e->space != TA1_SPACE_VMEM)
-			continue;
-		uint64_t lo = canon_addr(e), hi = lo + e->bytes;
-		if (!d->npages || lo < vmem_base)
-			continue;
-		uint64_t p0 = (lo - vmem_base) / d->page_bytes, p1 = (hi - vmem_base - 1) / d->page_bytes;
-		for (uint64_t p = p0; p <= p1 && p < d->npages; p++)
-			page_access(c, p, e->cycle, e->write, e->index);
-	}
+	if (!e->bytes || e->index == UINT64_MAX || e->space != TA1_SPACE_VMEM)
+		return;
+	uint64_t lo = canon_addr(e), hi = lo + e->bytes;
+	if (!d->npages || lo < vmem_base)
+		return;
+	uint64_t p0 = (lo - vmem_base) / d->page_bytes, p1 = (hi - vmem_base - 1) / d->page_bytes;
+	for (uint64_t p = p0; p <= p1 && p < d->npages; p++)
+		page_access(c, p, e->cycle, e->write, e->index);
+}
+
+static void page_pass_end(struct collect *c)
+{
+	struct snr_deps *d = c->d;
 	for (uint64_t p = 0; p < d->npages; p++)
 		if (c->cur_w[p] != UINT64_MAX)
 			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : d->an.src.cycles + 1);
 }
 
 /* The values each VMEM page held, filed by page in d->occ: a pass that
- * counts them per page, then one that files them (each page's in cycle
- * order), so that no list of all of them is kept beside d->occ. */
-static void page_values(struct collect *c)
+ * counts them per page (page_count_begin, then mem_edges' pass over the
+ * memory events gives it each event), then one that files them (each
+ * page's in cycle order), so that no list of all of them is kept beside
+ * d->occ. */
+static void page_count_begin(struct collect *c)
 {
 	struct snr_deps *d = c->d;
 	d->occ_start = snr_xcalloc(d->npages + 1, sizeof(*d->occ_start));
 	c->at = NULL;
-	page_pass(c);
+	page_pass_begin(c);
+}
+
+static void page_values(struct collect *c)
+{
+	struct snr_deps *d = c->d;
+	page_pass_end(c); /* the count */
 	for (uint64_t p = 0; p < d->npages; p++)
 		d->occ_start[p + 1] += d->occ_start[p];
 	size_t n = d->occ_start[d->npages];
 	d->occ = snr_xcalloc(n ? n : 1, sizeof(*d->occ));
 	c->at = snr_xcalloc(d->npages + 1, sizeof(*c->at));
 	memcpy(c->at, d->occ_start, (d->npages + 1) * sizeof(*c->at));
-	page_pass(c);
+	page_pass_begin(c);
+	snr_sorted_rewind(&c->mem);
+	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));)
+		page_event(c, e);
+	page_pass_end(c);
 	free(c->at);
 	c->at = NULL;
 }
@@ -408,7 +427,17 @@ static int cmp_mem(const void *a, const void *b)
 
 static bool is_dma_issue(const struct snr_deps *d, uint64_t i)
 {
-	return d->ta1 && i < d->ninsn && snr_deps_insn_get(d, i).cls == TA1_CLASS_DMA_ISSUE;
+	if (!d->ta1 || i >= d->ninsn)
+		return false;
+	size_t a = 0, b = d->nissue_at;
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		if (d->issue_at[mid] < i)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < d->nissue_at && d->issue_at[a] == i;
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -427,11 +456,11 @@ static int cmp_edge(const void *a, const void *b)
 
 static void mem_edges(struct collect *c)
 {
-	struct snr_deps *d = c->d;
 	struct ivl_map *maps = NULL;
 	size_t nmaps = 0;
 	snr_sorted_rewind(&c->mem);
 	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));) {
+		page_event(c, e); /* page_values' count */
 		if (!e->bytes || e->index == UINT64_MAX)
 			continue;
 		uint32_t key = ((uint32_t)e->space << 16) | e->chip;
@@ -458,10 +487,7 @@ static void mem_edges(struct collect *c)
 			if (w == prev || w >= e->index)
 				continue;
 			prev = w;
-			add_edge(c, e->index, w, SNR_DEP_MEM, e->space, 0);
-			d->nmem_edges++;
-			if (is_dma_issue(d, w))
-				d->ndma_mem_edges++;
+			add_edge(c, e->index, w, SNR_DEP_MEM, e->space, 0); /* counted by build_edges */
 		}
 	}
 	for (size_t i = 0; i < nmaps; i++)
@@ -760,16 +786,25 @@ static void relax(struct snr_deps *d)
 /* ---- entry points -------------------------------------------------------- */
 
 /* collect.c's pc per instruction (an_data.pcs), as its on_issue would have
- * filled it: 0 for an index with no ISSUE event. */
+ * filled it: 0 for an index with no ISSUE event; and in the same pass over
+ * the instructions, the DMA ISSUEs' indices (d->issue_at). */
 static void collect_pcs(struct snr_deps *d)
 {
 	struct an_data *a = &d->an;
 	uint64_t n = d->ninsn;
 	while (n && !snr_deps_insn_get(d, n - 1).seen)
 		n--;
+	size_t cap = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t pc = snr_deps_insn_get(d, i).pc;
-		snr_spill_push(a->pcs, &pc);
+		struct snr_deps_insn in = snr_deps_insn_get(d, i);
+		snr_spill_push(a->pcs, &in.pc);
+		if (in.cls != TA1_CLASS_DMA_ISSUE)
+			continue;
+		if (d->nissue_at == cap) {
+			cap = cap ? 2 * cap : 1024;
+			d->issue_at = snr_xrealloc(d->issue_at, cap * sizeof(*d->issue_at));
+		}
+		d->issue_at[d->nissue_at++] = i;
 	}
 }
 
@@ -932,6 +967,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	if (d->an.src.instructions > d->ninsn) {
 		grow_insn(&c, d->an.src.instructions - 1);
 	}
+	page_count_begin(&c);
 	mem_edges(&c);
 	page_values(&c);
 	if (snr_sorted_failed(&c.mem)) {
@@ -1000,6 +1036,7 @@ void snr_deps_free(struct snr_deps *d)
 	free_edges(d);
 	free(d->occ);
 	free(d->occ_start);
+	free(d->issue_at);
 	free(d->reg_names);
 	an_free(&d->an);
 	memset(d, 0, sizeof(*d));

@@ -118,6 +118,10 @@ struct snr_deps {
 	/* per instruction index, in an unlinked temporary file past 8 MiB
 	 * (lib/snr_spill.h); read with snr_deps_insn_get */
 	struct snr_spill *insn;
+	/* the indices of the DMA ISSUE instructions (class TA1_CLASS_DMA_ISSUE),
+	 * ascending: whether an edge's producer is one, without a lookup in insn */
+	uint64_t *issue_at;
+	size_t nissue_at;
 	/* The edges, sorted by consumer, then producer (cmp order of deps.c), in
 	 * an unlinked temporary file (lib/snr_spill.h); in memory only the
 	 * consumer of every SNR_DEPS_EDGE_BLOCK-th edge, to find an

@@ -854,7 +854,6 @@ struct plan {
 	struct combined cb;
 };
 
-static const struct suggestion *sort_sg;
 static uint64_t sg_dma_pc(const struct snr_deps *d, const struct suggestion *s)
 {
 	return snr_deps_insn_get(d, s->m->issue_index).pc;
@@ -865,17 +864,24 @@ static uint64_t sg_before_pc(const struct snr_deps *d, const struct suggestion *
 	return s->at < d->ninsn ? snr_deps_insn_get(d, s->at).pc : 0;
 }
 
-static const struct snr_deps *sort_d;
+/* A suggestion's place in the order of moves: its DMA's pc, the pc it moves
+ * before, its issue index; read from the graph once per suggestion, not in
+ * every comparison (the instructions are in a temporary file: a lookup there
+ * may be a 4 KiB read) */
+struct move_key {
+	uint64_t dma_pc, before_pc;
+	int64_t issue;
+	size_t k; /* the suggestion */
+};
+
 static int cmp_by_move(const void *a, const void *b)
 {
-	const struct suggestion *x = &sort_sg[*(const size_t *)a], *y = &sort_sg[*(const size_t *)b];
-	uint64_t xd = sg_dma_pc(sort_d, x), yd = sg_dma_pc(sort_d, y);
-	if (xd != yd)
-		return xd < yd ? -1 : 1;
-	uint64_t xb = sg_before_pc(sort_d, x), yb = sg_before_pc(sort_d, y);
-	if (xb != yb)
-		return xb < yb ? -1 : 1;
-	return x->m->issue_index < y->m->issue_index ? -1 : x->m->issue_index > y->m->issue_index;
+	const struct move_key *x = a, *y = b;
+	if (x->dma_pc != y->dma_pc)
+		return x->dma_pc < y->dma_pc ? -1 : 1;
+	if (x->before_pc != y->before_pc)
+		return x->before_pc < y->before_pc ? -1 : 1;
+	return x->issue < y->issue ? -1 : x->issue > y->issue;
 }
 
 static int group_rank(const struct move_group *g)
@@ -913,27 +919,26 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 		p->nsug += p->sg[p->n++].suggested;
 	}
 	free(max_hi);
-	size_t *idx = snr_xcalloc(p->nsug + 1, sizeof(*idx)), r = 0;
+	struct move_key *idx = snr_xcalloc(p->nsug + 1, sizeof(*idx));
+	size_t r = 0;
 	for (size_t k = 0; k < p->n; k++)
 		if (p->sg[k].suggested)
-			idx[r++] = k;
-	sort_sg = p->sg;
-	sort_d = d;
+			idx[r++] = (struct move_key){sg_dma_pc(d, &p->sg[k]), sg_before_pc(d, &p->sg[k]),
+						     p->sg[k].m->issue_index, k};
 	qsort(idx, r, sizeof(*idx), cmp_by_move);
 	p->g = snr_xcalloc(r + 1, sizeof(*p->g));
 	for (size_t k = 0; k < r;) {
-		const struct suggestion *s = &p->sg[idx[k]];
 		struct move_group *g = &p->g[p->ng++];
-		g->dma_pc = sg_dma_pc(d, s);
-		g->before_pc = sg_before_pc(d, s);
+		g->dma_pc = idx[k].dma_pc;
+		g->before_pc = idx[k].before_pc;
 		size_t e = k;
-		while (e < r && sg_dma_pc(d, &p->sg[idx[e]]) == g->dma_pc && sg_before_pc(d, &p->sg[idx[e]]) == g->before_pc)
+		while (e < r && idx[e].dma_pc == g->dma_pc && idx[e].before_pc == g->before_pc)
 			e++;
 		g->n = e - k;
 		g->members = snr_xcalloc(g->n, sizeof(*g->members));
 		for (size_t j = 0; j < g->n; j++) {
-			g->members[j] = idx[k + j];
-			g->estimate += p->sg[idx[k + j]].predicted;
+			g->members[j] = idx[k + j].k;
+			g->estimate += p->sg[idx[k + j].k].predicted;
 		}
 		k = e;
 	}
