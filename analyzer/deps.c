@@ -12,12 +12,14 @@
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
  * The DMA records are collect.c's (an_data), whose callbacks run in the same
  * pass; host code (another ISA) gets its register names from its plugin.
- * Kept in memory: per VMEM page value 24 bytes, and fixed budgets. In
- * temporary files (lib/snr_spill.h): per instruction 16 bytes (struct
- * snr_deps_insn, read by index through a 4 KiB block), the edges (16 bytes
- * each, about 1.6 an instruction on the serving loop; in memory the first
- * consumer of every 256th, so that an instruction's edges are one 4 KiB
- * read), the pcs collect.c keeps, the memory events (40 bytes each).
+ * Kept in memory: per VMEM page value 24 bytes, per DMA ISSUE its index,
+ * and fixed budgets. In temporary files (lib/snr_spill.h): per instruction
+ * 16 bytes (struct snr_deps_insn, read by index through a 4 KiB block), the
+ * edges (16 bytes each, about 1.6 an instruction on the serving loop) in two
+ * lists, register edges as they come and memory edges as their sorted runs
+ * merge, each written once (in memory the first consumer of every 256th, so
+ * that an instruction's edges are one 4 KiB read in each), the pcs
+ * collect.c keeps, the memory events (40 bytes each).
  * Cost: O(E log E) for E memory events plus the interval map's splits; the
  * relaxed walk takes in at most max_chain instructions per DMA (plus its
  * anchors and what it skips as already before the position).
@@ -48,14 +50,13 @@ struct mem_ev {
 struct collect {
 	struct snr_deps *d;
 	/* register edges come in consumer order: the current consumer's in
-	 * group, sorted and written to reg_edges when the next consumer's come
-	 * (a simulator that reports them otherwise sends them all through
-	 * reg_sorted); memory
-	 * edges (found in cycle order) here, merged in at the end */
+	 * group, sorted and written to d->reg_list when the next consumer's
+	 * come (a simulator that reports them otherwise sends them all through
+	 * reg_sorted, into reg_list at the end); memory edges (found in cycle
+	 * order) here, merged into d->mem_list at the end */
 	struct snr_sorted mem_edges;
 	struct snr_dep_edge *group;
 	size_t ngroup, group_cap;
-	struct snr_spill reg_edges;
 	struct snr_sorted reg_sorted;
 	bool reg_unordered; /* a register edge came after a later consumer's (not seen from the GRM) */
 	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
@@ -188,12 +189,65 @@ static void push_edge(struct snr_dep_edge **v, size_t *n, size_t *cap, struct sn
 
 static int cmp_edge(const void *a, const void *b);
 
+static void list_init(struct snr_deps_edge_list *l, const char *what)
+{
+	memset(l, 0, sizeof(*l));
+	l->s = snr_xmalloc(sizeof(*l->s));
+	snr_spill_init(l->s, sizeof(struct snr_dep_edge), 4u << 20, what);
+}
+
+static void list_free(struct snr_deps_edge_list *l)
+{
+	if (l->s)
+		snr_spill_free(l->s);
+	free(l->s);
+	free(l->block);
+	memset(l, 0, sizeof(*l));
+}
+
+/* e after the list's last edge (in cmp_edge order, not equal to it) */
+static void list_push(struct snr_deps_edge_list *l, const struct snr_dep_edge *e)
+{
+	if (l->n % SNR_DEPS_EDGE_BLOCK == 0) {
+		size_t b = l->n / SNR_DEPS_EDGE_BLOCK;
+		if (b == l->block_cap) {
+			l->block_cap = l->block_cap ? 2 * l->block_cap : 1024;
+			l->block = snr_xrealloc(l->block, l->block_cap * sizeof(*l->block));
+		}
+		l->block[b] = e->consumer;
+	}
+	snr_spill_push(l->s, e);
+	l->n++;
+}
+
+/* The first edge of l whose consumer is >= i: the block index narrows the
+ * search to one block (SNR_DEPS_EDGE_BLOCK edges, 4 KiB: the spill's read
+ * block), then a scan. */
+static size_t list_first(const struct snr_deps_edge_list *l, uint64_t i)
+{
+	size_t a = 0, b = (l->n + SNR_DEPS_EDGE_BLOCK - 1) / SNR_DEPS_EDGE_BLOCK;
+	while (a < b) { /* the first block whose first consumer is >= i */
+		size_t mid = (a + b) / 2;
+		if (l->block[mid] < i)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	size_t k = a ? (a - 1) * SNR_DEPS_EDGE_BLOCK : 0;
+	while (k < l->n && ((const struct snr_dep_edge *)snr_spill_at(l->s, k))->consumer < i)
+		k++;
+	return k;
+}
+
+/* The current consumer's register edges, sorted, into d->reg_list (one per
+ * (producer, register): an instruction that reads a register twice) */
 static void flush_group(struct collect *c)
 {
 	if (c->ngroup > 1)
 		qsort(c->group, c->ngroup, sizeof(*c->group), cmp_edge);
 	for (size_t k = 0; k < c->ngroup; k++)
-		snr_spill_push(&c->reg_edges, &c->group[k]);
+		if (!k || cmp_edge(&c->group[k - 1], &c->group[k]))
+			list_push(&c->d->reg_list, &c->group[k]);
 	c->ngroup = 0;
 }
 
@@ -211,8 +265,11 @@ static void add_edge(struct collect *c, uint64_t consumer, uint64_t producer, ui
 		} else { /* out of order: from now on every register edge is sorted */
 			flush_group(c);
 			c->reg_unordered = true;
-			for (uint64_t k = 0; k < c->reg_edges.n; k++)
-				snr_sorted_push(&c->reg_sorted, snr_spill_at(&c->reg_edges, k));
+			struct snr_deps_edge_list *l = &c->d->reg_list;
+			for (uint64_t k = 0; k < l->n; k++)
+				snr_sorted_push(&c->reg_sorted, snr_spill_at(l->s, k));
+			list_free(l);
+			list_init(l, "register dependency edges");
 		}
 	}
 	if (c->reg_unordered) {
@@ -258,10 +315,8 @@ static void on_reg(void *u, const struct snr_ev_reg *e)
 		return;
 	}
 	int64_t w = c->last_reg_writer[e->reg];
-	if (w >= 0 && (uint64_t)w != e->index) {
+	if (w >= 0 && (uint64_t)w != e->index)
 		add_edge(c, e->index, (uint64_t)w, SNR_DEP_REG, 0, e->reg);
-		c->d->nreg_edges++;
-	}
 }
 
 static void on_mem(void *u, const struct snr_ev_mem *e)
@@ -813,69 +868,46 @@ struct snr_deps_edge_buf {
 	size_t cap;
 };
 
-static const struct snr_dep_edge *next_reg_edge(struct collect *c, uint64_t *k)
-{
-	if (c->reg_unordered)
-		return snr_sorted_next(&c->reg_sorted);
-	return *k < c->reg_edges.n ? snr_spill_at(&c->reg_edges, (*k)++) : NULL;
-}
-
-/* d->edges in cmp_edge order, one per (consumer, producer, kind, what),
+/* The two edge lists complete, one per (consumer, producer, kind, what),
  * without a sort of the whole graph: the register edges came sorted per
- * consumer and in consumer order, the memory edges sorted in runs; the two
- * streams are merged into the edges' file, with the first consumer of every
- * SNR_DEPS_EDGE_BLOCK-th edge kept in memory. 0, or -1 (a temporary file
- * failed: err filled). */
+ * consumer and in consumer order (else they are merged from reg_sorted's
+ * runs now), the memory edges are merged from their sorted runs. 0, or -1
+ * (a temporary file failed: err filled). */
 static int build_edges(struct collect *c, char *err, size_t errlen)
 {
 	struct snr_deps *d = c->d;
-	if (!c->reg_unordered)
+	if (!c->reg_unordered) {
 		flush_group(c);
-	else
+	} else {
 		snr_sorted_rewind(&c->reg_sorted);
-	snr_sorted_rewind(&c->mem_edges);
-	d->edges = snr_xmalloc(sizeof(*d->edges));
-	snr_spill_init(d->edges, sizeof(struct snr_dep_edge), 4u << 20, "dependency edges");
+		struct snr_dep_edge prev;
+		for (const struct snr_dep_edge *e; (e = snr_sorted_next(&c->reg_sorted));) {
+			if (d->reg_list.n && !cmp_edge(&prev, e))
+				continue;
+			prev = *e;
+			list_push(&d->reg_list, e);
+		}
+	}
+	list_init(&d->mem_list, "memory dependency edges");
 	d->edge_buf = snr_xcalloc(1, sizeof(*d->edge_buf));
-	size_t block_cap = 0;
-	d->nedges = 0;
-	d->nreg_edges = d->nmem_edges = d->ndma_mem_edges = 0;
-	uint64_t rk = 0;
-	const struct snr_dep_edge *r = next_reg_edge(c, &rk), *m = snr_sorted_next(&c->mem_edges);
-	struct snr_dep_edge e, prev;
-	while (r || m) {
-		if (r && (!m || cmp_edge(r, m) <= 0)) {
-			e = *r;
-			r = next_reg_edge(c, &rk);
-		} else {
-			e = *m;
-			m = snr_sorted_next(&c->mem_edges);
-		}
-		if (d->nedges && !cmp_edge(&prev, &e))
+	d->ndma_mem_edges = 0;
+	snr_sorted_rewind(&c->mem_edges);
+	struct snr_dep_edge prev;
+	for (const struct snr_dep_edge *e; (e = snr_sorted_next(&c->mem_edges));) {
+		if (d->mem_list.n && !cmp_edge(&prev, e))
 			continue;
-		prev = e;
-		if (d->nedges % SNR_DEPS_EDGE_BLOCK == 0) {
-			size_t b = d->nedges / SNR_DEPS_EDGE_BLOCK;
-			if (b == block_cap) {
-				block_cap = block_cap ? 2 * block_cap : 1024;
-				d->edge_block = snr_xrealloc(d->edge_block, block_cap * sizeof(*d->edge_block));
-			}
-			d->edge_block[b] = e.consumer;
-		}
-		snr_spill_push(d->edges, &e);
-		d->nedges++;
-		if (e.kind == SNR_DEP_REG) {
-			d->nreg_edges++;
-			continue;
-		}
-		d->nmem_edges++;
-		if (is_dma_issue(d, e.producer))
+		prev = *e;
+		list_push(&d->mem_list, e);
+		if (is_dma_issue(d, e->producer))
 			d->ndma_mem_edges++;
 	}
-	const char *fail = snr_spill_failed(&c->reg_edges)      ? c->reg_edges.err
-			   : snr_sorted_failed(&c->reg_sorted) ? snr_sorted_error(&c->reg_sorted)
+	d->nreg_edges = d->reg_list.n;
+	d->nmem_edges = d->mem_list.n;
+	d->nedges = d->reg_list.n + d->mem_list.n;
+	const char *fail = snr_sorted_failed(&c->reg_sorted)   ? snr_sorted_error(&c->reg_sorted)
 			   : snr_sorted_failed(&c->mem_edges)  ? snr_sorted_error(&c->mem_edges)
-			   : snr_spill_failed(d->edges)        ? d->edges->err
+			   : snr_spill_failed(d->reg_list.s)   ? d->reg_list.s->err
+			   : snr_spill_failed(d->mem_list.s)   ? d->mem_list.s->err
 							       : NULL;
 	if (fail) {
 		snr_fmt(err, errlen, "%s", fail);
@@ -889,7 +921,6 @@ static void collect_free(struct collect *c)
 	snr_sorted_free(&c->mem);
 	snr_sorted_free(&c->mem_edges);
 	snr_sorted_free(&c->reg_sorted);
-	snr_spill_free(&c->reg_edges);
 	free(c->group);
 	c->group = NULL;
 }
@@ -930,7 +961,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	snr_sorted_init(&c.mem, sizeof(struct mem_ev), cmp_mem, 16u << 20, "memory events");
 	snr_sorted_init(&c.mem_edges, sizeof(struct snr_dep_edge), cmp_edge, 16u << 20, "memory dependency edges");
 	snr_sorted_init(&c.reg_sorted, sizeof(struct snr_dep_edge), cmp_edge, 16u << 20, "register dependency edges");
-	snr_spill_init(&c.reg_edges, sizeof(struct snr_dep_edge), 4u << 20, "register dependency edges");
+	list_init(&d->reg_list, "register dependency edges");
 	for (unsigned r = 0; r < SNR_ISA_MAX_REGS; r++)
 		c.last_reg_writer[r] = -1;
 	an_collect_tracker(&d->an, o->an_want | AN_WANT_DMA, &c.an);
@@ -995,15 +1026,11 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 
 static void free_edges(struct snr_deps *d)
 {
-	if (d->edges)
-		snr_spill_free(d->edges);
-	free(d->edges);
-	free(d->edge_block);
+	list_free(&d->reg_list);
+	list_free(&d->mem_list);
 	if (d->edge_buf)
 		free(d->edge_buf->v);
 	free(d->edge_buf);
-	d->edges = NULL;
-	d->edge_block = NULL;
 	d->edge_buf = NULL;
 }
 
@@ -1042,37 +1069,46 @@ void snr_deps_free(struct snr_deps *d)
 	memset(d, 0, sizeof(*d));
 }
 
-const struct snr_dep_edge *snr_deps_edge_at(const struct snr_deps *d, size_t k)
+/* The next edge of the merge of the two lists (each sorted; no edge is in
+ * both: their kinds differ) */
+bool snr_deps_edge_next(const struct snr_deps *d, struct snr_deps_edge_iter *it, struct snr_dep_edge *e)
 {
-	return snr_spill_at(d->edges, k);
+	const struct snr_deps_edge_list *rl = &d->reg_list, *ml = &d->mem_list;
+	bool r = it->r < rl->n, m = it->m < ml->n;
+	if (!r && !m)
+		return false;
+	struct snr_dep_edge re, me;
+	if (r)
+		re = *(const struct snr_dep_edge *)snr_spill_at(rl->s, it->r);
+	if (m)
+		me = *(const struct snr_dep_edge *)snr_spill_at(ml->s, it->m);
+	if (r && (!m || cmp_edge(&re, &me) <= 0)) {
+		*e = re;
+		it->r++;
+	} else {
+		*e = me;
+		it->m++;
+	}
+	return true;
 }
 
-/* The block index narrows the search to one block (SNR_DEPS_EDGE_BLOCK
- * edges, 4 KiB: the spill's read block), then a scan. */
+/* Instruction i's edges from both lists, merged (an instruction has a few:
+ * each list's are one block read) */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n)
 {
 	*n = 0;
 	if (!d->nedges)
 		return NULL;
-	size_t a = 0, b = (d->nedges + SNR_DEPS_EDGE_BLOCK - 1) / SNR_DEPS_EDGE_BLOCK;
-	while (a < b) { /* the first block whose first consumer is >= i */
-		size_t mid = (a + b) / 2;
-		if (d->edge_block[mid] < i)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	size_t k = a ? (a - 1) * SNR_DEPS_EDGE_BLOCK : 0;
-	const struct snr_dep_edge *e = NULL;
-	while (k < d->nedges && (e = snr_spill_at(d->edges, k))->consumer < i)
-		k++;
+	struct snr_deps_edge_iter it = {d->reg_list.n ? list_first(&d->reg_list, i) : 0,
+					 d->mem_list.n ? list_first(&d->mem_list, i) : 0};
 	struct snr_deps_edge_buf *buf = d->edge_buf;
-	for (; k < d->nedges && (e = snr_spill_at(d->edges, k))->consumer == i; k++) {
+	struct snr_dep_edge e;
+	while (snr_deps_edge_next(d, &it, &e) && e.consumer == i) {
 		if (*n == buf->cap) {
 			buf->cap = buf->cap ? 2 * buf->cap : 16;
 			buf->v = snr_xrealloc(buf->v, buf->cap * sizeof(*buf->v));
 		}
-		buf->v[(*n)++] = *e;
+		buf->v[(*n)++] = e;
 	}
 	return buf->v;
 }
@@ -1241,8 +1277,9 @@ static size_t top_pairs(const struct snr_deps *d, size_t n, struct pc_pair **out
 {
 	size_t cap = 1024, used = 0;
 	struct pc_pair *t = snr_xcalloc(cap, sizeof(*t));
-	for (size_t k = 0; k < d->nedges; k++) {
-		const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
+	struct snr_deps_edge_iter it = {0, 0};
+	for (struct snr_dep_edge ek; snr_deps_edge_next(d, &it, &ek);) {
+		const struct snr_dep_edge *e = &ek;
 		uint64_t cpc = e->consumer < d->ninsn ? snr_deps_insn_get(d, e->consumer).pc : 0;
 		uint64_t ppc = e->producer < d->ninsn ? snr_deps_insn_get(d, e->producer).pc : 0;
 		uint16_t what = e->kind == SNR_DEP_REG ? e->reg : e->space;
@@ -1315,8 +1352,10 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 	fputs("]", f);
 	if (edges) {
 		fputs(",\"edges\":[", f);
-		for (size_t k = 0; k < d->nedges; k++) {
-			const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
+		struct snr_deps_edge_iter it = {0, 0};
+		size_t k = 0;
+		for (struct snr_dep_edge ek; snr_deps_edge_next(d, &it, &ek); k++) {
+			const struct snr_dep_edge *e = &ek;
 			char rb[16];
 			fprintf(f, "%s\n[%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"]", k ? "," : "", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
@@ -1372,8 +1411,9 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 	free(pp);
 	if (edges) {
 		fputs("\nconsumer <- producer  kind  what\n", f);
-		for (size_t k = 0; k < d->nedges; k++) {
-			const struct snr_dep_edge *e = snr_deps_edge_at(d, k);
+		struct snr_deps_edge_iter it = {0, 0};
+		for (struct snr_dep_edge ek; snr_deps_edge_next(d, &it, &ek);) {
+			const struct snr_dep_edge *e = &ek;
 			char rb[16];
 			fprintf(f, "%8" PRIu64 " <- %-8" PRIu64 "  %-4s  %s\n", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",

@@ -106,6 +106,16 @@ struct snr_deps_opts {
 	struct an_annot_acc *annot; /* also feed this accumulator (annotate.h) in the same pass, NULL: not */
 };
 
+/* One of the graph's edge lists, sorted by consumer, then producer (the
+ * cmp order of deps.c), in an unlinked temporary file (lib/snr_spill.h);
+ * in memory the consumer of every SNR_DEPS_EDGE_BLOCK-th edge, to find an
+ * instruction's (one 4 KiB read). */
+struct snr_deps_edge_list {
+	struct snr_spill *s;
+	uint64_t *block;
+	size_t n, block_cap;
+};
+
 struct snr_deps {
 	/* collect.c's pass, run with the graph's: the source (an.src), the DMA
 	 * records the table below is made from, and what opts.an_want asked for */
@@ -122,12 +132,12 @@ struct snr_deps {
 	 * ascending: whether an edge's producer is one, without a lookup in insn */
 	uint64_t *issue_at;
 	size_t nissue_at;
-	/* The edges, sorted by consumer, then producer (cmp order of deps.c), in
-	 * an unlinked temporary file (lib/snr_spill.h); in memory only the
-	 * consumer of every SNR_DEPS_EDGE_BLOCK-th edge, to find an
-	 * instruction's edges (snr_deps_edges_of), and the answer's buffer. */
-	struct snr_spill *edges;
-	uint64_t *edge_block;
+	/* The edges in two lists, register and memory edges (each kept as it
+	 * was made: the register edges as they come, the memory edges as their
+	 * sorted runs merge; no list of all of them is written), read in
+	 * cmp_edge order through snr_deps_edges_of and snr_deps_edge_next; and
+	 * the former's answer buffer. nedges: both lists' edges. */
+	struct snr_deps_edge_list reg_list, mem_list;
 	struct snr_deps_edge_buf *edge_buf;
 	size_t nedges;
 	uint64_t nreg_edges, nmem_edges, ndma_mem_edges;
@@ -164,8 +174,12 @@ static inline struct snr_deps_insn snr_deps_insn_get(const struct snr_deps *d, u
 }
 /* The edges of instruction i, in order; good until the next call. */
 const struct snr_dep_edge *snr_deps_edges_of(const struct snr_deps *d, uint64_t i, size_t *n);
-/* Edge k < d->nedges; good until the next call of this or edges_of. */
-const struct snr_dep_edge *snr_deps_edge_at(const struct snr_deps *d, size_t k);
+/* Every edge in order (consumer, producer, kind, what), one at a time:
+ * start with a zeroed iterator; *e gets a copy; false after the last. */
+struct snr_deps_edge_iter {
+	size_t r, m; /* the next in reg_list and in mem_list */
+};
+bool snr_deps_edge_next(const struct snr_deps *d, struct snr_deps_edge_iter *it, struct snr_dep_edge *e);
 #define SNR_DEPS_EDGE_BLOCK 256
 const char *snr_anchor_kind_name(enum snr_anchor_kind k);
 /* s as a JSON string, quoted and escaped. */
