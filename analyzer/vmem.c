@@ -22,6 +22,7 @@
  * sample the figures and a heatmap row. Nothing per instruction or per
  * access stays in memory.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +131,8 @@ int an_vmem_compute_rows(const struct an_data *d, uint64_t interval_cycles, cons
 		val[p] = last_read[p] = AN_NONE;
 	/* the occupancy intervals, sorted by the cycle of each end */
 	struct snr_sorted pv;
-	snr_sorted_init(&pv, sizeof(struct pev), cmp_pev, 8u << 20, "VMEM occupancy intervals");
+	snr_sorted_init_key(&pv, sizeof(struct pev), cmp_pev, offsetof(struct pev, cycle), 8u << 20,
+			    "VMEM occupancy intervals");
 	snr_sorted_rewind(d->vm);
 	for (const struct an_vmev *e; (e = snr_sorted_next(d->vm));) {
 		uint64_t first = e->off / d->page_bytes, last = (e->off + e->bytes - 1) / d->page_bytes;

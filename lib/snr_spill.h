@@ -13,9 +13,10 @@
  * producer that merges a record with the one before it.
  *
  * snr_sorted: records sorted by a comparison, by runs: a run is sorted in
- * memory (the budget), then written to the file; reading merges the runs
- * (one 64 KiB buffer each). Records that compare equal come back in no
- * particular order, as with qsort.
+ * memory (the budget, and as much again while it is sorted), then written
+ * to the file; reading merges the runs (one 64 KiB buffer each). The sort
+ * is stable and the merge takes the earlier run's record first, so records
+ * that compare equal come back in the order they were pushed.
  *
  * SNR_SPILL_MEM=BYTES in the environment replaces every budget (tests take
  * the file's path on small windows with it).
@@ -85,6 +86,7 @@ struct snr_sorted_run; /* snr_spill.c */
 struct snr_sorted {
 	size_t rec;
 	int (*cmp)(const void *, const void *);
+	long key_off;       /* >= 0: cmp orders by the uint64_t at this offset alone (a radix sort) */
 	unsigned char *buf; /* the run being filled */
 	size_t nbuf, cap;
 	struct snr_spill runs; /* the written runs, one after another */
@@ -100,6 +102,11 @@ struct snr_sorted {
 
 void snr_sorted_init(struct snr_sorted *s, size_t rec, int (*cmp)(const void *, const void *),
 		     size_t mem_bytes, const char *what);
+/* The same for a cmp that orders by one uint64_t of the record alone (at
+ * key_off, ascending; equal keys compare equal): runs are sorted by a
+ * stable radix sort on it, to the same order. */
+void snr_sorted_init_key(struct snr_sorted *s, size_t rec, int (*cmp)(const void *, const void *), size_t key_off,
+			 size_t mem_bytes, const char *what);
 void snr_sorted_free(struct snr_sorted *s);
 void snr_sorted_push(struct snr_sorted *s, const void *r);
 /* Starts (or restarts) reading in order; pushing after it is not allowed. */
