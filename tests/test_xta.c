@@ -351,6 +351,18 @@ static void test_mxu(void)
  * f32 reference (the kernels skip a step whose lhs element is zero only when
  * that cannot change the sum; a wrong skip shows here as a number where the
  * reference has a NaN, or -0 kept where it has +0). */
+/* The MXU's scalar definition of one output element: 0 + l0*w0 + l1*w1 + ...
+ * in ascending k, each product rounded, then added; mma adds it to dst's. */
+static float ref_mm(const float *lhs, const float *w, const float *dst, int acc, uint64_t r, unsigned j)
+{
+	float s32 = 0.0f;
+	for (unsigned kk = 0; kk < TA1_MXU_DIM; kk++) {
+		float p = lhs[r * TA1_MXU_DIM + kk] * w[kk * TA1_MXU_DIM + j];
+		s32 += p;
+	}
+	return acc ? dst[r * TA1_MXU_DIM + j] + s32 : s32;
+}
+
 static void test_mxu_zeros(void)
 {
 	enum { D = TA1_MXU_DIM, RMAX = 17 };
@@ -389,13 +401,7 @@ static void test_mxu_zeros(void)
 		int bad = 0;
 		for (uint64_t r = 0; r < rows && !bad; r++)
 			for (unsigned j = 0; j < D && !bad; j++) {
-				float s32 = 0.0f;
-				for (unsigned kk = 0; kk < D; kk++) {
-					float p = lhs[r * D + kk] * w[kk * D + j];
-					s32 += p;
-				}
-				if (acc)
-					s32 = dst[r * D + j] + s32;
+				float s32 = ref_mm(lhs, w, dst, acc, r, j);
 				float g = got[r * D + j];
 				/* a NaN's payload is the host's (docs/ta1-isa.md): NaN matches NaN */
 				if (h_bits(g) != h_bits(s32) && !(g != g && s32 != s32)) {
@@ -464,13 +470,7 @@ static void test_mxu_groups(void)
 		int bad = 0;
 		for (uint64_t r = 0; r < rows && !bad; r++)
 			for (unsigned j = 0; j < D && !bad; j++) {
-				float s32 = 0.0f;
-				for (unsigned kk = 0; kk < D; kk++) {
-					float p = lhs[r * D + kk] * w[kk * D + j];
-					s32 += p;
-				}
-				if (acc)
-					s32 = dst[r * D + j] + s32;
+				float s32 = ref_mm(lhs, w, dst, acc, r, j);
 				float g = got[r * D + j];
 				if (h_bits(g) != h_bits(s32) && !(g != g && s32 != s32)) {
 					CHECK(0, "matmul (%s) shape %u, rows=%llu: element [%llu][%u] = %08x, reference %08x",
