@@ -460,42 +460,79 @@ static int cmp_slotted_index(const void *a, const void *b)
  * as far as a moved execution lies after its slot (a move takes an
  * instruction earlier, a few hundred executions on the serving loop), and
  * keeps a moved execution it passes until its slot when that comes later;
- * past CAP_AHEAD_MAX a first pass keeps the moved executions (only those). */
+ * past CAP_AHEAD_MAX a first pass keeps the moved executions (only those).
+ * Several such orders (walkers) can share the pass (cap_walk_many): each
+ * gets every execution it needs from the one read. */
 typedef void (*cap_emit_fn)(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos);
-static void cap_walk(struct capture *c, const struct slotted *moved, size_t nmoved, cap_emit_fn fn, void *user)
-{
-	struct cap_reader rd;
+
+struct walker {
+	const struct slotted *moved;
+	size_t nmoved;
+	cap_emit_fn fn;
+	void *user;
 	/* by index: the moved executions as the stream meets them */
-	struct slotted *byindex = NULL;
-	struct cap_rec *recs = NULL; /* by place in moved */
-	uint64_t ahead = 0;          /* the farthest a moved execution lies after its slot's execution */
-	bool kept = false;           /* recs holds every moved execution (the first pass) */
-	if (nmoved) {
-		byindex = snr_xmalloc(nmoved * sizeof(*byindex));
-		recs = snr_xcalloc(nmoved, sizeof(*recs));
-		for (size_t k = 0; k < nmoved; k++) {
-			byindex[k] = (struct slotted){k, moved[k].index}; /* slot: its place in moved */
-			if (moved[k].index + 1 > moved[k].slot && moved[k].index + 1 - moved[k].slot > ahead)
-				ahead = moved[k].index + 1 - moved[k].slot;
-		}
-		qsort(byindex, nmoved, sizeof(*byindex), cmp_slotted_index);
-		if (ahead > CAP_AHEAD_MAX) {
-			struct cap_rec r;
-			cap_read_begin(c, &rd);
-			for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
-				for (; j < nmoved && byindex[j].index == rd.k - 1; j++)
-					recs[byindex[j].slot] = r;
-			cap_read_end(&rd);
-			kept = true;
-			ahead = 0;
-		}
+	struct slotted *byindex;
+	struct cap_rec *recs; /* by place in moved */
+	uint64_t ahead;       /* the farthest a moved execution lies after its slot's execution */
+	bool kept;            /* recs holds every moved execution (the first pass) */
+	size_t mk, skip;
+	uint64_t pos;
+};
+
+static void walker_begin(struct capture *c, struct walker *w)
+{
+	w->byindex = NULL;
+	w->recs = NULL;
+	w->ahead = 0;
+	w->kept = false;
+	w->mk = w->skip = 0;
+	w->pos = 0;
+	size_t nmoved = w->nmoved;
+	const struct slotted *moved = w->moved;
+	if (!nmoved)
+		return;
+	w->byindex = snr_xmalloc(nmoved * sizeof(*w->byindex));
+	w->recs = snr_xcalloc(nmoved, sizeof(*w->recs));
+	for (size_t k = 0; k < nmoved; k++) {
+		w->byindex[k] = (struct slotted){k, moved[k].index}; /* slot: its place in moved */
+		if (moved[k].index + 1 > moved[k].slot && moved[k].index + 1 - moved[k].slot > w->ahead)
+			w->ahead = moved[k].index + 1 - moved[k].slot;
+	}
+	qsort(w->byindex, nmoved, sizeof(*w->byindex), cmp_slotted_index);
+	if (w->ahead > CAP_AHEAD_MAX) {
+		struct cap_reader rd;
+		struct cap_rec r;
+		cap_read_begin(c, &rd);
+		for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
+			for (; j < nmoved && w->byindex[j].index == rd.k - 1; j++)
+				w->recs[w->byindex[j].slot] = r;
+		cap_read_end(&rd);
+		w->kept = true;
+		w->ahead = 0;
+	}
+}
+
+static void walker_end(struct walker *w)
+{
+	for (; w->mk < w->nmoved; w->mk++)
+		w->fn(w->user, &w->recs[w->mk], w->moved[w->mk].index, w->pos++);
+	free(w->recs);
+	free(w->byindex);
+}
+
+static void cap_walk_many(struct capture *c, struct walker *ws, size_t nw)
+{
+	uint64_t ahead = 0;
+	for (size_t i = 0; i < nw; i++) {
+		walker_begin(c, &ws[i]);
+		ahead = ws[i].ahead > ahead ? ws[i].ahead : ahead;
 	}
 	/* ring[i % nring]: execution i, for i in [k, got) */
 	size_t nring = (size_t)ahead + 1;
 	struct cap_rec *ring = snr_xmalloc(nring * sizeof(*ring));
 	static const struct cap_rec none; /* for a stream that failed to read (io_failed says so) */
-	uint64_t pos = 0, got = 0;
-	size_t mk = 0, skip = 0;
+	struct cap_reader rd;
+	uint64_t got = 0;
 	bool more = true;
 	cap_read_begin(c, &rd);
 	for (uint64_t k = 0;; k++) {
@@ -507,27 +544,34 @@ static void cap_walk(struct capture *c, const struct slotted *moved, size_t nmov
 		}
 		if (k >= got)
 			break;
-		while (mk < nmoved && moved[mk].slot <= k + 1) {
-			uint64_t q = moved[mk].index;
-			const struct cap_rec *r = kept || q < k ? &recs[mk] : q < got ? &ring[q % nring] : &none;
-			fn(user, r, q, pos++);
-			mk++;
-		}
 		const struct cap_rec *r = &ring[k % nring];
-		if (skip < nmoved && byindex[skip].index == k) {
-			for (; skip < nmoved && byindex[skip].index == k; skip++)
-				if (!kept)
-					recs[byindex[skip].slot] = *r; /* for its slot, if that comes later */
-			continue;
+		for (size_t i = 0; i < nw; i++) {
+			struct walker *w = &ws[i];
+			while (w->mk < w->nmoved && w->moved[w->mk].slot <= k + 1) {
+				uint64_t q = w->moved[w->mk].index;
+				const struct cap_rec *x = w->kept || q < k ? &w->recs[w->mk] : q < got ? &ring[q % nring] : &none;
+				w->fn(w->user, x, q, w->pos++);
+				w->mk++;
+			}
+			if (w->skip < w->nmoved && w->byindex[w->skip].index == k) {
+				for (; w->skip < w->nmoved && w->byindex[w->skip].index == k; w->skip++)
+					if (!w->kept)
+						w->recs[w->byindex[w->skip].slot] = *r; /* for its slot, if that comes later */
+				continue;
+			}
+			w->fn(w->user, r, k, w->pos++);
 		}
-		fn(user, r, k, pos++);
 	}
 	cap_read_end(&rd);
-	for (; mk < nmoved; mk++)
-		fn(user, &recs[mk], moved[mk].index, pos++);
+	for (size_t i = 0; i < nw; i++)
+		walker_end(&ws[i]);
 	free(ring);
-	free(recs);
-	free(byindex);
+}
+
+static void cap_walk(struct capture *c, const struct slotted *moved, size_t nmoved, cap_emit_fn fn, void *user)
+{
+	struct walker w = {.moved = moved, .nmoved = nmoved, .fn = fn, .user = user};
+	cap_walk_many(c, &w, 1);
 }
 
 struct timing_emit {
@@ -578,6 +622,33 @@ static uint64_t what_if_run(struct capture *c, const struct slotted *moved, size
 		ta1_timing_totals(e.t, totals);
 	ta1_timing_free(e.t);
 	return cycles;
+}
+
+/* what_if_run for n orders in one pass over the stream: order k moves
+ * moved[k] (nmoved[k] of them; 0: as captured); cycles[k] its cycles, and
+ * totals (NULL: not wanted) the first order's model totals. No tracker. */
+static void what_if_run_many(struct capture *c, struct slotted *const *moved, const size_t *nmoved, size_t n,
+			     uint64_t *cycles, struct ta1_timing_totals *totals)
+{
+	struct timing_emit *e = snr_xcalloc(n, sizeof(*e));
+	struct walker *w = snr_xcalloc(n, sizeof(*w));
+	for (size_t k = 0; k < n; k++) {
+		e[k].c = c;
+		e[k].t = ta1_timing_new(&c->cfg, NULL, c->chip);
+		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+			for (unsigned j = 0; j < c->pre_window[f]; j++)
+				ta1_timing_pre_window_dma(e[k].t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+		w[k] = (struct walker){.moved = moved[k], .nmoved = nmoved[k], .fn = timing_emit, .user = &e[k]};
+	}
+	cap_walk_many(c, w, n);
+	for (size_t k = 0; k < n; k++) {
+		cycles[k] = ta1_timing_drain(e[k].t);
+		if (totals && !k)
+			ta1_timing_totals(e[k].t, totals);
+		ta1_timing_free(e[k].t);
+	}
+	free(w);
+	free(e);
 }
 
 /* ---- Algorithm 2 --------------------------------------------------------- */
@@ -1195,13 +1266,25 @@ static void diagnose(struct capture *c, const struct plan *p, struct move_group 
  * estimates), then all the confirmed groups together. */
 static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 {
-	p->baseline = what_if_run(c, NULL, 0, NULL, false, &p->base_totals);
-	p->verified = true;
 	const struct suggestion **moves = snr_xcalloc(p->nsug + 1, sizeof(*moves));
-	for (size_t k = 0; k < p->ng && k < verify_max; k++) { /* the groups are in estimate order */
+	/* the window as captured and each group's what-if (the groups are in
+	 * estimate order), in one pass over the stream */
+	size_t nv = p->ng < verify_max ? p->ng : verify_max;
+	struct slotted **sets = snr_xcalloc(nv + 1, sizeof(*sets));
+	size_t *nsets = snr_xcalloc(nv + 1, sizeof(*nsets));
+	uint64_t *cycles = snr_xcalloc(nv + 1, sizeof(*cycles));
+	for (size_t k = 0; k < nv; k++)
+		sets[k + 1] = moved_set(c, moves, group_moves(p, &p->g[k], moves), &nsets[k + 1]);
+	what_if_run_many(c, sets, nsets, nv + 1, cycles, &p->base_totals);
+	for (size_t k = 0; k <= nv; k++)
+		free(sets[k]);
+	free(sets);
+	free(nsets);
+	p->baseline = cycles[0];
+	p->verified = true;
+	for (size_t k = 0; k < nv; k++) {
 		struct move_group *g = &p->g[k];
-		size_t n = group_moves(p, g, moves);
-		g->cycles_after = what_if_moves(c, moves, n, NULL, NULL);
+		g->cycles_after = cycles[k + 1];
 		g->realized = (int64_t)p->baseline - (int64_t)g->cycles_after;
 		g->verified = true;
 		g->confirmed = g->realized > 0 && 2 * (uint64_t)g->realized >= g->estimate;
@@ -1209,6 +1292,7 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 			diagnose(c, p, g);
 		p->nverified++;
 	}
+	free(cycles);
 	size_t n = group_moves(p, NULL, moves);
 	for (size_t k = 0; k < p->ng; k++)
 		if (p->g[k].confirmed) {
