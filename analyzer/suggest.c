@@ -414,8 +414,8 @@ static inline bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
 	memset(r->xv, 0, sizeof(r->xv));
 	for (unsigned k = 0; k < x->nvals; k++, p += 8)
 		memcpy(&r->xv[x->field[k]], p, 8);
-	memcpy(r->region, p, r->nregions * sizeof(*r->region));
-	p += r->nregions * sizeof(*r->region);
+	for (unsigned k = 0; k < r->nregions; k++, p += sizeof(*r->region)) /* at most 4: inline */
+		memcpy(&r->region[k], p, sizeof(*r->region));
 	rd->pos = (size_t)(p - rd->buf);
 	rd->k++;
 	return true;
@@ -597,8 +597,8 @@ static void timing_emit(void *user, const struct cap_rec *r, uint64_t index, uin
 	e->a.regs_read = s->regs_read;
 	e->a.regs_written = s->regs_written;
 	e->a.nregions = r->nregions;
-	if (r->nregions)
-		memcpy(e->a.region, r->region, r->nregions * sizeof(*r->region));
+	for (unsigned k = 0; k < r->nregions; k++) /* at most 4: inline, not a call */
+		e->a.region[k] = r->region[k];
 	ta1_timing_insn(e->t, e->renumber ? pos : index, s->pc, &s->in, &e->a, x, s->next_pc);
 	x[s->in.rs3] = x[s->in.rs2] = x[s->in.rs1] = x[s->in.rd] = 0;
 }
