@@ -16,12 +16,14 @@
 # Ratios and the chain's total are taken on CPU time: the machine may be
 # shared, and wall time then includes waiting for a core (every step is
 # single-threaded, so on an idle machine the two agree). Each step runs REPS
-# times in a row (default 3; REPS=1: one run, as before) and its least CPU
-# time is kept (with that run's wall time; the memory is the largest peak),
-# read to the millisecond (bash's time; /usr/bin/time gives the peak RSS):
-# on a shared 2-CPU machine one run of the same step varied by 30% and
-# more, and the 1M steps of 0.07-0.3 s were read to 10 ms, so that one run
-# of each could put a step's 5M/1M ratio anywhere from 3 to 8.
+# times (default 3; REPS=1: one run) on every window, the windows in turn
+# within each round (1M, 5M, 10M, 1M, 5M, ...: the runs a ratio compares
+# see the machine in the same state), and its least CPU time is kept (with
+# that run's wall time; the memory is the largest peak), read to the
+# millisecond (bash's time; /usr/bin/time gives the peak RSS). On a shared
+# 2-CPU machine one run of the same step varied by 30% and more, and the
+# 1M steps of 0.07-0.3 s were read to 10 ms, so that one run of each, the
+# windows minutes apart, put a step's 5M/1M ratio anywhere from 3 to 8.
 #
 # The windows are recorded once from `snr device --gdb` over RSP (snr
 # record's default method: the GRM runs the window ahead and the device then
@@ -74,24 +76,20 @@ STEPS=(
 )
 declare -A WALL CPU MEM
 REPS=${REPS:-3}
-run() { # count index cmd args input: records WALL, CPU and MEM (the least CPU time of REPS runs), prints one row
-  local n=$1 i=$2 cmd=$3 args=$4 in=$5 s u y k c r best="" TIMEFORMAT='%3R %3U %3S'
-  args=${args//@/$T/out}
-  MEM[$n,$i]=0
-  for ((r = 0; r < REPS; r++)); do
-    # shellcheck disable=SC2086
-    if ! { time /usr/bin/time -f '%M' -o "$T/t" "$SNR" $cmd "$in" $args >"$T/o" 2>"$T/e"; } 2>"$T/bt"; then
-      fail "snr $cmd $in $args: $(tail -3 "$T/e")"
-    fi
-    read -r s u y <"$T/bt"; read -r k <"$T/t"
-    c=$(echo "$u + $y" | bc)
-    if [ -z "$best" ] || [ "$(echo "$c < $best" | bc)" = 1 ]; then
-      best=$c; WALL[$n,$i]=$s
-    fi
-    [ $((k / 1024)) -gt "${MEM[$n,$i]}" ] && MEM[$n,$i]=$((k / 1024))
-  done
-  CPU[$n,$i]=$best
-  printf '  %-26s %8.2f %8.2f %8d\n' "$cmd" "${WALL[$n,$i]}" "${CPU[$n,$i]}" "${MEM[$n,$i]}"
+run() { # count index cmd args input: one run, WALL, CPU and MEM keep the least CPU time's (and the largest peak)
+  local n=$1 i=$2 cmd=$3 args=$4 in=$5 s u y k c TIMEFORMAT='%3R %3U %3S'
+  args=${args//@/$T/out$n}
+  # shellcheck disable=SC2086
+  if ! { time /usr/bin/time -f '%M' -o "$T/t" "$SNR" $cmd "$in" $args >"$T/o" 2>"$T/e"; } 2>"$T/bt"; then
+    fail "snr $cmd $in $args: $(tail -3 "$T/e")"
+  fi
+  read -r s u y <"$T/bt"; read -r k <"$T/t"
+  c=$(echo "$u + $y" | bc)
+  if [ -z "${CPU[$n,$i]:-}" ] || [ "$(echo "$c < ${CPU[$n,$i]}" | bc)" = 1 ]; then
+    CPU[$n,$i]=$c; WALL[$n,$i]=$s
+  fi
+  [ $((k / 1024)) -gt "${MEM[$n,$i]:-0}" ] && MEM[$n,$i]=$((k / 1024))
+  return 0
 }
 
 # The report's page: its size, and its draw time in headless Chromium (Debian's),
@@ -118,6 +116,7 @@ page() { # count html
     "${PAGE[$n]}" "$(echo "${PAGE[$n]} / 1000000" | bc -l)" "${DRAW[$n]}" "${best#best: }" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
+declare -A TRACE
 for n in "${COUNTS[@]}"; do
   trace=$CACHE/scale-$n$sfx.snrt; stamp=$CACHE/scale-$n$sfx.stamp
   if [ -f "$trace" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$src_key $n" ]; then
@@ -126,26 +125,38 @@ for n in "${COUNTS[@]}"; do
     record "$n" "$trace"
     echo "$src_key $n" >"$stamp"
   fi
-  echo
-  echo "window of $n instructions ($(stat -c %s "$trace") bytes of trace)"
-  printf '  %-26s %8s %8s %8s\n' "step" "wall s" "cpu s" "MiB"
-  for i in "${!STEPS[@]}"; do
-    s=${STEPS[$i]}; cmd=${s%%|*}; args=${s#*|}
-    if [ "$i" = 0 ]; then
-      run "$n" "$i" "$cmd" "$args" "$trace"
-      mv "$T/outm" "$T/m.snrm"
-      echo "    (metrics file: $(stat -c %s "$T/m.snrm") bytes)"
-    else
-      run "$n" "$i" "$cmd" "$args" "$T/m.snrm"
-    fi
+  TRACE[$n]=$trace
+done
+# Step by step, each run REPS times, every round going through the windows
+# in turn: the windows' runs of a step share the machine's state of the
+# moment, which is what their ratio compares.
+for i in "${!STEPS[@]}"; do
+  s=${STEPS[$i]}; cmd=${s%%|*}; args=${s#*|}
+  for ((r = 0; r < REPS; r++)); do
+    for n in "${COUNTS[@]}"; do
+      if [ "$i" = 0 ]; then
+        run "$n" "$i" "$cmd" "$args" "${TRACE[$n]}"
+        mv "$T/out${n}m" "$T/m$n.snrm"
+      else
+        run "$n" "$i" "$cmd" "$args" "$T/m$n.snrm"
+      fi
+    done
   done
-  page "$n" "$T/outr.html"
+done
+for n in "${COUNTS[@]}"; do
+  echo
+  echo "window of $n instructions ($(stat -c %s "${TRACE[$n]}") bytes of trace)"
+  printf '  %-26s %8s %8s %8s\n' "step" "wall s" "cpu s" "MiB"
   total=0; ctotal=0
   for i in "${!STEPS[@]}"; do
+    s=${STEPS[$i]}
+    printf '  %-26s %8.2f %8.2f %8d\n' "${s%%|*}" "${WALL[$n,$i]}" "${CPU[$n,$i]}" "${MEM[$n,$i]}"
+    [ "$i" = 0 ] && echo "    (metrics file: $(stat -c %s "$T/m$n.snrm") bytes)"
     total=$(echo "$total + ${WALL[$n,$i]}" | bc); ctotal=$(echo "$ctotal + ${CPU[$n,$i]}" | bc)
   done
   WALL[$n,total]=$total; CPU[$n,total]=$ctotal
   printf '  %-26s %8.2f %8.2f\n' "whole chain" "$total" "$ctotal"
+  page "$n" "$T/out${n}r.html"
 done
 
 [ ${#COUNTS[@]} -ge 2 ] || exit 0
