@@ -5,8 +5,9 @@
  * arrays that state is a fixed memory budget plus the file, so the
  * process's peak memory stays nearly flat from 1M to 10M instructions.
  * Writes go out in blocks of the budget; reading back goes through 64
- * cached blocks of 4 KiB (sequential reads cost one pread per block, a
- * lookup by index at most one).
+ * cached blocks of 4 KiB, 4-way set associative, least recently used out
+ * (sequential reads cost one pread per block, a lookup by index at most
+ * one).
  */
 #include "lib/snr_spill.h"
 
@@ -19,6 +20,7 @@
 #include "lib/snr_util.h"
 
 #define READ_BLOCK 4096
+#define SPILL_SETS (SNR_SPILL_SLOTS / SNR_SPILL_WAYS)
 #define RUN_BUF (64u << 10)
 
 int snr_tmpfile_fd(const char *what, char *err, size_t errlen)
@@ -74,6 +76,7 @@ void snr_spill_free(struct snr_spill *s)
 	free(s->cache);
 	free(s->cache_block);
 	free(s->cache_len);
+	free(s->cache_used);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -172,9 +175,10 @@ void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r)
 	}
 	write_at(s, i, r, 1);
 	uint64_t blk = i / s->cache_cap;
-	size_t slot = (size_t)(blk % SNR_SPILL_SLOTS), off = (size_t)(i % s->cache_cap);
-	if (s->cache && s->cache_block[slot] == blk + 1 && off < s->cache_len[slot])
-		memcpy(s->cache + (slot * s->cache_cap + off) * s->rec, r, s->rec);
+	size_t set = (size_t)(blk % SPILL_SETS) * SNR_SPILL_WAYS, off = (size_t)(i % s->cache_cap);
+	for (size_t slot = set; s->cache && slot < set + SNR_SPILL_WAYS; slot++)
+		if (s->cache_block[slot] == blk + 1 && off < s->cache_len[slot])
+			memcpy(s->cache + (slot * s->cache_cap + off) * s->rec, r, s->rec);
 }
 
 const void *snr_spill_at_slow(struct snr_spill *s, uint64_t i)
@@ -182,12 +186,24 @@ const void *snr_spill_at_slow(struct snr_spill *s, uint64_t i)
 	if (i >= s->tail_first)
 		return s->tail + (size_t)(i - s->tail_first) * s->rec;
 	uint64_t blk = i / s->cache_cap;
-	size_t slot = (size_t)(blk % SNR_SPILL_SLOTS), off = (size_t)(i % s->cache_cap);
+	size_t set = (size_t)(blk % SPILL_SETS) * SNR_SPILL_WAYS, off = (size_t)(i % s->cache_cap);
 	if (!s->cache) {
 		s->cache = snr_xmalloc(SNR_SPILL_SLOTS * s->cache_cap * s->rec);
 		s->cache_block = snr_xcalloc(SNR_SPILL_SLOTS, sizeof(*s->cache_block));
 		s->cache_len = snr_xcalloc(SNR_SPILL_SLOTS, sizeof(*s->cache_len));
+		s->cache_used = snr_xcalloc(SNR_SPILL_SLOTS, sizeof(*s->cache_used));
 	}
+	/* the block's way in its set, else the set's least recently used */
+	size_t slot = set;
+	for (size_t w = set; w < set + SNR_SPILL_WAYS; w++) {
+		if (s->cache_block[w] == blk + 1) {
+			slot = w;
+			break;
+		}
+		if (s->cache_used[w] < s->cache_used[slot])
+			slot = w;
+	}
+	s->cache_used[slot] = ++s->cache_clock;
 	unsigned char *block = s->cache + slot * s->cache_cap * s->rec;
 	if (s->cache_block[slot] != blk + 1 || off >= s->cache_len[slot]) {
 		uint64_t first = blk * s->cache_cap, n = s->tail_first - first;

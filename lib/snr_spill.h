@@ -5,8 +5,10 @@
  * (the page cache), not the process's memory, while the window grows.
  *
  * snr_spill: an array read back in order or at any index (a cache of
- * SNR_SPILL_SLOTS blocks of 4 KiB, direct-mapped: lookups that stay near a
- * few places, as a dependency walk's do, mostly hit). Memory: the budget
+ * SNR_SPILL_SLOTS blocks of 4 KiB, SNR_SPILL_WAYS-way set associative, the
+ * least recently used out: lookups that stay near a few places, as a
+ * dependency walk's do, or a sweep that comes back to a few far blocks, as
+ * deps' pairs of pcs do, mostly hit). Memory: the budget
  * given at init (the records not yet written) plus the 256 KiB cache,
  * whatever the length. The last SNR_SPILL_KEEP
  * records always stay in memory and writable (snr_spill_last), for a
@@ -34,6 +36,7 @@
 
 #define SNR_SPILL_KEEP 4
 #define SNR_SPILL_SLOTS 64
+#define SNR_SPILL_WAYS 4
 
 struct snr_spill {
 	size_t rec;	      /* bytes per record */
@@ -42,9 +45,12 @@ struct snr_spill {
 	uint64_t tail_first;  /* records before it are in the file */
 	size_t tail_cap;      /* in records */
 	int fd;		      /* the temporary file, -1 until the first write */
-	unsigned char *cache;  /* SNR_SPILL_SLOTS blocks read back, direct-mapped by block number */
+	unsigned char *cache;  /* SNR_SPILL_SLOTS blocks read back: block b in one of the SNR_SPILL_WAYS
+				  slots of set b % (SNR_SPILL_SLOTS / SNR_SPILL_WAYS) */
 	uint64_t *cache_block; /* per slot: its block's number + 1, 0: empty */
 	size_t *cache_len;     /* per slot: records read (a block may end at the file's end) */
+	uint64_t *cache_used;  /* per slot: when it was last looked up (cache_clock), for eviction */
+	uint64_t cache_clock;
 	size_t cache_cap;      /* records per block */
 	const unsigned char *hot; /* the block read last, in the cache: records [hot_first, hot_first + hot_n) */
 	uint64_t hot_first;
