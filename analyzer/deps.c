@@ -279,6 +279,16 @@ static void add_edge(struct collect *c, uint64_t consumer, uint64_t producer, ui
 	push_edge(&c->group, &c->ngroup, &c->group_cap, e);
 }
 
+/* A DMA ISSUE at instruction index i (in the order they issue) */
+static void issue_at_add(struct snr_deps *d, uint64_t i)
+{
+	if (d->nissue_at == d->cap_issue_at) {
+		d->cap_issue_at = d->cap_issue_at ? 2 * d->cap_issue_at : 1024;
+		d->issue_at = snr_xrealloc(d->issue_at, d->cap_issue_at * sizeof(*d->issue_at));
+	}
+	d->issue_at[d->nissue_at++] = i;
+}
+
 static void on_issue(void *u, const struct snr_ev_insn *e)
 {
 	struct collect *c = u;
@@ -296,6 +306,8 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 	snr_spill_set(c->d->insn, e->index, &in);
 	if (c->d->insn->n > c->d->ninsn)
 		c->d->ninsn = c->d->insn->n;
+	if (e->cls == TA1_CLASS_DMA_ISSUE)
+		issue_at_add(c->d, e->index);
 	/* collect.c's pcs (an.pcs) are filled from d->insn after the memory
 	 * pass (collect_pcs), not during it: the two copies of every pc never
 	 * take room at the pass's peak */
@@ -841,25 +853,16 @@ static void relax(struct snr_deps *d)
 /* ---- entry points -------------------------------------------------------- */
 
 /* collect.c's pc per instruction (an_data.pcs), as its on_issue would have
- * filled it: 0 for an index with no ISSUE event; and in the same pass over
- * the instructions, the DMA ISSUEs' indices (d->issue_at). */
+ * filled it: 0 for an index with no ISSUE event. */
 static void collect_pcs(struct snr_deps *d)
 {
 	struct an_data *a = &d->an;
 	uint64_t n = d->ninsn;
 	while (n && !snr_deps_insn_get(d, n - 1).seen)
 		n--;
-	size_t cap = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		struct snr_deps_insn in = snr_deps_insn_get(d, i);
-		snr_spill_push(a->pcs, &in.pc);
-		if (in.cls != TA1_CLASS_DMA_ISSUE)
-			continue;
-		if (d->nissue_at == cap) {
-			cap = cap ? 2 * cap : 1024;
-			d->issue_at = snr_xrealloc(d->issue_at, cap * sizeof(*d->issue_at));
-		}
-		d->issue_at[d->nissue_at++] = i;
+		uint64_t pc = snr_deps_insn_get(d, i).pc;
+		snr_spill_push(a->pcs, &pc);
 	}
 }
 
@@ -1009,7 +1012,18 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	free(c.cur_w);
 	free(c.cur_writer);
 	free(c.cur_read);
-	collect_pcs(d);
+	/* sorted (the ISSUEs came in index order from every simulator here),
+	 * one entry per index */
+	qsort(d->issue_at, d->nissue_at, sizeof(*d->issue_at), cmp_u64);
+	size_t u = 0;
+	for (size_t k = 0; k < d->nissue_at; k++)
+		if (!u || d->issue_at[u - 1] != d->issue_at[k])
+			d->issue_at[u++] = d->issue_at[k];
+	d->nissue_at = u;
+	/* collect.c's pcs only for a caller that asked for its data (snr
+	 * report's DMA table): deps and suggest read the pcs from d->insn */
+	if (o->an_want & AN_WANT_DMA)
+		collect_pcs(d);
 	if (!rc && an_spill_error(&d->an)) {
 		snr_fmt(err, errlen, "%s", an_spill_error(&d->an));
 		rc = -1;

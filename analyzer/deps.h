@@ -102,7 +102,8 @@ struct snr_deps_opts {
 	const char *trace_path; /* --trace: the trace a metrics file was replayed from (its what-ifs), or NULL */
 	unsigned max_chain; /* 0: SNR_DEPS_DEFAULT_MAX_CHAIN */
 	bool want_edges;    /* keep every edge (else only counts and what the DMAs need) */
-	unsigned an_want;   /* also collect for analyses.h (AN_WANT_*) in the same pass */
+	unsigned an_want;   /* also collect for analyses.h (AN_WANT_*) in the same pass; the DMA records
+			       always, the pcs (an.pcs) only with AN_WANT_DMA */
 	struct an_annot_acc *annot; /* also feed this accumulator (annotate.h) in the same pass, NULL: not */
 };
 
@@ -131,7 +132,7 @@ struct snr_deps {
 	/* the indices of the DMA ISSUE instructions (class TA1_CLASS_DMA_ISSUE),
 	 * ascending: whether an edge's producer is one, without a lookup in insn */
 	uint64_t *issue_at;
-	size_t nissue_at;
+	size_t nissue_at, cap_issue_at;
 	/* The edges in two lists, register and memory edges (each kept as it
 	 * was made: the register edges as they come, the memory edges as their
 	 * sorted runs merge; no list of all of them is written), read in
