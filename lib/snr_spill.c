@@ -265,11 +265,16 @@ void snr_sorted_free(struct snr_sorted *s)
 
 /* Sorts n records of rec bytes at a, stably (records that compare equal
  * keep their order: the order glibc's qsort, a merge sort, gave them), with
- * tmp as large as a: runs of 16 by insertion, then merges, bottom up. Input
- * already in order costs a comparison a record, and a merge of two halves
- * already in order a copy: the events mostly come nearly sorted (on the
- * serving loop a record in 10 to 90 is out of order; annotate's stalls
- * come sorted), where qsort made every record's log2(n) comparisons. */
+ * tmp as large as a (a left half may be most of it): runs of 16 by
+ * insertion, then merges in
+ * place, bottom up, each only over what is out of order (the left half's
+ * records after the right half's first, up to the right half's records
+ * before the left half's last) through a copy of that part of the left
+ * half. Input already in order costs a comparison a record, and two halves
+ * already in order one comparison: the events mostly come nearly sorted (on
+ * the serving loop a record in 10 to 90 is out of order; annotate's stalls
+ * come sorted), where qsort made every record's log2(n) comparisons and
+ * copies. */
 #define SORT_RUN 16
 
 /* One record: the sizes the analyses sort (16, 24, 32 and 40 bytes) copied
@@ -307,31 +312,44 @@ static void sort_stable(unsigned char *a, size_t n, size_t rec, int (*cmp)(const
 			rec_copy(a + j * rec, x, rec);
 		}
 	}
-	unsigned char *src = a, *dst = tmp;
 	for (size_t w = SORT_RUN; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			if (mid >= hi || cmp(src + (mid - 1) * rec, src + mid * rec) <= 0) {
-				memcpy(dst + lo * rec, src + lo * rec, (hi - lo) * rec);
+		for (size_t lo = 0; lo + w < n; lo += 2 * w) {
+			size_t mid = lo + w, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			const unsigned char *first_right = a + mid * rec, *last_left = a + (mid - 1) * rec;
+			if (cmp(last_left, first_right) <= 0)
 				continue;
-			}
-			size_t p = lo, q = mid, k = lo;
-			while (p < mid && q < hi) {
-				if (cmp(src + q * rec, src + p * rec) < 0)
-					rec_copy(dst + k++ * rec, src + q++ * rec, rec);
+			/* the left records not after the right's first stay: the first
+			 * left record greater than it */
+			size_t p0 = lo, p1 = mid;
+			while (p0 < p1) {
+				size_t m = p0 + (p1 - p0) / 2;
+				if (cmp(a + m * rec, first_right) <= 0)
+					p0 = m + 1;
 				else
-					rec_copy(dst + k++ * rec, src + p++ * rec, rec);
+					p1 = m;
 			}
-			memcpy(dst + k * rec, src + p * rec, (mid - p) * rec);
-			k += mid - p;
-			memcpy(dst + k * rec, src + q * rec, (hi - q) * rec);
+			/* the right records not before the left's last stay: the first
+			 * right record not less than it */
+			size_t q0 = mid, q1 = hi;
+			while (q0 < q1) {
+				size_t m = q0 + (q1 - q0) / 2;
+				if (cmp(a + m * rec, last_left) < 0)
+					q0 = m + 1;
+				else
+					q1 = m;
+			}
+			size_t end = q0, nl = mid - p0;
+			memcpy(tmp, a + p0 * rec, nl * rec);
+			size_t p = 0, q = mid, k = p0;
+			while (p < nl && q < end) {
+				if (cmp(a + q * rec, tmp + p * rec) < 0)
+					rec_copy(a + k++ * rec, a + q++ * rec, rec);
+				else
+					rec_copy(a + k++ * rec, tmp + p++ * rec, rec);
+			}
+			memcpy(a + k * rec, tmp + p * rec, (nl - p) * rec);
 		}
-		unsigned char *t = src;
-		src = dst;
-		dst = t;
 	}
-	if (src != a)
-		memcpy(a, src, n * rec);
 }
 
 static inline uint64_t rec_key(const unsigned char *r, size_t off)
@@ -388,7 +406,7 @@ static void sort_buf(struct snr_sorted *s)
 		qsort(s->buf, s->nbuf, s->rec, s->cmp);
 		return;
 	}
-	unsigned char *tmp = snr_xmalloc(s->nbuf * s->rec); /* as qsort's own, freed after */
+	unsigned char *tmp = snr_xmalloc(s->nbuf * s->rec); /* freed after, as qsort's own */
 	sort_stable(s->buf, s->nbuf, s->rec, s->cmp, tmp);
 	free(tmp);
 }

@@ -4,7 +4,9 @@
  * temporary file) read back in order and by index, overwritten at indices
  * in the file and in memory, extended past its end with a gap, its last
  * records merged in place; a sorted array of many runs read back equal to
- * qsort's order, twice (rewind); one that never spills; and the error when
+ * qsort's order, twice (rewind); one that never spills; records that
+ * compare equal back in the order they were pushed (the sort is stable;
+ * the radix sort by key too); and the error when
  * the temporary folder cannot be written (sticky, zeroed reads, the folder
  * named).
  */
@@ -103,6 +105,46 @@ static void test_sorted(size_t n, size_t budget_recs, bool expect_file)
 	free(ref);
 }
 
+static int cmp_key_only(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Records that compare equal (by key alone) come back in the order they
+ * were pushed (payload), whatever the input's order (random, nearly sorted,
+ * sorted, reversed), in one run or many, by the merge sort or (by_key) the
+ * radix sort on the key. */
+static void test_stable(size_t n, size_t budget_recs, int shape, bool by_key)
+{
+	struct snr_sorted s;
+	if (by_key)
+		snr_sorted_init_key(&s, sizeof(struct rec), cmp_key_only, 0, budget_recs * sizeof(struct rec),
+				    "test sort");
+	else
+		snr_sorted_init(&s, sizeof(struct rec), cmp_key_only, budget_recs * sizeof(struct rec), "test sort");
+	struct rec *ref = calloc(n + 1, sizeof(*ref));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = shape == 0   ? next_rand() % 50                                    /* random, many ties */
+			       : shape == 1 ? i / 4 + (next_rand() % 64 == 0 ? next_rand() % 300 : 0) /* nearly sorted */
+			       : shape == 2 ? i / 3                                                /* sorted */
+					    : (n - i) / 3;                                         /* reversed */
+		if (by_key && shape == 0)
+			key |= (next_rand() % 3) << 40; /* bytes above the low ones */
+		ref[i] = (struct rec){.key = key, .payload = i, .tag = 7};
+		snr_sorted_push(&s, &ref[i]);
+	}
+	qsort(ref, n, sizeof(*ref), cmp_rec); /* by key, then push order */
+	snr_sorted_rewind(&s);
+	size_t k = 0, bad = 0;
+	for (const struct rec *r; (r = snr_sorted_next(&s)); k++)
+		bad += k >= n || memcmp(r, &ref[k], sizeof(*r)) != 0;
+	CHECK(k == n && !bad, "stable sort of %zu records (budget %zu, shape %d, %s): read %zu, %zu out of place", n,
+	      budget_recs, shape, by_key ? "radix" : "merge", k, bad);
+	snr_sorted_free(&s);
+	free(ref);
+}
+
 static void test_no_folder(void)
 {
 	setenv("TMPDIR", "/nonexistent-snr-spill-test", 1);
@@ -142,6 +184,12 @@ int main(void)
 	test_sorted(5000, 5000, false);	 /* one run: never written */
 	test_sorted(5001, 5000, true);	 /* two runs, the second of one record */
 	test_sorted(0, 16, false);
+	for (int shape = 0; shape < 4; shape++)
+		for (int by_key = 0; by_key < 2; by_key++) {
+			test_stable(100000, 200000, shape, by_key); /* one run */
+			test_stable(100000, 7000, shape, by_key);   /* 15 runs */
+			test_stable(37, 200000, shape, by_key);     /* fewer than an insertion run and a half */
+		}
 	test_no_folder();
 	return check_report("test_spill");
 }
