@@ -329,7 +329,7 @@ int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, stru
 static void build_lines(struct an_annot *a, struct an_annot_row *rows, size_t nrows)
 {
 	if (nrows) /* rows is NULL for a window without instructions */
-		qsort(rows, nrows, sizeof(*rows), cmp_source_order);
+		snr_qsort(rows, nrows, sizeof(*rows), cmp_source_order);
 	struct an_annot_row *lines = snr_xcalloc(nrows ? nrows : 1, sizeof(*lines));
 	size_t nlines = 0;
 	for (size_t i = 0; i < nrows;) {
@@ -348,7 +348,7 @@ static void build_lines(struct an_annot *a, struct an_annot_row *rows, size_t nr
 		l->npcs = j - i;
 		i = j;
 	}
-	qsort(lines, nlines, sizeof(*lines), cmp_hottest);
+	snr_qsort(lines, nlines, sizeof(*lines), cmp_hottest);
 	a->pcs = rows;
 	a->npcs = nrows;
 	a->lines = lines;
@@ -374,7 +374,7 @@ void an_annot_merge(struct an_annot *into, const struct an_annot *add)
 		if (!r->file) /* a symbol's name add owns */
 			r->function = own(into, r->function);
 	}
-	qsort(rows, n, sizeof(*rows), cmp_source_order);
+	snr_qsort(rows, n, sizeof(*rows), cmp_source_order);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (m && rows[m - 1].pc == rows[i].pc) { /* the same pc in another window */
@@ -543,7 +543,7 @@ struct an_annot_pair *an_annot_pair_lines(const struct an_annot *a, const struct
 			p[(*n)++] = (struct an_annot_pair){NULL, &b->lines[j], 0};
 	for (size_t i = 0; i < *n; i++)
 		p[i].delta = (int64_t)(p[i].after ? p[i].after->cycles : 0) - (int64_t)(p[i].before ? p[i].before->cycles : 0);
-	qsort(p, *n, sizeof(*p), cmp_pair);
+	snr_qsort(p, *n, sizeof(*p), cmp_pair);
 	free(used);
 	return p;
 }

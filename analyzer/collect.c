@@ -216,7 +216,7 @@ static void derive_active(struct an_data *d)
 				order[n][1] = i;
 				n++;
 			}
-		qsort(order, n, sizeof(*order), an_cmp_u64pair);
+		snr_qsort(order, n, sizeof(*order), an_cmp_u64pair);
 		uint64_t free_at = 0;
 		for (size_t k = 0; k < n; k++) {
 			struct an_dma *m = &d->dmas[order[k][1]];
@@ -385,7 +385,7 @@ size_t *an_dma_sorted(const struct an_data *d)
 		if (d->dmas[i].id)
 			idx[n++] = i;
 	sort_ctx = d;
-	qsort(idx, n, sizeof(*idx), cmp_stall);
+	snr_qsort(idx, n, sizeof(*idx), cmp_stall);
 	idx[n] = SIZE_MAX;
 	return idx;
 }

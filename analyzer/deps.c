@@ -244,7 +244,7 @@ static size_t list_first(const struct snr_deps_edge_list *l, uint64_t i)
 static void flush_group(struct collect *c)
 {
 	if (c->ngroup > 1)
-		qsort(c->group, c->ngroup, sizeof(*c->group), cmp_edge);
+		snr_qsort(c->group, c->ngroup, sizeof(*c->group), cmp_edge);
 	for (size_t k = 0; k < c->ngroup; k++)
 		if (!k || cmp_edge(&c->group[k - 1], &c->group[k]))
 			list_push(&c->d->reg_list, &c->group[k]);
@@ -808,7 +808,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 	for (size_t k = 0; k < w->nslice; k++)
 		if (w->slice[k] >= w->pos)
 			w->slice[n++] = w->slice[k];
-	qsort(w->slice, n, sizeof(*w->slice), cmp_u64);
+	snr_qsort(w->slice, n, sizeof(*w->slice), cmp_u64);
 	m->slice = n ? snr_xcalloc(n, sizeof(*m->slice)) : NULL;
 	if (n)
 		memcpy(m->slice, w->slice, n * sizeof(*m->slice));
@@ -835,8 +835,8 @@ static void relax(struct snr_deps *d)
 			waits[nw++][1] = (uint64_t)m->wait_index;
 		}
 	}
-	qsort(w.issue_dma, w.nissue_dma, sizeof(*w.issue_dma), an_cmp_u64pair);
-	qsort(waits, nw, sizeof(*waits), an_cmp_u64pair);
+	snr_qsort(w.issue_dma, w.nissue_dma, sizeof(*w.issue_dma), an_cmp_u64pair);
+	snr_qsort(waits, nw, sizeof(*waits), an_cmp_u64pair);
 	for (size_t k = 0; k < d->ndmas; k++) {
 		struct snr_deps_dma *m = &d->dmas[k];
 		if (m->issue_index >= 0 && (uint64_t)m->issue_index < d->ninsn)
@@ -1014,7 +1014,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 	free(c.cur_read);
 	/* sorted (the ISSUEs came in index order from every simulator here),
 	 * one entry per index */
-	qsort(d->issue_at, d->nissue_at, sizeof(*d->issue_at), cmp_u64);
+	snr_qsort(d->issue_at, d->nissue_at, sizeof(*d->issue_at), cmp_u64);
 	size_t u = 0;
 	for (size_t k = 0; k < d->nissue_at; k++)
 		if (!u || d->issue_at[u - 1] != d->issue_at[k])
@@ -1324,7 +1324,7 @@ static size_t top_pairs(const struct snr_deps *d, size_t n, struct pc_pair **out
 	for (size_t i = 0; i < cap; i++)
 		if (t[i].used)
 			t[m++] = t[i];
-	qsort(t, m, sizeof(*t), cmp_pair);
+	snr_qsort(t, m, sizeof(*t), cmp_pair);
 	*out = t;
 	return m < n ? m : n;
 }

@@ -31,6 +31,7 @@
 #include "analyzer/host_events.h"
 #include "analyzer/host_report.h"
 #include "lib/snr_host_trace.h"
+#include "lib/snr_util.h"
 
 static const char *const state_names[4] = {"R", "S", "D", "other"};
 
@@ -118,7 +119,7 @@ size_t snrh_ta1_launches(const struct snrh_trace *t, struct snrh_launch **out)
 		if (probe_is(t, iv->probe, "ta1rt_launch"))
 			v[n++] = (struct snrh_launch){iv->tid, iv->start, iv->end, iv->end};
 	}
-	qsort(v, n, sizeof(*v), launch_cmp);
+	snr_qsort(v, n, sizeof(*v), launch_cmp);
 	/* The device is busy until the first ta1rt_wait on the launching thread
 	 * that returns after the launch, unless that thread launches again first. */
 	for (size_t k = 0; k < n; k++) {
@@ -173,7 +174,7 @@ void snrh_trace_events(const struct snrh_trace *t, json_t *events)
 	struct snrh_offcpu *off = snr_xcalloc(t->offcpu.n + 1, sizeof(*off));
 	if (t->offcpu.n) /* a truncated trace may have none (and no vector) */
 		memcpy(off, t->offcpu.v, t->offcpu.n * sizeof(*off));
-	qsort(off, t->offcpu.n, sizeof(*off), offcpu_cmp);
+	snr_qsort(off, t->offcpu.n, sizeof(*off), offcpu_cmp);
 	for (size_t i = 0; i < t->offcpu.n; i++) {
 		const struct snrh_offcpu *e = &off[i];
 		snprintf(name, sizeof(name), "off-CPU %s", state_names[e->state & 3]);

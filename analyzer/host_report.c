@@ -49,8 +49,8 @@ struct snrh_bucketer *snrh_bucketer_new(const struct snrh_trace *t)
 		else
 			b->api[b->napi++] = t->intervals.v[i];
 	}
-	qsort(b->api, b->napi, sizeof(*b->api), iv_cmp);
-	qsort(b->io, b->nio, sizeof(*b->io), iv_cmp);
+	snr_qsort(b->api, b->napi, sizeof(*b->api), iv_cmp);
+	snr_qsort(b->io, b->nio, sizeof(*b->io), iv_cmp);
 	return b;
 }
 
@@ -177,7 +177,7 @@ static int folded_cmp_weight(const void *a, const void *b)
 /* Sorts by key and merges equal keys, summing weights. */
 static size_t fold_merge(struct folded *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), folded_cmp_key);
+	snr_qsort(v, n, sizeof(*v), folded_cmp_key);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (m && !strcmp(v[m - 1].key, v[i].key)) {
@@ -439,7 +439,7 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		snprintf(path, sizeof(path), "%s.offcpu.folded", o->folded_prefix);
 		rc |= write_folded(path, offv, noff);
 	}
-	qsort(offv, noff, sizeof(*offv), folded_cmp_weight);
+	snr_qsort(offv, noff, sizeof(*offv), folded_cmp_weight);
 	if (noff && o->top)
 		fprintf(out, "\ntop off-CPU stacks (leaf first)\n");
 	for (size_t i = 0; i < noff && i < o->top; i++) {
@@ -448,7 +448,7 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		print_stack(t, offv[i].kstack, "[k] ", out);
 		print_stack(t, offv[i].ustack, "", out);
 	}
-	qsort(onv, non, sizeof(*onv), folded_cmp_weight);
+	snr_qsort(onv, non, sizeof(*onv), folded_cmp_weight);
 	if (non && o->top)
 		fprintf(out, "\ntop on-CPU stacks (leaf first)\n");
 	for (size_t i = 0; i < non && i < o->top / 2 + 1; i++) {

@@ -755,7 +755,7 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 			by_wait[nw][0] = (uint64_t)d->dmas[i].wait_index;
 			by_wait[nw++][1] = i;
 		}
-	qsort(by_wait, nw, sizeof(*by_wait), an_cmp_u64pair);
+	snr_qsort(by_wait, nw, sizeof(*by_wait), an_cmp_u64pair);
 	/* per WAIT: [arrive, first of its group in by_wait, group size], by arrival */
 	uint64_t(*waits)[3] = snr_xcalloc(nw + 1, sizeof(*waits));
 	size_t nwaits = 0;
@@ -772,7 +772,7 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		waits[nwaits][1] = a;
 		waits[nwaits++][2] = b - a;
 	}
-	qsort(waits, nwaits, sizeof(*waits), an_cmp_u64pair);
+	snr_qsort(waits, nwaits, sizeof(*waits), an_cmp_u64pair);
 	uint64_t *ends = snr_xcalloc(nw + 1, sizeof(*ends));
 	size_t wi = 0;
 	for (size_t i = 0; i <= d->ndmas; i++) {
@@ -956,7 +956,7 @@ static void put_proto(struct out *o, json_t *events)
 			sl[ns++] = (struct hslice){e, ev_int(e, "pid"), ev_int(e, "tid"), start, start + ev_ns(e, "dur"), i};
 		}
 	}
-	qsort(sl, ns, sizeof(*sl), hslice_cmp);
+	snr_qsort(sl, ns, sizeof(*sl), hslice_cmp);
 	/* each flow event on the innermost slice of its track that holds its time */
 	json_array_foreach(events, i, e)
 	{
@@ -980,7 +980,7 @@ static void put_proto(struct out *o, json_t *events)
 		if (best != SIZE_MAX)
 			fl[nf++] = (struct hflow){best, (uint64_t)json_integer_value(json_object_get(e, "id")), ph[0] == 'f'};
 	}
-	qsort(fl, nf, sizeof(*fl), hflow_cmp);
+	snr_qsort(fl, nf, sizeof(*fl), hflow_cmp);
 	uint64_t *ids = snr_xcalloc(nf + 1, sizeof(*ids));
 	for (size_t k = 0, f = 0; k < ns; k++) {
 		size_t nout = 0, nend = 0, first = f;

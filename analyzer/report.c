@@ -519,7 +519,7 @@ static int cmp_interval(const void *a, const void *b)
  * how many are left. */
 static size_t lane_merge(uint64_t (*iv)[2], size_t n, uint64_t cycles)
 {
-	qsort(iv, n, sizeof(*iv), cmp_interval);
+	snr_qsort(iv, n, sizeof(*iv), cmp_interval);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = iv[i][0], b = iv[i][1] < cycles ? iv[i][1] : cycles;

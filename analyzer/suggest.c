@@ -498,7 +498,7 @@ static void walker_begin(struct capture *c, struct walker *w)
 		if (moved[k].index + 1 > moved[k].slot && moved[k].index + 1 - moved[k].slot > w->ahead)
 			w->ahead = moved[k].index + 1 - moved[k].slot;
 	}
-	qsort(w->byindex, nmoved, sizeof(*w->byindex), cmp_slotted_index);
+	snr_qsort(w->byindex, nmoved, sizeof(*w->byindex), cmp_slotted_index);
 	if (w->ahead > CAP_AHEAD_MAX) {
 		struct cap_reader rd;
 		struct cap_rec r;
@@ -870,12 +870,12 @@ static struct slotted *moved_set(const struct capture *c, const struct suggestio
 		}
 	}
 	/* one entry per instruction, at its earliest point */
-	qsort(v, m, sizeof(*v), cmp_slotted_index);
+	snr_qsort(v, m, sizeof(*v), cmp_slotted_index);
 	size_t u = 0;
 	for (size_t k = 0; k < m; k++)
 		if (!u || v[u - 1].index != v[k].index)
 			v[u++] = v[k];
-	qsort(v, u, sizeof(*v), cmp_slotted);
+	snr_qsort(v, u, sizeof(*v), cmp_slotted);
 	*nmoved = u;
 	return v;
 }
@@ -996,7 +996,7 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 		if (p->sg[k].suggested)
 			idx[r++] = (struct move_key){sg_dma_pc(d, &p->sg[k]), sg_before_pc(d, &p->sg[k]),
 						     p->sg[k].m->issue_index, k};
-	qsort(idx, r, sizeof(*idx), cmp_by_move);
+	snr_qsort(idx, r, sizeof(*idx), cmp_by_move);
 	p->g = snr_xcalloc(r + 1, sizeof(*p->g));
 	for (size_t k = 0; k < r;) {
 		struct move_group *g = &p->g[p->ng++];
@@ -1014,7 +1014,7 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 		k = e;
 	}
 	free(idx);
-	qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
+	snr_qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
 	for (size_t k = 0; k < p->ng; k++)
 		for (size_t j = 0; j < p->g[k].n; j++)
 			p->sg[p->g[k].members[j]].group = k;
@@ -1100,8 +1100,8 @@ static int cmp_diag_dma(const void *a, const void *b)
 /* After the run: both tables sorted, for the lookups below. */
 static void diag_sort(struct diag *g)
 {
-	qsort(g->st, g->nst, sizeof(*g->st), cmp_diag_stall);
-	qsort(g->dm, g->ndm, sizeof(*g->dm), cmp_diag_dma);
+	snr_qsort(g->st, g->nst, sizeof(*g->st), cmp_diag_stall);
+	snr_qsort(g->dm, g->ndm, sizeof(*g->dm), cmp_diag_dma);
 }
 
 static const struct diag_dma *diag_dma_of(const struct diag *g, int64_t issue_index)
@@ -1305,7 +1305,7 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 		p->cb.done = true;
 	}
 	free(moves);
-	qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
+	snr_qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
 	for (size_t k = 0; k < p->ng; k++)
 		for (size_t j = 0; j < p->g[k].n; j++)
 			p->sg[p->g[k].members[j]].group = k;

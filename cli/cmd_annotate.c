@@ -220,7 +220,7 @@ static void print_text(const struct opts *o, const struct an_annot *a, const cha
 	for (size_t i = 0; i < a->nlines; i++)
 		if (wanted(o, &a->lines[i]))
 			ls[n++] = &a->lines[i];
-	qsort(ls, n, sizeof(*ls), cmp_line_source);
+	snr_qsort(ls, n, sizeof(*ls), cmp_line_source);
 	/* functions (runs of ls), hottest first */
 	struct run { size_t at, n; uint64_t cycles; } *runs = snr_xcalloc(n ? n : 1, sizeof(*runs));
 	size_t nruns = 0;

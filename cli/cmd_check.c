@@ -108,7 +108,7 @@ int snr_cmd_check(int argc, char **argv)
 	}
 	closedir(d);
 	if (n)
-		qsort(names, n, sizeof(*names), cmp_names);
+		snr_qsort(names, n, sizeof(*names), cmp_names);
 	unsigned passed = 0, failed = 0;
 	for (size_t i = 0; i < n; i++) {
 		char path[4096], golden[4096], err[1024];

@@ -165,7 +165,7 @@ static uint64_t median_of(struct fn *f)
 {
 	if (!f->nsample)
 		return 0;
-	qsort(f->insn_sample, f->nsample, sizeof(*f->insn_sample), cmp_u64);
+	snr_qsort(f->insn_sample, f->nsample, sizeof(*f->insn_sample), cmp_u64);
 	return f->insn_sample[f->nsample / 2];
 }
 

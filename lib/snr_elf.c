@@ -168,7 +168,7 @@ static struct snr_elf *parse(struct snr_elf *e, char *err, size_t errlen)
 	}
 	}
 	if (e->nsymbols)
-		qsort(e->symbols, e->nsymbols, sizeof(*e->symbols), cmp_sym);
+		snr_qsort(e->symbols, e->nsymbols, sizeof(*e->symbols), cmp_sym);
 	elf_end(elf);
 	return e;
 fail:

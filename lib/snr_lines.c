@@ -238,7 +238,7 @@ static const struct module_index *module_of(struct snr_lines *l, Dwfl_Module *m)
 		off = next;
 	}
 	if (mi->n > 1) /* qsort must not be given NULL: a module with no compile-unit ranges has none */
-		qsort(mi->r, mi->n, sizeof(*mi->r), cmp_range);
+		snr_qsort(mi->r, mi->n, sizeof(*mi->r), cmp_range);
 	return mi;
 }
 

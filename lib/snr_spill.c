@@ -403,7 +403,7 @@ static void sort_buf(struct snr_sorted *s)
 		return;
 	}
 	if (s->rec > 256) { /* no room for one in sort_stable's insertion */
-		qsort(s->buf, s->nbuf, s->rec, s->cmp);
+		snr_qsort(s->buf, s->nbuf, s->rec, s->cmp);
 		return;
 	}
 	unsigned char *tmp = snr_xmalloc(s->nbuf * s->rec); /* freed after, as qsort's own */

@@ -9,22 +9,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #if defined(__GNUC__)
 #define SNR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define SNR_PRINTF(a, b)
-/* Opens path for reading only if it is a regular file (never blocking on a
- * FIFO or a device: the open is non-blocking, then fstat decides). The fd,
- * or -1 with err "PATH: No such file or directory" / "PATH: not a regular
- * file (a FIFO)". */
-int snr_open_regular(const char *path, char *err, size_t errlen);
-
-/* Reads a whole regular file (snr_open_regular) of at most max bytes into a
- * NUL-terminated buffer; NULL with err filled. */
-char *snr_read_regular(const char *path, size_t max, size_t *len, char *err, size_t errlen);
-
 #endif
+
+/* qsort for a list that may be empty: qsort's pointer must be valid even for
+ * no elements (C11 7.1.4; glibc declares it nonnull), and a list never grown
+ * is NULL. */
+static inline void snr_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 /* "snr: " + message + newline on stderr. */
 void snr_err(const char *fmt, ...) SNR_PRINTF(1, 2);

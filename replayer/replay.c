@@ -283,7 +283,7 @@ static void cache_report(FILE *f, unsigned rows, struct collector *c, const stru
 			m1 += c->pm[i].l1_misses;
 			m2 += c->pm[i].l2_misses;
 		}
-	qsort(v, n, sizeof(*v), by_misses);
+	snr_qsort(v, n, sizeof(*v), by_misses);
 	fprintf(f,
 		"cache model: L1 %llu B, %llu-way, %llu B lines; L2 %llu B, %llu-way; %llu accesses, %llu L1 misses "
 		"(%.2f%%), %llu L2 misses\n",

@@ -353,7 +353,7 @@ static struct plt_info *plt_of(struct snrh_symbolizer *s, Dwfl_Module *mod)
 			p->relocs[p->nrelocs++] = (struct plt_reloc){r.r_offset, full};
 		}
 	}
-	qsort(p->relocs, p->nrelocs, sizeof(*p->relocs), reloc_cmp);
+	snr_qsort(p->relocs, p->nrelocs, sizeof(*p->relocs), reloc_cmp);
 	return p;
 }
 
@@ -576,7 +576,7 @@ void snrh_sym_load_kernel(struct snrh_symbolizer *s)
 		s->ksyms[s->nksyms++] = (struct sym){a, 0, snr_xstrdup(name)};
 	}
 	fclose(fp);
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), sym_cmp);
+	snr_qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), sym_cmp);
 	for (size_t i = 0; i + 1 < s->nksyms; i++)
 		s->ksyms[i].size = s->ksyms[i + 1].addr - s->ksyms[i].addr;
 }
