@@ -793,11 +793,13 @@ static inline int64_t mulhsu64(int64_t a, uint64_t b) { return (int64_t)(((__int
 static inline uint64_t sx32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
 
 /*
- * The interpreter. `n` caps the instructions; `stats` and `break_ok` are
- * constants at each call site, so the compiler stamps out specialised loops.
+ * The interpreter. `n` caps the instructions; `stats`, `single` and `known`
+ * are constants at each call site, so the compiler stamps out specialised
+ * loops. `known`: one step of `given`, the caller's decode of the word at pc.
  */
 static inline __attribute__((always_inline)) enum ta1_stop
-run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
+run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single, const bool known,
+	 const struct ta1_insn *given)
 {
 	uint64_t *const x = c->x;
 	uint8_t *const core = c->core;
@@ -842,12 +844,18 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
 
 	while (done < n) {
 		uint64_t off = pc - TA1_CORE_BASE;
+		struct dinsn d;
+		if (known) { /* the caller decoded the word at pc, in core memory */
+			d = (struct dinsn){(uint8_t)(given->op + 1), given->rd, given->rs1, given->rs2,
+					   (int32_t)given->imm};
+			goto decoded;
+		}
 		if (__builtin_expect(off >= core_size || (pc & 3), 0)) {
 			stop = fault(c, pc, "instruction fetch from 0x%llx%s", (unsigned long long)pc,
 				     (pc & 3) ? " (not 4-byte aligned)" : " outside core memory");
 			goto out;
 		}
-		struct dinsn d = cache[off >> 2];
+		d = cache[off >> 2];
 		if (single && d.op == CO_BREAK) { /* stepping ignores breakpoints */
 			uint32_t w;
 			struct ta1_insn in;
@@ -862,6 +870,7 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single)
 				d.op = CO_ILLEGAL;
 			}
 		}
+	decoded:;
 		uint64_t next = pc + 4;
 		switch (d.op) {
 		case C(LUI): RD = IMM; break;
@@ -1005,19 +1014,26 @@ enum ta1_stop ta1_chip_step(struct ta1_chip *c)
 {
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
-	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true) : run_loop(c, 1, false, true);
+	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, false, NULL)
+				      : run_loop(c, 1, false, true, false, NULL);
 	if (__builtin_expect(c->m->inject_armed, 0))
 		inject_due(c);
 	return s;
 }
 
-enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in, const struct ta1_access *a)
+enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in, const struct ta1_access *a,
+				  uint64_t *next_pc)
 {
+	if (c->state != TA1_CHIP_RUNNING)
+		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
 	c->known_in = in;
 	c->known_a = a;
-	enum ta1_stop s = ta1_chip_step(c);
+	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, true, in) : run_loop(c, 1, false, true, true, in);
 	c->known_in = NULL;
 	c->known_a = NULL;
+	if (__builtin_expect(c->m->inject_armed, 0))
+		inject_due(c);
+	*next_pc = c->pc;
 	return s;
 }
 
@@ -1036,13 +1052,15 @@ enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n)
 	/* stop at the injected write's instruction count, land it, go on */
 	uint64_t first = inject_budget(c, n);
 	if (first < n) {
-		enum ta1_stop s = c->m->stats ? run_loop(c, first, true, false) : run_loop(c, first, false, false);
+		enum ta1_stop s = c->m->stats ? run_loop(c, first, true, false, false, NULL)
+					      : run_loop(c, first, false, false, false, NULL);
 		inject_due(c);
 		if (s != TA1_STOP_BUDGET)
 			return s;
 		n -= first; /* from here a breakpoint at the pc stops the chip */
 	}
-	return c->m->stats ? run_loop(c, n, true, false) : run_loop(c, n, false, false);
+	return c->m->stats ? run_loop(c, n, true, false, false, NULL)
+			   : run_loop(c, n, false, false, false, NULL);
 }
 
 enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *which)

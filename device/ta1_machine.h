@@ -80,12 +80,15 @@ enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *w
 enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n);
 /* Executes exactly one instruction, ignoring breakpoints. */
 enum ta1_stop ta1_chip_step(struct ta1_chip *c);
-/* ta1_chip_step when the caller has just decoded the instruction at the pc
- * (ta1_decode of the word there) and queried its access (ta1_access_query
- * with ta1_chip_query_ctx's context) on the chip's current state: an Xta
- * instruction then uses them instead of decoding and querying again (the
- * simulator computes both before every step anyway). */
-enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in, const struct ta1_access *a);
+/* ta1_chip_step when the caller has just decoded the instruction at the pc,
+ * which lies in core memory, 4-byte aligned (in: ta1_decode of the word
+ * there, a legal instruction), and queried its access (ta1_access_query with
+ * ta1_chip_query_ctx's context) on the chip's current state: the chip runs
+ * that decode instead of looking up its own cache, and an Xta instruction
+ * uses the access instead of querying again (the simulator computes both
+ * before every step anyway). *next_pc is the pc after the step. */
+enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in, const struct ta1_access *a,
+				  uint64_t *next_pc);
 
 enum ta1_chip_state ta1_chip_state(const struct ta1_chip *c);
 int ta1_chip_exit_code(const struct ta1_chip *c);

@@ -28,18 +28,21 @@
 
 /* Decode cache: one slot per 4-byte word of core memory, valid while the
  * word it was decoded from is still there (a slot checks its word on every
- * fetch, so code the window overwrites is decoded again). Instructions whose
- * operand access does not depend on register values (ALU, multiply, divide,
- * branches, jumps) keep their access in the slot; scalar loads and stores
- * keep their registers and compute their one region (ta1_access_scalar_mem,
- * the query's answer for an address in core memory); the others ask the
- * query each time. */
+ * fetch, so code the window overwrites is decoded again). It is the only
+ * decode of a step: the chip executes the slot's instruction
+ * (ta1_chip_step_known) rather than looking it up in its own cache.
+ * Instructions whose operand access does not depend on register values (ALU,
+ * multiply, divide, branches, jumps) keep their access in the slot; scalar
+ * loads and stores keep their registers and compute their one region
+ * (ta1_access_scalar_mem, the query's answer for an address in core memory);
+ * the others ask the query each time. */
 enum { SLOT_EMPTY, SLOT_STATIC, SLOT_MEM, SLOT_DYNAMIC };
 struct slot {
 	uint32_t word;
 	uint8_t kind;
 	uint8_t cls;
 	uint8_t mem_size;
+	bool xta; /* DMA, WAIT, vector or matrix: timed from the registers before it */
 	struct ta1_insn in;
 	uint64_t regs_read, regs_written;
 };
@@ -62,7 +65,7 @@ struct snr_sim {
 	const struct snr_tracker *tracker;
 	struct snr_ranges valid;
 	struct valid_hit hits[VALID_CACHE];
-	unsigned next_hit;
+	unsigned next_hit, last_hit; /* the next to replace, the last that answered */
 	uint64_t reg_valid; /* bit r: register r was loaded or written (ta1_reg_id) */
 	const uint8_t *core;
 	uint64_t core_size;
@@ -215,19 +218,31 @@ static int grm_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, un
 
 /* [lo, hi) of key lies inside one valid range: from the recent hits, else
  * from the set (remembering the range found). */
-static bool valid_covers(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
+static inline bool valid_covers(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
 {
+	const struct valid_hit *h = &s->hits[s->last_hit]; /* consecutive accesses mostly share one */
+	if (h->key == key && lo >= h->lo && hi <= h->hi && h->hi > h->lo)
+		return true;
 	for (unsigned i = 0; i < VALID_CACHE; i++) {
-		const struct valid_hit *h = &s->hits[i];
-		if (h->key == key && lo >= h->lo && hi <= h->hi && h->hi > h->lo)
+		h = &s->hits[i];
+		if (h->key == key && lo >= h->lo && hi <= h->hi && h->hi > h->lo) {
+			s->last_hit = i;
 			return true;
+		}
 	}
 	struct snr_range r;
 	if (!snr_ranges_find(&s->valid, key, lo, &r) || hi > r.hi)
 		return false;
 	s->hits[s->next_hit] = (struct valid_hit){key, r.lo, r.hi};
+	s->last_hit = s->next_hit;
 	s->next_hit = (s->next_hit + 1) % VALID_CACHE;
 	return true;
+}
+
+/* ta1_region_canonical without the call for the spaces it returns as given. */
+static inline uint64_t canonical(const struct snr_sim *s, const struct ta1_region *g)
+{
+	return g->space == TA1_SPACE_HBM ? ta1_region_canonical(&s->q, g) : g->addr;
 }
 
 static void valid_add(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
@@ -255,7 +270,7 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 		const struct ta1_region *g = &a->region[i];
 		if (g->write || !g->rows)
 			continue;
-		uint64_t base = ta1_region_canonical(&s->q, g);
+		uint64_t base = canonical(s, g);
 		uint32_t key = snr_ranges_key(g->space, g->chip);
 		for (uint64_t row = 0; row < g->rows; row++) {
 			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
@@ -281,84 +296,119 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 	return 0;
 }
 
-/* The decoded instruction at pc and its access, from the decode cache when
- * the slot still holds the word in memory. False if pc holds no valid
- * instruction (or lies outside core memory: the step then faults). */
-static bool fetch(struct snr_sim *s, uint64_t pc, struct ta1_insn *in, struct ta1_access *a, uint8_t *cls)
+static bool is_xta(unsigned cls)
+{
+	return cls == TA1_CLASS_DMA_ISSUE || cls == TA1_CLASS_DMA_WAIT || cls == TA1_CLASS_VECTOR ||
+	       cls == TA1_CLASS_MATRIX;
+}
+
+/* The access of the instruction in a slot that still holds the word at pc. */
+static inline __attribute__((always_inline)) void slot_access(struct snr_sim *s, const struct slot *sl,
+								struct ta1_access *a)
+{
+	if (sl->kind == SLOT_STATIC) {
+		a->regs_read = sl->regs_read;
+		a->regs_written = sl->regs_written;
+		a->nregions = 0;
+		a->fault = NULL;
+		a->fault_region = 0;
+	} else if (sl->kind != SLOT_MEM ||
+		   !ta1_access_scalar_mem(&sl->in, &s->q, sl->cls == TA1_CLASS_STORE, sl->mem_size, sl->regs_read,
+					  sl->regs_written, a)) {
+		ta1_access_query(&sl->in, &s->q, a);
+	}
+}
+
+/* The decoded instruction at pc and its access when its slot does not hold
+ * the word in memory: decoded (into the slot, *slp, when pc is in core
+ * memory and aligned, else into buf with *slp NULL) and queried. NULL if pc
+ * holds no valid instruction (or lies in no memory: the step then faults). */
+static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_sim *s, uint64_t pc,
+								   struct ta1_insn *buf, struct ta1_access *a,
+								   const struct slot **slp)
 {
 	uint64_t off = pc - TA1_CORE_BASE;
 	uint32_t w;
 	struct slot *sl = NULL;
+	*slp = NULL;
 	if (off <= s->core_size - 4 && !(pc & 3)) {
 		memcpy(&w, s->core + off, 4);
 		sl = &s->slots[off >> 2];
-		if (sl->kind != SLOT_EMPTY && sl->word == w) {
-			*in = sl->in;
-			*cls = sl->cls;
-			if (sl->kind == SLOT_STATIC) {
-				a->regs_read = sl->regs_read;
-				a->regs_written = sl->regs_written;
-				a->nregions = 0;
-				a->fault = NULL;
-				a->fault_region = 0;
-			} else if (sl->kind != SLOT_MEM ||
-				   !ta1_access_scalar_mem(in, &s->q, sl->cls == TA1_CLASS_STORE, sl->mem_size,
-							  sl->regs_read, sl->regs_written, a)) {
-				ta1_access_query(in, &s->q, a);
-			}
-			return true;
-		}
 	} else if (ta1_chip_read_mem(s->c, pc, &w, 4) != 4) {
-		return false;
+		return NULL;
 	}
-	if (!ta1_decode(w, in))
-		return false;
-	*cls = (uint8_t)ta1_insn_table[in->op].cls;
-	ta1_access_query(in, &s->q, a);
-	if (sl) {
-		bool fixed = (*cls == TA1_CLASS_ALU || *cls == TA1_CLASS_MUL || *cls == TA1_CLASS_DIV ||
-			      *cls == TA1_CLASS_BRANCH || *cls == TA1_CLASS_JUMP) &&
-			     a->nregions == 0 && !a->fault;
-		bool mem = *cls == TA1_CLASS_LOAD || *cls == TA1_CLASS_STORE;
-		*sl = (struct slot){.word = w,
-				    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
-				    .cls = *cls,
-				    .mem_size = ta1_insn_table[in->op].mem_size,
-				    .in = *in,
-				    .regs_read = a->regs_read,
-				    .regs_written = a->regs_written};
-	}
-	return true;
+	if (!ta1_decode(w, buf))
+		return NULL;
+	unsigned cls = ta1_insn_table[buf->op].cls;
+	ta1_access_query(buf, &s->q, a);
+	if (!sl)
+		return buf;
+	bool fixed = (cls == TA1_CLASS_ALU || cls == TA1_CLASS_MUL || cls == TA1_CLASS_DIV ||
+		      cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) &&
+		     a->nregions == 0 && !a->fault;
+	bool mem = cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE;
+	*sl = (struct slot){.word = w,
+			    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
+			    .cls = (uint8_t)cls,
+			    .mem_size = ta1_insn_table[buf->op].mem_size,
+			    .xta = is_xta(cls),
+			    .in = *buf,
+			    .regs_read = a->regs_read,
+			    .regs_written = a->regs_written};
+	*slp = sl;
+	return &sl->in;
 }
 
-/* Executes the instruction at pc, the chip's current pc. */
-static inline int step_one(struct snr_sim *s, uint64_t index, uint64_t pc, struct snr_sim_step *out)
+/* Executes the instruction at pc, the chip's current pc. Inlined into the
+ * run loop: it is most of what the replay does per instruction. */
+static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uint64_t index, uint64_t pc,
+							  struct snr_sim_step *out)
 {
 	struct ta1_chip *c = s->c;
-	struct ta1_insn in;
+	struct ta1_insn buf;
 	struct ta1_access a;
-	uint8_t cls;
+	const struct slot *sl = NULL;
+	const struct ta1_insn *in = NULL;
 	out->pc = pc;
 	out->exited = false;
 	out->exit_code = 0;
-	if (!fetch(s, pc, &in, &a, &cls)) {
+	uint64_t off = pc - TA1_CORE_BASE;
+	if (__builtin_expect(off <= s->core_size - 4 && !(pc & 3), 1)) {
+		uint32_t w;
+		memcpy(&w, s->core + off, 4);
+		sl = &s->slots[off >> 2];
+		if (__builtin_expect(sl->kind != SLOT_EMPTY && sl->word == w, 1)) {
+			slot_access(s, sl, &a);
+			in = &sl->in;
+		}
+	}
+	if (__builtin_expect(!in, 0))
+		in = fetch_slow(s, pc, &buf, &a, &sl);
+	if (!in) {
 		uint32_t w = 0;
 		ta1_chip_read_mem(c, pc, &w, 4);
 		snr_fmt(s->err, sizeof(s->err), "instruction %llu: no valid instruction at pc 0x%llx (0x%08x)",
 			(unsigned long long)index, (unsigned long long)pc, w);
 		return -1;
 	}
-	if ((a.regs_read & ~s->reg_valid & ~1ull) || a.nregions) /* else nothing to check */
-		if (poisoned(s, index, pc, &in, &a))
+	if (a.regs_read & ~s->reg_valid & ~1ull) {
+		if (poisoned(s, index, pc, in, &a))
 			return -1;
+	} else if (a.nregions) { /* a scalar load's one region in core memory is checked here */
+		const struct ta1_region *g = &a.region[0];
+		if (a.nregions != 1 || g->space != TA1_SPACE_CORE || g->rows != 1 ||
+		    (!g->write && !valid_covers(s, snr_ranges_key(TA1_SPACE_CORE, g->chip), g->addr,
+						g->addr + g->row_bytes)))
+			if (poisoned(s, index, pc, in, &a))
+				return -1;
+	}
+	const unsigned cls = sl ? sl->cls : ta1_insn_table[in->op].cls;
 	/* The timing model reads the registers an Xta instruction names as they
 	 * were before it executed; scalar instructions it times from their
 	 * access alone. */
 	uint64_t before[32];
 	const uint64_t *x = s->q.x;
-	const bool xta = cls == TA1_CLASS_DMA_ISSUE || cls == TA1_CLASS_DMA_WAIT || cls == TA1_CLASS_VECTOR ||
-			 cls == TA1_CLASS_MATRIX;
-	if (xta) {
+	if (sl ? sl->xta : is_xta(cls)) {
 		memcpy(before, s->q.x, sizeof(before));
 		x = before;
 	}
@@ -374,9 +424,16 @@ static inline int step_one(struct snr_sim *s, uint64_t index, uint64_t pc, struc
 		if (cls == TA1_CLASS_CSR) /* the cycle CSR reads the model's clock */
 			ta1_chip_set_cycle(c, ta1_timing_now(s->timing));
 	}
-	/* An Xta instruction's access is the query's answer (a dynamic slot or a
-	 * fresh decode): the chip need not decode and query it again. */
-	enum ta1_stop st = xta ? ta1_chip_step_known(c, &in, &a) : ta1_chip_step(c);
+	/* The chip runs the slot's decode, and an Xta instruction the query's
+	 * answer (a dynamic slot or a fresh decode): it need not decode or query
+	 * again. Outside core memory the chip's own step faults on the fetch. */
+	enum ta1_stop st;
+	if (__builtin_expect(sl != NULL, 1)) {
+		st = ta1_chip_step_known(c, in, &a, &out->next_pc);
+	} else {
+		st = ta1_chip_step(c);
+		out->next_pc = ta1_chip_get_reg(c, TA1_REG_PC);
+	}
 	if (__builtin_expect(st != TA1_STOP_BUDGET, 0)) {
 		if (st == TA1_STOP_FAULT) {
 			snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
@@ -388,21 +445,20 @@ static inline int step_one(struct snr_sim *s, uint64_t index, uint64_t pc, struc
 				(unsigned long long)index, (unsigned long long)pc);
 			return -1;
 		}
-	}
-	out->next_pc = ta1_chip_get_reg(c, TA1_REG_PC);
-	if (st == TA1_STOP_EXIT) {
-		out->exited = true;
-		out->exit_code = ta1_chip_exit_code(c);
-		out->next_pc = pc + 4;
+		if (st == TA1_STOP_EXIT) {
+			out->exited = true;
+			out->exit_code = ta1_chip_exit_code(c);
+			out->next_pc = pc + 4;
+		}
 	}
 	if (!s->functional_only)
-		ta1_timing_insn(s->timing, index, pc, &in, &a, x, out->next_pc);
+		ta1_timing_insn(s->timing, index, pc, in, &a, x, out->next_pc);
 	s->reg_valid |= a.regs_written;
 	for (unsigned i = 0; i < a.nregions; i++) {
 		const struct ta1_region *g = &a.region[i];
 		if (!g->write || !g->rows)
 			continue;
-		uint64_t base = ta1_region_canonical(&s->q, g);
+		uint64_t base = canonical(s, g);
 		uint32_t key = snr_ranges_key(g->space, g->chip);
 		if (g->rows == 1 || g->stride == (int64_t)g->row_bytes) {
 			valid_add(s, key, base, base + g->row_bytes * g->rows);
