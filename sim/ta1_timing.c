@@ -118,8 +118,9 @@ struct ta1_timing_model {
 
 	struct ta1_timing_totals tot;
 
-	/* per op, from the ISA table and the config: class, unit, scalar latency */
-	uint8_t op_cls[TA1_OP_COUNT], op_unit[TA1_OP_COUNT];
+	/* per op, from the ISA table and the config: class, unit, scalar latency,
+	 * and whether it is scalar work (no DMA, WAIT, vector or matrix unit) */
+	uint8_t op_cls[TA1_OP_COUNT], op_unit[TA1_OP_COUNT], op_scalar[TA1_OP_COUNT];
 	uint64_t op_latency[TA1_OP_COUNT];
 };
 
@@ -148,7 +149,7 @@ static uint64_t cycle_of(double x)
 	return (uint64_t)ceil(snap(x));
 }
 
-static void note_end(struct ta1_timing_model *t, uint64_t c)
+static inline void note_end(struct ta1_timing_model *t, uint64_t c)
 {
 	if (c > t->horizon)
 		t->horizon = c;
@@ -262,6 +263,9 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 		t->op_cls[op] = (uint8_t)ta1_insn_table[op].cls;
 		t->op_unit[op] = (uint8_t)unit_of(ta1_insn_table[op].cls);
 		t->op_latency[op] = scalar_latency(t, ta1_insn_table[op].timing);
+		enum ta1_class c = ta1_insn_table[op].cls;
+		t->op_scalar[op] = c != TA1_CLASS_VECTOR && c != TA1_CLASS_MATRIX && c != TA1_CLASS_DMA_ISSUE &&
+				   c != TA1_CLASS_DMA_WAIT;
 	}
 	return t;
 }
@@ -690,7 +694,7 @@ static void add_vmem_writes(struct ta1_timing_model *t, const struct ta1_access 
 	}
 }
 
-static void scalar_busy(struct ta1_timing_model *t, uint64_t issue, uint64_t index)
+static inline __attribute__((always_inline)) void scalar_busy(struct ta1_timing_model *t, uint64_t issue, uint64_t index)
 {
 	if (t->scalar_run && issue == t->scalar_run_end) {
 		t->scalar_run_end++;
@@ -751,9 +755,101 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 	return issue;
 }
 
+/* Instruction, register and memory events of an instruction issued at
+ * `issue` and retired at `retire` (the tracker's share of ta1_timing_insn). */
+static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_model *t, uint64_t index,
+							     uint64_t pc, const struct ta1_access *a,
+							     uint64_t issue, uint64_t retire, enum snr_unit unit,
+							     enum ta1_class cls)
+{
+	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
+		struct snr_ev_insn e = {.index = index,
+					.pc = pc,
+					.issue = issue,
+					.retire = retire,
+					.unit = (uint8_t)unit,
+					.cls = (uint8_t)cls};
+		if (t->mask & SNR_TRACK_ISSUE)
+			t->tr.on_issue(t->tr.user, &e);
+		if (t->mask & SNR_TRACK_RETIRE)
+			t->tr.on_retire(t->tr.user, &e);
+	}
+	if (t->mask & SNR_TRACK_REG) {
+		/* the callback and its user in locals: the calls could change *t */
+		void (*on_reg)(void *, const struct snr_ev_reg *) = t->tr.on_reg;
+		void *user = t->tr.user;
+		struct snr_ev_reg e = {.index = index};
+		for (int w = 0; w < 2; w++) {
+			uint64_t regs = (w ? a->regs_written : a->regs_read) & ~(1ull << TA1_REG_PC);
+			e.write = (uint8_t)w;
+			while (regs) {
+				e.reg = (uint16_t)__builtin_ctzll(regs);
+				regs &= regs - 1;
+				on_reg(user, &e);
+			}
+		}
+	}
+}
+
+/* ta1_timing_insn of a scalar instruction (op_scalar) that does not fault:
+ * the same steps without those of asynchronous work and WAITs, which most
+ * instructions of a window skip. */
+static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_model *t, uint64_t index,
+							       uint64_t pc, unsigned op, const struct ta1_access *a,
+							       uint64_t next_pc)
+{
+	uint64_t at = t->next_issue;
+	if (at >= t->next_event_cycle) /* next_event <= at, in integers */
+		engine_run_until(t, (double)at);
+	/* 1. Fetch: a taken branch's refill. */
+	if (t->redirect > at) {
+		emit_stall(t, index, SNR_STALL_BRANCH, at, t->redirect - at, (int64_t)t->redirect_index, 0);
+		at = t->redirect;
+	}
+	/* 2. Register scoreboard. */
+	uint64_t srcs = a->regs_read & 0xfffffffeull, ready = 0, producer = 0;
+	while (srcs) {
+		unsigned r = (unsigned)__builtin_ctzll(srcs);
+		srcs &= srcs - 1;
+		if (t->reg_ready[r] > ready) {
+			ready = t->reg_ready[r];
+			producer = t->reg_producer[r];
+		}
+	}
+	if (ready > at) {
+		emit_stall(t, index, SNR_STALL_REGISTER, at, ready - at, (int64_t)producer, 0);
+		at = ready;
+	}
+	const uint64_t issue = at, retire = issue + t->op_latency[op];
+	if (a->nregions && (t->mask & SNR_TRACK_MEM))
+		for (unsigned k = 0; k < a->nregions; k++)
+			emit_region(t, index, issue, &a->region[k]);
+	uint64_t dsts = a->regs_written & 0xfffffffeull;
+	while (dsts) {
+		unsigned r = (unsigned)__builtin_ctzll(dsts);
+		dsts &= dsts - 1;
+		t->reg_ready[r] = retire;
+		t->reg_producer[r] = index;
+	}
+	const enum ta1_class cls = (enum ta1_class)t->op_cls[op];
+	if ((cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) && next_pc != pc + 4) {
+		t->redirect = issue + t->cfg.scalar_branch_taken_cycles;
+		t->redirect_index = index;
+	}
+	t->next_issue = issue + 1;
+	t->tot.instructions++;
+	note_end(t, retire);
+	scalar_busy(t, issue, index);
+	emit_insn(t, index, pc, a, issue, retire, SNR_UNIT_SCALAR, cls);
+}
+
 void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
 		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc)
 {
+	if (__builtin_expect(in->op < TA1_OP_COUNT && !a->fault && t->op_scalar[in->op], 1)) {
+		scalar_insn(t, index, pc, in->op, a, next_pc);
+		return;
+	}
 	const bool legal = in->op < TA1_OP_COUNT && !a->fault;
 	const enum ta1_class cls = legal ? (enum ta1_class)t->op_cls[in->op] : TA1_CLASS_ALU;
 	const enum snr_unit unit = legal ? (enum snr_unit)t->op_unit[in->op] : SNR_UNIT_SCALAR;
@@ -857,34 +953,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	t->tot.instructions++;
 	note_end(t, retire);
 	scalar_busy(t, issue, index);
-
-	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
-		struct snr_ev_insn e = {.index = index,
-					.pc = pc,
-					.issue = issue,
-					.retire = retire,
-					.unit = (uint8_t)unit,
-					.cls = (uint8_t)cls};
-		if (t->mask & SNR_TRACK_ISSUE)
-			t->tr.on_issue(t->tr.user, &e);
-		if (t->mask & SNR_TRACK_RETIRE)
-			t->tr.on_retire(t->tr.user, &e);
-	}
-	if (t->mask & SNR_TRACK_REG) {
-		/* the callback and its user in locals: the calls could change *t */
-		void (*on_reg)(void *, const struct snr_ev_reg *) = t->tr.on_reg;
-		void *user = t->tr.user;
-		struct snr_ev_reg e = {.index = index};
-		for (int w = 0; w < 2; w++) {
-			uint64_t regs = (w ? a->regs_written : a->regs_read) & ~(1ull << TA1_REG_PC);
-			e.write = (uint8_t)w;
-			while (regs) {
-				e.reg = (uint16_t)__builtin_ctzll(regs);
-				regs &= regs - 1;
-				on_reg(user, &e);
-			}
-		}
-	}
+	emit_insn(t, index, pc, a, issue, retire, unit, cls);
 }
 
 uint64_t ta1_timing_now(const struct ta1_timing_model *t)
