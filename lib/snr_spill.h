@@ -76,6 +76,15 @@ static inline const void *snr_spill_at(struct snr_spill *s, uint64_t i)
 		return s->hot + (size_t)(i - s->hot_first) * s->rec;
 	return snr_spill_at_slow(s, i);
 }
+/* snr_spill_at(s, i), and in *count the records from i on (at least 1) that
+ * follow it in the same memory (the tail or the block read last): a reader
+ * of a range copies them at once. */
+static inline const void *snr_spill_span(struct snr_spill *s, uint64_t i, uint64_t *count)
+{
+	const void *r = snr_spill_at(s, i);
+	*count = i >= s->tail_first ? s->n - i : s->hot_first + s->hot_n - i;
+	return r;
+}
 /* Record n-1-back (back < SNR_SPILL_KEEP, back < n), writable. */
 void *snr_spill_last(struct snr_spill *s, size_t back);
 static inline bool snr_spill_failed(const struct snr_spill *s)

@@ -125,8 +125,12 @@ const char *snr_window_error(const struct snr_window *w)
 /* The recorded pcs of [first, first + n) into w->run_pcs (n <= SNR_WINDOW_RUN_PCS) */
 static const uint64_t *run_pcs(const struct snr_window *w, uint64_t first, uint64_t n)
 {
-	for (uint64_t i = 0; i < n; i++)
-		w->run_pcs[i] = snr_window_pc(w, first + i);
+	for (uint64_t i = 0, k; i < n; i += k) { /* as many at once as lie together in memory */
+		const void *p = snr_spill_span(w->pcs, first + i, &k);
+		if (k > n - i)
+			k = n - i;
+		memcpy(&w->run_pcs[i], p, k * sizeof(uint64_t));
+	}
 	return w->run_pcs;
 }
 
