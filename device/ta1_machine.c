@@ -113,6 +113,9 @@ struct ta1_machine {
 };
 
 static uint8_t op_class[TA1_OP_COUNT + 3];
+/* by TA1 op: an ALU, multiply, divide, load, store, branch or jump
+ * instruction (one of the interpreter's cases that need no call) */
+static bool op_simple[TA1_OP_COUNT + 1];
 
 static void *alloc_zeroed(uint64_t size)
 {
@@ -131,6 +134,12 @@ struct ta1_machine *ta1_machine_new(const struct snr_config *cfg, char *err, siz
 	m->chips = snr_xcalloc(m->nchips, sizeof(*m->chips));
 	for (unsigned op = 0; op < TA1_OP_COUNT; op++)
 		op_class[op + 1] = (uint8_t)ta1_insn_table[op].cls;
+	for (unsigned op = 0; op < TA1_OP_COUNT; op++) {
+		enum ta1_class cls = ta1_insn_table[op].cls;
+		op_simple[op] = cls == TA1_CLASS_ALU || cls == TA1_CLASS_MUL || cls == TA1_CLASS_DIV ||
+				cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE || cls == TA1_CLASS_BRANCH ||
+				cls == TA1_CLASS_JUMP;
+	}
 	for (unsigned i = 0; i < m->nchips; i++) {
 		struct ta1_chip *c = &m->chips[i];
 		c->m = m;
@@ -799,7 +808,7 @@ static inline uint64_t sx32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(ui
  */
 static inline __attribute__((always_inline)) enum ta1_stop
 run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single, const bool known,
-	 const struct ta1_insn *given)
+	 const bool simple, const struct ta1_insn *given)
 {
 	uint64_t *const x = c->x;
 	uint8_t *const core = c->core;
@@ -938,6 +947,8 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single, co
 		case C(REMUW): RD = sx32((uint32_t)RS2 ? (uint32_t)RS1 % (uint32_t)RS2 : (uint32_t)RS1); break;
 		case C(CSRRW): case C(CSRRS): case C(CSRRC):
 		case C(CSRRWI): case C(CSRRSI): case C(CSRRCI): {
+			if (simple)
+				__builtin_unreachable();
 			unsigned csr = (unsigned)d.imm & 0xfff;
 			bool writes = d.op == C(CSRRW) || d.op == C(CSRRWI) || d.rs1 != 0;
 			if (csr != TA1_CSR_CYCLE && csr != TA1_CSR_TIME && csr != TA1_CSR_INSTRET) {
@@ -953,6 +964,8 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single, co
 			break;
 		}
 		case C(ECALL):
+			if (simple)
+				__builtin_unreachable();
 			c->pc = pc;
 			stop = do_ecall(c, pc);
 			if (stop == TA1_STOP_EXIT) { /* exit retires */
@@ -964,24 +977,34 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single, co
 				goto out;
 			break;
 		case C(EBREAK):
+			if (simple)
+				__builtin_unreachable();
 			stop = TA1_STOP_EBREAK;
 			goto out;
 		case C(TA_DMA): case C(TA_DMA2D): case C(TA_WAIT): case C(TA_CHIPID): case C(TA_NCHIPS):
 		case C(TA_VADD): case C(TA_VMUL): case C(TA_VMAX): case C(TA_VSCALE): case C(TA_VEXP):
 		case C(TA_VSUMROWS): case C(TA_MXU_MM): case C(TA_MXU_MMA): case C(TA_MXU_LOAD):
+			if (simple)
+				__builtin_unreachable();
 			c->pc = pc;
 			stop = do_xta(c, pc);
 			if (stop != TA1_STOP_BUDGET)
 				goto out;
 			break;
 		case CO_UNDECODED: /* first execution of this word: decode, then run it */
+			if (simple)
+				__builtin_unreachable();
 			decode_into(c, off);
 			continue;
 		case CO_BREAK:
+			if (simple)
+				__builtin_unreachable();
 			stop = TA1_STOP_BREAKPOINT;
 			goto out;
 		case CO_ILLEGAL:
 		default: {
+			if (simple)
+				__builtin_unreachable();
 			uint32_t w;
 			memcpy(&w, core + off, 4);
 			stop = fault(c, pc, "illegal instruction 0x%08x", w);
@@ -1014,10 +1037,24 @@ enum ta1_stop ta1_chip_step(struct ta1_chip *c)
 {
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
-	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, false, NULL)
-				      : run_loop(c, 1, false, true, false, NULL);
+	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, false, false, NULL)
+				      : run_loop(c, 1, false, true, false, false, NULL);
 	if (__builtin_expect(c->m->inject_armed, 0))
 		inject_due(c);
+	return s;
+}
+
+/* ta1_chip_step_known of any instruction: CSR, system and Xta ones, and
+ * every one when counting per class. */
+static __attribute__((noinline)) enum ta1_stop step_known_any(struct ta1_chip *c, const struct ta1_insn *in,
+							      const struct ta1_access *a)
+{
+	c->known_in = in;
+	c->known_a = a;
+	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, true, false, in)
+				      : run_loop(c, 1, false, true, true, false, in);
+	c->known_in = NULL;
+	c->known_a = NULL;
 	return s;
 }
 
@@ -1026,11 +1063,10 @@ enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in,
 {
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
-	c->known_in = in;
-	c->known_a = a;
-	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, true, in) : run_loop(c, 1, false, true, true, in);
-	c->known_in = NULL;
-	c->known_a = NULL;
+	/* Most instructions are plain scalar ones: their step is the
+	 * interpreter without the other cases, so it needs a small frame. */
+	enum ta1_stop s = op_simple[in->op] && !c->m->stats ? run_loop(c, 1, false, true, true, true, in)
+							     : step_known_any(c, in, a);
 	if (__builtin_expect(c->m->inject_armed, 0))
 		inject_due(c);
 	*next_pc = c->pc;
@@ -1052,15 +1088,15 @@ enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n)
 	/* stop at the injected write's instruction count, land it, go on */
 	uint64_t first = inject_budget(c, n);
 	if (first < n) {
-		enum ta1_stop s = c->m->stats ? run_loop(c, first, true, false, false, NULL)
-					      : run_loop(c, first, false, false, false, NULL);
+		enum ta1_stop s = c->m->stats ? run_loop(c, first, true, false, false, false, NULL)
+					      : run_loop(c, first, false, false, false, false, NULL);
 		inject_due(c);
 		if (s != TA1_STOP_BUDGET)
 			return s;
 		n -= first; /* from here a breakpoint at the pc stops the chip */
 	}
-	return c->m->stats ? run_loop(c, n, true, false, false, NULL)
-			   : run_loop(c, n, false, false, false, NULL);
+	return c->m->stats ? run_loop(c, n, true, false, false, false, NULL)
+			   : run_loop(c, n, false, false, false, false, NULL);
 }
 
 enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *which)
