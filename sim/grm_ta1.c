@@ -43,6 +43,8 @@ struct slot {
 	uint8_t cls;
 	uint8_t mem_size;
 	bool xta; /* DMA, WAIT, vector or matrix: timed from the registers before it */
+	bool timing_regs; /* static or mem, and tr holds its registers for the timing model */
+	struct ta1_timing_regs tr;
 	struct ta1_insn in;
 	uint64_t regs_read, regs_written;
 };
@@ -347,11 +349,15 @@ static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_si
 		      cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) &&
 		     a->nregions == 0 && !a->fault;
 	bool mem = cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE;
+	struct ta1_timing_regs tr;
+	bool timing_regs = (fixed || mem) && ta1_timing_regs_of(a, &tr);
 	*sl = (struct slot){.word = w,
 			    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
 			    .cls = (uint8_t)cls,
 			    .mem_size = ta1_insn_table[buf->op].mem_size,
 			    .xta = is_xta(cls),
+			    .timing_regs = timing_regs,
+			    .tr = tr,
 			    .in = *buf,
 			    .regs_read = a->regs_read,
 			    .regs_written = a->regs_written};
@@ -451,8 +457,12 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 			out->next_pc = pc + 4;
 		}
 	}
-	if (!s->functional_only)
-		ta1_timing_insn(s->timing, index, pc, in, &a, x, out->next_pc);
+	if (!s->functional_only) {
+		if (sl && sl->timing_regs && !a.fault) /* a scalar instruction whose registers the slot lists */
+			ta1_timing_scalar_insn(s->timing, index, pc, in->op, &sl->tr, &a, out->next_pc);
+		else
+			ta1_timing_insn(s->timing, index, pc, in, &a, x, out->next_pc);
+	}
 	s->reg_valid |= a.regs_written;
 	for (unsigned i = 0; i < a.nregions; i++) {
 		const struct ta1_region *g = &a.region[i];

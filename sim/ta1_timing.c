@@ -86,8 +86,11 @@ struct ta1_timing_model {
 	uint64_t next_issue; /* last issue + 1 */
 	uint64_t redirect;   /* earliest issue after a taken branch */
 	uint64_t redirect_index;
-	uint64_t reg_ready[TA1_REG_COUNT];
-	uint64_t reg_producer[TA1_REG_COUNT];
+	/* per register; then TA1_TIMING_NO_REG, never written (a missing source
+	 * of ta1_timing_regs: ready at 0), and TA1_TIMING_NO_DST, never read (a
+	 * missing destination) */
+	uint64_t reg_ready[TA1_REG_COUNT + 2];
+	uint64_t reg_producer[TA1_REG_COUNT + 2];
 	uint64_t horizon; /* the last cycle anything seen so far ends */
 	bool scalar_run;  /* a busy run of issue cycles is open */
 	uint64_t scalar_run_start, scalar_run_end, scalar_run_index;
@@ -755,12 +758,13 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 	return issue;
 }
 
-/* Instruction, register and memory events of an instruction issued at
- * `issue` and retired at `retire` (the tracker's share of ta1_timing_insn). */
+/* Instruction and register events of an instruction issued at `issue` and
+ * retired at `retire` (the tracker's share of ta1_timing_insn); r: its
+ * registers as lists (ta1_timing_regs_of), or NULL: from the access. */
 static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_model *t, uint64_t index,
 							     uint64_t pc, const struct ta1_access *a,
-							     uint64_t issue, uint64_t retire, enum snr_unit unit,
-							     enum ta1_class cls)
+							     const struct ta1_timing_regs *r, uint64_t issue,
+							     uint64_t retire, enum snr_unit unit, enum ta1_class cls)
 {
 	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
 		struct snr_ev_insn e = {.index = index,
@@ -779,6 +783,18 @@ static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_mo
 		void (*on_reg)(void *, const struct snr_ev_reg *) = t->tr.on_reg;
 		void *user = t->tr.user;
 		struct snr_ev_reg e = {.index = index};
+		if (r) { /* the same events: reads in ascending order, then the write */
+			for (int k = 0; k < 2 && r->src[k] != TA1_TIMING_NO_REG; k++) {
+				e.reg = r->src[k];
+				on_reg(user, &e);
+			}
+			if (r->dst != TA1_TIMING_NO_DST) {
+				e.write = 1;
+				e.reg = r->dst;
+				on_reg(user, &e);
+			}
+			return;
+		}
 		for (int w = 0; w < 2; w++) {
 			uint64_t regs = (w ? a->regs_written : a->regs_read) & ~(1ull << TA1_REG_PC);
 			e.write = (uint8_t)w;
@@ -795,8 +811,8 @@ static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_mo
  * the same steps without those of asynchronous work and WAITs, which most
  * instructions of a window skip. */
 static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_model *t, uint64_t index,
-							       uint64_t pc, unsigned op, const struct ta1_access *a,
-							       uint64_t next_pc)
+							       uint64_t pc, unsigned op, const struct ta1_timing_regs *rl,
+							       const struct ta1_access *a, uint64_t next_pc)
 {
 	uint64_t at = t->next_issue;
 	if (at >= t->next_event_cycle) /* next_event <= at, in integers */
@@ -806,14 +822,25 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 		emit_stall(t, index, SNR_STALL_BRANCH, at, t->redirect - at, (int64_t)t->redirect_index, 0);
 		at = t->redirect;
 	}
-	/* 2. Register scoreboard. */
-	uint64_t srcs = a->regs_read & 0xfffffffeull, ready = 0, producer = 0;
-	while (srcs) {
-		unsigned r = (unsigned)__builtin_ctzll(srcs);
-		srcs &= srcs - 1;
-		if (t->reg_ready[r] > ready) {
-			ready = t->reg_ready[r];
-			producer = t->reg_producer[r];
+	/* 2. Register scoreboard: the latest source, the lowest-numbered of
+	 * equals (a missing source of the lists is ready at 0). */
+	uint64_t ready = 0, producer = 0;
+	if (rl) {
+		ready = t->reg_ready[rl->src[0]];
+		producer = t->reg_producer[rl->src[0]];
+		if (t->reg_ready[rl->src[1]] > ready) {
+			ready = t->reg_ready[rl->src[1]];
+			producer = t->reg_producer[rl->src[1]];
+		}
+	} else {
+		uint64_t srcs = a->regs_read & 0xfffffffeull;
+		while (srcs) {
+			unsigned r = (unsigned)__builtin_ctzll(srcs);
+			srcs &= srcs - 1;
+			if (t->reg_ready[r] > ready) {
+				ready = t->reg_ready[r];
+				producer = t->reg_producer[r];
+			}
 		}
 	}
 	if (ready > at) {
@@ -824,12 +851,17 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 	if (a->nregions && (t->mask & SNR_TRACK_MEM))
 		for (unsigned k = 0; k < a->nregions; k++)
 			emit_region(t, index, issue, &a->region[k]);
-	uint64_t dsts = a->regs_written & 0xfffffffeull;
-	while (dsts) {
-		unsigned r = (unsigned)__builtin_ctzll(dsts);
-		dsts &= dsts - 1;
-		t->reg_ready[r] = retire;
-		t->reg_producer[r] = index;
+	if (rl) {
+		t->reg_ready[rl->dst] = retire;
+		t->reg_producer[rl->dst] = index;
+	} else {
+		uint64_t dsts = a->regs_written & 0xfffffffeull;
+		while (dsts) {
+			unsigned r = (unsigned)__builtin_ctzll(dsts);
+			dsts &= dsts - 1;
+			t->reg_ready[r] = retire;
+			t->reg_producer[r] = index;
+		}
 	}
 	const enum ta1_class cls = (enum ta1_class)t->op_cls[op];
 	if ((cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) && next_pc != pc + 4) {
@@ -840,14 +872,33 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 	t->tot.instructions++;
 	note_end(t, retire);
 	scalar_busy(t, issue, index);
-	emit_insn(t, index, pc, a, issue, retire, SNR_UNIT_SCALAR, cls);
+	emit_insn(t, index, pc, a, rl, issue, retire, SNR_UNIT_SCALAR, cls);
+}
+
+bool ta1_timing_regs_of(const struct ta1_access *a, struct ta1_timing_regs *r)
+{
+	const uint64_t pc = 1ull << TA1_REG_PC;
+	uint64_t srcs = a->regs_read & ~pc, dsts = a->regs_written & ~pc;
+	if ((srcs | dsts) & ~0xfffffffeull || __builtin_popcountll(srcs) > 2 || __builtin_popcountll(dsts) > 1)
+		return false;
+	r->src[0] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;
+	srcs &= srcs - 1;
+	r->src[1] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;
+	r->dst = dsts ? (uint8_t)__builtin_ctzll(dsts) : TA1_TIMING_NO_DST;
+	return true;
+}
+
+void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, unsigned op,
+			    const struct ta1_timing_regs *r, const struct ta1_access *a, uint64_t next_pc)
+{
+	scalar_insn(t, index, pc, op, r, a, next_pc);
 }
 
 void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
 		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc)
 {
 	if (__builtin_expect(in->op < TA1_OP_COUNT && !a->fault && t->op_scalar[in->op], 1)) {
-		scalar_insn(t, index, pc, in->op, a, next_pc);
+		scalar_insn(t, index, pc, in->op, NULL, a, next_pc);
 		return;
 	}
 	const bool legal = in->op < TA1_OP_COUNT && !a->fault;
@@ -953,7 +1004,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	t->tot.instructions++;
 	note_end(t, retire);
 	scalar_busy(t, issue, index);
-	emit_insn(t, index, pc, a, issue, retire, unit, cls);
+	emit_insn(t, index, pc, a, NULL, issue, retire, unit, cls);
 }
 
 uint64_t ta1_timing_now(const struct ta1_timing_model *t)
