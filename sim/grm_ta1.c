@@ -42,7 +42,8 @@ struct slot {
 	uint8_t kind;
 	uint8_t cls;
 	uint8_t mem_size;
-	bool xta; /* DMA, WAIT, vector or matrix: timed from the registers before it */
+	bool rare; /* Xta (DMA, WAIT, vector or matrix: timed from the registers
+		    * before it) or CSR (reads the model's clock) */
 	bool timing_regs; /* static or mem, and tr holds its registers for the timing model */
 	struct ta1_timing_regs tr;
 	struct ta1_insn in;
@@ -75,6 +76,7 @@ struct snr_sim {
 	struct ta1_query_ctx q;
 	int null_fd;
 	bool flags_seeded;
+	bool seed_flags; /* with the timing model, flags not seeded yet */
 	char err[600];
 };
 
@@ -112,6 +114,7 @@ static struct snr_sim *grm_create(const char *config_json, unsigned chip, unsign
 	s->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	ta1_machine_set_output(s->m, s->null_fd, s->null_fd);
 	s->timing = ta1_timing_new(&s->cfg, NULL, chip);
+	s->seed_flags = true;
 	s->reg_valid = 1ull << 0 | 1ull << TA1_REG_PC | 1ull << TA1_REG_CHIPID | 1ull << TA1_REG_NCHIPS |
 		       1ull << TA1_REG_CYCLE | 1ull << TA1_REG_INSTRET;
 	return s;
@@ -304,6 +307,26 @@ static bool is_xta(unsigned cls)
 	       cls == TA1_CLASS_MATRIX;
 }
 
+/* The bytes an executed instruction wrote are valid from now on. */
+static __attribute__((noinline)) void note_writes(struct snr_sim *s, const struct ta1_access *a)
+{
+	for (unsigned i = 0; i < a->nregions; i++) {
+		const struct ta1_region *g = &a->region[i];
+		if (!g->write || !g->rows)
+			continue;
+		uint64_t base = canonical(s, g);
+		uint32_t key = snr_ranges_key(g->space, g->chip);
+		if (g->rows == 1 || g->stride == (int64_t)g->row_bytes) {
+			valid_add(s, key, base, base + g->row_bytes * g->rows);
+			continue;
+		}
+		for (uint64_t row = 0; row < g->rows; row++) {
+			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
+			valid_add(s, key, lo, lo + g->row_bytes);
+		}
+	}
+}
+
 /* The access of the instruction in a slot that still holds the word at pc. */
 static inline __attribute__((always_inline)) void slot_access(struct snr_sim *s, const struct slot *sl,
 								struct ta1_access *a)
@@ -355,7 +378,7 @@ static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_si
 			    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
 			    .cls = (uint8_t)cls,
 			    .mem_size = ta1_insn_table[buf->op].mem_size,
-			    .xta = is_xta(cls),
+			    .rare = is_xta(cls) || cls == TA1_CLASS_CSR,
 			    .timing_regs = timing_regs,
 			    .tr = tr,
 			    .in = *buf,
@@ -408,27 +431,28 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 			if (poisoned(s, index, pc, in, &a))
 				return -1;
 	}
-	const unsigned cls = sl ? sl->cls : ta1_insn_table[in->op].cls;
 	/* The timing model reads the registers an Xta instruction names as they
 	 * were before it executed; scalar instructions it times from their
 	 * access alone. */
 	uint64_t before[32];
 	const uint64_t *x = s->q.x;
-	if (sl ? sl->xta : is_xta(cls)) {
-		memcpy(before, s->q.x, sizeof(before));
-		x = before;
-	}
-	if (!s->functional_only) {
-		/* Flags captured at the window's start are completions of DMAs issued
-		 * before it; the timing model learns of them once. */
-		if (__builtin_expect(!s->flags_seeded, 0)) {
-			for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-				for (uint64_t k = ta1_chip_get_reg(c, TA1_REG_FLAG0 + f); k > 0; k--)
-					ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-			s->flags_seeded = true;
+	if (__builtin_expect(sl ? sl->rare : true, 0)) {
+		const unsigned cls = ta1_insn_table[in->op].cls;
+		if (is_xta(cls)) {
+			memcpy(before, s->q.x, sizeof(before));
+			x = before;
 		}
-		if (cls == TA1_CLASS_CSR) /* the cycle CSR reads the model's clock */
+		if (cls == TA1_CLASS_CSR && !s->functional_only) /* the cycle CSR reads the model's clock */
 			ta1_chip_set_cycle(c, ta1_timing_now(s->timing));
+	}
+	/* Flags captured at the window's start are completions of DMAs issued
+	 * before it; the timing model learns of them once. */
+	if (__builtin_expect(s->seed_flags, 0)) {
+		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+			for (uint64_t k = ta1_chip_get_reg(c, TA1_REG_FLAG0 + f); k > 0; k--)
+				ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+		s->flags_seeded = true;
+		s->seed_flags = false;
 	}
 	/* The chip runs the slot's decode, and an Xta instruction the query's
 	 * answer (a dynamic slot or a fresh decode): it need not decode or query
@@ -464,21 +488,8 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 			ta1_timing_insn(s->timing, index, pc, in, &a, x, out->next_pc);
 	}
 	s->reg_valid |= a.regs_written;
-	for (unsigned i = 0; i < a.nregions; i++) {
-		const struct ta1_region *g = &a.region[i];
-		if (!g->write || !g->rows)
-			continue;
-		uint64_t base = canonical(s, g);
-		uint32_t key = snr_ranges_key(g->space, g->chip);
-		if (g->rows == 1 || g->stride == (int64_t)g->row_bytes) {
-			valid_add(s, key, base, base + g->row_bytes * g->rows);
-			continue;
-		}
-		for (uint64_t row = 0; row < g->rows; row++) {
-			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
-			valid_add(s, key, lo, lo + g->row_bytes);
-		}
-	}
+	if (a.nregions && (a.nregions > 1 || a.region[0].write)) /* not for a load's one region */
+		note_writes(s, &a);
 	return 0;
 }
 
@@ -490,28 +501,39 @@ static int grm_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 static int grm_run(struct snr_sim *s, uint64_t first, uint64_t n, const uint64_t *pcs, struct snr_sim_run *out)
 {
 	memset(out, 0, sizeof(*out));
-	uint64_t pc = ta1_chip_get_reg(s->c, TA1_REG_PC);
-	for (uint64_t i = 0; i < n; i++) {
+	uint64_t pc = ta1_chip_get_reg(s->c, TA1_REG_PC), i;
+	int rc = 0;
+	/* done and next_pc are written once, when the loop ends */
+	for (i = 0; i < n; i++) {
 		if (pc != pcs[i]) {
 			out->diverged = true;
 			out->pc = pc;
-			return 0;
+			break;
 		}
 		struct snr_sim_step st;
-		if (step_one(s, first + i, pc, &st))
-			return -1;
-		out->done = i + 1;
-		out->next_pc = pc = st.next_pc;
+		if (step_one(s, first + i, pc, &st)) {
+			rc = -1;
+			break;
+		}
+		pc = st.next_pc;
 		if (st.exited) {
 			out->exited = true;
 			out->exit_code = st.exit_code;
-			return 0;
+			i++;
+			break;
 		}
 	}
-	return 0;
+	out->done = i;
+	if (i)
+		out->next_pc = pc; /* the pc after the last instruction executed */
+	return rc;
 }
 
-void ta1_grm_set_functional_only(struct snr_sim *s, bool on) { s->functional_only = on; }
+void ta1_grm_set_functional_only(struct snr_sim *s, bool on)
+{
+	s->functional_only = on;
+	s->seed_flags = !on && !s->flags_seeded;
+}
 
 static uint64_t grm_finish(struct snr_sim *s) { return ta1_timing_drain(s->timing); }
 
