@@ -849,8 +849,22 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 	}
 	const uint64_t issue = at, retire = issue + t->op_latency[op];
 	if (a->nregions && (t->mask & SNR_TRACK_MEM))
-		for (unsigned k = 0; k < a->nregions; k++)
-			emit_region(t, index, issue, &a->region[k]);
+		for (unsigned k = 0; k < a->nregions; k++) {
+			const struct ta1_region *g = &a->region[k];
+			if (g->rows != 1 || g->space == TA1_SPACE_NONE) {
+				emit_region(t, index, issue, g);
+				continue;
+			}
+			/* a scalar load's or store's one row: emit_region's event here */
+			struct snr_ev_mem e = {.index = index,
+					       .cycle = issue,
+					       .write = g->write,
+					       .space = g->space,
+					       .chip = g->chip,
+					       .addr = g->addr,
+					       .bytes = g->row_bytes};
+			t->tr.on_mem(t->tr.user, &e);
+		}
 	if (rl) {
 		t->reg_ready[rl->dst] = retire;
 		t->reg_producer[rl->dst] = index;
