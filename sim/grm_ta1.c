@@ -44,11 +44,11 @@ struct slot {
 	uint8_t mem_size;
 	bool rare; /* Xta (DMA, WAIT, vector or matrix: timed from the registers
 		    * before it) or CSR (reads the model's clock) */
-	bool timing_regs; /* static or mem, and tr holds its registers for the timing model */
-	struct ta1_timing_regs tr;
+	bool timing_pre; /* static or mem, and tp holds what the timing model takes from it */
+	struct ta1_timing_pre tp;
 	struct ta1_insn in;
 	uint64_t regs_read, regs_written;
-};
+} __attribute__((aligned(64))); /* a cache line, found by a shift */
 
 /* Recently confirmed ranges of valid (captured or written) bytes: subsets of
  * `valid`, which only grows, so a hit needs no lookup. */
@@ -372,15 +372,15 @@ static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_si
 		      cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) &&
 		     a->nregions == 0 && !a->fault;
 	bool mem = cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE;
-	struct ta1_timing_regs tr;
-	bool timing_regs = (fixed || mem) && ta1_timing_regs_of(a, &tr);
+	struct ta1_timing_pre tp;
+	bool timing_pre = (fixed || mem) && ta1_timing_pre_of(buf, a, &tp);
 	*sl = (struct slot){.word = w,
 			    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
 			    .cls = (uint8_t)cls,
 			    .mem_size = ta1_insn_table[buf->op].mem_size,
 			    .rare = is_xta(cls) || cls == TA1_CLASS_CSR,
-			    .timing_regs = timing_regs,
-			    .tr = tr,
+			    .timing_pre = timing_pre,
+			    .tp = tp,
 			    .in = *buf,
 			    .regs_read = a->regs_read,
 			    .regs_written = a->regs_written};
@@ -458,12 +458,14 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 	 * answer (a dynamic slot or a fresh decode): it need not decode or query
 	 * again. Outside core memory the chip's own step faults on the fetch. */
 	enum ta1_stop st;
+	uint64_t next_pc; /* not out->next_pc: out stays the caller's local, in registers */
 	if (__builtin_expect(sl != NULL, 1)) {
-		st = ta1_chip_step_known(c, in, &a, &out->next_pc);
+		st = ta1_chip_step_known(c, in, &a, &next_pc);
 	} else {
 		st = ta1_chip_step(c);
-		out->next_pc = ta1_chip_get_reg(c, TA1_REG_PC);
+		next_pc = ta1_chip_get_reg(c, TA1_REG_PC);
 	}
+	out->next_pc = next_pc;
 	if (__builtin_expect(st != TA1_STOP_BUDGET, 0)) {
 		if (st == TA1_STOP_FAULT) {
 			snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
@@ -482,8 +484,8 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 		}
 	}
 	if (!s->functional_only) {
-		if (sl && sl->timing_regs && !a.fault) /* a scalar instruction whose registers the slot lists */
-			ta1_timing_scalar_insn(s->timing, index, pc, in->op, &sl->tr, &a, out->next_pc);
+		if (sl && sl->timing_pre && !a.fault) /* a scalar instruction whose registers the slot lists */
+			ta1_timing_scalar_insn(s->timing, index, pc, &sl->tp, &a, out->next_pc);
 		else
 			ta1_timing_insn(s->timing, index, pc, in, &a, x, out->next_pc);
 	}

@@ -87,7 +87,7 @@ struct ta1_timing_model {
 	uint64_t redirect;   /* earliest issue after a taken branch */
 	uint64_t redirect_index;
 	/* per register; then TA1_TIMING_NO_REG, never written (a missing source
-	 * of ta1_timing_regs: ready at 0), and TA1_TIMING_NO_DST, never read (a
+	 * of ta1_timing_pre: ready at 0), and TA1_TIMING_NO_DST, never read (a
 	 * missing destination) */
 	uint64_t reg_ready[TA1_REG_COUNT + 2];
 	uint64_t reg_producer[TA1_REG_COUNT + 2];
@@ -760,10 +760,10 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 
 /* Instruction and register events of an instruction issued at `issue` and
  * retired at `retire` (the tracker's share of ta1_timing_insn); r: its
- * registers as lists (ta1_timing_regs_of), or NULL: from the access. */
+ * registers as lists (ta1_timing_pre_of), or NULL: from the access. */
 static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_model *t, uint64_t index,
 							     uint64_t pc, const struct ta1_access *a,
-							     const struct ta1_timing_regs *r, uint64_t issue,
+							     const struct ta1_timing_pre *r, uint64_t issue,
 							     uint64_t retire, enum snr_unit unit, enum ta1_class cls)
 {
 	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
@@ -811,7 +811,7 @@ static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_mo
  * the same steps without those of asynchronous work and WAITs, which most
  * instructions of a window skip. */
 static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_model *t, uint64_t index,
-							       uint64_t pc, unsigned op, const struct ta1_timing_regs *rl,
+							       uint64_t pc, unsigned op, const struct ta1_timing_pre *rl,
 							       const struct ta1_access *a, uint64_t next_pc)
 {
 	uint64_t at = t->next_issue;
@@ -889,23 +889,28 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 	emit_insn(t, index, pc, a, rl, issue, retire, SNR_UNIT_SCALAR, cls);
 }
 
-bool ta1_timing_regs_of(const struct ta1_access *a, struct ta1_timing_regs *r)
+bool ta1_timing_pre_of(const struct ta1_insn *in, const struct ta1_access *a, struct ta1_timing_pre *p)
 {
 	const uint64_t pc = 1ull << TA1_REG_PC;
 	uint64_t srcs = a->regs_read & ~pc, dsts = a->regs_written & ~pc;
-	if ((srcs | dsts) & ~0xfffffffeull || __builtin_popcountll(srcs) > 2 || __builtin_popcountll(dsts) > 1)
+	if (in->op >= TA1_OP_COUNT || (srcs | dsts) & ~0xfffffffeull || __builtin_popcountll(srcs) > 2 ||
+	    __builtin_popcountll(dsts) > 1)
 		return false;
-	r->src[0] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;
+	enum ta1_class c = ta1_insn_table[in->op].cls;
+	if (c == TA1_CLASS_VECTOR || c == TA1_CLASS_MATRIX || c == TA1_CLASS_DMA_ISSUE || c == TA1_CLASS_DMA_WAIT)
+		return false;
+	p->op = (uint8_t)in->op;
+	p->src[0] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;
 	srcs &= srcs - 1;
-	r->src[1] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;
-	r->dst = dsts ? (uint8_t)__builtin_ctzll(dsts) : TA1_TIMING_NO_DST;
+	p->src[1] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;
+	p->dst = dsts ? (uint8_t)__builtin_ctzll(dsts) : TA1_TIMING_NO_DST;
 	return true;
 }
 
-void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, unsigned op,
-			    const struct ta1_timing_regs *r, const struct ta1_access *a, uint64_t next_pc)
+void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc,
+			    const struct ta1_timing_pre *p, const struct ta1_access *a, uint64_t next_pc)
 {
-	scalar_insn(t, index, pc, op, r, a, next_pc);
+	scalar_insn(t, index, pc, p->op, p, a, next_pc);
 }
 
 void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,

@@ -37,27 +37,29 @@ void ta1_timing_pre_window_dma(struct ta1_timing_model *t, unsigned flag, uint64
 void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, const struct ta1_insn *in,
 		     const struct ta1_access *a, const uint64_t *x, uint64_t next_pc);
 
-/* The x registers a scalar instruction reads and writes, as lists, for a
- * caller that keeps them per static instruction (sim/grm_ta1.c's decode
- * cache: an ALU, multiply, divide, branch, jump, load or store instruction
- * names the same registers whatever their values), so that the model need
- * not walk the access's masks for its scoreboard and register events: the
- * sources in ascending order, then TA1_TIMING_NO_REG; the destination or
- * TA1_TIMING_NO_DST. */
+/* What ta1_timing_insn takes from a scalar instruction alone, for a caller
+ * that keeps it per static instruction (sim/grm_ta1.c's decode cache: an
+ * ALU, multiply, divide, branch, jump, load or store instruction names the
+ * same registers whatever their values), so that the model need not walk
+ * the access's masks for its scoreboard and register events: the op, the x
+ * registers read in ascending order, then TA1_TIMING_NO_REG, and the x
+ * register written or TA1_TIMING_NO_DST. */
 #define TA1_TIMING_NO_REG TA1_REG_COUNT
 #define TA1_TIMING_NO_DST (TA1_REG_COUNT + 1)
-struct ta1_timing_regs {
+struct ta1_timing_pre {
+	uint8_t op;
 	uint8_t src[2], dst;
 };
 
-/* The lists of an access whose registers are x registers and the pc only,
- * at most two sources and one destination; false for any other access. */
-bool ta1_timing_regs_of(const struct ta1_access *a, struct ta1_timing_regs *r);
+/* The record of an instruction that is neither DMA, WAIT, vector nor matrix
+ * and whose access a names only x registers and the pc, at most two sources
+ * and one destination; false for any other. */
+bool ta1_timing_pre_of(const struct ta1_insn *in, const struct ta1_access *a, struct ta1_timing_pre *p);
 
-/* ta1_timing_insn of an instruction that is neither DMA, WAIT, vector nor
- * matrix and whose access has no fault, with r = ta1_timing_regs_of(a). */
-void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, unsigned op,
-			    const struct ta1_timing_regs *r, const struct ta1_access *a, uint64_t next_pc);
+/* ta1_timing_insn of such an instruction (p = ta1_timing_pre_of(in, a))
+ * whose access has no fault. */
+void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc,
+			    const struct ta1_timing_pre *p, const struct ta1_access *a, uint64_t next_pc);
 
 /* The cycle at which the next instruction could issue (what the cycle CSR
  * reads under the model). */
