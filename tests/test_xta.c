@@ -138,6 +138,24 @@ static void test_elementwise(void)
 				      h_bits(b[i]), h_bits(s), h_bits(got[i]), h_bits(want[i]));
 			}
 	}
+	/* ta.vscale with dst overlapping a by a few elements either way: the
+	 * elements in order, each reading a as the ones before it left it. */
+	for (int off = -5; off <= 5; off++) {
+		enum { N = 37, BASE = 8 };
+		static float mem[N + 2 * BASE], ref[N + 2 * BASE];
+		for (int i = 0; i < N + 2 * BASE; i++)
+			mem[i] = ref[i] = rand_f32();
+		float s = rand_f32();
+		for (int i = 0; i < N; i++)
+			ref[BASE + off + i] = ref[BASE + i] * s;
+		put_f32(VM, mem, N + 2 * BASE);
+		enum ta1_stop st = h_xta(c0, TA1_OP_TA_VSCALE, VM + 4 * (BASE + off), VM + 4 * BASE, h_bits(s), N);
+		CHECK(st == TA1_STOP_BUDGET, "vscale overlapping by %d stopped: %s", off, ta1_chip_fault(c0));
+		get_f32(VM, mem, N + 2 * BASE);
+		for (int i = 0; i < N + 2 * BASE; i++)
+			CHECK(h_bits(mem[i]) == h_bits(ref[i]), "vscale, dst = a %+d: element %d is %08x, want %08x",
+			      off, i, h_bits(mem[i]), h_bits(ref[i]));
+	}
 	/* The max rule, case by case. */
 	static const struct {
 		uint32_t a, b, want;
