@@ -68,10 +68,14 @@ struct snr_sim {
 	const struct snr_tracker *tracker;
 	struct snr_ranges valid;
 	struct valid_hit hits[VALID_CACHE];
-	unsigned next_hit, last_hit; /* the next to replace, the last that answered */
+	unsigned next_hit; /* the next to replace */
+	/* the last that answered for a read (the poison check) and for a write
+	 * (valid_add): a copy loop's reads and writes each stay in one range */
+	unsigned last_hit[2];
 	uint64_t reg_valid; /* bit r: register r was loaded or written (ta1_reg_id) */
 	const uint8_t *core;
 	uint64_t core_size;
+	uint64_t last_word; /* (core_size - 4) / 4: the last slot */
 	struct slot *slots;
 	struct ta1_query_ctx q;
 	int null_fd;
@@ -100,6 +104,7 @@ static struct snr_sim *grm_create(const char *config_json, unsigned chip, unsign
 		goto fail;
 	s->c = ta1_machine_chip(s->m, chip);
 	s->core = ta1_chip_core(s->c, &s->core_size);
+	s->last_word = (s->core_size - 4) >> 2;
 	s->slots = mmap(NULL, s->core_size / 4 * sizeof(*s->slots), PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (s->slots == MAP_FAILED) {
@@ -223,15 +228,15 @@ static int grm_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, un
 
 /* [lo, hi) of key lies inside one valid range: from the recent hits, else
  * from the set (remembering the range found). */
-static inline bool valid_covers(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
+static inline bool valid_covers(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi, int write)
 {
-	const struct valid_hit *h = &s->hits[s->last_hit]; /* consecutive accesses mostly share one */
+	const struct valid_hit *h = &s->hits[s->last_hit[write]]; /* consecutive accesses mostly share one */
 	if (h->key == key && lo >= h->lo && hi <= h->hi && h->hi > h->lo)
 		return true;
 	for (unsigned i = 0; i < VALID_CACHE; i++) {
 		h = &s->hits[i];
 		if (h->key == key && lo >= h->lo && hi <= h->hi && h->hi > h->lo) {
-			s->last_hit = i;
+			s->last_hit[write] = i;
 			return true;
 		}
 	}
@@ -239,7 +244,7 @@ static inline bool valid_covers(struct snr_sim *s, uint32_t key, uint64_t lo, ui
 	if (!snr_ranges_find(&s->valid, key, lo, &r) || hi > r.hi)
 		return false;
 	s->hits[s->next_hit] = (struct valid_hit){key, r.lo, r.hi};
-	s->last_hit = s->next_hit;
+	s->last_hit[write] = s->next_hit;
 	s->next_hit = (s->next_hit + 1) % VALID_CACHE;
 	return true;
 }
@@ -252,7 +257,7 @@ static inline uint64_t canonical(const struct snr_sim *s, const struct ta1_regio
 
 static void valid_add(struct snr_sim *s, uint32_t key, uint64_t lo, uint64_t hi)
 {
-	if (hi <= lo || valid_covers(s, key, lo, hi))
+	if (hi <= lo || valid_covers(s, key, lo, hi, 1))
 		return;
 	snr_ranges_add(&s->valid, key, lo, hi);
 }
@@ -279,7 +284,7 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 		uint32_t key = snr_ranges_key(g->space, g->chip);
 		for (uint64_t row = 0; row < g->rows; row++) {
 			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
-			if (valid_covers(s, key, lo, lo + g->row_bytes))
+			if (valid_covers(s, key, lo, lo + g->row_bytes, 0))
 				continue;
 			struct snr_range *miss = NULL;
 			size_t nmiss = 0, cap = 0;
@@ -402,10 +407,13 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 	out->exited = false;
 	out->exit_code = 0;
 	uint64_t off = pc - TA1_CORE_BASE;
-	if (__builtin_expect(off <= s->core_size - 4 && !(pc & 3), 1)) {
+	/* off / 4 with off's two low bits on top: one compare finds an aligned pc
+	 * in core memory */
+	uint64_t word = off >> 2 | off << 62;
+	if (__builtin_expect(word <= s->last_word, 1)) {
 		uint32_t w;
 		memcpy(&w, s->core + off, 4);
-		sl = &s->slots[off >> 2];
+		sl = &s->slots[word];
 		if (__builtin_expect(sl->kind != SLOT_EMPTY && sl->word == w, 1)) {
 			slot_access(s, sl, &a);
 			in = &sl->in;
@@ -427,7 +435,7 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 		const struct ta1_region *g = &a.region[0];
 		if (a.nregions != 1 || g->space != TA1_SPACE_CORE || g->rows != 1 ||
 		    (!g->write && !valid_covers(s, snr_ranges_key(TA1_SPACE_CORE, g->chip), g->addr,
-						g->addr + g->row_bytes)))
+						g->addr + g->row_bytes, 0)))
 			if (poisoned(s, index, pc, in, &a))
 				return -1;
 	}
