@@ -889,6 +889,8 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 	emit_insn(t, index, pc, a, rl, issue, retire, SNR_UNIT_SCALAR, cls);
 }
 
+_Static_assert(TA1_OP_COUNT <= 256 && TA1_REG_COUNT + 2 <= 256, "ta1_timing_pre keeps ops and registers in bytes");
+
 bool ta1_timing_pre_of(const struct ta1_insn *in, const struct ta1_access *a, struct ta1_timing_pre *p)
 {
 	const uint64_t pc = 1ull << TA1_REG_PC;
