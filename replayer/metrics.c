@@ -6,7 +6,7 @@
  * fields in the order of the struct in sim/snr_tracker.h; signed fields are
  * zigzag-encoded. Since version 3, instruction indices, pcs, cycles and
  * memory addresses are stored as zigzag deltas from the chunk's running
- * context (struct ctx), which makes most fields one byte. Batches flush every
+ * context (struct snr_mw_ctx), which makes most fields one byte. Batches flush every
  * 64 Ki events and each starts from a zero context. The file is written to a
  * temporary name and renamed into place by snr_metrics_finish
  * (lib/snr_outfile.h): a replay that fails or is killed part-way leaves the
@@ -22,256 +22,96 @@
 #include "lib/snr_chunkfile.h"
 #include "lib/snr_symtab.h"
 #include "lib/snr_util.h"
+#include "replayer/metrics_write.h"
 
 enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
-enum { EV_ISSUE = 1, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY, EV_INSN };
-#define INSN_REGS_MAX 127 /* register events one INSN record carries (its count stays one byte) */
+enum { EV_ISSUE = SNR_MW_ISSUE, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY, EV_INSN };
 #define METRICS_INDEX_SLACK 65536 /* how far an instruction index may run past the records read */
-#define EVENTS_PER_CHUNK 65536
 
-/* The running context of delta-encoded fields (version 3), zero at the
- * start of every EVENTS chunk: the last instruction index and pc seen, the
- * last issue cycle, the last memory address. */
-struct ctx {
-	uint64_t index, pc, cycle, addr;
-};
+/* The writer's state and its encoders are in metrics_write.h. */
 
-struct snr_metrics_writer {
-	struct snr_chunk_writer cw;
-	struct snr_buf ev;
-	uint64_t nev;
-	uint64_t before; /* records in the EVENTS chunks written before this one */
-	struct ctx x;
-	/* The record still open to merging (version 5): an ISSUE that a RETIRE
-	 * of the same instruction turns into an INSN, or an INSN that takes the
-	 * REG events of its instruction. It is open while nothing was written
-	 * after it: ev.len == open_end. open_at is the ISSUE's kind byte or the
-	 * INSN's register count; the ISSUE's retire, unit and class are kept
-	 * (its index, pc and issue cycle are the context's). */
-	uint8_t open_kind;
-	size_t open_at, open_end;
-	uint64_t open_retire;
-	uint8_t open_unit, open_cls;
-	struct snr_tracker tracker;
-};
+/* Starts the next EVENTS payload: the number of records before it
+ * (version 4), then room for the records. */
+static void start_events(struct snr_metrics_writer *w)
+{
+	w->ev.len = 0;
+	snr_buf_varint(&w->ev, w->before);
+	snr_buf_need(&w->ev, SNR_MW_ROOM);
+	w->wp = w->ev.p + w->ev.len;
+	w->lim = w->ev.p + w->ev.cap - SNR_MW_ROOM;
+	w->left = SNR_MW_EVENTS_PER_CHUNK - 1;
+	memset(&w->x, 0, sizeof(w->x));
+	w->issue_end = w->insn_end = NULL; /* records never straddle chunks */
+}
+
+static uint32_t chunk_records(const struct snr_metrics_writer *w) { return SNR_MW_EVENTS_PER_CHUNK - 1 - w->left; }
 
 static void flush_events(struct snr_metrics_writer *w)
 {
-	if (!w->nev)
+	if (!chunk_records(w))
 		return;
+	w->ev.len = (size_t)(w->wp - w->ev.p);
 	snr_chunkw_put(&w->cw, CH_EVENTS, w->ev.p, w->ev.len, true);
-	w->ev.len = 0;
-	w->before += w->nev;
-	w->nev = 0;
-	memset(&w->x, 0, sizeof(w->x));
-	w->open_kind = 0; /* records never straddle chunks */
+	w->before += chunk_records(w);
+	start_events(w);
 }
 
-/* The longest record: the kind byte and a DMA's 18 varints of at most 10
- * bytes each. */
-enum { RECORD_MAX = 1 + 18 * 10 };
-
-/* Starts a record of KIND: the capacity for the longest record is made once
- * here, so the fields go through a plain pointer (put) with no check each;
- * record_end stores the length. A chunk holds EVENTS_PER_CHUNK - 1 records
- * (the files are byte for byte those of the earlier writer). */
-static inline uint8_t *record_begin(struct snr_metrics_writer *w, uint8_t kind)
+void snr_mw_room(struct snr_metrics_writer *w)
 {
-	if (w->nev + 1 >= EVENTS_PER_CHUNK)
+	if (!w->left) { /* a chunk holds SNR_MW_EVENTS_PER_CHUNK - 1 records */
 		flush_events(w);
-	if (!w->ev.len) /* version 4: a chunk starts with the number of records before it */
-		snr_buf_varint(&w->ev, w->before);
-	w->nev++;
-	if (w->ev.cap - w->ev.len < RECORD_MAX)
-		snr_buf_need(&w->ev, RECORD_MAX);
-	uint8_t *p = w->ev.p + w->ev.len;
+		return;
+	}
+	w->ev.len = (size_t)(w->wp - w->ev.p);
+	snr_buf_need(&w->ev, SNR_MW_ROOM);
+	w->wp = w->ev.p + w->ev.len;
+	w->lim = w->ev.p + w->ev.cap - SNR_MW_ROOM;
+	w->issue_end = w->insn_end = NULL; /* the buffer may have moved: the new record closes them anyway */
+}
+
+uint8_t *snr_mw_insn_long(uint8_t *p, uint8_t kind, uint64_t di, uint64_t dp, uint64_t dc, uint64_t dr, uint8_t unit,
+			  uint8_t cls)
+{
 	*p++ = kind;
-	return p;
+	p = snr_mw_put(p, di);
+	p = snr_mw_put(p, dp);
+	p = snr_mw_put(p, dc);
+	p = snr_mw_put(p, dr);
+	p = snr_mw_put(p, unit);
+	return snr_mw_put(p, cls);
 }
 
-static inline void record_end(struct snr_metrics_writer *w, const uint8_t *p) { w->ev.len = (size_t)(p - w->ev.p); }
-
-static inline uint8_t *put(uint8_t *p, uint64_t v)
+void snr_mw_reg_slow(struct snr_metrics_writer *w, const struct snr_ev_reg *e)
 {
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-#define V(x) (p = put(p, (uint64_t)(x)))
-#define Z(x) (p = put(p, snr_zigzag((int64_t)(x))))
-/* a delta from the context, modulo 2^64 */
-#define D(x, base) Z((uint64_t)(x) - (uint64_t)(base))
-
-/* The common record whose fields each fit one byte (deltas of -64..63,
- * small unit and class numbers) is stored with one 8-byte store instead of a
- * loop per field: the same bytes. The record's capacity (RECORD_MAX) covers
- * the extra byte the store writes past it, which the next record overwrites. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SNR_METRICS_PACKED 1
-#else
-#define SNR_METRICS_PACKED 0
-#endif
-
-/* Returns the offset of the record's kind byte. */
-static inline __attribute__((always_inline)) size_t w_insn(struct snr_metrics_writer *w, uint8_t kind,
-							 const struct snr_ev_insn *e)
-{
-	uint8_t *p = record_begin(w, kind);
-	const size_t at = (size_t)(p - 1 - w->ev.p);
-	const uint64_t di = snr_zigzag((int64_t)(e->index - w->x.index)), dp = snr_zigzag((int64_t)(e->pc - w->x.pc)),
-		       dc = snr_zigzag((int64_t)(e->issue - w->x.cycle)), dr = snr_zigzag((int64_t)(e->retire - e->issue));
-	if (SNR_METRICS_PACKED && (di | dp | dc | dr | e->unit | e->cls) < 0x80) {
-		/* p[-1] is the kind byte: the record's seven bytes are stored from there */
-		uint64_t v = (uint64_t)kind | di << 8 | dp << 16 | dc << 24 | dr << 32 | (uint64_t)e->unit << 40 |
-			     (uint64_t)e->cls << 48;
-		memcpy(p - 1, &v, 8);
-		p += 6;
-	} else {
-		p = put(p, di);
-		p = put(p, dp);
-		p = put(p, dc);
-		p = put(p, dr);
-		V(e->unit);
-		V(e->cls);
-	}
-	record_end(w, p);
-	w->x.index = e->index;
-	w->x.pc = e->pc;
-	w->x.cycle = e->issue;
-	return at;
-}
-void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e)
-{
-	struct snr_metrics_writer *w = u;
-	w->open_at = w_insn(w, EV_ISSUE, e);
-	w->open_kind = EV_ISSUE;
-	w->open_end = w->ev.len;
-	w->open_retire = e->retire;
-	w->open_unit = e->unit;
-	w->open_cls = e->cls;
-}
-void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e)
-{
-	struct snr_metrics_writer *w = u;
-	/* The RETIRE right after the ISSUE of the same instruction (every one
-	 * the TA1 timing model reports): the ISSUE becomes an INSN record, which
-	 * stands for both, with no registers yet. */
-	if (w->open_kind == EV_ISSUE && w->ev.len == w->open_end && e->index == w->x.index && e->pc == w->x.pc &&
-	    e->issue == w->x.cycle && e->retire == w->open_retire && e->unit == w->open_unit &&
-	    e->cls == w->open_cls) {
-		w->ev.p[w->open_at] = EV_INSN;
-		w->open_at = w->ev.len; /* record_begin left room for this byte */
-		w->ev.p[w->ev.len++] = 0;
-		w->open_end = w->ev.len;
-		w->open_kind = EV_INSN;
+	if (w->wp == w->insn_end && e->index == w->x.index && e->write <= 1 && *w->open_at < SNR_MW_INSN_REGS_MAX) {
+		/* a register of the INSN just written, of more than one byte */
+		(*w->open_at)++;
+		w->wp = w->insn_end = snr_mw_put(w->wp, (uint32_t)e->reg << 1 | e->write);
 		return;
 	}
-	w_insn(w, EV_RETIRE, e);
-	w->open_kind = 0;
-}
-void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e)
-{
-	struct snr_metrics_writer *w = u;
-	uint8_t *p = record_begin(w, EV_STALL);
-	D(e->index, w->x.index);
-	V(e->cycles);
-	D(e->start, w->x.cycle);
-	V(e->cause);
-	D(e->index, e->responsible);
-	V(e->dma_id);
-	record_end(w, p);
-	w->x.index = e->index;
-}
-void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e)
-{
-	struct snr_metrics_writer *w = u;
-	uint8_t *p = record_begin(w, EV_DMA);
-	V(e->id);
-	V(e->phase);
-	Z(e->issue_index);
-	Z(e->wait_index);
-	V(e->cycle);
-	V(e->bytes);
-	V(e->src_space);
-	V(e->dst_space);
-	V(e->src_chip);
-	V(e->dst_chip);
-	V(e->src_addr);
-	V(e->dst_addr);
-	V(e->flag);
-	V(e->base_cycles);
-	V(e->transfer_cycles);
-	/* version 2: the WAITED split (Figure 4) */
-	V(e->stall_base_cycles);
-	V(e->stall_transfer_cycles);
-	V(e->slack_cycles);
-	record_end(w, p);
-}
-void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e)
-{
-	struct snr_metrics_writer *w = u;
-	uint8_t *p = record_begin(w, EV_MEM);
-	D(e->index, w->x.index);
-	D(e->cycle, w->x.cycle);
-	V(e->write);
-	V(e->space);
-	V(e->chip);
-	D(e->addr, w->x.addr);
-	V(e->bytes);
-	record_end(w, p);
-	w->x.index = e->index;
-	w->x.addr = e->addr;
-}
-void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e)
-{
-	struct snr_metrics_writer *w = u;
-	if (w->open_kind == EV_INSN && w->ev.len == w->open_end && e->index == w->x.index && e->write <= 1 &&
-	    w->ev.p[w->open_at] < INSN_REGS_MAX) {
-		/* a register of the INSN just written: one varint (reg << 1 | write) */
-		if (w->ev.cap - w->ev.len < 4)
-			snr_buf_need(&w->ev, 4);
-		w->ev.p[w->open_at]++;
-		const uint32_t v = (uint32_t)e->reg << 1 | e->write;
-		if (v < 0x80)
-			w->ev.p[w->ev.len++] = (uint8_t)v;
-		else {
-			uint8_t *p = put(w->ev.p + w->ev.len, v);
-			w->ev.len = (size_t)(p - w->ev.p);
-		}
-		w->open_end = w->ev.len;
-		return;
-	}
-	uint8_t *p = record_begin(w, EV_REG);
+	uint8_t *p = snr_mw_begin(w);
 	const uint64_t di = snr_zigzag((int64_t)(e->index - w->x.index));
-	if (SNR_METRICS_PACKED && (di | e->reg | e->write) < 0x80) {
+	if (SNR_MW_PACKED && (di | e->reg | e->write) < 0x80) {
 		uint32_t v = (uint32_t)EV_REG | (uint32_t)di << 8 | (uint32_t)e->reg << 16 | (uint32_t)e->write << 24;
-		memcpy(p - 1, &v, 4);
-		p += 3;
+		memcpy(p, &v, 4);
+		p += 4;
 	} else {
-		p = put(p, di);
-		V(e->reg);
-		V(e->write);
+		*p++ = EV_REG;
+		p = snr_mw_put(p, di);
+		p = snr_mw_put(p, e->reg);
+		p = snr_mw_put(p, e->write);
 	}
-	record_end(w, p);
+	w->wp = p;
 	w->x.index = e->index;
 }
-void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e)
-{
-	struct snr_metrics_writer *w = u;
-	uint8_t *p = record_begin(w, EV_BUSY);
-	V(e->unit);
-	D(e->start, w->x.cycle);
-	D(e->end, e->start);
-	D(e->index, w->x.index);
-	record_end(w, p);
-}
-#undef V
-#undef Z
-#undef D
+
+void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e) { snr_mw_issue(u, e); }
+void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e) { snr_mw_retire(u, e); }
+void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e) { snr_mw_stall(u, e); }
+void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e) { snr_mw_dma(u, e); }
+void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e) { snr_mw_mem(u, e); }
+void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e) { snr_mw_reg(u, e); }
+void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e) { snr_mw_busy(u, e); }
 
 struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen)
 {
@@ -281,6 +121,7 @@ struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta
 		return NULL;
 	}
 	w->cw.level = 1;
+	start_events(w);
 	if (snr_chunkw_put(&w->cw, CH_META, meta_json, strlen(meta_json), false)) {
 		snr_fmt(err, errlen, "%s", w->cw.err);
 		snr_metrics_abandon(w);
@@ -316,8 +157,9 @@ int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, c
 {
 	flush_events(w);
 	/* the end of the events: an EVENTS chunk of no records, only the count
-	 * of all of them, so that a reader misses no chunk dropped at the end */
-	snr_buf_varint(&w->ev, w->before);
+	 * of all of them (start_events wrote it), so that a reader misses no
+	 * chunk dropped at the end */
+	w->ev.len = (size_t)(w->wp - w->ev.p);
 	snr_chunkw_put(&w->cw, CH_EVENTS, w->ev.p, w->ev.len, false);
 	snr_chunkw_put(&w->cw, CH_SUMMARY, summary_json, strlen(summary_json), false);
 	int rc = snr_chunkw_close(&w->cw);
@@ -453,7 +295,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 		}
 		struct snr_cursor cu = {m->f.raw, m->f.raw + n, 0};
 		const bool delta = m->f.version >= 3, insn = m->f.version >= 5;
-		struct ctx x = {0};
+		struct snr_mw_ctx x = {0};
 		if (m->f.version >= 4) {
 			/* Each chunk says how many records came before it: chunks
 			 * exchanged, dropped or repeated (each with valid checksums

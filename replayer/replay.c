@@ -30,6 +30,7 @@
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
 #include "replayer/metrics.h"
+#include "replayer/metrics_write.h"
 #include "replayer/window.h"
 #include "sim/snr_cache.h"
 
@@ -219,6 +220,32 @@ FWD(dma, struct snr_ev_dma)
 FWD(mem, struct snr_ev_mem)
 FWD(reg, struct snr_ev_reg)
 FWD(busy, struct snr_ev_busy)
+
+/* `snr replay -o` (a metrics file and no caller's tracker): each event is
+ * encoded by the writer's inline code and collected in one call. */
+#define MW(name, type)                                                           \
+	static void m_##name(void *u, const type *e)                             \
+	{                                                                        \
+		struct collector *c = u;                                         \
+		collect_##name(c, e);                                            \
+		snr_mw_##name(c->metrics, e); /* last: its rare calls are jumps */ \
+	}
+MW(issue, struct snr_ev_insn)
+MW(retire, struct snr_ev_insn)
+MW(stall, struct snr_ev_stall)
+MW(dma, struct snr_ev_dma)
+MW(mem, struct snr_ev_mem)
+MW(reg, struct snr_ev_reg)
+MW(busy, struct snr_ev_busy)
+
+/* The collector alone (no metrics file, no caller's tracker): the events it
+ * does nothing with are not asked for. */
+#define COLLECT(name, type)                                                      \
+	static void o_##name(void *u, const type *e) { collect_##name(u, e); }
+COLLECT(stall, struct snr_ev_stall)
+COLLECT(dma, struct snr_ev_dma)
+COLLECT(mem, struct snr_ev_mem)
+COLLECT(reg, struct snr_ev_reg)
 
 /* ---- helpers -------------------------------------------------------------------- */
 
@@ -458,6 +485,27 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		.on_reg = c_reg,
 		.on_busy = c_busy,
 	};
+	if (!col.fwd && col.metrics)
+		tr = (struct snr_tracker){
+			.abi_version = SNR_TRACKER_ABI_VERSION,
+			.user = &col,
+			.on_issue = m_issue,
+			.on_retire = m_retire,
+			.on_stall = m_stall,
+			.on_dma = m_dma,
+			.on_mem = m_mem,
+			.on_reg = m_reg,
+			.on_busy = m_busy,
+		};
+	else if (!col.fwd)
+		tr = (struct snr_tracker){
+			.abi_version = SNR_TRACKER_ABI_VERSION,
+			.user = &col,
+			.on_stall = o_stall,
+			.on_dma = o_dma,
+			.on_mem = o_mem,
+			.on_reg = o_reg,
+		};
 	if (sim->attach_tracker(s, &tr)) {
 		snr_fmt(err, errlen, "attaching the tracker: %s", sim->error(s));
 		goto out;
