@@ -157,6 +157,36 @@ void snr_spill_push(struct snr_spill *s, const void *r)
 	s->n++;
 }
 
+void snr_spill_push_n(struct snr_spill *s, const void *r, size_t n)
+{
+	const unsigned char *p = r;
+	if (!s->tail)
+		s->tail = snr_xmalloc(s->tail_cap * s->rec);
+	while (n) {
+		if (s->n - s->tail_first == s->tail_cap)
+			flush_tail(s, SNR_SPILL_KEEP);
+		size_t at = (size_t)(s->n - s->tail_first), k = s->tail_cap - at < n ? s->tail_cap - at : n;
+		memcpy(s->tail + at * s->rec, p, k * s->rec);
+		s->n += k;
+		p += k * s->rec;
+		n -= k;
+	}
+}
+
+void snr_spill_get_n(struct snr_spill *s, uint64_t first, size_t n, void *out)
+{
+	unsigned char *o = out;
+	if (first < s->tail_first) { /* the file holds every record below the tail, as written */
+		size_t k = s->tail_first - first < n ? (size_t)(s->tail_first - first) : n;
+		read_at(s, first, o, k);
+		o += k * s->rec;
+		first += k;
+		n -= k;
+	}
+	if (n)
+		memcpy(o, s->tail + (size_t)(first - s->tail_first) * s->rec, n * s->rec);
+}
+
 void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r)
 {
 	if (i >= s->n) {

@@ -62,6 +62,11 @@ struct snr_spill {
 void snr_spill_init(struct snr_spill *s, size_t rec, size_t mem_bytes, const char *what);
 void snr_spill_free(struct snr_spill *s);
 void snr_spill_push(struct snr_spill *s, const void *r);
+/* n records at r, as n pushes. */
+void snr_spill_push_n(struct snr_spill *s, const void *r, size_t n);
+/* Records [first, first + n) (first + n <= n records) into out: one read of
+ * the file for the part in it, not one per block (zeros if it fails). */
+void snr_spill_get_n(struct snr_spill *s, uint64_t first, size_t n, void *out);
 /* Record i (zero records appended up to it when i >= n). */
 void snr_spill_set(struct snr_spill *s, uint64_t i, const void *r);
 /* Record i < n; the pointer is good until the next call on s. The tail and
@@ -75,15 +80,6 @@ static inline const void *snr_spill_at(struct snr_spill *s, uint64_t i)
 	if (i - s->hot_first < s->hot_n)
 		return s->hot + (size_t)(i - s->hot_first) * s->rec;
 	return snr_spill_at_slow(s, i);
-}
-/* snr_spill_at(s, i), and in *count the records from i on (at least 1) that
- * follow it in the same memory (the tail or the block read last): a reader
- * of a range copies them at once. */
-static inline const void *snr_spill_span(struct snr_spill *s, uint64_t i, uint64_t *count)
-{
-	const void *r = snr_spill_at(s, i);
-	*count = i >= s->tail_first ? s->n - i : s->hot_first + s->hot_n - i;
-	return r;
 }
 /* Record n-1-back (back < SNR_SPILL_KEEP, back < n), writable. */
 void *snr_spill_last(struct snr_spill *s, size_t back);

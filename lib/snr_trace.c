@@ -822,6 +822,40 @@ int snr_trace_next(struct snr_trace *t, struct snr_trace_step *s)
 	return 1;
 }
 
+size_t snr_trace_next_plain(struct snr_trace *t, uint64_t *pcs, size_t max)
+{
+	/* Only what snr_trace_next reads alike: a flags byte of 0 and a pc delta
+	 * of one or two bytes, never the chunk's last step (snr_trace_next
+	 * checks that nothing follows it) nor past a malformed record. */
+	if (t->c.bad)
+		return 0;
+	const uint8_t *p = t->c.p, *const end = t->c.end;
+	uint64_t pc = t->next_pc;
+	size_t k = 0;
+	size_t n = 0;
+	if (t->remaining > 1)
+		n = t->remaining - 1 < max ? (size_t)(t->remaining - 1) : max;
+	while (k < n && end - p >= 2 && p[0] == 0) {
+		uint64_t v = p[1];
+		if (v < 0x80) {
+			p += 2;
+		} else {
+			if (end - p < 3 || p[2] >= 0x80)
+				break;
+			v = (v & 0x7f) | (uint64_t)p[2] << 7;
+			p += 3;
+		}
+		pc += (uint64_t)snr_unzigzag(v);
+		pcs[k++] = pc;
+		pc += 4;
+	}
+	t->c.p = p;
+	t->next_pc = pc;
+	t->index += k;
+	t->remaining -= k;
+	return k;
+}
+
 bool snr_trace_digest(const struct snr_trace *t, const uint8_t *const **regs, size_t *nblocks,
 		      const struct snr_trace_mem **blocks, const uint64_t **hashes)
 {

@@ -165,6 +165,13 @@ const char *snr_trace_symbolize(const struct snr_trace *t, uint64_t addr, char *
  * truncated file is not an error: it returns 0 and snr_trace_truncated()
  * becomes true. */
 int snr_trace_next(struct snr_trace *t, struct snr_trace_step *s);
+/* The pcs of the next steps, as long as they are plain (nothing but the pc:
+ * no code, registers, memory, post values, unread or call flag), into pcs
+ * (at most max): how many were read, 0 when the next step is not plain or
+ * is the last of its chunk (snr_trace_next reads that one). For a reader
+ * that wants only the pcs of most steps (the replayer's trace load): no
+ * step record filled per instruction. */
+size_t snr_trace_next_plain(struct snr_trace *t, uint64_t *pcs, size_t max);
 /* Rewinds to the first step. */
 int snr_trace_rewind(struct snr_trace *t);
 const char *snr_trace_error(const struct snr_trace *t);

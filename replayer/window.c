@@ -74,7 +74,16 @@ int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct s
 	snr_spill_init(w->pcs, sizeof(uint64_t), 4u << 20, "replayed pcs");
 	w->run_pcs = snr_xmalloc(SNR_WINDOW_RUN_PCS * sizeof(*w->run_pcs));
 	snr_trace_rewind(t);
-	while ((n = snr_trace_next(t, &st)) == 1) {
+	for (;;) {
+		/* most steps hold nothing but their pc: those in bulk (run_pcs is free until the run) */
+		size_t k = snr_trace_next_plain(t, w->run_pcs, SNR_WINDOW_RUN_PCS);
+		if (k) {
+			snr_spill_push_n(w->pcs, w->run_pcs, k);
+			w->n += k;
+			continue;
+		}
+		if ((n = snr_trace_next(t, &st)) != 1)
+			break;
 		snr_spill_push(w->pcs, &st.pc);
 		w->n++;
 		if (st.code_len) {
@@ -125,12 +134,7 @@ const char *snr_window_error(const struct snr_window *w)
 /* The recorded pcs of [first, first + n) into w->run_pcs (n <= SNR_WINDOW_RUN_PCS) */
 static const uint64_t *run_pcs(const struct snr_window *w, uint64_t first, uint64_t n)
 {
-	for (uint64_t i = 0, k; i < n; i += k) { /* as many at once as lie together in memory */
-		const void *p = snr_spill_span(w->pcs, first + i, &k);
-		if (k > n - i)
-			k = n - i;
-		memcpy(&w->run_pcs[i], p, k * sizeof(uint64_t));
-	}
+	snr_spill_get_n(w->pcs, first, (size_t)n, w->run_pcs);
 	return w->run_pcs;
 }
 

@@ -176,10 +176,46 @@ static void test_no_folder(void)
 	unsetenv("TMPDIR");
 }
 
+/* push_n is n pushes, get_n reads what at() reads, across the file and the
+ * tail, for runs of every length up to past the budget. */
+static void test_bulk(void)
+{
+	enum { N = 20000 };
+	struct snr_spill s;
+	snr_spill_init(&s, sizeof(uint64_t), 100 * sizeof(uint64_t), "test bulk");
+	uint64_t *ref = calloc(N, sizeof(*ref)), *got = calloc(N, sizeof(*got));
+	for (uint64_t i = 0; i < N; i++)
+		ref[i] = next_rand();
+	for (uint64_t i = 0, k = 1; i < N; i += k, k = k % 300 + 7)
+		snr_spill_push_n(&s, ref + i, (size_t)(i + k <= N ? k : N - i));
+	CHECK(s.n == N && s.fd >= 0 && s.n - s.tail_first <= 100, "n %llu, in memory %llu", (unsigned long long)s.n,
+	      (unsigned long long)(s.n - s.tail_first));
+	size_t bad = 0;
+	for (uint64_t i = 0; i < N; i++)
+		bad += *(const uint64_t *)snr_spill_at(&s, i) != ref[i];
+	CHECK(!bad, "%zu records pushed in bulk differ", bad);
+	bad = 0;
+	for (int r = 0; r < 2000; r++) {
+		uint64_t first = next_rand() % N, n = next_rand() % 400;
+		if (first + n > N)
+			n = N - first;
+		snr_spill_get_n(&s, first, (size_t)n, got);
+		bad += memcmp(got, ref + first, (size_t)n * sizeof(*got)) != 0;
+	}
+	snr_spill_get_n(&s, 0, N, got);
+	bad += memcmp(got, ref, N * sizeof(*got)) != 0;
+	CHECK(!bad, "%zu bulk reads differ", bad);
+	CHECK(!snr_spill_failed(&s), "error: %s", s.err);
+	snr_spill_free(&s);
+	free(ref);
+	free(got);
+}
+
 int main(void)
 {
 	unsetenv("SNR_SPILL_MEM");
 	test_array();
+	test_bulk();
 	test_sorted(200000, 1000, true); /* 200 runs */
 	test_sorted(5000, 5000, false);	 /* one run: never written */
 	test_sorted(5001, 5000, true);	 /* two runs, the second of one record */

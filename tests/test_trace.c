@@ -2,6 +2,8 @@
  * test_trace.c: the .snrt writer and reader.
  *  - a trace round-trips: every step's pc, code, registers, memory and post
  *    effects, the symbols, the digest and END come back as written;
+ *  - the plain steps' bulk reader (snr_trace_next_plain) with snr_trace_next
+ *    reads the same pcs;
  *  - single-byte corruptions (every header byte, a sample of payload bytes)
  *    are reported at open, naming a chunk and offset (or the file header),
  *    never read as valid data;
@@ -161,6 +163,48 @@ static void test_round_trip(const char *path)
 	snr_trace_close(t);
 }
 
+/* snr_trace_next_plain, with snr_trace_next for the steps it leaves,
+ * reads every pc in order (the plain steps in bulk, of as many as max). */
+static void test_plain(const char *path, size_t max)
+{
+	char err[256];
+	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
+	CHECK(t != NULL, "open: %s", err);
+	if (!t)
+		return;
+	uint64_t pcs[64], i = 0, bulk = 0;
+	int rc = 1;
+	while (rc == 1 && i <= NSTEPS) {
+		size_t k = snr_trace_next_plain(t, pcs, max);
+		CHECK(k <= max, "%zu plain steps for a max of %zu", k, max);
+		for (size_t j = 0; j < k; j++, i++) {
+			struct snr_trace_step want;
+			struct snr_trace_regval rv[3];
+			struct snr_trace_mem mv[1];
+			uint8_t regbuf[24], membuf[64];
+			step_for(i, &want, rv, mv, regbuf, membuf);
+			CHECK(pcs[j] == want.pc && !want.code_len && !want.nregs && !want.nmem && !want.npost_regs &&
+				      !want.unread && !want.call,
+			      "plain step %llu: pc %llx, want %llx (or not a plain step)", (unsigned long long)i,
+			      (unsigned long long)pcs[j], (unsigned long long)want.pc);
+		}
+		bulk += k;
+		if (k)
+			continue;
+		struct snr_trace_step got;
+		rc = snr_trace_next(t, &got);
+		if (rc == 1) {
+			CHECK(got.index == i, "step %llu read as %llu after plain steps", (unsigned long long)i,
+			      (unsigned long long)got.index);
+			i++;
+		}
+	}
+	CHECK(rc == 0 && i == NSTEPS, "plain reader (max %zu): %llu steps, rc %d: %s", max, (unsigned long long)i, rc,
+	      snr_trace_error(t));
+	CHECK(bulk > NSTEPS / 4, "only %llu of the steps read as plain", (unsigned long long)bulk);
+	snr_trace_close(t);
+}
+
 static uint8_t *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -277,6 +321,9 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/bad.snrt", dir);
 	CHECK(write_trace(path) == 0, "write");
 	test_round_trip(path);
+	test_plain(path, 1);
+	test_plain(path, 5);
+	test_plain(path, 64);
 	test_corruption(path, tmp);
 	test_truncation(path, tmp);
 	test_json_escape();

@@ -44,7 +44,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct snr_trace_step s;
 		uint64_t n = 0;
 		char sym[128];
-		while (snr_trace_next(t, &s) == 1 && n++ < 1000000) {
+		int rc;
+		uint64_t *pcs = NULL;
+		size_t cap = 0;
+		while ((rc = snr_trace_next(t, &s)) == 1 && n < 1000000) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				pcs = realloc(pcs, cap * sizeof(*pcs));
+				if (!pcs)
+					abort();
+			}
+			pcs[n++] = s.pc;
 			snr_trace_symbolize(t, s.pc, sym, sizeof(sym));
 			for (unsigned i = 0; i < s.nregs; i++)
 				events += s.regs[i].val[0];
@@ -52,6 +62,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (s.mem[i].len)
 					events += s.mem[i].data[s.mem[i].len - 1];
 		}
+		if (n < 1000000) {
+			/* The plain steps' reader (snr_trace_next_plain, the replayer's
+			 * trace load) with snr_trace_next for the others reads the same
+			 * pcs and ends the same way. */
+			snr_trace_rewind(t);
+			uint64_t m = 0, buf[5];
+			int rc2 = 1;
+			for (size_t round = 0; rc2 == 1 && m <= n; round++) {
+				size_t k = snr_trace_next_plain(t, buf, 1 + round % 5);
+				for (size_t i = 0; i < k; i++, m++)
+					if (m >= n || buf[i] != pcs[m])
+						abort();
+				if (!k && (rc2 = snr_trace_next(t, &s)) == 1) {
+					if (m >= n || s.pc != pcs[m])
+						abort();
+					m++;
+				}
+			}
+			if (m != n || rc2 != rc)
+				abort();
+		}
+		free(pcs);
 		const uint8_t *const *regs;
 		size_t nb;
 		const struct snr_trace_mem *blocks;
