@@ -41,7 +41,7 @@ static void start_events(struct snr_metrics_writer *w)
 	w->lim = w->ev.p + w->ev.cap - SNR_MW_ROOM;
 	w->left = SNR_MW_EVENTS_PER_CHUNK - 1;
 	memset(&w->x, 0, sizeof(w->x));
-	w->issue_end = w->insn_end = NULL; /* records never straddle chunks */
+	w->insn_end = NULL; /* records never straddle chunks */
 }
 
 static uint32_t chunk_records(const struct snr_metrics_writer *w) { return SNR_MW_EVENTS_PER_CHUNK - 1 - w->left; }
@@ -58,6 +58,10 @@ static void flush_events(struct snr_metrics_writer *w)
 
 void snr_mw_room(struct snr_metrics_writer *w)
 {
+	if (w->pending) { /* an ISSUE no RETIRE merged with: its record, before the caller's */
+		w->pending = 0;
+		w->wp = snr_mw_insn(w, snr_mw_begin(w), EV_ISSUE, &w->pend);
+	}
 	if (!w->left) { /* a chunk holds SNR_MW_EVENTS_PER_CHUNK - 1 records */
 		flush_events(w);
 		return;
@@ -66,7 +70,7 @@ void snr_mw_room(struct snr_metrics_writer *w)
 	snr_buf_need(&w->ev, SNR_MW_ROOM);
 	w->wp = w->ev.p + w->ev.len;
 	w->lim = w->ev.p + w->ev.cap - SNR_MW_ROOM;
-	w->issue_end = w->insn_end = NULL; /* the buffer may have moved: the new record closes them anyway */
+	w->insn_end = NULL; /* the buffer may have moved: the new record closes the INSN anyway */
 }
 
 uint8_t *snr_mw_insn_long(uint8_t *p, uint8_t kind, uint64_t di, uint64_t dp, uint64_t dc, uint64_t dr, uint8_t unit,
@@ -79,6 +83,29 @@ uint8_t *snr_mw_insn_long(uint8_t *p, uint8_t kind, uint64_t di, uint64_t dp, ui
 	p = snr_mw_put(p, dr);
 	p = snr_mw_put(p, unit);
 	return snr_mw_put(p, cls);
+}
+
+void snr_mw_issue_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *e)
+{
+	if (w->pending)
+		snr_mw_room(w); /* the ISSUE before it, on its own */
+	w->pend = *e;
+	w->pending = 1;
+	w->insn_end = NULL;
+}
+
+void snr_mw_retire_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *e)
+{
+	if (w->pending && e->index == w->pend.index && e->pc == w->pend.pc && e->issue == w->pend.issue &&
+	    e->retire == w->pend.retire && e->unit == w->pend.unit && e->cls == w->pend.cls) {
+		w->pending = 0;
+		uint8_t *p = snr_mw_insn(w, snr_mw_begin(w), EV_INSN, e);
+		w->open_at = p;
+		*p++ = 0;
+		w->wp = w->insn_end = p;
+		return;
+	}
+	w->wp = snr_mw_insn(w, snr_mw_begin(w), EV_RETIRE, e); /* the pending ISSUE, if any, first */
 }
 
 void snr_mw_reg_slow(struct snr_metrics_writer *w, const struct snr_ev_reg *e)
@@ -155,6 +182,8 @@ const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w) { re
 
 int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen)
 {
+	if (w->pending) /* the last ISSUE, unless a RETIRE merged it */
+		snr_mw_room(w);
 	flush_events(w);
 	/* the end of the events: an EVENTS chunk of no records, only the count
 	 * of all of them (start_events wrote it), so that a reader misses no

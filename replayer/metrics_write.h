@@ -45,24 +45,27 @@ struct snr_metrics_writer {
 	uint32_t left; /* records this chunk still takes: SNR_MW_EVENTS_PER_CHUNK - 1 in all */
 	uint64_t before; /* records in the EVENTS chunks written before this one */
 	struct snr_mw_ctx x;
-	/* The record still open to merging (version 5): an ISSUE that a RETIRE
-	 * of the same instruction turns into an INSN, or an INSN that takes the
-	 * REG events of its instruction. It is open while nothing was written
-	 * after it: wp == issue_end or wp == insn_end (records only move wp
-	 * forward; a flush or a grown buffer clears both). open_at is the
-	 * ISSUE's kind byte or the INSN's register count; the ISSUE's retire,
-	 * unit and class are kept (its index, pc and issue cycle are the
-	 * context's). */
-	uint8_t *issue_end, *insn_end, *open_at;
-	uint64_t open_retire;
-	uint8_t open_unit, open_cls;
+	/* Version 5 merges an instruction's ISSUE, RETIRE and REG events into
+	 * one INSN record. An ISSUE is kept here (pending) rather than written:
+	 * the RETIRE of the same instruction right after it writes the INSN
+	 * record, anything else writes the ISSUE record first (snr_mw_room), so
+	 * the records are those of an ISSUE written at once and turned into an
+	 * INSN. An INSN takes the REG events of its instruction while nothing
+	 * was written after it: wp == insn_end (records only move wp forward;
+	 * a flush or a grown buffer clears it); open_at is its register count. */
+	struct snr_ev_insn pend;
+	int pending;
+	uint8_t *insn_end, *open_at;
 	struct snr_tracker tracker;
 };
 
-/* The slow paths (metrics.c): a full chunk flushed, or the buffer grown; a
- * register event that is not a one-byte addition to the open INSN. */
+/* The slow paths (metrics.c): the pending ISSUE written, a full chunk
+ * flushed, or the buffer grown; a register event that is not a one-byte
+ * addition to the open INSN. */
 void snr_mw_room(struct snr_metrics_writer *w);
 void snr_mw_reg_slow(struct snr_metrics_writer *w, const struct snr_ev_reg *e);
+void snr_mw_issue_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *e);
+void snr_mw_retire_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *e);
 /* An ISSUE or RETIRE record with a field of more than one byte. */
 uint8_t *snr_mw_insn_long(uint8_t *p, uint8_t kind, uint64_t di, uint64_t dp, uint64_t dc, uint64_t dr, uint8_t unit,
 			  uint8_t cls);
@@ -70,7 +73,7 @@ uint8_t *snr_mw_insn_long(uint8_t *p, uint8_t kind, uint64_t di, uint64_t dp, ui
 /* Starts a record: returns where its kind byte goes. */
 static inline uint8_t *snr_mw_begin(struct snr_metrics_writer *w)
 {
-	if (__builtin_expect(!w->left || w->wp > w->lim, 0))
+	if (__builtin_expect(!w->left || w->wp > w->lim || w->pending, 0))
 		snr_mw_room(w);
 	w->left--;
 	return w->wp;
@@ -120,30 +123,47 @@ static inline __attribute__((always_inline)) uint8_t *snr_mw_insn(struct snr_met
 
 static inline void snr_mw_issue(struct snr_metrics_writer *w, const struct snr_ev_insn *e)
 {
-	uint8_t *p = snr_mw_begin(w);
-	w->open_retire = e->retire;
-	w->open_unit = e->unit;
-	w->open_cls = e->cls;
-	w->open_at = p;
-	p = snr_mw_insn(w, p, SNR_MW_ISSUE, e);
-	w->wp = w->issue_end = p;
+	if (__builtin_expect(w->pending, 0)) { /* the ISSUE before it, on its own */
+		snr_mw_issue_slow(w, e);
+		return;
+	}
+	w->pend = *e;
+	w->pending = 1;
+	w->insn_end = NULL; /* the ISSUE comes after the INSN before it */
 }
 
 static inline void snr_mw_retire(struct snr_metrics_writer *w, const struct snr_ev_insn *e)
 {
 	/* The RETIRE right after the ISSUE of the same instruction (every one
-	 * the TA1 timing model reports): the ISSUE becomes an INSN record, which
-	 * stands for both, with no registers yet. */
-	uint8_t *p = w->wp;
-	if (p == w->issue_end && e->index == w->x.index && e->pc == w->x.pc && e->issue == w->x.cycle &&
-	    e->retire == w->open_retire && e->unit == w->open_unit && e->cls == w->open_cls) {
-		*w->open_at = SNR_MW_INSN;
-		w->open_at = p; /* the record's room holds this byte */
-		*p++ = 0;
-		w->wp = w->insn_end = p;
-		return;
+	 * the TA1 timing model reports): one INSN record stands for both, with
+	 * no registers yet. Here only its common case, with no call (the
+	 * callback needs no frame): a record of one-byte fields, in room the
+	 * chunk has; the rest is snr_mw_retire_slow's. */
+	const uint64_t index = e->index, pc = e->pc, issue = e->issue, retire = e->retire;
+	const uint8_t unit = e->unit, cls = e->cls;
+	if (__builtin_expect(w->pending && index == w->pend.index && pc == w->pend.pc && issue == w->pend.issue &&
+				     retire == w->pend.retire && unit == w->pend.unit && cls == w->pend.cls && w->left &&
+				     w->wp <= w->lim,
+			     1)) {
+		const uint64_t di = snr_zigzag((int64_t)(index - w->x.index)), dp = snr_zigzag((int64_t)(pc - w->x.pc)),
+			       dc = snr_zigzag((int64_t)(issue - w->x.cycle)), dr = snr_zigzag((int64_t)(retire - issue));
+		if (SNR_MW_PACKED && (di | dp | dc | dr | unit | cls) < 0x80) {
+			/* the kind byte, six fields and the register count (0): one store */
+			uint64_t v = (uint64_t)SNR_MW_INSN | di << 8 | dp << 16 | dc << 24 | dr << 32 |
+				     (uint64_t)unit << 40 | (uint64_t)cls << 48;
+			uint8_t *p = w->wp;
+			memcpy(p, &v, 8);
+			w->pending = 0;
+			w->left--;
+			w->x.index = index;
+			w->x.pc = pc;
+			w->x.cycle = issue;
+			w->open_at = p + 7;
+			w->wp = w->insn_end = p + 8;
+			return;
+		}
 	}
-	w->wp = snr_mw_insn(w, snr_mw_begin(w), SNR_MW_RETIRE, e);
+	snr_mw_retire_slow(w, e);
 }
 
 static inline void snr_mw_reg(struct snr_metrics_writer *w, const struct snr_ev_reg *e)

@@ -111,6 +111,7 @@ struct collector {
 	size_t nregs;
 	struct block_writer *bw; /* open-addressing map: (key, block) -> last writer */
 	size_t bw_cap, bw_n;
+	struct block_writer *bw_last; /* the slot written last (NULL after the map grew): most writes hit it again */
 };
 
 static struct block_writer *bw_slot(struct collector *c, uint32_t key, uint64_t block)
@@ -121,6 +122,7 @@ static struct block_writer *bw_slot(struct collector *c, uint32_t key, uint64_t 
 		c->bw_cap = c->bw_cap ? c->bw_cap * 2 : 1024;
 		c->bw = snr_xcalloc(c->bw_cap, sizeof(*c->bw));
 		c->bw_n = 0;
+		c->bw_last = NULL;
 		for (size_t i = 0; i < old; i++)
 			if (ob[i].index) {
 				struct block_writer *s = bw_slot(c, ob[i].key, ob[i].block);
@@ -204,7 +206,12 @@ static void collect_mem(struct collector *c, const struct snr_ev_mem *e)
 		return;
 	uint32_t key = ((uint32_t)e->space << 16) | e->chip;
 	for (uint64_t b = e->addr / BLOCK; b <= (e->addr + e->bytes - 1) / BLOCK; b++) {
-		struct block_writer *s = bw_slot(c, key, b);
+		struct block_writer *s = c->bw_last;
+		if (s && s->block == b && s->key == key) {
+			s->index = (int64_t)e->index + 1;
+			continue;
+		}
+		s = c->bw_last = bw_slot(c, key, b);
 		if (!s->index)
 			c->bw_n++;
 		s->block = b;
