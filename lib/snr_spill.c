@@ -173,6 +173,19 @@ void snr_spill_push_n(struct snr_spill *s, const void *r, size_t n)
 	}
 }
 
+void *snr_spill_reserve(struct snr_spill *s, size_t *room)
+{
+	if (!s->tail)
+		s->tail = snr_xmalloc(s->tail_cap * s->rec);
+	if (s->n - s->tail_first == s->tail_cap)
+		flush_tail(s, SNR_SPILL_KEEP);
+	size_t at = (size_t)(s->n - s->tail_first);
+	*room = s->tail_cap - at;
+	return s->tail + at * s->rec;
+}
+
+void snr_spill_extend(struct snr_spill *s, size_t k) { s->n += k; }
+
 void snr_spill_get_n(struct snr_spill *s, uint64_t first, size_t n, void *out)
 {
 	unsigned char *o = out;

@@ -64,6 +64,11 @@ void snr_spill_free(struct snr_spill *s);
 void snr_spill_push(struct snr_spill *s, const void *r);
 /* n records at r, as n pushes. */
 void snr_spill_push_n(struct snr_spill *s, const void *r, size_t n);
+/* Room for *room (at least 1) records at the end, written in place; the
+ * first k of them are kept by snr_spill_extend(s, k) (a producer that
+ * writes records in bulk, with no copy). */
+void *snr_spill_reserve(struct snr_spill *s, size_t *room);
+void snr_spill_extend(struct snr_spill *s, size_t k);
 /* Records [first, first + n) (first + n <= n records) into out: one read of
  * the file for the part in it, not one per block (zeros if it fails). */
 void snr_spill_get_n(struct snr_spill *s, uint64_t first, size_t n, void *out);

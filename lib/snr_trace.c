@@ -835,16 +835,16 @@ size_t snr_trace_next_plain(struct snr_trace *t, uint64_t *pcs, size_t max)
 	size_t n = 0;
 	if (t->remaining > 1)
 		n = t->remaining - 1 < max ? (size_t)(t->remaining - 1) : max;
-	while (k < n && end - p >= 2 && p[0] == 0) {
-		uint64_t v = p[1];
-		if (v < 0x80) {
-			p += 2;
-		} else {
-			if (end - p < 3 || p[2] >= 0x80)
+	while (k < n && end - p >= 2) {
+		const unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8; /* the flags byte and the delta's first */
+		uint64_t v = h >> 8;
+		if (__builtin_expect(h & 0x80ff, 0)) {
+			if ((h & 0xff) || end - p < 3 || p[2] >= 0x80)
 				break;
 			v = (v & 0x7f) | (uint64_t)p[2] << 7;
-			p += 3;
+			p++;
 		}
+		p += 2;
 		pc += (uint64_t)snr_unzigzag(v);
 		pcs[k++] = pc;
 		pc += 4;

@@ -111,7 +111,9 @@ struct collector {
 	size_t nregs;
 	struct block_writer *bw; /* open-addressing map: (key, block) -> last writer */
 	size_t bw_cap, bw_n;
-	struct block_writer *bw_last; /* the slot written last (NULL after the map grew): most writes hit it again */
+	/* The slots written last, by the block's low bits (all NULL after the
+	 * map grew): most writes go to a block written shortly before. */
+	struct block_writer *bw_recent[64];
 };
 
 static struct block_writer *bw_slot(struct collector *c, uint32_t key, uint64_t block)
@@ -122,7 +124,7 @@ static struct block_writer *bw_slot(struct collector *c, uint32_t key, uint64_t 
 		c->bw_cap = c->bw_cap ? c->bw_cap * 2 : 1024;
 		c->bw = snr_xcalloc(c->bw_cap, sizeof(*c->bw));
 		c->bw_n = 0;
-		c->bw_last = NULL;
+		memset(c->bw_recent, 0, sizeof(c->bw_recent));
 		for (size_t i = 0; i < old; i++)
 			if (ob[i].index) {
 				struct block_writer *s = bw_slot(c, ob[i].key, ob[i].block);
@@ -206,12 +208,13 @@ static void collect_mem(struct collector *c, const struct snr_ev_mem *e)
 		return;
 	uint32_t key = ((uint32_t)e->space << 16) | e->chip;
 	for (uint64_t b = e->addr / BLOCK; b <= (e->addr + e->bytes - 1) / BLOCK; b++) {
-		struct block_writer *s = c->bw_last;
+		struct block_writer **r = &c->bw_recent[(b ^ key) & 63], *s = *r;
 		if (s && s->block == b && s->key == key) {
 			s->index = (int64_t)e->index + 1;
 			continue;
 		}
-		s = c->bw_last = bw_slot(c, key, b);
+		s = bw_slot(c, key, b);
+		c->bw_recent[(b ^ key) & 63] = s; /* r is stale if the map grew */
 		if (!s->index)
 			c->bw_n++;
 		s->block = b;

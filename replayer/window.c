@@ -75,10 +75,12 @@ int snr_window_load(struct snr_trace *t, const struct snr_sim_ops *sim, struct s
 	w->run_pcs = snr_xmalloc(SNR_WINDOW_RUN_PCS * sizeof(*w->run_pcs));
 	snr_trace_rewind(t);
 	for (;;) {
-		/* most steps hold nothing but their pc: those in bulk (run_pcs is free until the run) */
-		size_t k = snr_trace_next_plain(t, w->run_pcs, SNR_WINDOW_RUN_PCS);
+		/* most steps hold nothing but their pc: those in bulk, into the pcs' array */
+		size_t room;
+		uint64_t *at = snr_spill_reserve(w->pcs, &room);
+		size_t k = snr_trace_next_plain(t, at, room);
 		if (k) {
-			snr_spill_push_n(w->pcs, w->run_pcs, k);
+			snr_spill_extend(w->pcs, k);
 			w->n += k;
 			continue;
 		}

@@ -176,7 +176,7 @@ static void test_no_folder(void)
 	unsetenv("TMPDIR");
 }
 
-/* push_n is n pushes, get_n reads what at() reads, across the file and the
+/* push_n is n pushes, as is reserve and extend; get_n reads what at() reads, across the file and the
  * tail, for runs of every length up to past the budget. */
 static void test_bulk(void)
 {
@@ -190,6 +190,25 @@ static void test_bulk(void)
 		snr_spill_push_n(&s, ref + i, (size_t)(i + k <= N ? k : N - i));
 	CHECK(s.n == N && s.fd >= 0 && s.n - s.tail_first <= 100, "n %llu, in memory %llu", (unsigned long long)s.n,
 	      (unsigned long long)(s.n - s.tail_first));
+	/* and written in place: reserve, then extend by part of the room */
+	struct snr_spill s2;
+	snr_spill_init(&s2, sizeof(uint64_t), 100 * sizeof(uint64_t), "test bulk");
+	for (uint64_t i = 0, k = 1; i < N; k = k % 300 + 7) {
+		size_t room;
+		uint64_t *at = snr_spill_reserve(&s2, &room);
+		size_t n = (size_t)(k < room ? k : room);
+		if (n > N - i)
+			n = (size_t)(N - i);
+		CHECK(room >= 1, "no room");
+		memcpy(at, ref + i, n * sizeof(*at));
+		snr_spill_extend(&s2, n);
+		i += n;
+	}
+	size_t bad2 = 0;
+	for (uint64_t i = 0; i < N; i++)
+		bad2 += *(const uint64_t *)snr_spill_at(&s2, i) != ref[i];
+	CHECK(s2.n == N && !bad2, "%zu records written in place differ (n %llu)", bad2, (unsigned long long)s2.n);
+	snr_spill_free(&s2);
 	size_t bad = 0;
 	for (uint64_t i = 0; i < N; i++)
 		bad += *(const uint64_t *)snr_spill_at(&s, i) != ref[i];
