@@ -835,11 +835,16 @@ size_t snr_trace_next_plain(struct snr_trace *t, uint64_t *pcs, size_t max)
 	size_t n = 0;
 	if (t->remaining > 1)
 		n = t->remaining - 1 < max ? (size_t)(t->remaining - 1) : max;
-	while (k < n && end - p >= 2) {
+	const uint8_t *stop = p; /* a step starting at or before it has three bytes: one bounds test */
+	if (end - p >= 3)
+		stop = end - 3;
+	else
+		n = 0; /* the chunk's last bytes are snr_trace_next's */
+	while (k < n && p <= stop) {
 		const unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8; /* the flags byte and the delta's first */
 		uint64_t v = h >> 8;
 		if (__builtin_expect(h & 0x80ff, 0)) {
-			if ((h & 0xff) || end - p < 3 || p[2] >= 0x80)
+			if ((h & 0xff) || p[2] >= 0x80)
 				break;
 			v = (v & 0x7f) | (uint64_t)p[2] << 7;
 			p++;
