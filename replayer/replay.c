@@ -213,8 +213,7 @@ static void collect_mem(struct collector *c, const struct snr_ev_mem *e)
 			s->index = (int64_t)e->index + 1;
 			continue;
 		}
-		s = bw_slot(c, key, b);
-		c->bw_recent[(b ^ key) & 63] = s; /* r is stale if the map grew */
+		s = *r = bw_slot(c, key, b); /* after it: a map that grew cleared bw_recent */
 		if (!s->index)
 			c->bw_n++;
 		s->block = b;
