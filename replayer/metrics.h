@@ -33,7 +33,8 @@ int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint
 /* The tracker that writes events into w (valid while w lives). */
 const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w);
 /* The tracker's callbacks (u is the writer), for a caller that forwards
- * events to the writer with direct calls (the replayer's collector). */
+ * events to the writer with direct calls (the replayer's collector; with no
+ * other tracker to forward to, it inlines metrics_write.h's encoders). */
 void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e);
 void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e);
 void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e);
