@@ -60,7 +60,13 @@ void snr_mw_room(struct snr_metrics_writer *w)
 {
 	if (w->pending) { /* an ISSUE no RETIRE merged with: its record, before the caller's */
 		w->pending = 0;
-		w->wp = snr_mw_insn(w, snr_mw_begin(w), EV_ISSUE, &w->pend);
+		const struct snr_ev_insn e = {.index = w->pend_index,
+					      .pc = w->pend_pc,
+					      .issue = w->pend_issue,
+					      .retire = w->pend_retire,
+					      .unit = w->pend_unit,
+					      .cls = w->pend_cls};
+		w->wp = snr_mw_insn(w, snr_mw_begin(w), EV_ISSUE, &e);
 	}
 	if (!w->left) { /* a chunk holds SNR_MW_EVENTS_PER_CHUNK - 1 records */
 		flush_events(w);
@@ -89,15 +95,13 @@ void snr_mw_issue_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *e
 {
 	if (w->pending)
 		snr_mw_room(w); /* the ISSUE before it, on its own */
-	w->pend = *e;
-	w->pending = 1;
-	w->insn_end = NULL;
+	snr_mw_issue(w, e); /* no ISSUE pending now */
 }
 
 void snr_mw_retire_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *e)
 {
-	if (w->pending && e->index == w->pend.index && e->pc == w->pend.pc && e->issue == w->pend.issue &&
-	    e->retire == w->pend.retire && e->unit == w->pend.unit && e->cls == w->pend.cls) {
+	if (w->pending && e->index == w->pend_index && e->pc == w->pend_pc && e->issue == w->pend_issue &&
+	    e->retire == w->pend_retire && e->unit == w->pend_unit && e->cls == w->pend_cls) {
 		w->pending = 0;
 		uint8_t *p = snr_mw_insn(w, snr_mw_begin(w), EV_INSN, e);
 		w->open_at = p;

@@ -53,7 +53,8 @@ struct snr_metrics_writer {
 	 * INSN. An INSN takes the REG events of its instruction while nothing
 	 * was written after it: wp == insn_end (records only move wp forward;
 	 * a flush or a grown buffer clears it); open_at is its register count. */
-	struct snr_ev_insn pend;
+	uint64_t pend_index, pend_retire, pend_pc, pend_issue;
+	uint8_t pend_unit, pend_cls;
 	int pending;
 	uint8_t *insn_end, *open_at;
 	struct snr_tracker tracker;
@@ -69,6 +70,15 @@ void snr_mw_retire_slow(struct snr_metrics_writer *w, const struct snr_ev_insn *
 /* An ISSUE or RETIRE record with a field of more than one byte. */
 uint8_t *snr_mw_insn_long(uint8_t *p, uint8_t kind, uint64_t di, uint64_t dp, uint64_t dc, uint64_t dr, uint8_t unit,
 			  uint8_t cls);
+
+/* An ISSUE's or RETIRE's fields are read into registers each by a load of
+ * its own size: the simulator has just stored them one by one, and a load
+ * that spans two stores (the 16-byte loads the compiler makes of a copy of
+ * two fields) is not forwarded from them but waits for them to reach the
+ * cache. The empty asm hides the values from the vectorizer. (The ISSUE's
+ * copy had 7% of `snr replay -o`'s cpu-clock samples; in 30 alternating runs
+ * the replay took 4% less CPU time this way, for 1.6% more instructions.) */
+#define SNR_MW_SCALAR(x) __asm__("" : "+r"(x))
 
 /* Starts a record: returns where its kind byte goes. */
 static inline uint8_t *snr_mw_begin(struct snr_metrics_writer *w)
@@ -127,7 +137,20 @@ static inline void snr_mw_issue(struct snr_metrics_writer *w, const struct snr_e
 		snr_mw_issue_slow(w, e);
 		return;
 	}
-	w->pend = *e;
+	uint64_t index = e->index, pc = e->pc, issue = e->issue, retire = e->retire;
+	unsigned unit = e->unit, cls = e->cls;
+	SNR_MW_SCALAR(index);
+	SNR_MW_SCALAR(pc);
+	SNR_MW_SCALAR(issue);
+	SNR_MW_SCALAR(retire);
+	SNR_MW_SCALAR(unit);
+	SNR_MW_SCALAR(cls);
+	w->pend_index = index;
+	w->pend_pc = pc;
+	w->pend_issue = issue;
+	w->pend_retire = retire;
+	w->pend_unit = (uint8_t)unit;
+	w->pend_cls = (uint8_t)cls;
 	w->pending = 1;
 	w->insn_end = NULL; /* the ISSUE comes after the INSN before it */
 }
@@ -139,10 +162,14 @@ static inline void snr_mw_retire(struct snr_metrics_writer *w, const struct snr_
 	 * no registers yet. Here only its common case, with no call (the
 	 * callback needs no frame): a record of one-byte fields, in room the
 	 * chunk has; the rest is snr_mw_retire_slow's. */
-	const uint64_t index = e->index, pc = e->pc, issue = e->issue, retire = e->retire;
+	uint64_t index = e->index, pc = e->pc, issue = e->issue, retire = e->retire;
+	SNR_MW_SCALAR(index);
+	SNR_MW_SCALAR(pc);
+	SNR_MW_SCALAR(issue);
+	SNR_MW_SCALAR(retire);
 	const uint8_t unit = e->unit, cls = e->cls;
-	if (__builtin_expect(w->pending && index == w->pend.index && pc == w->pend.pc && issue == w->pend.issue &&
-				     retire == w->pend.retire && unit == w->pend.unit && cls == w->pend.cls && w->left &&
+	if (__builtin_expect(w->pending && index == w->pend_index && pc == w->pend_pc && issue == w->pend_issue &&
+				     retire == w->pend_retire && unit == w->pend_unit && cls == w->pend_cls && w->left &&
 				     w->wp <= w->lim,
 			     1)) {
 		const uint64_t di = snr_zigzag((int64_t)(index - w->x.index)), dp = snr_zigzag((int64_t)(pc - w->x.pc)),
