@@ -807,6 +807,23 @@ static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_mo
 	}
 }
 
+/* The register scoreboard: when the latest of the x registers in regs_read
+ * is ready (0: none), and in *producer the instruction that writes it (the
+ * lowest-numbered register of equals). x0 is always ready. */
+static inline uint64_t latest_source(const struct ta1_timing_model *t, uint64_t regs_read, uint64_t *producer)
+{
+	uint64_t srcs = regs_read & 0xfffffffeull, ready = 0;
+	while (srcs) {
+		unsigned r = (unsigned)__builtin_ctzll(srcs);
+		srcs &= srcs - 1;
+		if (t->reg_ready[r] > ready) {
+			ready = t->reg_ready[r];
+			*producer = t->reg_producer[r];
+		}
+	}
+	return ready;
+}
+
 /* ta1_timing_insn of a scalar instruction (op_scalar) that does not fault:
  * the same steps without those of asynchronous work and WAITs, which most
  * instructions of a window skip. */
@@ -833,15 +850,7 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 			producer = t->reg_producer[rl->src[1]];
 		}
 	} else {
-		uint64_t srcs = a->regs_read & 0xfffffffeull;
-		while (srcs) {
-			unsigned r = (unsigned)__builtin_ctzll(srcs);
-			srcs &= srcs - 1;
-			if (t->reg_ready[r] > ready) {
-				ready = t->reg_ready[r];
-				producer = t->reg_producer[r];
-			}
-		}
+		ready = latest_source(t, a->regs_read, &producer);
 	}
 	if (ready > at) {
 		emit_stall(t, index, SNR_STALL_REGISTER, at, ready - at, (int64_t)producer, 0);
@@ -937,15 +946,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 		at = t->redirect;
 	}
 	/* 2. Register scoreboard (x registers; flags, counters and ids are always ready). */
-	uint64_t srcs = a->regs_read & 0xfffffffeull, ready = 0, producer = 0;
-	while (srcs) {
-		unsigned r = (unsigned)__builtin_ctzll(srcs);
-		srcs &= srcs - 1;
-		if (t->reg_ready[r] > ready) {
-			ready = t->reg_ready[r];
-			producer = t->reg_producer[r];
-		}
-	}
+	uint64_t producer = 0, ready = latest_source(t, a->regs_read, &producer);
 	if (ready > at) {
 		emit_stall(t, index, SNR_STALL_REGISTER, at, ready - at, (int64_t)producer, 0);
 		at = ready;
