@@ -146,6 +146,21 @@ static void row(const char *name, double best, uint64_t insns, uint64_t cycles, 
 	printf("\n");
 }
 
+/* One whole snr_replay() -o metrics_path: its CPU time. */
+static double replay_once(const char *path, const char *metrics_path, uint64_t *insns, uint64_t *cycles)
+{
+	struct snr_replay_opts o = {.trace_path = path, .sim = "ta1", .metrics_path = metrics_path};
+	struct snr_replay_result res;
+	char err[1024];
+	double t0 = now_s();
+	if (snr_replay(&o, &res, err, sizeof(err)) || !res.ok)
+		die("snr_replay", res.ok ? err : res.report);
+	double dt = now_s() - t0;
+	*insns = res.instructions;
+	*cycles = res.cycles;
+	return dt;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -168,16 +183,8 @@ int main(int argc, char **argv)
 			double best = 1e9;
 			uint64_t insns = 0, cycles = 0;
 			for (int r = 0; r < atoi(argv[2]); r++) {
-				struct snr_replay_opts o = {.trace_path = argv[1], .sim = "ta1", .metrics_path = "/dev/null"};
-				struct snr_replay_result res;
-				char err[1024];
-				double t0 = now_s();
-				if (snr_replay(&o, &res, err, sizeof(err)) || !res.ok)
-					die("snr_replay", res.ok ? err : res.report);
-				double dt = now_s() - t0;
+				double dt = replay_once(argv[1], "/dev/null", &insns, &cycles);
 				best = dt < best ? dt : best;
-				insns = res.instructions;
-				cycles = res.cycles;
 			}
 			row("replay", best, insns, cycles, 0);
 			return 0;
@@ -200,13 +207,8 @@ int main(int argc, char **argv)
 			double dt = run(path, (enum mode)m, mpath, &insns, m == FUNCTIONAL ? &c : &cycles);
 			best[m] = dt < best[m] ? dt : best[m];
 		}
-		struct snr_replay_opts o = {.trace_path = path, .sim = "ta1", .metrics_path = mpath};
-		struct snr_replay_result res;
-		char err[1024];
-		double t0 = now_s();
-		if (snr_replay(&o, &res, err, sizeof(err)) || !res.ok)
-			die("snr_replay", res.ok ? err : res.report);
-		double dt = now_s() - t0;
+		uint64_t ri, rc;
+		double dt = replay_once(path, mpath, &ri, &rc);
 		rep = dt < rep ? dt : rep;
 	}
 	printf("trace %s: %llu instructions, %llu cycles (best of %d, CPU time)\n", path, (unsigned long long)insns,
