@@ -377,7 +377,7 @@ static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_si
 		      cls == TA1_CLASS_BRANCH || cls == TA1_CLASS_JUMP) &&
 		     a->nregions == 0 && !a->fault;
 	bool mem = cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE;
-	struct ta1_timing_pre tp;
+	struct ta1_timing_pre tp = {0}; /* copied into the slot even when unused */
 	bool timing_pre = (fixed || mem) && ta1_timing_pre_of(buf, a, &tp);
 	*sl = (struct slot){.word = w,
 			    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
