@@ -39,8 +39,12 @@ static void ev_insn(void *u, const struct snr_ev_insn *e) { (void)u, (void)e, ev
 static void ev_mem(void *u, const struct snr_ev_mem *e) { (void)u, (void)e, events++; }
 static void ev_reg(void *u, const struct snr_ev_reg *e) { (void)u, (void)e, events++; }
 static void ev_busy(void *u, const struct snr_ev_busy *e) { (void)u, (void)e, events++; }
-static const struct snr_tracker counting = {SNR_TRACKER_ABI_VERSION, NULL, ev_insn, ev_insn, NULL, NULL,
-					    ev_mem, ev_reg, ev_busy};
+static const struct snr_tracker counting = {.abi_version = SNR_TRACKER_ABI_VERSION,
+					    .on_issue = ev_insn,
+					    .on_retire = ev_insn,
+					    .on_mem = ev_mem,
+					    .on_reg = ev_reg,
+					    .on_busy = ev_busy};
 
 static const struct snr_sim_ops *ops = &snr_sim_unicorn;
 static bool aarch64;

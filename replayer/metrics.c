@@ -143,6 +143,10 @@ void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e) { snr_mw_dma(u, e);
 void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e) { snr_mw_mem(u, e); }
 void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e) { snr_mw_reg(u, e); }
 void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e) { snr_mw_busy(u, e); }
+void snr_metrics_on_insn(void *u, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread, unsigned nwrite)
+{
+	snr_mw_insn_regs(u, e, regs, nread, nwrite);
+}
 
 struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen)
 {
@@ -168,6 +172,7 @@ struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta
 		.on_mem = snr_metrics_on_mem,
 		.on_reg = snr_metrics_on_reg,
 		.on_busy = snr_metrics_on_busy,
+		.on_insn = snr_metrics_on_insn,
 	};
 	return w;
 }

@@ -42,6 +42,7 @@ void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e);
 void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e);
 void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e);
 void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e);
+void snr_metrics_on_insn(void *u, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread, unsigned nwrite);
 /* Writes the summary (a JSON object) and closes; 0 if every write succeeded. */
 int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen);
 void snr_metrics_abandon(struct snr_metrics_writer *w);

@@ -24,7 +24,8 @@ enum { SNR_MW_ISSUE = 1, SNR_MW_RETIRE, SNR_MW_STALL, SNR_MW_DMA, SNR_MW_MEM, SN
  * pointer with no check each: the longest record (a DMA's kind byte and 18
  * varints of at most 10 bytes), or an INSN of at most 46 bytes with its
  * count byte and SNR_MW_INSN_REGS_MAX register varints of at most 3 bytes
- * (427), and the byte past a record that the packed stores write. */
+ * (427), and the bytes past a record that the packed stores write (at
+ * most 7: snr_mw_insn_regs's word of register bytes). */
 #define SNR_MW_ROOM 512
 
 /* The running context of delta-encoded fields (version 3), zero at the
@@ -207,6 +208,57 @@ static inline void snr_mw_reg(struct snr_metrics_writer *w, const struct snr_ev_
 		return;
 	}
 	snr_mw_reg_slow(w, e);
+}
+
+/* on_insn: an instruction's ISSUE, RETIRE and register events in one call
+ * (snr_tracker.h). Its common case (no ISSUE pending, room in the chunk,
+ * one-byte fields, at most 8 registers, each below 64) is the INSN record
+ * that those calls write through the fast paths above, stored at once: the
+ * kind byte, six fields and the register count in one store, the registers'
+ * bytes in another.
+ * Anything else goes through those calls one by one: the same bytes. */
+static inline void snr_mw_insn_regs(struct snr_metrics_writer *w, const struct snr_ev_insn *e, const uint16_t *regs,
+				    unsigned nread, unsigned nwrite)
+{
+	const uint64_t index = e->index, pc = e->pc, issue = e->issue, retire = e->retire;
+	const unsigned unit = e->unit, cls = e->cls, n = nread + nwrite;
+	const uint64_t di = snr_zigzag((int64_t)(index - w->x.index)), dp = snr_zigzag((int64_t)(pc - w->x.pc)),
+		       dc = snr_zigzag((int64_t)(issue - w->x.cycle)), dr = snr_zigzag((int64_t)(retire - issue));
+	/* up to 8 registers' bytes (reg << 1 | write) in one word, stored at
+	 * once: a byte store could alias anything the loop reads */
+	unsigned high = 0;
+	uint64_t rb = 0;
+	if (n <= 8)
+		for (unsigned k = 0; k < n; k++) {
+			high |= regs[k];
+			rb |= (uint64_t)(regs[k] << 1 | (k >= nread)) << (8 * k);
+		}
+	else
+		high = 64; /* the calls one by one */
+	if (__builtin_expect(SNR_MW_PACKED && !w->pending && w->left && w->wp <= w->lim && high < 64 &&
+				     (di | dp | dc | dr | unit | cls) < 0x80,
+			     1)) {
+		uint64_t v = (uint64_t)SNR_MW_INSN | di << 8 | dp << 16 | dc << 24 | dr << 32 | (uint64_t)unit << 40 |
+			     (uint64_t)cls << 48 | (uint64_t)n << 56;
+		uint8_t *p = w->wp;
+		memcpy(p, &v, 8);
+		memcpy(p + 8, &rb, 8); /* SNR_MW_ROOM covers the bytes past the record */
+		w->left--;
+		w->x.index = index;
+		w->x.pc = pc;
+		w->x.cycle = issue;
+		w->open_at = p + 7;
+		w->wp = w->insn_end = p + 8 + n;
+		return;
+	}
+	snr_mw_issue(w, e);
+	snr_mw_retire(w, e);
+	struct snr_ev_reg r = {.index = index};
+	for (unsigned k = 0; k < n; k++) {
+		r.reg = regs[k];
+		r.write = k >= nread;
+		snr_mw_reg(w, &r);
+	}
 }
 
 #define V(x) (p = snr_mw_put(p, (uint64_t)(x)))

@@ -247,6 +247,17 @@ MW(mem, struct snr_ev_mem)
 MW(reg, struct snr_ev_reg)
 MW(busy, struct snr_ev_busy)
 
+/* An instruction's events in one call: of them the collector keeps only the
+ * register writes' last writer. */
+static void m_insn(void *u, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread, unsigned nwrite)
+{
+	struct collector *c = u;
+	for (unsigned k = nread; k < nread + nwrite; k++)
+		if (regs[k] < c->nregs)
+			c->last_reg_writer[regs[k]] = (int64_t)e->index;
+	snr_mw_insn_regs(c->metrics, e, regs, nread, nwrite);
+}
+
 /* The collector alone (no metrics file, no caller's tracker): the events it
  * does nothing with are not asked for. */
 #define COLLECT(name, type)                                                      \
@@ -505,6 +516,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 			.on_mem = m_mem,
 			.on_reg = m_reg,
 			.on_busy = m_busy,
+			.on_insn = m_insn,
 		};
 	else if (!col.fwd)
 		tr = (struct snr_tracker){

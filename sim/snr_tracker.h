@@ -1,5 +1,5 @@
 /*
- * snr_tracker.h: the performance tracker's callback layer (version 1).
+ * snr_tracker.h: the performance tracker's callback layer (version 2).
  *
  * A simulator's components report what happens, as it happens, through the
  * callbacks a tracker registered: instruction issue and retire, stalls with
@@ -18,7 +18,10 @@
 
 #include <stdint.h>
 
-#define SNR_TRACKER_ABI_VERSION 1
+#define SNR_TRACKER_ABI_VERSION 2
+/* Version 2 added on_insn. A simulator accepts a tracker of any version from
+ * 1 to the one it was built with, and reads on_insn only when abi_version >= 2
+ * (snr_tracker_mask does). */
 
 enum snr_unit {
 	SNR_UNIT_SCALAR,
@@ -112,6 +115,17 @@ struct snr_tracker {
 	void (*on_mem)(void *user, const struct snr_ev_mem *e);
 	void (*on_reg)(void *user, const struct snr_ev_reg *e);
 	void (*on_busy)(void *user, const struct snr_ev_busy *e);
+	/* Version 2. One instruction's ISSUE, RETIRE and register events in one
+	 * call: it stands for on_issue(e), on_retire(e), then on_reg for each of
+	 * regs[0 .. nread) (reads, write 0) and regs[nread .. nread + nwrite)
+	 * (writes), in that order, with no other event between them. A simulator
+	 * may call it instead of those calls when SNR_TRACK_INSN is in the mask,
+	 * and calls them otherwise; so a tracker that sets it sets on_issue,
+	 * on_retire and on_reg too, doing the same (SNR_TRACK_INSN needs all four).
+	 * It saves a tracker that handles an instruction's events together (the
+	 * metrics writer's INSN record) three of about four calls per instruction. */
+	void (*on_insn)(void *user, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread,
+			unsigned nwrite);
 };
 
 enum {
@@ -122,6 +136,7 @@ enum {
 	SNR_TRACK_MEM = 1 << 4,
 	SNR_TRACK_REG = 1 << 5,
 	SNR_TRACK_BUSY = 1 << 6,
+	SNR_TRACK_INSN = 1 << 7, /* on_insn (with on_issue, on_retire and on_reg) */
 };
 
 /* Which callbacks are registered, as SNR_TRACK_* bits. */
@@ -131,7 +146,8 @@ static inline unsigned snr_tracker_mask(const struct snr_tracker *t)
 		return 0;
 	return (t->on_issue ? SNR_TRACK_ISSUE : 0) | (t->on_retire ? SNR_TRACK_RETIRE : 0) |
 	       (t->on_stall ? SNR_TRACK_STALL : 0) | (t->on_dma ? SNR_TRACK_DMA : 0) |
-	       (t->on_mem ? SNR_TRACK_MEM : 0) | (t->on_reg ? SNR_TRACK_REG : 0) | (t->on_busy ? SNR_TRACK_BUSY : 0);
+	       (t->on_mem ? SNR_TRACK_MEM : 0) | (t->on_reg ? SNR_TRACK_REG : 0) | (t->on_busy ? SNR_TRACK_BUSY : 0) |
+	       (t->abi_version >= 2 && t->on_insn && t->on_issue && t->on_retire && t->on_reg ? SNR_TRACK_INSN : 0);
 }
 
 const char *snr_stall_cause_name(enum snr_stall_cause c);

@@ -252,8 +252,10 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 {
 	struct ta1_timing_model *t = snr_xcalloc(1, sizeof(*t));
 	t->cfg = *cfg;
-	if (tracker && tracker->abi_version == SNR_TRACKER_ABI_VERSION) {
-		t->tr = *tracker;
+	if (tracker && tracker->abi_version >= 1 && tracker->abi_version <= SNR_TRACKER_ABI_VERSION) {
+		/* a version 1 tracker ends before on_insn */
+		memcpy(&t->tr, tracker,
+		       tracker->abi_version >= 2 ? sizeof(*tracker) : offsetof(struct snr_tracker, on_insn));
 		t->mask = snr_tracker_mask(tracker);
 	}
 	t->chip = chip;
@@ -766,6 +768,29 @@ static inline __attribute__((always_inline)) void emit_insn(struct ta1_timing_mo
 							     const struct ta1_timing_pre *r, uint64_t issue,
 							     uint64_t retire, enum snr_unit unit, enum ta1_class cls)
 {
+	if (t->mask & SNR_TRACK_INSN) { /* the same events in one call */
+		struct snr_ev_insn e = {.index = index,
+					.pc = pc,
+					.issue = issue,
+					.retire = retire,
+					.unit = (uint8_t)unit,
+					.cls = (uint8_t)cls};
+		uint16_t regs[128];
+		unsigned nread = 0, nwrite = 0;
+		if (r) {
+			for (int k = 0; k < 2 && r->src[k] != TA1_TIMING_NO_REG; k++)
+				regs[nread++] = r->src[k];
+			if (r->dst != TA1_TIMING_NO_DST)
+				regs[nread + nwrite++] = r->dst;
+		} else {
+			for (uint64_t m = a->regs_read & ~(1ull << TA1_REG_PC); m; m &= m - 1)
+				regs[nread++] = (uint16_t)__builtin_ctzll(m);
+			for (uint64_t m = a->regs_written & ~(1ull << TA1_REG_PC); m; m &= m - 1)
+				regs[nread + nwrite++] = (uint16_t)__builtin_ctzll(m);
+		}
+		t->tr.on_insn(t->tr.user, &e, regs, nread, nwrite);
+		return;
+	}
 	if (t->mask & (SNR_TRACK_ISSUE | SNR_TRACK_RETIRE)) {
 		struct snr_ev_insn e = {.index = index,
 					.pc = pc,

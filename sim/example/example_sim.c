@@ -83,8 +83,8 @@ static void ex_destroy(struct snr_sim *s)
 
 static int ex_attach_tracker(struct snr_sim *s, const struct snr_tracker *t)
 {
-	if (t && t->abi_version != SNR_TRACKER_ABI_VERSION) {
-		snprintf(s->err, sizeof(s->err), "example: tracker ABI version %u, this plugin knows %d",
+	if (t && (t->abi_version < 1 || t->abi_version > SNR_TRACKER_ABI_VERSION)) {
+		snprintf(s->err, sizeof(s->err), "example: tracker ABI version %u, this plugin knows 1 to %d",
 			 t->abi_version, SNR_TRACKER_ABI_VERSION);
 		return -1;
 	}

@@ -63,7 +63,7 @@ static struct snr_sim *fresh(const uint8_t *code, unsigned len)
 	char err[300];
 	struct snr_sim *s = ops->create(NULL, 0, 1, err, sizeof(err));
 	CHECK(s != NULL, "create: %s", err);
-	static const struct snr_tracker t = {SNR_TRACKER_ABI_VERSION, NULL, NULL, NULL, NULL, NULL, on_mem, on_reg, NULL};
+	static const struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .on_mem = on_mem, .on_reg = on_reg};
 	ops->attach_tracker(s, &t);
 	CHECK(ops->load_code(s, 0x401000, code, len) == 0, "load_code: %s", ops->error(s));
 	set64(s, "rip", 0x401000);
@@ -109,8 +109,8 @@ static struct snr_sim *a64_fresh(const uint32_t *code, unsigned nwords)
 	char err[300];
 	struct snr_sim *s = a64->create(NULL, 0, 1, err, sizeof(err));
 	CHECK(s != NULL, "aarch64 create: %s", err);
-	static const struct snr_tracker t = {SNR_TRACKER_ABI_VERSION, NULL, NULL, NULL, NULL, NULL, on_mem, on_reg,
-					     on_busy};
+	static const struct snr_tracker t = {
+	    .abi_version = SNR_TRACKER_ABI_VERSION, .on_mem = on_mem, .on_reg = on_reg, .on_busy = on_busy};
 	a64->attach_tracker(s, &t);
 	for (unsigned i = 0; i < nwords; i++)
 		CHECK(a64->load_code(s, 0x400000 + 4 * i, (const uint8_t *)&code[i], 4) == 0, "load_code: %s",
