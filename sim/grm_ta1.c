@@ -306,12 +306,6 @@ static int poisoned(struct snr_sim *s, uint64_t index, uint64_t pc, const struct
 	return 0;
 }
 
-static bool is_xta(unsigned cls)
-{
-	return cls == TA1_CLASS_DMA_ISSUE || cls == TA1_CLASS_DMA_WAIT || cls == TA1_CLASS_VECTOR ||
-	       cls == TA1_CLASS_MATRIX;
-}
-
 /* The bytes an executed instruction wrote are valid from now on. */
 static __attribute__((noinline)) void note_writes(struct snr_sim *s, const struct ta1_access *a)
 {
@@ -383,7 +377,7 @@ static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_si
 			    .kind = fixed ? SLOT_STATIC : mem ? SLOT_MEM : SLOT_DYNAMIC,
 			    .cls = (uint8_t)cls,
 			    .mem_size = ta1_insn_table[buf->op].mem_size,
-			    .rare = is_xta(cls) || cls == TA1_CLASS_CSR,
+			    .rare = ta1_class_is_xta((enum ta1_class)cls) || cls == TA1_CLASS_CSR,
 			    .timing_pre = timing_pre,
 			    .tp = tp,
 			    .in = *buf,
@@ -446,7 +440,7 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 	const uint64_t *x = s->q.x;
 	if (__builtin_expect(sl ? sl->rare : true, 0)) {
 		const unsigned cls = ta1_insn_table[in->op].cls;
-		if (is_xta(cls)) {
+		if (ta1_class_is_xta((enum ta1_class)cls)) {
 			memcpy(before, s->q.x, sizeof(before));
 			x = before;
 		}

@@ -268,9 +268,7 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 		t->op_cls[op] = (uint8_t)ta1_insn_table[op].cls;
 		t->op_unit[op] = (uint8_t)unit_of(ta1_insn_table[op].cls);
 		t->op_latency[op] = scalar_latency(t, ta1_insn_table[op].timing);
-		enum ta1_class c = ta1_insn_table[op].cls;
-		t->op_scalar[op] = c != TA1_CLASS_VECTOR && c != TA1_CLASS_MATRIX && c != TA1_CLASS_DMA_ISSUE &&
-				   c != TA1_CLASS_DMA_WAIT;
+		t->op_scalar[op] = !ta1_class_is_xta(ta1_insn_table[op].cls);
 	}
 	return t;
 }
@@ -932,8 +930,7 @@ bool ta1_timing_pre_of(const struct ta1_insn *in, const struct ta1_access *a, st
 	if (in->op >= TA1_OP_COUNT || (srcs | dsts) & ~0xfffffffeull || __builtin_popcountll(srcs) > 2 ||
 	    __builtin_popcountll(dsts) > 1)
 		return false;
-	enum ta1_class c = ta1_insn_table[in->op].cls;
-	if (c == TA1_CLASS_VECTOR || c == TA1_CLASS_MATRIX || c == TA1_CLASS_DMA_ISSUE || c == TA1_CLASS_DMA_WAIT)
+	if (ta1_class_is_xta(ta1_insn_table[in->op].cls))
 		return false;
 	p->op = (uint8_t)in->op;
 	p->src[0] = srcs ? (uint8_t)__builtin_ctzll(srcs) : TA1_TIMING_NO_REG;

@@ -87,6 +87,14 @@ enum ta1_class {
 	TA1_CLASS_COUNT,
 };
 
+/* The Xta classes: work the scalar pipeline hands off (DMA, vector, MXU) or
+ * waits for; everything else is a plain scalar instruction to the GRM and
+ * the timing model. */
+static inline bool ta1_class_is_xta(enum ta1_class c)
+{
+	return c == TA1_CLASS_DMA_ISSUE || c == TA1_CLASS_DMA_WAIT || c == TA1_CLASS_VECTOR || c == TA1_CLASS_MATRIX;
+}
+
 enum ta1_timing {
 	TA1_TIME_ALU,
 	TA1_TIME_MUL,
