@@ -160,14 +160,12 @@ void snr_spill_push(struct snr_spill *s, const void *r)
 void snr_spill_push_n(struct snr_spill *s, const void *r, size_t n)
 {
 	const unsigned char *p = r;
-	if (!s->tail)
-		s->tail = snr_xmalloc(s->tail_cap * s->rec);
 	while (n) {
-		if (s->n - s->tail_first == s->tail_cap)
-			flush_tail(s, SNR_SPILL_KEEP);
-		size_t at = (size_t)(s->n - s->tail_first), k = s->tail_cap - at < n ? s->tail_cap - at : n;
-		memcpy(s->tail + at * s->rec, p, k * s->rec);
-		s->n += k;
+		size_t room, k;
+		void *at = snr_spill_reserve(s, &room);
+		k = room < n ? room : n;
+		memcpy(at, p, k * s->rec);
+		snr_spill_extend(s, k);
 		p += k * s->rec;
 		n -= k;
 	}
