@@ -167,8 +167,7 @@ static struct snr_elf *parse(struct snr_elf *e, char *err, size_t errlen)
 		}
 	}
 	}
-	if (e->nsymbols)
-		snr_qsort(e->symbols, e->nsymbols, sizeof(*e->symbols), cmp_sym);
+	snr_qsort(e->symbols, e->nsymbols, sizeof(*e->symbols), cmp_sym);
 	elf_end(elf);
 	return e;
 fail:

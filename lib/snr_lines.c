@@ -237,8 +237,7 @@ static const struct module_index *module_of(struct snr_lines *l, Dwfl_Module *m)
 		}
 		off = next;
 	}
-	if (mi->n > 1) /* qsort must not be given NULL: a module with no compile-unit ranges has none */
-		snr_qsort(mi->r, mi->n, sizeof(*mi->r), cmp_range);
+	snr_qsort(mi->r, mi->n, sizeof(*mi->r), cmp_range); /* none for a module with no compile-unit ranges */
 	return mi;
 }
 
