@@ -25,7 +25,16 @@
 #include "replayer/metrics_write.h"
 
 enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
-enum { EV_ISSUE = SNR_MW_ISSUE, EV_RETIRE, EV_STALL, EV_DMA, EV_MEM, EV_REG, EV_BUSY, EV_INSN };
+enum {
+	EV_ISSUE = SNR_MW_ISSUE,
+	EV_RETIRE = SNR_MW_RETIRE,
+	EV_STALL = SNR_MW_STALL,
+	EV_DMA = SNR_MW_DMA,
+	EV_MEM = SNR_MW_MEM,
+	EV_REG = SNR_MW_REG,
+	EV_BUSY = SNR_MW_BUSY,
+	EV_INSN = SNR_MW_INSN,
+}; /* the reader's names for the writer's record kinds */
 #define METRICS_INDEX_SLACK 65536 /* how far an instruction index may run past the records read */
 
 /* The writer's state and its encoders are in metrics_write.h. */

@@ -25,7 +25,7 @@ enum { SNR_MW_ISSUE = 1, SNR_MW_RETIRE, SNR_MW_STALL, SNR_MW_DMA, SNR_MW_MEM, SN
  * varints of at most 10 bytes), or an INSN of at most 46 bytes with its
  * count byte and SNR_MW_INSN_REGS_MAX register varints of at most 3 bytes
  * (427), and the bytes past a record that the packed stores write (at
- * most 7: snr_mw_insn_regs's word of register bytes). */
+ * most 8: snr_mw_insn_regs's word of register bytes after an INSN with none). */
 #define SNR_MW_ROOM 512
 
 /* The running context of delta-encoded fields (version 3), zero at the
