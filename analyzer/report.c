@@ -1082,9 +1082,7 @@ int snr_cmd_report(int argc, char **argv)
 		FILE *mf = fd >= 0 ? fdopen(fd, "w+") : NULL;
 		if (fd >= 0 && !mf)
 			close(fd);
-		char *mbuf = mf ? snr_xmalloc(1u << 16) : NULL; /* glibc's own: 4 KiB, a write() each */
-		if (mf)
-			setvbuf(mf, mbuf, _IOFBF, 1u << 16);
+		char *mbuf = mf ? snr_setvbuf(mf, 1u << 16) : NULL;
 		struct snr_suggest_opts sgo = {.verify_max = SNR_SUGGEST_DEFAULT_VERIFY_MAX, .json = true, .brief = true};
 		int src = mf ? snr_suggest_report(&g, &so, &sgo, mf, serr, sizeof(serr)) : -1;
 		long blen = mf && !fflush(mf) ? ftell(mf) : -1;

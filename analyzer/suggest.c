@@ -238,10 +238,7 @@ static int cap_open(struct capture *c, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	/* glibc takes a buffer's size only with the buffer: with NULL it keeps
-	 * its own 4 KiB one (a write() every 4 KiB of the stream) */
-	c->fbuf = snr_xmalloc(CAP_BUF);
-	setvbuf(c->f, c->fbuf, _IOFBF, CAP_BUF);
+	c->fbuf = snr_setvbuf(c->f, CAP_BUF);
 	return 0;
 }
 

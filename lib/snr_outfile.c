@@ -68,8 +68,7 @@ FILE *snr_outfile_stdio(struct snr_outfile *o)
 	if (!o->fp) {
 		o->fp = fdopen(o->fd, "w");
 		if (o->fp) {
-			o->fbuf = snr_xmalloc(OUT_BUF);
-			setvbuf(o->fp, o->fbuf, _IOFBF, OUT_BUF);
+			o->fbuf = snr_setvbuf(o->fp, OUT_BUF);
 		}
 	}
 	return o->fp;

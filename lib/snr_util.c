@@ -237,3 +237,10 @@ char *snr_json_escape_controls(const char *json_text)
 	json_decref(j);
 	return out;
 }
+
+char *snr_setvbuf(FILE *f, size_t size)
+{
+	char *buf = snr_xmalloc(size);
+	setvbuf(f, buf, _IOFBF, size);
+	return buf;
+}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #if defined(__GNUC__)
@@ -25,6 +26,11 @@ static inline void snr_qsort(void *base, size_t n, size_t size, int (*cmp)(const
 	if (n > 1)
 		qsort(base, n, size, cmp);
 }
+
+/* Gives the stdio stream f a buffer of size bytes, returned for the caller
+ * to free after fclose(f). glibc takes a size only with a buffer: with NULL
+ * it keeps its own 4 KiB one, a write() every 4 KiB. */
+char *snr_setvbuf(FILE *f, size_t size);
 
 /* "snr: " + message + newline on stderr. */
 void snr_err(const char *fmt, ...) SNR_PRINTF(1, 2);
