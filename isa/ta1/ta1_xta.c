@@ -40,32 +40,29 @@ static inline double pow2(int k)
 #define EXP_LOG2E 1.44269504088896338700
 #define EXP_LN2_HI 6.93147180369123816490e-01
 #define EXP_LN2_LO 1.90821492927058770002e-10
+static const double exp_poly_c[12] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+				      1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,
+				      1.0 / 6.0,        0.5,             1.0,            1.0};
 #define EXP_POLY(p, r)                                                                                       \
 	do {                                                                                                 \
-		static const double c_[12] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, \
-					      1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,    \
-					      1.0 / 6.0,        0.5,             1.0,            1.0};          \
-		p = p + c_[0];                                                                               \
+		p = p + exp_poly_c[0];                                                                       \
 		for (int k_ = 1; k_ < 12; k_++)                                                              \
-			p = p * r + c_[k_];                                                                  \
+			p = p * r + exp_poly_c[k_];                                                          \
 	} while (0)
 
 /* EXP_POLY for four independent values at once, each step in the same
  * order: four dependency chains the CPU overlaps. */
-#define EXP_POLY4(p0, r0, p1, r1, p2, r2, p3, r3)                                                                            \
+#define EXP_POLY4(p0, r0, p1, r1, p2, r2, p3, r3)                                                            \
 	do {                                                                                                 \
-		static const double c4_[12] = {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, \
-					       1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,    1.0 / 24.0,    \
-					       1.0 / 6.0,        0.5,             1.0,            1.0};          \
-		p0 = p0 + c4_[0];                                                                            \
-		p1 = p1 + c4_[0];                                                                            \
-		p2 = p2 + c4_[0];                                                                            \
-		p3 = p3 + c4_[0];                                                                            \
+		p0 = p0 + exp_poly_c[0];                                                                     \
+		p1 = p1 + exp_poly_c[0];                                                                     \
+		p2 = p2 + exp_poly_c[0];                                                                     \
+		p3 = p3 + exp_poly_c[0];                                                                     \
 		for (int k_ = 1; k_ < 12; k_++) {                                                            \
-			p0 = p0 * r0 + c4_[k_];                                                              \
-			p1 = p1 * r1 + c4_[k_];                                                              \
-			p2 = p2 * r2 + c4_[k_];                                                              \
-			p3 = p3 * r3 + c4_[k_];                                                              \
+			p0 = p0 * r0 + exp_poly_c[k_];                                                       \
+			p1 = p1 * r1 + exp_poly_c[k_];                                                       \
+			p2 = p2 * r2 + exp_poly_c[k_];                                                       \
+			p3 = p3 * r3 + exp_poly_c[k_];                                                       \
 		}                                                                                            \
 	} while (0)
 
