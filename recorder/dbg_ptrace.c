@@ -74,6 +74,7 @@ struct snr_dbg {
 	pid_t pid;
 	bool launched; /* our child (PTRACE_TRACEME) rather than seized */
 	bool no_hw_count; /* the kernel gave no hardware breakpoint to count arrivals with */
+	bool hw_probed; /* hw_breakpoints_fire has been asked */
 	bool attached; /* alive and traced */
 	int memfd;     /* /proc/PID/mem, opened lazily */
 	int pending_sig;
@@ -1018,6 +1019,49 @@ static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 	return decode_status(d, status, false, false, stop, "step");
 }
 
+/* An instruction breakpoint at addr as a perf event, for pid (0: this
+ * process); period 0 counts without signalling. */
+static int hw_bp_open(uint64_t addr, uint64_t period, pid_t pid)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = addr;
+	a.bp_len = sizeof(long);
+	a.sample_period = period;
+	a.wakeup_events = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static __attribute__((noinline)) void hw_probe_mark(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Whether a hardware breakpoint stops anything here. Some hypervisors (a
+ * Firecracker/PVM guest on AMD EPYC, kernel 6.18) accept the event, and
+ * debug registers written through PTRACE_POKEUSER read back as written, but
+ * never raise the debug exception: the tracee would run past every arrival
+ * it was to stop at, to its exit. So the tracer counts its own call of a
+ * function under such a breakpoint once before trusting one. */
+static bool hw_breakpoints_fire(void)
+{
+	void (*volatile mark)(void) = hw_probe_mark;
+	int fd = hw_bp_open((uint64_t)(uintptr_t)hw_probe_mark, 0, 0);
+	if (fd < 0)
+		return false;
+	mark();
+	uint64_t count = 0;
+	if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+		count = 0;
+	close(fd);
+	return count == 1;
+}
+
 /* One traced thread: cont_selected is cont. Hits are counted here, one
  * continue per arrival (each a trap into this process, far cheaper than a
  * request over a socket), so the recorder asks once. */
@@ -1028,23 +1072,17 @@ static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
  * before cost no stop at all (counting each in the tracer costs two: the
  * trap and the step off it, so a window ending in a 10,000-iteration loop
  * cost 20,000 context-switch pairs). Our trap at addr is lifted meanwhile.
- * 1: the kernel has no such event for us (then the tracer counts). */
+ * 1: the kernel has no such event for us, or none that fires (then the
+ * tracer counts). */
 static int hw_cont_to_hit(struct snr_dbg *d, uint64_t addr, uint64_t hits, struct snr_dbg_stop *stop)
 {
+	if (!d->hw_probed) {
+		d->hw_probed = true;
+		d->no_hw_count = !hw_breakpoints_fire();
+	}
 	if (d->no_hw_count)
 		return 1;
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof(a);
-	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = addr;
-	a.bp_len = sizeof(long);
-	a.sample_period = hits;
-	a.wakeup_events = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, d->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = hw_bp_open(addr, hits, d->pid);
 	if (fd < 0) {
 		d->no_hw_count = true;
 		return 1;
