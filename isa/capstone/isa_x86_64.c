@@ -389,7 +389,9 @@ static void memory_operands(struct x86_query *q)
 			not_modelled(q, "memory operand size");
 			continue;
 		}
-		if (i == 0 && q->x->op_count >= 2 && op->access == CS_AC_READ && !read_only_destination(q)) {
+		if (i == 0 && q->x->op_count >= 2 && read_only_destination(q)) {
+			wr = false; /* capstone 4 marks test [m], imm as written */
+		} else if (i == 0 && q->x->op_count >= 2 && op->access == CS_AC_READ) {
 			/* Capstone 4 marks some stores (movups/vmovdqu [m], r) as
 			 * reads of their destination. A move only writes it; for
 			 * anything else read + write is safe either way. */

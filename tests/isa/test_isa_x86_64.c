@@ -4,7 +4,8 @@
  * 32-bit addresses), the stack (push/pop/call/ret/leave/enter/pushf/popf),
  * string instructions with rep and both directions, cmpxchg/xchg/xadd, SSE
  * and AVX loads and stores, lea, partial and 32-bit register writes,
- * syscall, and instructions that must report a fault. Also the registry.
+ * compares that write no memory, syscall, and instructions that must report
+ * a fault. Also the registry.
  */
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +123,13 @@ static const struct isa_case cases[] = {
 	 NULL, {{0, 0x1010, 8}}},
 	{"480fa303", "bt qword ptr [rbx], rax", {{"rbx", 0x1000}, {"rax", (uint64_t)-1}}, 4, LOAD, "rax rbx",
 	 "eflags", NULL, {{0, 0xff8, 8}}},
+	/* compares write no memory (capstone 4 marks test [m], imm as written; the
+	 * vDSO's pvclock read tests a flag in [vvar_vclock] that way) */
+	{"f6461d01", "test byte ptr [rsi + 0x1d], 1", {{"rsi", 0x1000}}, 4, LOAD, "rsi", "eflags", NULL,
+	 {{0, 0x101d, 1}}},
+	{"48f70601000000", "test qword ptr [rsi], 1", {{"rsi", 0x1000}}, 7, LOAD, "rsi", "eflags", NULL,
+	 {{0, 0x1000, 8}}},
+	{"833e01", "cmp dword ptr [rsi], 1", {{"rsi", 0x1000}}, 3, LOAD, "rsi", "eflags", NULL, {{0, 0x1000, 4}}},
 	/* system */
 	{"0f05", "syscall", {{0}}, 2, SYSTEM, "rax rdi rsi rdx r10 r8 r9", "rax rcx r11 eflags", NULL, {{0}}},
 	{"0fa2", "cpuid", {{0}}, 2, SYSTEM, "rax rcx", "rax rbx rcx rdx", NULL, {{0}}},
