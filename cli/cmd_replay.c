@@ -190,10 +190,7 @@ int snr_cmd_replay(int argc, char **argv)
 	for (int k = 0; k < SNR_STALL_COUNT; k++)
 		stall_total += r->stall_cycles[k];
 	if (as_json) {
-		json_t *j = snr_replay_summary(r);
-		json_object_set_new(j, "trace", json_string(o.trace_path));
-		if (!r->ok)
-			json_object_set_new(j, "report", json_string(r->report));
+		json_t *j = snr_replay_json(o.trace_path, r);
 		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(s);
 		free(s);

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
+	{"sweep", snr_cmd_sweep, "replay windows over a grid of machine configs, locally or on Slurm"},
 	{"analyze", snr_cmd_analyze, "analyze a trace or metrics file: dma, vmem, util, deps, suggest"},
 	{"annotate", snr_cmd_annotate, "cycles and stall causes per source line and instruction of a window"},
 	{"report", snr_cmd_report, "write one self-contained HTML report of a trace or metrics file"},

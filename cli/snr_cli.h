@@ -13,6 +13,7 @@ int snr_cmd_record(int argc, char **argv);
 int snr_cmd_trace(int argc, char **argv);
 int snr_cmd_replay(int argc, char **argv);
 int snr_cmd_check(int argc, char **argv);
+int snr_cmd_sweep(int argc, char **argv);
 int snr_cmd_profile(int argc, char **argv);
 int snr_cmd_analyze(int argc, char **argv);
 int snr_cmd_host(int argc, char **argv);

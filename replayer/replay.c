@@ -368,6 +368,15 @@ json_t *snr_replay_summary(const struct snr_replay_result *r)
 	return j;
 }
 
+json_t *snr_replay_json(const char *trace_path, const struct snr_replay_result *r)
+{
+	json_t *j = snr_replay_summary(r);
+	json_object_set_new(j, "trace", json_string(trace_path));
+	if (!r->ok)
+		json_object_set_new(j, "report", json_string(r->report));
+	return j;
+}
+
 /* ---- the replay ------------------------------------------------------------------ */
 
 int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, char *err, size_t errlen)

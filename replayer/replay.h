@@ -64,6 +64,12 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
  * --json` and the goldens of `snr check` are this object. */
 json_t *snr_replay_summary(const struct snr_replay_result *r);
 
+/* What `snr replay T --json` prints of one window: the summary, "trace"
+ * (the path as given) and, on divergence, "report". `snr sweep` stores each
+ * point's windows as this object, so that a point is byte for byte the
+ * replay of its config. A new reference. */
+json_t *snr_replay_json(const char *trace_path, const struct snr_replay_result *r);
+
 /* The simulator for a name or path (dlopen), or NULL with err filled. */
 const struct snr_sim_ops *snr_sim_find(const char *name, const char *isa, char *err, size_t errlen);
 
