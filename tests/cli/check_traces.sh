@@ -6,14 +6,44 @@
 TRACES=$2
 run "$SNR" check "$TRACES"
 expect_rc 0; expect_out "passed, 0 failed"
+grep -o '^PASS [^:]*' "$T/out" | sort >"$T/all"
+# --shard K/N: the N shares cover every trace once; --junit: a case per trace
+: >"$T/shards"
+for k in 1 2 3; do
+  run "$SNR" check "$TRACES" --shard $k/3 --junit "$T/j$k.xml"
+  expect_rc 0; expect_out "shard $k/3: "
+  grep -o '^PASS [^:]*' "$T/out" >>"$T/shards"
+  python3 - "$T/j$k.xml" "$T/out" <<'PY' || fail "shard $k's JUnit XML does not match its output"
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+names = [c.get("name") for c in s.findall("testcase")]
+passed = [l.split()[1].rstrip(":") for l in open(sys.argv[2]) if l.startswith("PASS ")]
+assert names == passed and s.get("tests") == str(len(names)) and s.get("failures") == "0", (names, passed)
+PY
+done
+sort "$T/shards" | cmp -s - "$T/all" || fail "the shards do not cover the traces once: $(sort "$T/shards" | diff - "$T/all")"
+run "$SNR" check "$TRACES" --shard 40/40
+expect_rc 0; expect_out "shard 40/40: no traces"
+for bad in 0/3 4/3 3 1/0 x/2 1/2x; do
+  run "$SNR" check "$TRACES" --shard "$bad"
+  expect_rc 2; expect_err "--shard '$bad': give K/N with 1 <= K <= N"
+done
+run "$SNR" check "$TRACES" --junit
+expect_rc 2; expect_err "--junit needs a value"
 mkdir "$T/tr"
 cp "$TRACES"/ta1-rec-window.snrt "$TRACES"/ta1-rec-window.golden.json "$T/tr/"
 python3 - "$T/tr/ta1-rec-window.golden.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1])); g["cycles"] += 7; json.dump(g, open(sys.argv[1], "w"))
 PY
-run "$SNR" check "$T/tr"
+run "$SNR" check "$T/tr" --junit "$T/fail.xml"
 expect_rc 1; expect_out "FAIL ta1-rec-window.snrt: cycles"; expect_out "0 passed, 1 failed"
+python3 - "$T/fail.xml" <<'PY' || fail "the JUnit XML does not carry the failure"
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+f = s.find("testcase").find("failure")
+assert s.get("failures") == "1" and f is not None and f.get("message").startswith("cycles "), ET.tostring(s)
+PY
 run "$SNR" check "$T/tr" --update
 expect_rc 0; expect_out "UPDATED ta1-rec-window.snrt"
 run "$SNR" check "$T/tr"
