@@ -250,6 +250,7 @@ void sweep_slurm_cancel_stale(const struct sweep_plan *p)
 static int wait_jobs(json_t *sub, char *err, size_t errlen)
 {
 	const char *gather = json_string_value(json_object_get(sub, "gather"));
+	unsigned gone = 0; /* polls in a row that found none of the jobs */
 	for (unsigned polls = 0;; polls++) {
 		char out[1 << 16];
 		char *argv[] = {"squeue", "-h", "-o", "%F %i %T %r", NULL};
@@ -274,6 +275,14 @@ static int wait_jobs(json_t *sub, char *err, size_t errlen)
 					ours = true;
 			}
 		}
+		/* twice in a row: a job between states is never taken for gone */
+		if (!ours && ++gone < 2) {
+			struct timespec ts = {0, 200000000L};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (ours)
+			gone = 0;
 		if (!ours) {
 			if (stuck) {
 				char o2[1024];
