@@ -23,7 +23,7 @@ static const char sweep_usage[] =
 	"usage: snr sweep T.snrt|SET... --param KEY=V1,V2,...|KEY=START:END:STEP [--param ...]\n"
 	"                 [--configs A.json,B.json,...] [--config BASE.json] -o DIR\n"
 	"                 [-j N | --slurm [--partition P] [--array-limit K] [--time T]\n"
-	"                  [--sbatch-arg ARG]... [--wait]] [--points-per-task P] [--json]\n"
+	"                  [--sbatch-arg ARG]... [--wait] | --plan-only] [--points-per-task P] [--json]\n"
 	"       snr sweep --resume DIR [-j N | --slurm ...] [--json]\n"
 	"       snr sweep --task-index I|auto DIR      (one task: what each engine runs)\n"
 	"       snr sweep --gather DIR [--json]        (the results of what is finished)\n"
@@ -55,6 +55,9 @@ static const char sweep_usage[] =
 	"  --partition P, --time T, --array-limit K (at most K tasks at once),\n"
 	"  --sbatch-arg ARG     passed to sbatch\n"
 	"  --wait               with --slurm: wait for the jobs, then show the results\n"
+	"  --plan-only          make DIR and print its number of tasks, run none (for\n"
+	"                       an engine started by hand: a Kubernetes Indexed Job,\n"
+	"                       GNU parallel)\n"
 	"  --resume DIR         rerun only the tasks with unfinished points\n"
 	"  --task-index I       run task I of DIR (auto: $SNR_TASK_INDEX,\n"
 	"                       $JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or\n"
@@ -233,7 +236,7 @@ static int task_index_of(const char *arg, size_t *out)
 int snr_cmd_sweep(int argc, char **argv)
 {
 	enum { O_PARAM = 256, O_CONFIGS, O_CONFIG, O_SLURM, O_PART, O_ALIM, O_TIME, O_SARG, O_WAIT, O_RESUME, O_TASK,
-	       O_GATHER, O_COUNT, O_JSON, O_PPT };
+	       O_GATHER, O_COUNT, O_JSON, O_PPT, O_PLAN };
 	static const struct option opts[] = {
 		{"param", required_argument, NULL, O_PARAM},   {"configs", required_argument, NULL, O_CONFIGS},
 		{"config", required_argument, NULL, O_CONFIG}, {"output", required_argument, NULL, 'o'},
@@ -243,13 +246,14 @@ int snr_cmd_sweep(int argc, char **argv)
 		{"wait", no_argument, NULL, O_WAIT},            {"resume", no_argument, NULL, O_RESUME},
 		{"task-index", required_argument, NULL, O_TASK}, {"gather", no_argument, NULL, O_GATHER},
 		{"count-tasks", no_argument, NULL, O_COUNT},    {"json", no_argument, NULL, O_JSON},
-		{"points-per-task", required_argument, NULL, O_PPT}, {"help", no_argument, NULL, 'h'},
+		{"points-per-task", required_argument, NULL, O_PPT}, {"plan-only", no_argument, NULL, O_PLAN},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct sweep_axis *axes = NULL;
 	size_t naxes = 0, jobs = 1, per_task = 1, task = 0;
 	const char *out = NULL, *base = NULL, *task_arg = NULL;
-	bool slurm = false, as_json = false;
+	bool slurm = false, as_json = false, plan_only = false;
 	enum mode mode = MODE_NEW;
 	struct sweep_slurm_opts so = {0};
 	char err[2048];
@@ -305,12 +309,17 @@ int snr_cmd_sweep(int argc, char **argv)
 		case O_GATHER: mode = MODE_GATHER; break;
 		case O_COUNT: mode = MODE_COUNT; break;
 		case O_JSON: as_json = true; break;
+		case O_PLAN: plan_only = true; break;
 		case 'h': fputs(sweep_usage, stdout); rc = 0; goto out;
 		default: fputs(sweep_usage, stderr); goto out;
 		}
 	}
 	if (!slurm && (so.partition || so.array_limit || so.time_limit || so.nsbatch_args || so.wait)) {
 		snr_err("sweep: --partition, --array-limit, --time, --sbatch-arg and --wait go with --slurm");
+		goto out;
+	}
+	if (plan_only && (mode != MODE_NEW || slurm || jobs != 1)) {
+		snr_err("sweep: --plan-only makes a new sweep and runs nothing: no -j, --slurm, --resume, --task-index");
 		goto out;
 	}
 	if (slurm && jobs != 1) {
@@ -362,6 +371,16 @@ int snr_cmd_sweep(int argc, char **argv)
 		}
 	}
 
+	if (plan_only) {
+		printf("%zu\n", plan.ntasks);
+		fprintf(stderr, "snr: sweep: %s: %zu points in %zu tasks, none run: snr sweep --task-index 0..%zu %s, then "
+				"snr sweep --gather %s\n",
+			plan.dir, plan.npoints, plan.ntasks, plan.ntasks - 1, plan.dir, plan.dir);
+		rc = 0;
+		mode = MODE_COUNT;
+		sweep_plan_free(&plan);
+		goto out;
+	}
 	switch (mode) {
 	case MODE_COUNT:
 		printf("%zu\n", plan.ntasks);

@@ -46,6 +46,12 @@ grep -q 'id="c-elasticity"' "$T/j1/report.html" || fail "report.html lacks the e
 head -1 "$T/j1/results.csv" | grep -q '^point,dma.hbm_bytes_per_cycle,dma.base_latency_cycles,cycles' ||
   fail "results.csv header: $(head -1 "$T/j1/results.csv")"
 
+# Several points per task: 6 points in 2 tasks, the same results.
+run "$SNR" sweep "$TR" "${GRID[@]}" --points-per-task 4 -j 2 -o "$T/ppt"
+expect_rc 0
+[ "$("$SNR" sweep --count-tasks "$T/ppt")" = 2 ] || fail "6 points at 4 per task are not 2 tasks"
+cmp -s "$T/ppt/results.json" "$T/j2/results.json" || fail "--points-per-task 4 changed the results"
+
 # A point missing (its task killed before it finished): every output says so.
 rm "$T/j1/points/p0003.json"
 run "$SNR" sweep --gather "$T/j1" --json
@@ -69,6 +75,31 @@ run "$SNR" sweep --count-tasks "$T/j2"
 expect_rc 0; expect_out "6"
 run "$SNR" sweep --gather "$T/j2"
 expect_rc 0
+
+# An engine started by hand (as GNU parallel or a Kubernetes Indexed Job would):
+# --plan-only runs nothing and prints the task count, the tasks run in any
+# order two at a time, the gather equals the local run.
+run "$SNR" sweep "$TR" "${GRID[@]}" --plan-only -o "$T/hand"
+expect_rc 0; expect_out "6"; expect_err "none run"
+[ -z "$(ls "$T/hand/points")" ] || fail "--plan-only ran points"
+run "$SNR" sweep --gather "$T/hand"
+expect_rc 1; expect_out "INCOMPLETE: 6 of 6 points missing"
+seq 5 -1 0 | xargs -P 2 -I{} "$SNR" sweep --task-index {} "$T/hand" >/dev/null || fail "the tasks by hand failed"
+run "$SNR" sweep --gather "$T/hand"
+expect_rc 0
+cmp -s "$T/hand/results.json" "$T/j2/results.json" || fail "tasks run by hand differ from -j 2"
+run "$SNR" sweep "$TR" "${GRID[@]}" --plan-only -j 2 -o "$T/bad"
+expect_rc 2; expect_err "--plan-only makes a new sweep"
+
+# A task that fails (its window gone) is named with its log, and the sweep says it is incomplete.
+cp "$TR" "$T/gone.snrt"
+"$SNR" sweep "$T/gone.snrt" --param dma.hbm_bytes_per_cycle=600,1200 --plan-only -o "$T/gone" >/dev/null 2>&1 ||
+  fail "--plan-only over a copy"
+rm "$T/gone.snrt"
+run "$SNR" sweep --resume "$T/gone" -j 2
+expect_rc 1; expect_err "task 0 failed (exit status 1); its log is $T/gone/logs/task-0.log"
+expect_out "INCOMPLETE: 2 of 2 points missing (points 0 1; tasks 0 1)"
+grep -q "gone.snrt" "$T/gone/logs/task-1.log" || fail "task 1's log does not name the missing window"
 
 # Whole config files as an axis, with a --param over them.
 printf '{"dma": {"hbm_bytes_per_cycle": 100}}\n' >"$T/slow.json"
