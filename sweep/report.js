@@ -19,9 +19,17 @@
         return Math.max(0, p.cycles - s);
       })};
     });
-    c1.setOption({animation: false, tooltip: {trigger: 'axis'}, legend: {top: 0},
-      grid: {top: 40, left: 90, right: 20, bottom: 110},
-      xAxis: {type: 'category', data: pts.map(label), axisLabel: {rotate: 40}},
+    // the axis names points by number; the tooltip gives the parameters
+    var byName = {};
+    pts.forEach(function (p) { byName['#' + p.point] = p; });
+    c1.setOption({animation: false, legend: {top: 0},
+      tooltip: {trigger: 'axis', formatter: function (items) {
+        var p = byName[items[0].name], s = label(p) + '<br>cycles ' + p.cycles;
+        items.forEach(function (it) { s += '<br>' + it.marker + it.seriesName + ' ' + it.value; });
+        return s;
+      }},
+      grid: {top: 40, left: 90, right: 20, bottom: 50},
+      xAxis: {type: 'category', name: 'point', data: pts.map(function (p) { return '#' + p.point; })},
       yAxis: {type: 'value', name: 'cycles'}, series: series});
     var el = R.elasticity.filter(function (e) { return e.mean !== null; });
     var c2 = echarts.init(document.getElementById('c-elasticity'), null, {renderer: 'svg'});
