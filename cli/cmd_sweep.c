@@ -179,7 +179,7 @@ static int new_plan_inputs(char **args, int nargs, const char *base_path, char *
 			free(cfg);
 	}
 	if (base_path) {
-		struct snr_config_text ct;
+		struct snr_config_text ct = {0};
 		struct snr_config c;
 		if (snr_config_read(&ct, base_path, err, sizeof(err)) || snr_config_check(&c, &ct, err, sizeof(err))) {
 			snr_err("sweep: --config: %s", err);

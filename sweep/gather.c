@@ -212,7 +212,12 @@ void sweep_print_text(FILE *f, json_t *res)
 	fprintf(f, "%5s", "point");
 	size_t a;
 	json_t *ax;
-	json_array_foreach(params, a, ax) fprintf(f, "  %14s", json_string_value(json_object_get(ax, "key")));
+	int width[json_array_size(params) + 1]; /* a column as wide as its key, 8 at least */
+	json_array_foreach(params, a, ax) {
+		int w = (int)strlen(json_string_value(json_object_get(ax, "key")));
+		width[a] = w < 8 ? 8 : w;
+		fprintf(f, "  %*s", width[a], json_string_value(json_object_get(ax, "key")));
+	}
 	fprintf(f, "  %12s  %8s  %6s", "cycles", "vs p0", "IPC");
 	for (int c = 0; c < SNR_STALL_COUNT; c++)
 		fprintf(f, "  %12s", snr_stall_cause_name((enum snr_stall_cause)c));
@@ -227,7 +232,7 @@ void sweep_print_text(FILE *f, json_t *res)
 			char v[64];
 			value_text(v, sizeof(v),
 				   json_object_get(json_object_get(pt, "params"), json_string_value(json_object_get(ax, "key"))));
-			fprintf(f, "  %14s", v);
+			fprintf(f, "  %*s", width[a], v);
 		}
 		double cy = (double)json_integer_value(json_object_get(pt, "cycles"));
 		fprintf(f, "  %12.0f", cy);
