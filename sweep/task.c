@@ -7,8 +7,10 @@
  * utilization = busy / cycles); the replay's own figures do not change with
  * it, which the byte-for-byte test against `snr replay --config` checks.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/snr_outfile.h"
 #include "lib/snr_util.h"
@@ -106,6 +108,28 @@ out:
 	return rc;
 }
 
+/* The temporary files a killed run of this point left (lib/snr_outfile.h
+ * names them ".NAME.XXXXXX"): only this task writes this point's files, so
+ * they are stale. */
+static void remove_stale(const struct sweep_plan *p, size_t point)
+{
+	char dir[4096], pre1[32], pre2[32];
+	snprintf(dir, sizeof(dir), "%s/points", p->dir);
+	snprintf(pre1, sizeof(pre1), ".p%04zu.", point);
+	snprintf(pre2, sizeof(pre2), ".p%04zu-w", point);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, pre1, strlen(pre1)) || !strncmp(e->d_name, pre2, strlen(pre2))) {
+			char path[4400];
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+}
+
 int sweep_run_task(const struct sweep_plan *p, size_t task, FILE *log, char *err, size_t errlen)
 {
 	if (task >= p->ntasks) {
@@ -117,6 +141,7 @@ int sweep_run_task(const struct sweep_plan *p, size_t task, FILE *log, char *err
 	for (size_t i = a; i < b; i++) {
 		if (sweep_point_done(p, i))
 			continue; /* finished by an earlier run of this task */
+		remove_stale(p, i);
 		if (run_point(p, i, log, err, errlen))
 			return -1;
 	}

@@ -67,6 +67,29 @@ expect_rc 0; expect_err "1 of 6 tasks to run (3)"
 [ -z "$(find "$T/j1/points" -name 'p000[01245]*' -newer "$T/j1/sweep.json")" ] || fail "--resume redid finished points"
 cmp -s "$T/j1/results.json" "$T/j2/results.json" || fail "the resumed sweep differs from the whole one"
 
+# A sweep killed mid-way (SIGKILL to its whole process group): --resume
+# finishes it without redoing a finished point, leaves no temporary file,
+# and gives the results of a sweep never killed.
+G3=(--param dma.hbm_bytes_per_cycle=300,600,1200 --param dma.base_latency_cycles=250,500,1000 --param mxu.rows_per_cycle=1,2,4)
+"$SNR" sweep "$TR" "${G3[@]}" -j 2 -o "$T/whole" >/dev/null 2>&1 || fail "the 27-point sweep"
+setsid "$SNR" sweep "$TR" "${G3[@]}" -j 1 -o "$T/killed" >/dev/null 2>&1 &
+KP=$!
+for _ in $(seq 600); do
+  [ "$(ls "$T"/killed/points/p[0-9][0-9][0-9][0-9].json 2>/dev/null | wc -l)" -ge 3 ] && break
+  kill -0 $KP 2>/dev/null || break
+  sleep 0.05
+done
+kill -9 -- -$KP 2>/dev/null; wait $KP 2>/dev/null
+done_before=$(ls "$T"/killed/points/p[0-9][0-9][0-9][0-9].json | wc -l)
+[ "$done_before" -ge 3 ] && [ "$done_before" -lt 27 ] || fail "the kill came at $done_before of 27 points; the test needs it mid-way"
+touch "$T/killed.mark"; sleep 0.01
+run "$SNR" sweep --resume "$T/killed"
+expect_rc 0; expect_err "$((27 - done_before)) of 27 tasks to run"
+[ "$(find "$T/killed/points" -name 'p[0-9][0-9][0-9][0-9].json' ! -newer "$T/killed.mark" | wc -l)" = "$done_before" ] ||
+  fail "--resume rewrote finished points"
+[ -z "$(ls -A "$T/killed/points" | grep '^\.')" ] || fail "temporary files left: $(ls -A "$T/killed/points" | grep '^\.')"
+cmp -s "$T/killed/results.json" "$T/whole/results.json" || fail "the killed and resumed sweep differs from the whole one"
+
 # One task as an engine runs it: the index from JOB_COMPLETION_INDEX.
 rm "$T/j2/points/p0005.json"
 JOB_COMPLETION_INDEX=5 "$SNR" sweep --task-index auto "$T/j2" >"$T/out" 2>&1 || fail "task 5: $(cat "$T/out")"
