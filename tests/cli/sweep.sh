@@ -132,6 +132,25 @@ expect_rc 0; expect_out "slow.json"
 "$SNR" replay --config "$T/cf/configs/p0002.json" "$TR" --json >"$T/replay.json"
 cmp -s "$T/replay.json" "$T/cf/points/p0002-w0.json" || fail "config-file point 2 is not its replay"
 
+# Several windows: a point adds them up, each window its own replay; traces of
+# different recorded configs need the base named.
+TR2=$(realpath "$2/ta1-mlp-forward.snrt")
+run "$SNR" sweep "$TR" "$TR2" --param dma.base_latency_cycles=250,500 -o "$T/two"
+expect_rc 1; expect_err "recorded different machine configs: give the base with --config BASE.json"
+printf '{"vmem": {"bytes": 524288}}\n' >"$T/base.json"
+run "$SNR" sweep "$TR" "$TR2" --param dma.base_latency_cycles=250,500 --config "$T/base.json" -o "$T/two"
+expect_rc 0
+"$SNR" replay --config "$T/two/configs/p0001.json" "$TR2" --json >"$T/replay.json"
+cmp -s "$T/replay.json" "$T/two/points/p0001-w1.json" || fail "window 1 of point 1 is not its replay"
+python3 - "$T/two" <<'PY' || fail "a point's cycles are not its windows' sum"
+import json, sys
+d = sys.argv[1]
+p = json.load(open(d + "/points/p0001.json"))
+w = [json.load(open(d + "/points/p0001-w%d.json" % k)) for k in (0, 1)]
+assert p["windows"] == 2 and p["cycles"] == sum(x["cycles"] for x in w), (p, w)
+assert p["stall_cycles"]["dma-base"] == sum(x["stall_cycles"]["dma-base"] for x in w)
+PY
+
 # Bad grids, folders and indices.
 run "$SNR" sweep "$TR" --param dma.hbm_byts=1,2 -o "$T/bad"
 expect_rc 1; expect_err 'unknown key "dma.hbm_byts"'
