@@ -184,8 +184,12 @@ static char *sbatch(const struct sweep_slurm_opts *o, const char *array, const c
 	char res[8192];
 	int rc = run_capture(argv, res, sizeof(res));
 	res[strcspn(res, "\n")] = '\0';
+	if (rc < 0) {
+		snr_fmt(err, errlen, "cannot run %s (is Slurm's client installed, and on PATH?)", res);
+		return NULL;
+	}
 	if (rc) {
-		snr_fmt(err, errlen, "sbatch failed (%s%d): %s", rc < 0 ? "" : "exit status ", rc, res);
+		snr_fmt(err, errlen, "sbatch failed (exit status %d): %s", rc, res);
 		return NULL;
 	}
 	res[strcspn(res, ";")] = '\0'; /* "JOB;CLUSTER" */

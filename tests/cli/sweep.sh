@@ -177,4 +177,9 @@ run "$SNR" sweep --gather "$T"
 expect_rc 1; expect_err "not a sweep folder"
 run "$SNR" sweep "$TR" "${GRID[@]}" -j 2 --slurm -o "$T/bad"
 expect_rc 2; expect_err "-j is for local runs"
+# --slurm where Slurm's client is not installed: named, nothing submitted, the sweep incomplete.
+mkdir "$T/nopath"
+run env PATH="$T/nopath" "$SNR" sweep "$TR" --param dma.base_latency_cycles=250,500 --slurm -o "$T/nosl"
+expect_rc 1; expect_err "cannot run sbatch: No such file or directory (is Slurm's client installed"
+expect_out "INCOMPLETE: 2 of 2 points missing"
 echo ok
