@@ -41,8 +41,12 @@ e = {x["param"]: x for x in r["elasticity"]}
 assert e["dma.hbm_bytes_per_cycle"]["mean"] < 0 < e["dma.base_latency_cycles"]["mean"], e
 assert r["best"][0] == 4, r["best"]  # 1200 B/cycle, Tb 250
 PY
-grep -q 'data-ready' "$T/j1/report.html" || true
-grep -q 'id="c-elasticity"' "$T/j1/report.html" || fail "report.html lacks the elasticity chart"
+# the page, drawn in Chromium: no script error, both charts drawn, its tables results.json's
+. "$(dirname "$0")/../an/lib.sh"
+mkdir "$T/page"
+render_report "$T/page" "$T/j1/report.html" 1300,1600
+python3 "$(dirname "$0")/check_sweep_page.py" "$T/page/dom.html" "$T/page/shot.png" "$T/j1/results.json" ||
+  fail "the sweep's page"
 head -1 "$T/j1/results.csv" | grep -q '^point,dma.hbm_bytes_per_cycle,dma.base_latency_cycles,cycles' ||
   fail "results.csv header: $(head -1 "$T/j1/results.csv")"
 
