@@ -73,6 +73,7 @@ struct ta1_chip {
 	struct ta1_machine *m;
 	unsigned id;
 	enum ta1_chip_state state;
+	bool blocked; /* at a ta.wait whose flag has too few completions */
 	int exit_code;
 	uint8_t *core;
 	uint8_t *vmem;
@@ -88,7 +89,7 @@ struct ta1_chip {
 	 * the caller computed them for this step (NULL otherwise) */
 	const struct ta1_insn *known_in;
 	const struct ta1_access *known_a;
-	char fault[512];
+	char fault[2048]; /* a pod-wide deadlock names every chip's wait */
 };
 
 struct ta1_machine {
@@ -629,10 +630,14 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 				     r->write ? "destination" : "source", (unsigned long long)r->addr,
 				     (unsigned long long)r->row_bytes, r->rows > 1 ? " per row" : "", where);
 		}
-		if (in.op == TA1_OP_TA_DMA || in.op == TA1_OP_TA_DMA2D || in.op == TA1_OP_TA_WAIT) {
+		if (in.op == TA1_OP_TA_DMA || in.op == TA1_OP_TA_DMA2D || in.op == TA1_OP_TA_WAIT ||
+		    in.op == TA1_OP_TA_DMA_NOTIFY) {
 			uint64_t flag = in.op == TA1_OP_TA_DMA ? c->x[in.rd]
 					: in.op == TA1_OP_TA_DMA2D ? c->x[in.rs3] >> 48
-								   : c->x[in.rs1];
+					: in.op == TA1_OP_TA_DMA_NOTIFY ? c->x[in.rd] & 0xffffffffu
+									: c->x[in.rs1];
+			if (in.op == TA1_OP_TA_DMA_NOTIFY && flag < TA1_NUM_FLAGS)
+				flag = c->x[in.rd] >> 32;
 			if (flag >= TA1_NUM_FLAGS)
 				return fault(c, pc, "DMA sync flag %llu out of range (TA1 has %u flags)",
 					     (unsigned long long)flag, TA1_NUM_FLAGS);
@@ -642,8 +647,11 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 	uint64_t *x = c->x;
 	switch ((enum ta1_op)in.op) {
 	case TA1_OP_TA_DMA:
-	case TA1_OP_TA_DMA2D: {
-		uint64_t flag = in.op == TA1_OP_TA_DMA ? x[in.rd] : x[in.rs3] >> 48;
+	case TA1_OP_TA_DMA2D:
+	case TA1_OP_TA_DMA_NOTIFY: {
+		uint64_t flag = in.op == TA1_OP_TA_DMA ? x[in.rd]
+				: in.op == TA1_OP_TA_DMA2D ? x[in.rs3] >> 48
+							   : x[in.rd] & 0xffffffffu;
 		if (a.nregions == 2) {
 			const struct ta1_region *src = &a.region[0], *dst = &a.region[1];
 			for (uint64_t r = 0; r < src->rows; r++) {
@@ -669,15 +677,29 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			c->stats.dma_bytes += src->row_bytes * src->rows;
 		}
 		c->flags[flag]++;
+		/* The functional device completes a DMA at its issue: the peer
+		 * (the chip owning the destination) is signalled at once too. */
+		if (in.op == TA1_OP_TA_DMA_NOTIFY) {
+			unsigned owner = a.nregions == 2 ? a.region[1].chip : c->id;
+			c->m->chips[owner].flags[x[in.rd] >> 32]++;
+		}
 		break;
 	}
 	case TA1_OP_TA_WAIT: {
 		uint64_t f = x[in.rs1], n = x[in.rs2];
-		if (c->flags[f] < n)
+		if (c->flags[f] < n) {
+			/* Another chip may still signal the flag (ta.dma.notify): the
+			 * chip blocks at the WAIT; ta1_machine_run faults on a deadlock. */
+			if (c->m->nchips > 1) {
+				c->blocked = true;
+				return TA1_STOP_BLOCKED;
+			}
 			return fault(c, pc,
 				     "ta.wait for %llu completions on flag %llu, but only %llu DMAs have signalled it: "
 				     "the program would wait forever",
 				     (unsigned long long)n, (unsigned long long)f, (unsigned long long)c->flags[f]);
+		}
+		c->blocked = false;
 		c->flags[f] -= n;
 		break;
 	}
@@ -981,7 +1003,8 @@ run_loop(struct ta1_chip *c, uint64_t n, const bool stats, const bool single, co
 				__builtin_unreachable();
 			stop = TA1_STOP_EBREAK;
 			goto out;
-		case C(TA_DMA): case C(TA_DMA2D): case C(TA_WAIT): case C(TA_CHIPID): case C(TA_NCHIPS):
+		case C(TA_DMA): case C(TA_DMA2D): case C(TA_DMA_NOTIFY): case C(TA_WAIT): case C(TA_CHIPID):
+		case C(TA_NCHIPS):
 		case C(TA_VADD): case C(TA_VMUL): case C(TA_VMAX): case C(TA_VSCALE): case C(TA_VEXP):
 		case C(TA_VSUMROWS): case C(TA_MXU_MM): case C(TA_MXU_MMA): case C(TA_MXU_LOAD):
 			if (simple)
@@ -1037,6 +1060,7 @@ enum ta1_stop ta1_chip_step(struct ta1_chip *c)
 {
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
+	c->blocked = false;
 	enum ta1_stop s = c->m->stats ? run_loop(c, 1, true, true, false, false, NULL)
 				      : run_loop(c, 1, false, true, false, false, NULL);
 	if (__builtin_expect(c->m->inject_armed, 0))
@@ -1063,6 +1087,7 @@ enum ta1_stop ta1_chip_step_known(struct ta1_chip *c, const struct ta1_insn *in,
 {
 	if (c->state != TA1_CHIP_RUNNING)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
+	c->blocked = false;
 	/* Most instructions are plain scalar ones: their step is the
 	 * interpreter without the other cases, so it needs a small frame. */
 	enum ta1_stop s = op_simple[in->op] && !c->m->stats ? run_loop(c, 1, false, true, true, true, in)
@@ -1079,6 +1104,7 @@ enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n)
 		return c->state == TA1_CHIP_EXITED ? TA1_STOP_EXIT : TA1_STOP_FAULT;
 	if (n == 0)
 		return TA1_STOP_BUDGET;
+	c->blocked = false;
 	if (ta1_chip_has_breakpoint(c, c->pc)) {
 		enum ta1_stop s = ta1_chip_step(c);
 		if (s != TA1_STOP_BUDGET || n == 1)
@@ -1099,10 +1125,62 @@ enum ta1_stop ta1_chip_run(struct ta1_chip *c, uint64_t n)
 			   : run_loop(c, n, false, false, false, false, NULL);
 }
 
+bool ta1_chip_blocked(const struct ta1_chip *c)
+{
+	return c->state == TA1_CHIP_RUNNING && c->blocked;
+}
+
+bool ta1_machine_deadlock(struct ta1_machine *m, unsigned *which)
+{
+	int first = -1;
+	for (unsigned i = 0; i < m->nchips; i++) {
+		const struct ta1_chip *c = &m->chips[i];
+		if (c->state == TA1_CHIP_RUNNING && !c->blocked)
+			return false;
+		if (c->state == TA1_CHIP_RUNNING && first < 0)
+			first = (int)i;
+	}
+	if (first < 0)
+		return false;
+	/* Every chip still running waits for a flag that only a running chip
+	 * could signal: name each chip's wait. */
+	char msg[sizeof(m->chips[0].fault)];
+	size_t len = (size_t)snprintf(msg, sizeof(msg), "pod-wide deadlock: no chip can signal what the others wait for:");
+	for (unsigned i = 0; i < m->nchips && len < sizeof(msg); i++) {
+		const struct ta1_chip *c = &m->chips[i];
+		if (c->state == TA1_CHIP_EXITED) {
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, " chip %u exited;", i);
+			continue;
+		}
+		uint32_t w;
+		struct ta1_insn in;
+		memcpy(&w, c->core + (c->pc - TA1_CORE_BASE), 4);
+		ta1_decode(w, &in);
+		uint64_t f = c->x[in.rs1], n = c->x[in.rs2];
+		const struct snr_elf_symbol *sym = m->elf ? snr_elf_lookup(m->elf, c->pc) : NULL;
+		char where[160] = "";
+		if (sym)
+			snprintf(where, sizeof(where), " <%s+0x%llx>", sym->name, (unsigned long long)(c->pc - sym->addr));
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+					" chip %u waits at pc 0x%llx%s for %llu completions on flag %llu (has %llu);", i,
+					(unsigned long long)c->pc, where, (unsigned long long)n,
+					(unsigned long long)f, (unsigned long long)(f < TA1_NUM_FLAGS ? c->flags[f] : 0));
+	}
+	if (len >= sizeof(msg))
+		len = sizeof(msg) - 1;
+	if (len && msg[len - 1] == ';')
+		msg[len - 1] = '\0';
+	struct ta1_chip *c = &m->chips[first];
+	snprintf(c->fault, sizeof(c->fault), "%s", msg);
+	c->state = TA1_CHIP_FAULTED;
+	*which = (unsigned)first;
+	return true;
+}
+
 enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *which)
 {
 	for (;;) {
-		bool any = false;
+		bool any = false, progress = false;
 		for (unsigned i = 0; i < m->nchips; i++) {
 			struct ta1_chip *c = &m->chips[i];
 			if (c->state != TA1_CHIP_RUNNING)
@@ -1116,14 +1194,18 @@ enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *w
 				if (limit - c->instret < q)
 					q = limit - c->instret;
 			}
+			uint64_t before = c->instret;
 			enum ta1_stop s = ta1_chip_run(c, q);
 			*which = i;
 			if (s == TA1_STOP_FAULT || s == TA1_STOP_BREAKPOINT || s == TA1_STOP_EBREAK)
 				return s;
 			any = true;
+			progress |= s != TA1_STOP_BLOCKED || c->instret != before;
 		}
 		if (!any)
 			return TA1_STOP_EXIT;
+		if (!progress && ta1_machine_deadlock(m, which))
+			return TA1_STOP_FAULT;
 	}
 }
 

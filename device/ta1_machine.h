@@ -36,6 +36,7 @@ enum ta1_stop {
 	TA1_STOP_EXIT,       /* the program called exit */
 	TA1_STOP_FAULT,      /* see ta1_chip_fault() */
 	TA1_STOP_EBREAK,     /* executed ebreak (pc left at the ebreak) */
+	TA1_STOP_BLOCKED,    /* at a ta.wait that another chip must signal first (pc left at the wait) */
 };
 
 struct ta1_chip_stats {
@@ -72,8 +73,17 @@ void ta1_machine_set_output(struct ta1_machine *m, int out_fd, int err_fd);
 /* Runs all chips round-robin until every chip has exited, one faults, or a
  * chip stops at a breakpoint or ebreak; `limit` caps the instructions of any
  * one chip (0 = none; reaching it returns TA1_STOP_BUDGET). *which is the chip
- * that stopped. */
+ * that stopped. A chip blocked at a ta.wait (TA1_STOP_BLOCKED) gives its turn
+ * to the others and tries again on its next turn; when every running chip is
+ * blocked, the lowest one faults with a message naming each chip's wait. */
 enum ta1_stop ta1_machine_run(struct ta1_machine *m, uint64_t limit, unsigned *which);
+
+/* A chip on a pod of more than one chip that stopped at a ta.wait with too
+ * few completions (TA1_STOP_BLOCKED) and has not passed it since. */
+bool ta1_chip_blocked(const struct ta1_chip *c);
+/* True if every chip still running is blocked; then the lowest of them
+ * faults with a message that names every chip's wait (*which: that chip). */
+bool ta1_machine_deadlock(struct ta1_machine *m, unsigned *which);
 
 /* Runs one chip for at most n instructions (stops early at a breakpoint,
  * exit, fault or ebreak). A breakpoint at the current pc is stepped over. */

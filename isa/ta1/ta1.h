@@ -44,6 +44,19 @@ static inline void ta_dma(uint64_t dst, uint64_t src, uint64_t bytes, uint64_t f
 			 : "memory");
 }
 
+/* DMA `bytes` from src to dst; completion adds 1 to sync flag `flag` of this
+ * chip and 1 to sync flag `peer_flag` of the chip that owns dst (another
+ * chip's HBM: that chip; this chip's memory: this chip). The peer waits for
+ * the data with ta_wait(peer_flag, ...), which blocks until it arrives. */
+static inline void ta_dma_notify(uint64_t dst, uint64_t src, uint64_t bytes, uint64_t flag, uint64_t peer_flag)
+{
+	uint64_t flags = (flag & 0xffffffffull) | (peer_flag << 32);
+	__asm__ volatile(".insn r4 CUSTOM_0, 4, 0, %3, %0, %1, %2"
+			 :
+			 : "r"(dst), "r"(src), "r"(bytes), "r"(flags)
+			 : "memory");
+}
+
 /* 2-D DMA: `rows` rows of `row_bytes`, row r from src + r*src_stride to
  * dst + r*dst_stride. rows < 65536; strides fit in 32 signed bits. */
 static inline void ta_dma2d(uint64_t dst, uint64_t src, uint64_t row_bytes, uint64_t rows,
@@ -57,7 +70,9 @@ static inline void ta_dma2d(uint64_t dst, uint64_t src, uint64_t row_bytes, uint
 			 : "memory");
 }
 
-/* Blocks until `count` DMAs signalling `flag` have completed, then consumes them. */
+/* Blocks until `count` DMAs signalling `flag` have completed, then consumes
+ * them. Completions may come from this chip's DMAs or, through
+ * ta_dma_notify, from another chip's. */
 static inline void ta_wait(uint64_t flag, uint64_t count)
 {
 	__asm__ volatile(".insn r CUSTOM_0, 2, 0, x0, %0, %1" : : "r"(flag), "r"(count) : "memory");

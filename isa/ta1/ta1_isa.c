@@ -463,6 +463,29 @@ void ta1_access_query(const struct ta1_insn *in, const struct ta1_query_ctx *ctx
 		}
 		break;
 	}
+	case TA1_OP_TA_DMA_NOTIFY: {
+		uint64_t flag = x[in->rd] & 0xffffffffu, peer = x[in->rd] >> 32;
+		if (x[in->rs3] > TA1_MAX_DMA_BYTES) {
+			a->fault = "DMA size too large";
+		} else if (x[in->rs3] > 0) {
+			add_region(ctx, a, 0, x[in->rs2], x[in->rs3], 1, 0, anymem);
+			add_region(ctx, a, 1, x[in->rs1], x[in->rs3], 1, 0, anymem);
+		}
+		if (flag >= TA1_NUM_FLAGS || peer >= TA1_NUM_FLAGS) {
+			a->fault = "DMA sync flag out of range";
+			a->fault_region = 0;
+		} else {
+			a->regs_read |= REG(TA1_REG_FLAG0 + flag);
+			a->regs_written |= REG(TA1_REG_FLAG0 + flag);
+			/* A destination on this chip (and a DMA of no bytes) signals this
+			 * chip's peer flag; another chip's flag is not this chip's state. */
+			if (x[in->rs3] == 0 || (a->nregions == 2 && a->region[1].chip == ctx->chip)) {
+				a->regs_read |= REG(TA1_REG_FLAG0 + peer);
+				a->regs_written |= REG(TA1_REG_FLAG0 + peer);
+			}
+		}
+		break;
+	}
 	case TA1_OP_TA_DMA2D: {
 		uint64_t shape = x[in->rs3], strides = x[in->rd];
 		uint64_t row_bytes = shape & 0xffffffffu, rows = (shape >> 32) & 0xffff;
