@@ -15,9 +15,12 @@
 #include "sim/snr_cache.h"
 #include "snr_util.h"
 
-#define F(key, field, min, max, doc) {key, offsetof(struct snr_config, field), min, max, doc}
+#define F(key, field, min, max, doc) {key, offsetof(struct snr_config, field), min, max, doc, NULL}
+#define E(key, field, names, doc) {key, offsetof(struct snr_config, field), 0, sizeof(names) / sizeof(names[0]) - 2, doc, names}
 #define GiB (1ull << 30)
 #define MiB (1ull << 20)
+
+const char *const snr_topology_names[] = {"all-to-all", "ring", "torus", NULL};
 
 const struct snr_config_field snr_config_fields[] = {
 	F("clock_hz", clock_hz, 1, 100 * GiB, "core clock, cycles per second"),
@@ -31,6 +34,9 @@ const struct snr_config_field snr_config_fields[] = {
 	F("dma.ici_bytes_per_cycle", dma_ici_bytes_per_cycle, 1, 1u << 20, "inter-chip link bandwidth"),
 	F("dma.vmem_bytes_per_cycle", dma_vmem_bytes_per_cycle, 1, 1u << 20, "VMEM port bandwidth for DMA"),
 	F("dma.core_bytes_per_cycle", dma_core_bytes_per_cycle, 1, 1u << 20, "core memory bandwidth for DMA"),
+	E("ici.topology", ici_topology, snr_topology_names, "how the chips' links connect them"),
+	F("ici.torus_x", ici_torus_x, 0, 256, "the torus's X extent (0: the most square)"),
+	F("ici.hop_latency_cycles", ici_hop_latency_cycles, 0, 1u << 20, "cycles each inter-chip hop adds"),
 	F("vector.f32_per_cycle", vector_f32_per_cycle, 1, 1u << 20, "vector unit throughput"),
 	F("vector.latency_cycles", vector_latency_cycles, 0, 1u << 20, "vector pipeline latency"),
 	F("mxu.fill_cycles", mxu_fill_cycles, 0, 1u << 20, "MXU pipeline fill before the first row"),
@@ -248,7 +254,20 @@ static int load_object(struct snr_config *cfg, json_t *obj, const char *prefix, 
 			return -1;
 		}
 		uint64_t u;
-		if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		if (f->names) {
+			u = UINT64_MAX;
+			for (uint64_t n = 0; json_is_string(v) && f->names[n]; n++)
+				if (!strcmp(json_string_value(v), f->names[n]))
+					u = n;
+			if (u == UINT64_MAX) {
+				char list[200] = "";
+				for (size_t n = 0; f->names[n]; n++)
+					snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"", n ? ", " : "",
+						 f->names[n]);
+				snr_fmt(err, errlen, "%s: \"%s\" must be one of %s", at, key, list);
+				return -1;
+			}
+		} else if (json_is_integer(v) && json_integer_value(v) >= 0) {
 			u = (uint64_t)json_integer_value(v);
 		} else if (json_is_real(v) && json_real_value(v) >= 0 && json_real_value(v) < 0x1p63 &&
 			   json_real_value(v) == (double)(uint64_t)json_real_value(v)) {
@@ -284,6 +303,14 @@ int snr_config_check(struct snr_config *cfg, const struct snr_config_text *t, ch
 	}
 	if (load_object(cfg, root, "", t, err, errlen))
 		goto out;
+	if (cfg->ici_topology == SNR_TOPOLOGY_TORUS && cfg->ici_torus_x &&
+	    (cfg->ici_torus_x > cfg->chips || cfg->chips % cfg->ici_torus_x)) {
+		char at[400];
+		where(at, sizeof(at), t, "ici.torus_x");
+		snr_fmt(err, errlen, "%s: ici.torus_x (%llu) must divide chips (%llu)", at,
+			(unsigned long long)cfg->ici_torus_x, (unsigned long long)cfg->chips);
+		goto out;
+	}
 	if (cfg->vmem_bytes % cfg->vmem_page_bytes) {
 		char at[400];
 		where(at, sizeof(at), t, "vmem.bytes");

@@ -22,6 +22,11 @@ struct snr_config {
 	uint64_t dma_ici_bytes_per_cycle;
 	uint64_t dma_vmem_bytes_per_cycle;
 	uint64_t dma_core_bytes_per_cycle;
+	/* inter-chip links (sim/ta1_fabric.c): enum snr_topology, the torus's X
+	 * extent (0: the most square), the cycles each hop adds */
+	uint64_t ici_topology;
+	uint64_t ici_torus_x;
+	uint64_t ici_hop_latency_cycles;
 	/* vector unit */
 	uint64_t vector_f32_per_cycle;
 	uint64_t vector_latency_cycles;
@@ -38,12 +43,23 @@ struct snr_config {
 	uint64_t scalar_branch_taken_cycles;
 };
 
+enum snr_topology {
+	SNR_TOPOLOGY_ALL_TO_ALL, /* a link from every chip to every other */
+	SNR_TOPOLOGY_RING,       /* chip i to i+1 and i-1 (mod chips) */
+	SNR_TOPOLOGY_TORUS,      /* 2-D torus of X x (chips / X), wrap-around links */
+};
+
 struct snr_config_field {
 	const char *key;  /* dotted JSON path, e.g. "dma.base_latency_cycles" */
 	size_t offset;
 	uint64_t min, max;
 	const char *doc;
+	/* A key whose value is one of these names (stored as its index, min and
+	 * max bounding it), or NULL: a whole number. */
+	const char *const *names;
 };
+
+extern const char *const snr_topology_names[]; /* by enum snr_topology, NULL-terminated */
 
 extern const struct snr_config_field snr_config_fields[];
 extern const size_t snr_config_nfields;

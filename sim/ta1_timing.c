@@ -27,6 +27,8 @@
  */
 #include "sim/ta1_timing.h"
 
+#include "sim/ta1_fabric.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,36 +37,11 @@
 
 #define NIL UINT32_MAX
 
-enum dma_state { DMA_IN_BASE, DMA_QUEUED, DMA_ACTIVE, DMA_DONE, DMA_FREE };
-
-struct dma {
-	uint64_t id;
-	int64_t issue_index;
-	uint64_t issue_cycle; /* the ISSUE's cycle (0 for a DMA from before the window) */
-	uint64_t base_end;    /* cycle its base latency ends and it joins its link */
-	uint64_t bytes;
-	double remaining, rate; /* while ACTIVE: bytes left as of the engine time, bytes per cycle */
-	uint64_t done_cycle;
-	uint32_t link;	 /* NIL: nothing to transfer, completes when the base latency ends */
-	uint32_t mem[2]; /* memories it touches; mem[1] NIL if both ends are one memory */
-	uint32_t next;	 /* base list, link FIFO, flag's completed list, or free list */
-	uint16_t flag;
-	uint8_t state;
-	uint8_t has_regions;
-	struct ta1_region src, dst;
-};
-
-struct mem {
-	uint8_t space;
-	uint16_t chip;
-	double bw;
-	unsigned nactive;
-};
-
-struct link {
-	uint32_t src_mem, dst_mem;
-	uint32_t head, tail; /* FIFO of DMAs waiting for the link */
-	uint32_t active;     /* the transfer it moves, or NIL */
+/* A completion on a flag: the fabric's record of a DMA (this chip's, or
+ * another chip's that signals this one by ta.dma.notify). */
+struct completion {
+	uint32_t dma;
+	uint32_t next;
 };
 
 /* A VMEM or MXU-weight region written by a vector or MXU op until `end`. */
@@ -101,21 +78,14 @@ struct ta1_timing_model {
 	struct vmem_write *writes;
 	size_t nwrites, cap_writes;
 
-	/* DMA engine */
-	struct dma *dmas;
-	uint32_t ndmas, cap_dmas, free_head;
-	uint32_t base_head, base_tail; /* DMAs in their base latency, by base_end then id */
-	struct mem *mems;
-	uint32_t nmems, cap_mems;
-	struct link *links;
-	uint32_t nlinks, cap_links;
-	uint32_t *active;
-	uint32_t nactive, cap_active;
-	double et;	   /* engine time: remaining bytes are as of this instant */
-	double next_event; /* INFINITY when idle */
-	uint64_t next_event_cycle; /* the first whole cycle at or after next_event (UINT64_MAX: idle) */
-	uint64_t next_id;
+	/* DMA: the fabric (shared by a pod's chips, else this model's own) and
+	 * the completions each flag holds, in completion order */
+	struct ta1_fabric *fabric;
+	bool own_fabric;
+	unsigned dma_nactive; /* this chip's transfers moving */
 	uint64_t dma_busy_start, dma_busy_index;
+	struct completion *compl;
+	uint32_t ncompl, cap_compl, compl_free;
 	uint32_t flag_head[TA1_NUM_FLAGS], flag_tail[TA1_NUM_FLAGS];
 	uint64_t flag_done[TA1_NUM_FLAGS], flag_inflight[TA1_NUM_FLAGS];
 
@@ -137,19 +107,6 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 static uint64_t div_ceil(uint64_t a, uint64_t b)
 {
 	return a / b + (a % b != 0);
-}
-
-static double snap(double x)
-{
-	double r = nearbyint(x);
-	return fabs(x - r) <= 1e-6 + 1e-12 * fabs(x) ? r : x;
-}
-
-/* The cycle reported for an engine instant: the ceiling, after snapping
- * rounding noise to the nearest whole cycle. */
-static uint64_t cycle_of(double x)
-{
-	return (uint64_t)ceil(snap(x));
 }
 
 static inline void note_end(struct ta1_timing_model *t, uint64_t c)
@@ -212,7 +169,9 @@ static void emit_region(struct ta1_timing_model *t, uint64_t index, uint64_t cyc
 	}
 }
 
-static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_dma_phase phase,
+/* A DMA's event on this chip's tracker. Another chip's DMA (a peer signal
+ * this chip waited for) has no ISSUE in this chip's window: issue_index -1. */
+static void emit_dma(struct ta1_timing_model *t, const struct ta1_dma *d, enum snr_dma_phase phase,
 		     uint64_t cycle, int64_t wait_index, uint64_t stall_base, uint64_t stall_transfer,
 		     uint64_t slack)
 {
@@ -221,17 +180,17 @@ static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_d
 	struct snr_ev_dma e = {
 	    .id = d->id,
 	    .phase = (uint8_t)phase,
-	    .issue_index = d->issue_index,
+	    .issue_index = d->owner == t->chip ? d->issue_index : -1,
 	    .wait_index = wait_index,
 	    .cycle = cycle,
 	    .bytes = d->bytes,
-	    .src_space = d->link != NIL ? t->mems[t->links[d->link].src_mem].space : TA1_SPACE_NONE,
-	    .dst_space = d->link != NIL ? t->mems[t->links[d->link].dst_mem].space : TA1_SPACE_NONE,
-	    .src_chip = d->link != NIL ? t->mems[t->links[d->link].src_mem].chip : (uint16_t)t->chip,
-	    .dst_chip = d->link != NIL ? t->mems[t->links[d->link].dst_mem].chip : (uint16_t)t->chip,
+	    .src_space = d->src_space,
+	    .dst_space = d->dst_space,
+	    .src_chip = d->src_chip,
+	    .dst_chip = d->dst_chip,
 	    .src_addr = d->has_regions ? d->src.addr : 0,
 	    .dst_addr = d->has_regions ? d->dst.addr : 0,
-	    .flag = d->flag,
+	    .flag = d->owner == t->chip ? d->flag : d->peer_flag,
 	    .base_cycles = t->cfg.dma_base_latency_cycles,
 	    .transfer_cycles = phase >= SNR_DMA_COMPLETED ? d->done_cycle - d->base_end : 0,
 	    .stall_base_cycles = stall_base,
@@ -244,11 +203,10 @@ static void emit_dma(struct ta1_timing_model *t, const struct dma *d, enum snr_d
 /* ---- life cycle ---------------------------------------------------------- */
 
 static uint64_t scalar_latency(const struct ta1_timing_model *t, enum ta1_timing tc);
-static void set_next_event(struct ta1_timing_model *t, double n);
 static enum snr_unit unit_of(enum ta1_class c);
 
-struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker,
-					unsigned chip)
+static struct ta1_timing_model *model_new(const struct snr_config *cfg, const struct snr_tracker *tracker,
+					   unsigned chip, struct ta1_fabric *fabric)
 {
 	struct ta1_timing_model *t = snr_xcalloc(1, sizeof(*t));
 	t->cfg = *cfg;
@@ -259,11 +217,11 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 		t->mask = snr_tracker_mask(tracker);
 	}
 	t->chip = chip;
-	t->free_head = t->base_head = t->base_tail = NIL;
+	t->fabric = fabric;
+	ta1_fabric_attach(fabric, chip, t);
+	t->compl_free = NIL;
 	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
 		t->flag_head[f] = t->flag_tail[f] = NIL;
-	set_next_event(t, INFINITY);
-	t->next_id = 1;
 	for (unsigned op = 0; op < TA1_OP_COUNT; op++) {
 		t->op_cls[op] = (uint8_t)ta1_insn_table[op].cls;
 		t->op_unit[op] = (uint8_t)unit_of(ta1_insn_table[op].cls);
@@ -273,293 +231,113 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 	return t;
 }
 
+struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker,
+					unsigned chip)
+{
+	struct snr_config one = *cfg;
+	if (one.chips <= chip)
+		one.chips = chip + 1;
+	if (one.ici_topology == SNR_TOPOLOGY_TORUS && one.ici_torus_x && one.chips % one.ici_torus_x)
+		one.ici_torus_x = 0; /* the config was checked against its own chips */
+	char err[160];
+	struct ta1_fabric *f = ta1_fabric_new(&one, err, sizeof(err));
+	if (!f) { /* cannot happen: torus_x 0 always fits */
+		snr_err("timing model: %s", err);
+		abort();
+	}
+	struct ta1_timing_model *t = model_new(cfg, tracker, chip, f);
+	t->own_fabric = true;
+	return t;
+}
+
+struct ta1_timing_model *ta1_timing_new_pod(struct ta1_fabric *fabric, const struct snr_tracker *tracker,
+					    unsigned chip)
+{
+	return model_new(ta1_fabric_config(fabric), tracker, chip, fabric);
+}
+
 void ta1_timing_free(struct ta1_timing_model *t)
 {
 	if (!t)
 		return;
+	if (t->own_fabric)
+		ta1_fabric_free(t->fabric);
+	else
+		ta1_fabric_attach(t->fabric, t->chip, NULL);
 	free(t->writes);
-	free(t->dmas);
-	free(t->mems);
-	free(t->links);
-	free(t->active);
+	free(t->compl);
 	free(t);
 }
 
-/* ---- DMA engine ---------------------------------------------------------- */
+/* ---- DMA: this chip's side of the fabric --------------------------------- */
 
-static uint32_t mem_id(struct ta1_timing_model *t, uint8_t space, uint16_t chip)
+static void flag_push(struct ta1_timing_model *t, unsigned flag, uint32_t dma, uint64_t done_cycle)
 {
-	if (space != TA1_SPACE_HBM)
-		chip = (uint16_t)t->chip;
-	for (uint32_t i = 0; i < t->nmems; i++)
-		if (t->mems[i].space == space && t->mems[i].chip == chip)
-			return i;
-	if (t->nmems == t->cap_mems) {
-		t->cap_mems = t->cap_mems ? 2 * t->cap_mems : 8;
-		t->mems = snr_xrealloc(t->mems, t->cap_mems * sizeof(*t->mems));
-	}
-	struct mem *m = &t->mems[t->nmems];
-	m->space = space;
-	m->chip = chip;
-	m->nactive = 0;
-	switch (space) {
-	case TA1_SPACE_CORE:
-		m->bw = (double)t->cfg.dma_core_bytes_per_cycle;
-		break;
-	case TA1_SPACE_HBM:
-		m->bw = (double)(chip == t->chip ? t->cfg.dma_hbm_bytes_per_cycle
-						 : t->cfg.dma_ici_bytes_per_cycle);
-		break;
-	default:
-		m->bw = (double)t->cfg.dma_vmem_bytes_per_cycle;
-		break;
-	}
-	return t->nmems++;
-}
-
-static uint32_t link_id(struct ta1_timing_model *t, uint32_t src, uint32_t dst)
-{
-	for (uint32_t i = 0; i < t->nlinks; i++)
-		if (t->links[i].src_mem == src && t->links[i].dst_mem == dst)
-			return i;
-	if (t->nlinks == t->cap_links) {
-		t->cap_links = t->cap_links ? 2 * t->cap_links : 8;
-		t->links = snr_xrealloc(t->links, t->cap_links * sizeof(*t->links));
-	}
-	t->links[t->nlinks] =
-	    (struct link){.src_mem = src, .dst_mem = dst, .head = NIL, .tail = NIL, .active = NIL};
-	return t->nlinks++;
-}
-
-static uint32_t dma_alloc(struct ta1_timing_model *t)
-{
-	uint32_t i = t->free_head;
-	if (i != NIL) {
-		t->free_head = t->dmas[i].next;
+	uint32_t c = t->compl_free;
+	if (c != NIL) {
+		t->compl_free = t->compl[c].next;
 	} else {
-		if (t->ndmas == t->cap_dmas) {
-			t->cap_dmas = t->cap_dmas ? 2 * t->cap_dmas : 16;
-			t->dmas = snr_xrealloc(t->dmas, t->cap_dmas * sizeof(*t->dmas));
+		if (t->ncompl == t->cap_compl) {
+			t->cap_compl = t->cap_compl ? 2 * t->cap_compl : 16;
+			t->compl = snr_xrealloc(t->compl, t->cap_compl * sizeof(*t->compl));
 		}
-		i = t->ndmas++;
+		c = t->ncompl++;
 	}
-	memset(&t->dmas[i], 0, sizeof(t->dmas[i]));
-	t->dmas[i].next = NIL;
-	return i;
-}
-
-static void set_next_event(struct ta1_timing_model *t, double n)
-{
-	t->next_event = n;
-	t->next_event_cycle = isfinite(n) && n < 1.8e19 ? (uint64_t)ceil(n) : UINT64_MAX;
-}
-
-static void recompute_next_event(struct ta1_timing_model *t)
-{
-	double n = t->base_head != NIL ? (double)t->dmas[t->base_head].base_end : INFINITY;
-	for (uint32_t k = 0; k < t->nactive; k++) {
-		const struct dma *d = &t->dmas[t->active[k]];
-		double f = snap(t->et + d->remaining / d->rate);
-		if (f < n)
-			n = f;
-	}
-	set_next_event(t, n);
-}
-
-static void recompute_rates(struct ta1_timing_model *t)
-{
-	for (uint32_t k = 0; k < t->nactive; k++) {
-		struct dma *d = &t->dmas[t->active[k]];
-		double r = INFINITY;
-		for (int j = 0; j < 2; j++) {
-			if (d->mem[j] == NIL)
-				continue;
-			const struct mem *m = &t->mems[d->mem[j]];
-			double share = m->bw / m->nactive;
-			if (share < r)
-				r = share;
-		}
-		d->rate = r;
-	}
-}
-
-static void flag_push_done(struct ta1_timing_model *t, uint32_t i)
-{
-	struct dma *d = &t->dmas[i];
-	d->state = DMA_DONE;
-	d->next = NIL;
-	if (t->flag_tail[d->flag] == NIL)
-		t->flag_head[d->flag] = i;
+	t->compl[c] = (struct completion){.dma = dma, .next = NIL};
+	if (t->flag_tail[flag] == NIL)
+		t->flag_head[flag] = c;
 	else
-		t->dmas[t->flag_tail[d->flag]].next = i;
-	t->flag_tail[d->flag] = i;
-	t->flag_done[d->flag]++;
-	t->flag_inflight[d->flag]--;
-	note_end(t, d->done_cycle);
+		t->compl[t->flag_tail[flag]].next = c;
+	t->flag_tail[flag] = c;
+	t->flag_done[flag]++;
+	if (t->flag_inflight[flag])
+		t->flag_inflight[flag]--;
+	note_end(t, done_cycle);
 }
 
-static void complete_transfer(struct ta1_timing_model *t, uint32_t i, double now)
+void ta1_timing_dma_started(struct ta1_timing_model *t, const struct ta1_dma *d)
 {
-	struct dma *d = &t->dmas[i];
-	d->done_cycle = cycle_of(now);
-	d->remaining = 0;
-	t->links[d->link].active = NIL;
-	for (int j = 0; j < 2; j++)
-		if (d->mem[j] != NIL)
-			t->mems[d->mem[j]].nactive--;
-	for (uint32_t k = 0; k < t->nactive; k++)
-		if (t->active[k] == i) {
-			t->active[k] = t->active[--t->nactive];
-			break;
-		}
-	if (t->nactive == 0)
-		emit_busy(t, SNR_UNIT_DMA, t->dma_busy_start, d->done_cycle, t->dma_busy_index);
-	emit_dma(t, d, SNR_DMA_COMPLETED, d->done_cycle, -1, 0, 0, 0);
-	if (d->has_regions)
-		emit_region(t, (uint64_t)d->issue_index, d->done_cycle, &d->dst);
-	flag_push_done(t, i);
+	emit_dma(t, d, SNR_DMA_STARTED, d->base_end, -1, 0, 0, 0);
 }
 
-static void activate(struct ta1_timing_model *t, uint32_t i, double now)
+void ta1_timing_dma_active(struct ta1_timing_model *t, const struct ta1_dma *d, uint64_t cycle)
 {
-	struct dma *d = &t->dmas[i];
-	d->state = DMA_ACTIVE;
-	d->remaining = (double)d->bytes;
-	t->links[d->link].active = i;
-	for (int j = 0; j < 2; j++)
-		if (d->mem[j] != NIL)
-			t->mems[d->mem[j]].nactive++;
-	if (t->nactive == t->cap_active) {
-		t->cap_active = t->cap_active ? 2 * t->cap_active : 8;
-		t->active = snr_xrealloc(t->active, t->cap_active * sizeof(*t->active));
-	}
-	if (t->nactive == 0) {
-		t->dma_busy_start = cycle_of(now);
+	if (t->dma_nactive++ == 0) {
+		t->dma_busy_start = cycle;
 		t->dma_busy_index = (uint64_t)d->issue_index;
 	}
-	t->active[t->nactive++] = i;
 	if (d->has_regions)
-		emit_region(t, (uint64_t)d->issue_index, cycle_of(now), &d->src);
+		emit_region(t, (uint64_t)d->issue_index, cycle, &d->src);
 }
 
-static int cmp_by_id(const void *a, const void *b, void *dmas)
+void ta1_timing_dma_completed(struct ta1_timing_model *t, uint32_t i, const struct ta1_dma *d)
 {
-	const struct dma *d = dmas;
-	uint64_t x = d[*(const uint32_t *)a].id, y = d[*(const uint32_t *)b].id;
-	return x < y ? -1 : x > y;
+	if (d->queue != NIL && --t->dma_nactive == 0)
+		emit_busy(t, SNR_UNIT_DMA, t->dma_busy_start, d->done_cycle, t->dma_busy_index);
+	emit_dma(t, d, SNR_DMA_COMPLETED, d->done_cycle, -1, 0, 0, 0);
+	if (d->has_regions && d->queue != NIL)
+		emit_region(t, (uint64_t)d->issue_index, d->done_cycle, &d->dst);
+	flag_push(t, d->flag, i, d->done_cycle);
 }
 
-/* Processes every engine event at or before `limit`, in time order. */
-static void engine_run_until(struct ta1_timing_model *t, double limit)
+void ta1_timing_dma_signalled(struct ta1_timing_model *t, uint32_t i, const struct ta1_dma *d)
 {
-	while (t->next_event <= limit && isfinite(t->next_event)) {
-		double now = t->next_event, dt = now - t->et;
-		for (uint32_t k = 0; k < t->nactive; k++) {
-			struct dma *d = &t->dmas[t->active[k]];
-			d->remaining -= d->rate * dt;
-		}
-		t->et = now;
-
-		/* Transfers that end now, in id order (ties are rare). */
-		uint32_t ended[64], nended = 0;
-		for (uint32_t k = 0; k < t->nactive && nended < 64; k++) {
-			const struct dma *d = &t->dmas[t->active[k]];
-			if (snap(now + d->remaining / d->rate) <= now)
-				ended[nended++] = t->active[k];
-		}
-		if (nended == 0 && t->nactive &&
-		    (t->base_head == NIL || (double)t->dmas[t->base_head].base_end > now)) {
-			/* Rounding kept the transfer that defined this event alive: end it. */
-			uint32_t best = t->active[0];
-			for (uint32_t k = 1; k < t->nactive; k++) {
-				const struct dma *d = &t->dmas[t->active[k]], *b = &t->dmas[best];
-				if (d->remaining / d->rate < b->remaining / b->rate)
-					best = t->active[k];
-			}
-			ended[nended++] = best;
-		}
-		qsort_r(ended, nended, sizeof(ended[0]), cmp_by_id, t->dmas);
-		for (uint32_t k = 0; k < nended; k++)
-			complete_transfer(t, ended[k], now);
-
-		/* Base latencies that end now: the DMA joins its link's FIFO. */
-		while (t->base_head != NIL && (double)t->dmas[t->base_head].base_end <= now) {
-			uint32_t i = t->base_head;
-			struct dma *d = &t->dmas[i];
-			t->base_head = d->next;
-			if (t->base_head == NIL)
-				t->base_tail = NIL;
-			d->next = NIL;
-			emit_dma(t, d, SNR_DMA_STARTED, d->base_end, -1, 0, 0, 0);
-			if (d->link == NIL) {
-				d->done_cycle = d->base_end;
-				emit_dma(t, d, SNR_DMA_COMPLETED, d->done_cycle, -1, 0, 0, 0);
-				flag_push_done(t, i);
-				continue;
-			}
-			struct link *l = &t->links[d->link];
-			d->state = DMA_QUEUED;
-			if (l->tail == NIL)
-				l->head = i;
-			else
-				t->dmas[l->tail].next = i;
-			l->tail = i;
-		}
-
-		/* Idle links start the head of their FIFO. */
-		for (uint32_t k = 0; k < t->nlinks; k++) {
-			struct link *l = &t->links[k];
-			if (l->active != NIL || l->head == NIL)
-				continue;
-			uint32_t i = l->head;
-			l->head = t->dmas[i].next;
-			if (l->head == NIL)
-				l->tail = NIL;
-			t->dmas[i].next = NIL;
-			activate(t, i, now);
-		}
-		recompute_rates(t);
-		recompute_next_event(t);
-	}
+	flag_push(t, d->peer_flag, i, d->done_cycle);
 }
 
 static void dma_submit(struct ta1_timing_model *t, uint32_t i)
 {
-	struct dma *d = &t->dmas[i];
-	d->id = t->next_id++;
-	d->state = DMA_IN_BASE;
+	struct ta1_dma *d = ta1_fabric_dma(t->fabric, i);
 	t->flag_inflight[d->flag]++;
+	if (d->peer != TA1_FABRIC_NO_PEER && d->peer < ta1_fabric_nchips(t->fabric)) {
+		struct ta1_timing_model *p = ta1_fabric_model(t->fabric, d->peer);
+		if (p)
+			p->flag_inflight[d->peer_flag]++;
+	}
 	t->tot.dma_count++;
 	t->tot.dma_bytes += d->bytes;
-	/* Insert by (base_end, id): at the tail but for a late pre-window DMA. */
-	if (t->base_tail == NIL) {
-		t->base_head = t->base_tail = i;
-	} else if (t->dmas[t->base_tail].base_end <= d->base_end) {
-		t->dmas[t->base_tail].next = i;
-		t->base_tail = i;
-	} else {
-		uint32_t *pp = &t->base_head;
-		while (*pp != NIL && t->dmas[*pp].base_end <= d->base_end)
-			pp = &t->dmas[*pp].next;
-		d->next = *pp;
-		*pp = i;
-	}
-	emit_dma(t, d, SNR_DMA_ISSUED, d->issue_cycle, -1, 0, 0, 0);
-	if ((double)d->base_end < t->next_event)
-		set_next_event(t, (double)d->base_end);
-}
-
-static void dma_set_link(struct ta1_timing_model *t, struct dma *d, uint8_t src_space, uint16_t src_chip,
-			 uint8_t dst_space, uint16_t dst_chip)
-{
-	d->link = NIL;
-	d->mem[0] = d->mem[1] = NIL;
-	if (d->bytes == 0 || src_space == TA1_SPACE_NONE || dst_space == TA1_SPACE_NONE)
-		return;
-	uint32_t s = mem_id(t, src_space, src_chip), k = mem_id(t, dst_space, dst_chip);
-	d->link = link_id(t, s, k);
-	d->mem[0] = s;
-	d->mem[1] = k == s ? NIL : k;
+	ta1_fabric_submit(t->fabric, i);
+	emit_dma(t, ta1_fabric_dma(t->fabric, i), SNR_DMA_ISSUED, d->issue_cycle, -1, 0, 0, 0);
 }
 
 void ta1_timing_pre_window_dma(struct ta1_timing_model *t, unsigned flag, uint64_t bytes, uint8_t src_space,
@@ -567,14 +345,14 @@ void ta1_timing_pre_window_dma(struct ta1_timing_model *t, unsigned flag, uint64
 {
 	if (flag >= TA1_NUM_FLAGS)
 		return;
-	uint32_t i = dma_alloc(t);
-	struct dma *d = &t->dmas[i];
+	uint32_t i = ta1_fabric_dma_alloc(t->fabric);
+	struct ta1_dma *d = ta1_fabric_dma(t->fabric, i);
+	d->owner = (uint16_t)t->chip;
 	d->issue_index = -1;
 	d->issue_cycle = 0;
-	d->base_end = t->cfg.dma_base_latency_cycles;
 	d->bytes = bytes;
 	d->flag = (uint16_t)flag;
-	dma_set_link(t, d, src_space, (uint16_t)t->chip, dst_space, (uint16_t)t->chip);
+	ta1_fabric_route(t->fabric, d, src_space, (uint16_t)t->chip, dst_space, (uint16_t)t->chip, 0);
 	dma_submit(t, i);
 }
 
@@ -717,21 +495,24 @@ static inline __attribute__((always_inline)) void scalar_busy(struct ta1_timing_
 static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at, unsigned flag,
 			uint64_t count)
 {
-	engine_run_until(t, (double)at);
-	while (t->flag_done[flag] < count && t->flag_inflight[flag] > 0)
-		engine_run_until(t, t->next_event);
+	struct ta1_fabric *fab = t->fabric;
+	ta1_fabric_run_until(fab, (double)at);
+	while (t->flag_done[flag] < count && t->flag_inflight[flag] > 0 && isfinite(ta1_fabric_next_event(fab)))
+		ta1_fabric_run_until(fab, ta1_fabric_next_event(fab));
 	/* Completions the model never saw (a DMA before the window that was not
 	 * declared) are taken as complete: they add no stall. */
 	uint64_t take = count < t->flag_done[flag] ? count : t->flag_done[flag];
 	uint64_t issue = at;
-	uint32_t i = t->flag_head[flag];
-	for (uint64_t n = 0; n < take; n++, i = t->dmas[i].next)
-		issue = max_u64(issue, t->dmas[i].done_cycle);
+	uint32_t c = t->flag_head[flag];
+	for (uint64_t n = 0; n < take; n++, c = t->compl[c].next)
+		issue = max_u64(issue, ta1_fabric_dma(fab, t->compl[c].dma)->done_cycle);
 	uint64_t seg_start = at; /* the stall so far is accounted up to here */
-	i = t->flag_head[flag];
+	c = t->flag_head[flag];
 	for (uint64_t n = 0; n < take; n++) {
-		struct dma *d = &t->dmas[i];
-		uint32_t next = d->next;
+		uint32_t i = t->compl[c].dma, next = t->compl[c].next;
+		const struct ta1_dma *d = ta1_fabric_dma(fab, i);
+		/* another chip's DMA has no ISSUE in this chip's window */
+		int64_t responsible = d->owner == t->chip ? d->issue_index : -1;
 		uint64_t stall_base = 0, stall_xfer = 0, slack = 0;
 		if (d->done_cycle <= at) {
 			slack = at - d->done_cycle;
@@ -741,19 +522,19 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 			uint64_t mid = d->base_end < a ? a : d->base_end > b ? b : d->base_end;
 			stall_base = mid - a;
 			stall_xfer = b - mid;
-			emit_stall(t, index, SNR_STALL_DMA_BASE, a, stall_base, d->issue_index, d->id);
-			emit_stall(t, index, SNR_STALL_DMA_TRANSFER, mid, stall_xfer, d->issue_index, d->id);
+			emit_stall(t, index, SNR_STALL_DMA_BASE, a, stall_base, responsible, d->id);
+			emit_stall(t, index, SNR_STALL_DMA_TRANSFER, mid, stall_xfer, responsible, d->id);
 			seg_start = b;
 		}
 		emit_dma(t, d, SNR_DMA_WAITED, issue, (int64_t)index, stall_base, stall_xfer, slack);
-		d->state = DMA_FREE;
-		d->next = t->free_head;
-		t->free_head = i;
+		ta1_fabric_release(fab, i);
+		t->compl[c].next = t->compl_free;
+		t->compl_free = c;
 		t->flag_head[flag] = next;
 		if (next == NIL)
 			t->flag_tail[flag] = NIL;
 		t->flag_done[flag]--;
-		i = next;
+		c = next;
 	}
 	return issue;
 }
@@ -855,8 +636,8 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 							       const struct ta1_access *a, uint64_t next_pc)
 {
 	uint64_t at = t->next_issue;
-	if (at >= t->next_event_cycle) /* next_event <= at, in integers */
-		engine_run_until(t, (double)at);
+	if (at >= ta1_fabric_next_event_cycle(t->fabric)) /* next_event <= at, in integers */
+		ta1_fabric_run_until(t->fabric, (double)at);
 	/* 1. Fetch: a taken branch's refill. */
 	if (t->redirect > at) {
 		emit_stall(t, index, SNR_STALL_BRANCH, at, t->redirect - at, (int64_t)t->redirect_index, 0);
@@ -959,8 +740,8 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	const bool async = cls == TA1_CLASS_VECTOR || cls == TA1_CLASS_MATRIX || cls == TA1_CLASS_DMA_ISSUE;
 	uint64_t at = t->next_issue;
 
-	if (at >= t->next_event_cycle) /* next_event <= at, in integers */
-		engine_run_until(t, (double)at);
+	if (at >= ta1_fabric_next_event_cycle(t->fabric)) /* next_event <= at, in integers */
+		ta1_fabric_run_until(t->fabric, (double)at);
 
 	/* 1. Fetch: a taken branch's refill. */
 	if (t->redirect > at) {
@@ -1011,20 +792,30 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 			emit_region(t, index, a->region[k].write ? end : start, &a->region[k]);
 		retire = end;
 	} else if (legal && cls == TA1_CLASS_DMA_ISSUE) {
-		uint32_t i = dma_alloc(t);
-		struct dma *d = &t->dmas[i];
+		uint32_t i = ta1_fabric_dma_alloc(t->fabric);
+		struct ta1_dma *d = ta1_fabric_dma(t->fabric, i);
+		d->owner = (uint16_t)t->chip;
 		d->issue_index = (int64_t)index;
 		d->issue_cycle = issue;
-		d->base_end = issue + 1 + t->cfg.dma_base_latency_cycles;
-		d->flag = (uint16_t)(in->op == TA1_OP_TA_DMA ? x[in->rd] : x[in->rs3] >> 48);
+		d->flag = (uint16_t)(in->op == TA1_OP_TA_DMA ? x[in->rd]
+				     : in->op == TA1_OP_TA_DMA2D ? x[in->rs3] >> 48
+								 : x[in->rd] & 0xffffffffu);
 		if (a->nregions == 2) {
 			d->has_regions = 1;
 			d->src = a->region[0];
 			d->dst = a->region[1];
 			d->bytes = d->src.row_bytes * d->src.rows;
-			dma_set_link(t, d, d->src.space, d->src.chip, d->dst.space, d->dst.chip);
+			if (in->op == TA1_OP_TA_DMA_NOTIFY) {
+				d->peer = d->dst.chip;
+				d->peer_flag = (uint16_t)(x[in->rd] >> 32);
+			}
+			ta1_fabric_route(t->fabric, d, d->src.space, d->src.chip, d->dst.space, d->dst.chip, issue + 1);
 		} else {
-			dma_set_link(t, d, TA1_SPACE_NONE, 0, TA1_SPACE_NONE, 0);
+			if (in->op == TA1_OP_TA_DMA_NOTIFY) { /* no bytes: the destination is this chip */
+				d->peer = (uint16_t)t->chip;
+				d->peer_flag = (uint16_t)(x[in->rd] >> 32);
+			}
+			ta1_fabric_route(t->fabric, d, TA1_SPACE_NONE, 0, TA1_SPACE_NONE, 0, issue + 1);
 		}
 		dma_submit(t, i);
 	} else if (legal && a->nregions) {
@@ -1058,7 +849,7 @@ uint64_t ta1_timing_now(const struct ta1_timing_model *t)
 
 uint64_t ta1_timing_drain(struct ta1_timing_model *t)
 {
-	engine_run_until(t, INFINITY);
+	ta1_fabric_run_until(t->fabric, INFINITY);
 	if (t->scalar_run) {
 		emit_busy(t, SNR_UNIT_SCALAR, t->scalar_run_start, t->scalar_run_end, t->scalar_run_index);
 		t->scalar_run = false;

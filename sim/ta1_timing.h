@@ -22,8 +22,17 @@
  * namespace between structs and enums.) */
 struct ta1_timing_model;
 
-/* tracker may be NULL. chip is the executing chip (for link names). */
+struct ta1_fabric;
+
+/* tracker may be NULL. chip is the executing chip. The model has a fabric
+ * of its own (sim/ta1_fabric.h): its DMAs meet only each other. */
 struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const struct snr_tracker *tracker, unsigned chip);
+/* Chip `chip` of a pod whose chips' models share `fabric` (which must
+ * outlive them): its DMAs contend with every other chip's for ports and
+ * links. The pod's owner feeds the chips' instructions in time order
+ * (ta1_timing_wait_ready; device/timed_run.c). */
+struct ta1_timing_model *ta1_timing_new_pod(struct ta1_fabric *fabric, const struct snr_tracker *tracker,
+					    unsigned chip);
 void ta1_timing_free(struct ta1_timing_model *t);
 
 /* A DMA issued before the window that completes `completions_pending`

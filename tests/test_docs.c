@@ -77,7 +77,16 @@ static void test_config_doc(void)
 		const struct snr_config_field *f = &snr_config_fields[i];
 		uint64_t v = *(const uint64_t *)((const char *)&def + f->offset);
 		char row[160], range[96];
-		snprintf(row, sizeof(row), "| `%s` | %llu", f->key, (unsigned long long)v);
+		if (f->names) /* a named value: its default by name, every name listed */
+			snprintf(row, sizeof(row), "| `%s` | \"%s\"", f->key, f->names[v]);
+		else
+			snprintf(row, sizeof(row), "| `%s` | %llu", f->key, (unsigned long long)v);
+		for (size_t n = 0; f->names && f->names[n]; n++) {
+			char name[64];
+			snprintf(name, sizeof(name), "`\"%s\"`", f->names[n]);
+			CHECK(line_with(doc, row, name), "docs/machine-config.md: the row of %s does not list %s", f->key,
+			      name);
+		}
 		snprintf(range, sizeof(range), "| %llu .. %llu |", (unsigned long long)f->min,
 			 (unsigned long long)f->max);
 		char key[96];
