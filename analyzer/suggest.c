@@ -102,6 +102,7 @@ static struct snr_sim *cap_create(const char *cfg_json, unsigned chip, unsigned 
 	snr_config_default(&cap_now->cfg);
 	if (cfg_json && snr_config_parse(&cap_now->cfg, cfg_json, "the machine config", err, errlen))
 		return NULL;
+	cap_now->cfg.chips = nchips; /* the pod's links reach every chip the window names */
 	cap_now->chip = chip;
 	cap_now->nchips = nchips;
 	struct cap_sim *c = snr_xcalloc(1, sizeof(*c));

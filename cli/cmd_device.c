@@ -5,6 +5,7 @@
  * timing model (sim/ta1_timing.h), whose clock the cycle CSR then reads.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,6 @@ static void print_stats(struct ta1_machine *m)
 	}
 }
 
-/* Chips take turns in quanta, as in ta1_machine_run, so a timed run
- * interleaves chips the way the functional one does. */
 
 static void print_timing(struct ta1_timing_model **models, unsigned nchips)
 {
@@ -97,6 +96,24 @@ static void print_timing(struct ta1_timing_model **models, unsigned nchips)
 		for (unsigned u = 0; u < SNR_UNIT_COUNT; u++)
 			fprintf(stderr, " %13llu", (unsigned long long)tot.busy_cycles[u]);
 		fputc('\n', stderr);
+	}
+}
+
+/* Every port and link that moved bytes: its bytes, the time it was busy and
+ * contended (two or more transfers), and its average rate while busy, which
+ * never exceeds its bandwidth. */
+static void print_fabric(const struct ta1_fabric *f)
+{
+	fprintf(stderr, "%-20s %12s %14s %12s %12s %10s\n", "port or link", "B/cycle", "bytes", "busy",
+		"contended", "B/busy");
+	for (size_t i = 0; i < ta1_fabric_nresources(f); i++) {
+		struct ta1_fabric_resource r;
+		ta1_fabric_resource(f, i, &r);
+		if (r.bytes <= 0)
+			continue;
+		fprintf(stderr, "%-20s %12.0f %14.0f %12.0f %12.0f %10.2f\n", r.name, r.bytes_per_cycle, r.bytes,
+			ceil(r.busy_cycles - 1e-6), ceil(r.contended_cycles - 1e-6),
+			r.busy_cycles > 0 ? r.bytes / r.busy_cycles : 0.0);
 	}
 }
 
@@ -207,10 +224,12 @@ int snr_cmd_device(int argc, char **argv)
 	int status;
 	unsigned nchips = ta1_machine_nchips(m);
 	struct ta1_timing_model **models = NULL;
-	if (timing) {
-		models = snr_xcalloc(nchips, sizeof(*models));
-		for (unsigned i = 0; i < nchips; i++)
-			models[i] = ta1_timing_new(&cfg, NULL, i);
+	struct ta1_fabric *fabric = NULL;
+	if (timing && !(models = ta1_timed_models_new(&cfg, NULL, &fabric, err, sizeof(err)))) {
+		snr_err("device: %s", err);
+		ta1_machine_free(m);
+		snr_elf_free(elf);
+		return 2;
 	}
 	if (gdb) {
 		status = rsp_serve_machine(m, elf, gdb, halt);
@@ -245,11 +264,11 @@ int snr_cmd_device(int argc, char **argv)
 	if (timing) {
 		for (unsigned i = 0; i < nchips; i++)
 			ta1_timing_drain(models[i]);
-		if (stats)
+		if (stats) {
 			print_timing(models, nchips);
-		for (unsigned i = 0; i < nchips; i++)
-			ta1_timing_free(models[i]);
-		free(models);
+			print_fabric(fabric);
+		}
+		ta1_timed_models_free(models, nchips, fabric);
 	}
 	ta1_machine_free(m);
 	snr_elf_free(elf);

@@ -325,7 +325,6 @@ int snr_cmd_profile(int argc, char **argv)
 	}
 	ta1_machine_set_output(m, 2, 2); /* the program's own output stays off the table */
 	unsigned n = ta1_machine_nchips(m);
-	struct ta1_timing_model **models = snr_xcalloc(n, sizeof(*models));
 	struct prof p = {.elf = elf, .nfns = elf->nsymbols + 1, .rng = 1};
 	p.fns = snr_xcalloc(p.nfns, sizeof(*p.fns));
 	struct chip_tracker *cts = snr_xcalloc(n, sizeof(*cts));
@@ -333,7 +332,17 @@ int snr_cmd_profile(int argc, char **argv)
 	for (unsigned i = 0; i < n; i++) {
 		cts[i] = (struct chip_tracker){&p, i};
 		trs[i] = (struct snr_tracker){.abi_version = SNR_TRACKER_ABI_VERSION, .user = &cts[i], .on_stall = on_stall};
-		models[i] = ta1_timing_new(&cfg, &trs[i], i);
+	}
+	struct ta1_fabric *fabric = NULL;
+	struct ta1_timing_model **models = ta1_timed_models_new(&cfg, trs, &fabric, err, sizeof(err));
+	if (!models) {
+		snr_err("profile: %s", err);
+		free(cts);
+		free(trs);
+		free(p.fns);
+		ta1_machine_free(m);
+		snr_elf_free(elf);
+		return 2;
 	}
 	unsigned which = 0;
 	enum ta1_stop st = ta1_timed_run(m, models, 0, &which, on_step, &p);
@@ -463,11 +472,9 @@ int snr_cmd_profile(int argc, char **argv)
 		printf("\n%llu cycles on %u chip%s; roofline: MXU %.0f FLOP/cycle, HBM %.0f B/cycle, ridge %.1f FLOP/B\n",
 		       (unsigned long long)total, n, n == 1 ? "" : "s", peak_flops, bw, ridge);
 	}
-	for (unsigned i = 0; i < n; i++) {
-		ta1_timing_free(models[i]);
+	for (unsigned i = 0; i < n; i++)
 		free(p.stack[i]);
-	}
-	free(models);
+	ta1_timed_models_free(models, n, fabric);
 	free(cts);
 	free(trs);
 	free(order);

@@ -380,7 +380,7 @@ char *snr_config_to_json(const struct snr_config *cfg)
 			obj = sub;
 			part = dot + 1;
 		}
-		json_object_set_new(obj, part, json_integer((json_int_t)v));
+		json_object_set_new(obj, part, f->names ? json_string(f->names[v]) : json_integer((json_int_t)v));
 	}
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);

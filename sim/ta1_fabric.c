@@ -89,6 +89,7 @@ struct ta1_fabric {
 	double next_event;
 	uint64_t next_event_cycle;
 	uint64_t next_id;
+	bool warned;
 };
 
 static double snap(double x)
@@ -370,6 +371,13 @@ void ta1_fabric_route(struct ta1_fabric *f, struct ta1_dma *d, uint8_t src_space
 		d->queue = queue_id(f, d->owner, s, k);
 		hops = route_of(f, src_chip, dst_chip)->len;
 	} else {
+		if (d->bytes && src_space != TA1_SPACE_NONE && dst_space != TA1_SPACE_NONE && !f->warned) {
+			/* a caller that sized the fabric by a config without the pod's chips */
+			snr_err("timing model: a DMA between chips %u and %u of a pod the model knows as %u chips is "
+				"not timed (its bytes are not counted on any port or link)",
+				src_chip, dst_chip, f->nchips);
+			f->warned = true;
+		}
 		d->src_space = d->dst_space = TA1_SPACE_NONE;
 	}
 	d->base_end = base_start + f->cfg.dma_base_latency_cycles + hops * f->cfg.ici_hop_latency_cycles;

@@ -842,6 +842,31 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	emit_insn(t, index, pc, a, NULL, issue, retire, unit, cls);
 }
 
+bool ta1_timing_wait_ready(struct ta1_timing_model *t, unsigned rs1, unsigned rs2, unsigned flag, uint64_t count,
+			   uint64_t horizon, uint64_t *resume)
+{
+	uint64_t at = max_u64(ta1_timing_now(t), max_u64(t->reg_ready[rs1 & 31], t->reg_ready[rs2 & 31]));
+	if (at > horizon) {
+		*resume = at;
+		return false;
+	}
+	if (flag >= TA1_NUM_FLAGS)
+		return true; /* it faults */
+	struct ta1_fabric *f = t->fabric;
+	ta1_fabric_run_until(f, (double)at);
+	while (t->flag_done[flag] < count && t->flag_inflight[flag] > 0) {
+		double e = ta1_fabric_next_event(f);
+		if (!isfinite(e))
+			break;
+		if (e > (double)horizon) {
+			*resume = ta1_fabric_next_event_cycle(f);
+			return false;
+		}
+		ta1_fabric_run_until(f, e);
+	}
+	return true;
+}
+
 uint64_t ta1_timing_now(const struct ta1_timing_model *t)
 {
 	return max_u64(t->next_issue, t->redirect);

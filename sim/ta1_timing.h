@@ -74,6 +74,15 @@ void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t
  * reads under the model). */
 uint64_t ta1_timing_now(const struct ta1_timing_model *t);
 
+/* For a pod's scheduler: the next instruction is `ta.wait x[rs1], x[rs2]`
+ * on flag `flag` for `count` completions, and no other chip can issue a DMA
+ * before cycle `horizon` (every other chip's clock is at or past it). Runs
+ * the shared fabric as far as that allows; true if the WAIT's outcome is
+ * then known (ta1_timing_insn may take it), false with *resume the cycle
+ * before which it cannot be (the chip waits until the others get there). */
+bool ta1_timing_wait_ready(struct ta1_timing_model *t, unsigned rs1, unsigned rs2, unsigned flag, uint64_t count,
+			   uint64_t horizon, uint64_t *resume);
+
 /* Runs every operation in flight to completion; returns the last cycle. */
 uint64_t ta1_timing_drain(struct ta1_timing_model *t);
 

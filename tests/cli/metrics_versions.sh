@@ -2,9 +2,12 @@
 # Metrics files of the previous format version are still read, as what they
 # are: tests/metrics/*-v4.snrm were written by `snr replay -o` of format 4
 # (an ISSUE and a RETIRE record per instruction, its registers one record
-# each) from the stored traces, with that replay's --json beside them. Each
-# trace is replayed again now (format 5: one INSN record per instruction),
-# and every reader must give the same output on the old file and on the new:
+# each) from the stored traces, with that replay's --json beside them;
+# *-v5.snrm by the format-5 writer from the same timing model (before the
+# pod's fabric shared ports max-min fairly, which moves some DMAs of the
+# All-Gather window). Each trace is replayed again now, which must write
+# format 5 and the same replay --json, and every reader must give the same
+# output on the format-4 file and on the format-5 one:
 # replay --json against the stored one, analyze dma, vmem, util, deps,
 # suggest and suggest --verify --json, annotate --json, the report's page,
 # and the Perfetto export in JSON and protobuf.
@@ -26,6 +29,8 @@ for old in tests/metrics/*-v4.snrm; do
   [ "$(version "$old")" = 4 ] || fail "$old is format $(version "$old"), want 4"
   [ "$(version "$T/$name/new/m.snrm")" = 5 ] || fail "replay -o wrote format $(version "$T/$name/new/m.snrm"), want 5"
   cmp -s "$old" "$T/$name/new/m.snrm" && fail "$old and the new file are the same bytes"
+  cp "tests/metrics/$name-v5.snrm" "$T/$name/new/m.snrm"
+  [ "$(version "$T/$name/new/m.snrm")" = 5 ] || fail "tests/metrics/$name-v5.snrm is not format 5"
   steps=0
   while IFS='|' read -r tag args; do
     for v in old new; do
