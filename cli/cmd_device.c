@@ -112,7 +112,7 @@ static void print_fabric(const struct ta1_fabric *f)
 		if (r.bytes <= 0)
 			continue;
 		fprintf(stderr, "%-20s %12.0f %14.0f %12.0f %12.0f %10.2f\n", r.name, r.bytes_per_cycle, r.bytes,
-			ceil(r.busy_cycles - 1e-6), ceil(r.contended_cycles - 1e-6),
+			fmax(0, ceil(r.busy_cycles - 1e-6)), fmax(0, ceil(r.contended_cycles - 1e-6)),
 			r.busy_cycles > 0 ? r.bytes / r.busy_cycles : 0.0);
 	}
 }
@@ -229,7 +229,7 @@ int snr_cmd_device(int argc, char **argv)
 		snr_err("device: %s", err);
 		ta1_machine_free(m);
 		snr_elf_free(elf);
-		return 2;
+		return 1;
 	}
 	if (gdb) {
 		status = rsp_serve_machine(m, elf, gdb, halt);

@@ -342,7 +342,7 @@ int snr_cmd_profile(int argc, char **argv)
 		free(p.fns);
 		ta1_machine_free(m);
 		snr_elf_free(elf);
-		return 2;
+		return 1;
 	}
 	unsigned which = 0;
 	enum ta1_stop st = ta1_timed_run(m, models, 0, &which, on_step, &p);

@@ -17,6 +17,13 @@
  * `set $pc += 4`), SIGSEGV (T0b) for a fault (the fault's text goes to
  * stderr as it does without a debugger), SIGINT (T02) for 0x03, and W with
  * chip 0's exit code once every chip has exited.
+ *
+ * A step of a chip blocked at a ta.wait that another chip must signal
+ * (ta.dma.notify) lets the other running chips run on, a quantum each per
+ * slice and through their breakpoints, until the wait passes; the step then
+ * completes as usual. So a debugger that steps one chip of a pod (the snr
+ * recorder's --chip) sees its wait end as it would on the hardware. A
+ * pod-wide deadlock stops the stepped chip with SIGSEGV and the message.
  */
 #include "rsp_session.h"
 
@@ -256,6 +263,33 @@ static bool stop_if_nothing_runs(struct rsp_session *s)
 	return true;
 }
 
+/* Chip `blocked` stopped at a ta.wait in a step: the other running chips
+ * run a quantum each, through their breakpoints, and the step is tried
+ * again. TA1_STOP_BLOCKED if it still waits; a pod-wide deadlock faults it. */
+static enum ta1_stop run_others_through_wait(struct rsp_session *s, unsigned blocked)
+{
+	bool progress = false;
+	for (unsigned j = 0; j < s->nchips; j++) {
+		struct ta1_chip *o = chip(s, j);
+		if (j == blocked || ta1_chip_state(o) != TA1_CHIP_RUNNING)
+			continue;
+		uint64_t before = ta1_chip_get_reg(o, TA1_REG_INSTRET);
+		enum ta1_stop r = ta1_chip_run(o, s->quantum);
+		if (r == TA1_STOP_BREAKPOINT)
+			r = ta1_chip_step(o); /* a breakpoint stops only a resumed chip */
+		if (r == TA1_STOP_FAULT)
+			report_fault(s, j);
+		progress |= ta1_chip_get_reg(o, TA1_REG_INSTRET) != before || r == TA1_STOP_EXIT;
+	}
+	enum ta1_stop r = ta1_chip_step(chip(s, blocked));
+	unsigned which;
+	if (r == TA1_STOP_BLOCKED && !progress && ta1_machine_deadlock(s->m, &which)) {
+		report_fault(s, which);
+		return which == blocked ? TA1_STOP_FAULT : TA1_STOP_BLOCKED;
+	}
+	return r;
+}
+
 void rsp_session_run_slice(struct rsp_session *s)
 {
 	if (!s->running)
@@ -271,6 +305,10 @@ void rsp_session_run_slice(struct rsp_session *s)
 		struct ta1_chip *c = chip(s, i);
 		bool was_running = ta1_chip_state(c) == TA1_CHIP_RUNNING;
 		enum ta1_stop r = ta1_chip_step(c);
+		if (r == TA1_STOP_BLOCKED && (r = run_others_through_wait(s, i)) == TA1_STOP_BLOCKED) {
+			s->action[i] = 's'; /* still blocked: the step goes on in the next slice */
+			return;
+		}
 		if (r == TA1_STOP_FAULT && was_running)
 			report_fault(s, i);
 		if (stepped < 0) {
@@ -294,13 +332,15 @@ void rsp_session_run_slice(struct rsp_session *s)
 			s->action[i] = 'c';
 		return;
 	}
-	bool any = false;
+	bool any = false, progress = false;
 	for (unsigned i = 0; i < s->nchips; i++) {
 		struct ta1_chip *c = chip(s, i);
 		if (s->action[i] != 'c' || ta1_chip_state(c) != TA1_CHIP_RUNNING)
 			continue;
 		any = true;
+		uint64_t before = ta1_chip_get_reg(c, TA1_REG_INSTRET);
 		enum ta1_stop r = ta1_chip_run(c, s->quantum);
+		progress |= r != TA1_STOP_BLOCKED || ta1_chip_get_reg(c, TA1_REG_INSTRET) != before;
 		while (r == TA1_STOP_BREAKPOINT && s->ignore_left > 0 &&
 		       ta1_chip_get_reg(c, TA1_REG_PC) == s->ignore_addr) {
 			/* a hit to pass: execute the instruction under the
@@ -321,6 +361,12 @@ void rsp_session_run_slice(struct rsp_session *s)
 		}
 	}
 	s->ran += s->quantum;
+	unsigned dead;
+	if (any && !progress && ta1_machine_deadlock(s->m, &dead)) {
+		report_fault(s, dead);
+		stop(s, dead, SIG_SEGV);
+		return;
+	}
 	if (!any) {
 		/* The resumed chips are done; the rest of the pod, if any, runs on
 		 * so that the debugger hears of a stop. */

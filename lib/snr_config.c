@@ -303,14 +303,6 @@ int snr_config_check(struct snr_config *cfg, const struct snr_config_text *t, ch
 	}
 	if (load_object(cfg, root, "", t, err, errlen))
 		goto out;
-	if (cfg->ici_topology == SNR_TOPOLOGY_TORUS && cfg->ici_torus_x &&
-	    (cfg->ici_torus_x > cfg->chips || cfg->chips % cfg->ici_torus_x)) {
-		char at[400];
-		where(at, sizeof(at), t, "ici.torus_x");
-		snr_fmt(err, errlen, "%s: ici.torus_x (%llu) must divide chips (%llu)", at,
-			(unsigned long long)cfg->ici_torus_x, (unsigned long long)cfg->chips);
-		goto out;
-	}
 	if (cfg->vmem_bytes % cfg->vmem_page_bytes) {
 		char at[400];
 		where(at, sizeof(at), t, "vmem.bytes");

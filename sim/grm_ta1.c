@@ -479,6 +479,14 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 				(unsigned long long)index, (unsigned long long)pc);
 			return -1;
 		}
+		if (st == TA1_STOP_BLOCKED) {
+			snr_fmt(s->err, sizeof(s->err),
+				"instruction %llu at pc 0x%llx waits for more completions than its flag holds: another "
+				"chip signalled them during the recording (ta.dma.notify), which this chip's window does "
+				"not hold",
+				(unsigned long long)index, (unsigned long long)pc);
+			return -1;
+		}
 		if (st == TA1_STOP_EXIT) {
 			out->exited = true;
 			out->exit_code = ta1_chip_exit_code(c);

@@ -236,9 +236,11 @@ static int ex_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
 		s->tracker->on_issue(s->tracker->user, &ev);
 	ta1_chip_set_cycle(c, s->cycle);
 	enum ta1_stop st = ta1_chip_step(c);
-	if (st == TA1_STOP_FAULT || st == TA1_STOP_EBREAK) {
+	if (st == TA1_STOP_FAULT || st == TA1_STOP_EBREAK || st == TA1_STOP_BLOCKED) {
 		snprintf(s->err, sizeof(s->err), "instruction %llu: %s", (unsigned long long)index,
-			 st == TA1_STOP_FAULT ? ta1_chip_fault(c) : "ebreak");
+			 st == TA1_STOP_FAULT ? ta1_chip_fault(c)
+			 : st == TA1_STOP_EBREAK ? "ebreak"
+						  : "ta.wait for completions another chip signalled during the recording");
 		return -1;
 	}
 	out->next_pc = st == TA1_STOP_EXIT ? pc + 4 : ta1_chip_get_reg(c, TA1_REG_PC);
