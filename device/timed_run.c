@@ -60,8 +60,10 @@ enum ta1_stop ta1_timed_step(struct ta1_chip *c, struct ta1_timing_model *t, ta1
 
 /* The pod's chips in time order. The chip whose clock (ta1_timing_now, or
  * the cycle its WAIT cannot finish before) is lowest runs until it passes
- * the next lowest; so no chip ever issues a DMA into the shared fabric's
- * past, and every transfer meets each one it overlaps. A chip blocked at a
+ * the next lowest by the DMA base latency (the lookahead: another chip's DMA
+ * issued from then on reaches the fabric after it); so no chip ever issues a
+ * DMA into the shared fabric's past, and every transfer meets each one it
+ * overlaps. A chip blocked at a
  * ta.wait that another chip must signal sits out until some chip issues a
  * ta.dma.notify; when every running chip is blocked, the pod deadlocked. */
 enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **models, uint64_t limit,
@@ -103,6 +105,10 @@ enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **mod
 			memset(blocked, 0, n * sizeof(*blocked)); /* cannot happen: some chip was not blocked */
 			continue;
 		}
+		/* No other chip's DMA can reach the fabric before `second` + 1 + Tb:
+		 * the chip may run, and the fabric be advanced, to `second` + Tb. */
+		uint64_t lookahead = ta1_machine_config(m)->dma_base_latency_cycles;
+		uint64_t horizon = second > UINT64_MAX - lookahead ? UINT64_MAX : second + lookahead;
 		struct ta1_chip *c = ta1_machine_chip(m, (unsigned)best);
 		struct ta1_timing_model *t = models[best];
 		*which = (unsigned)best;
@@ -119,7 +125,7 @@ enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **mod
 			if (in.op == TA1_OP_TA_WAIT) {
 				uint64_t flag = ta1_chip_get_reg(c, in.rs1), count = ta1_chip_get_reg(c, in.rs2), resume;
 				if (!ta1_timing_wait_ready(t, in.rs1, in.rs2, flag < TA1_NUM_FLAGS ? (unsigned)flag : TA1_NUM_FLAGS,
-							   count, second, &resume)) {
+							   count, horizon, &resume)) {
 					parked[best] = resume;
 					break;
 				}
@@ -136,7 +142,7 @@ enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **mod
 			}
 			if (in.op == TA1_OP_TA_DMA_NOTIFY) /* a waiting chip may pass now */
 				memset(blocked, 0, n * sizeof(*blocked));
-			if (s != TA1_STOP_BUDGET || ta1_timing_now(t) > second)
+			if (s != TA1_STOP_BUDGET || ta1_timing_now(t) > horizon)
 				break;
 		}
 	}

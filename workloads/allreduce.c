@@ -26,7 +26,7 @@
 #ifndef ELEMS
 #define ELEMS 16384
 #endif
-#define MAX_CHIPS 8
+#define MAX_CHIPS 16
 #define V_ACC TA_VMEM_BASE                        /* this chip's vector */
 #define V_TMP (TA_VMEM_BASE + ELEMS * 4)          /* a received chunk */
 #define V_BASE (TA_VMEM_BASE + 2 * ELEMS * 4)     /* the shared pattern */
