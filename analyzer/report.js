@@ -453,8 +453,8 @@
 
   /* ---- source page (S.annot: analyzer/annotate.h's document; S.sources:
    * the text of the functions that ran, per file {first, lines}) ---- */
-  var CAUSES = ['dma-base', 'dma-transfer', 'vmem-hazard', 'unit-busy', 'register', 'branch'];
-  var CAUSE_COLORS = { 'dma-base': '#d62728', 'dma-transfer': '#ff9f1c', 'vmem-hazard': '#9467bd', 'unit-busy': '#8c564b', 'register': '#17becf', 'branch': '#7f7f7f' };
+  var CAUSES = ['dma-base', 'dma-transfer', 'vmem-hazard', 'unit-busy', 'register', 'branch', 'peer'];
+  var CAUSE_COLORS = { 'dma-base': '#d62728', 'dma-transfer': '#ff9f1c', 'vmem-hazard': '#9467bd', 'unit-busy': '#8c564b', 'register': '#17becf', 'branch': '#7f7f7f', 'peer': '#2ca02c' };
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     if (attrs) Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });

@@ -49,7 +49,7 @@ struct opts {
 };
 
 static const char *const short_cause[SNR_STALL_COUNT] = {"dma-base", "dma-xfer", "vmem-haz", "unit-bsy", "register",
-							  "branch"};
+							  "branch", "peer"};
 
 static const char *display_path(const char *file)
 {

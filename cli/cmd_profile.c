@@ -67,13 +67,14 @@ enum spent {
 	SPENT_VECTOR_BUSY,
 	SPENT_REGISTER,
 	SPENT_BRANCH,
+	SPENT_PEER,
 	SPENT_REPORTED, /* the model's causes above; below, how the VMEM hazards split */
 	SPENT_HAZARD_MXU = SPENT_REPORTED, /* VMEM hazards on an MXU op's result */
 	SPENT_HAZARD_VECTOR,              /* on a vector op's result */
 	SPENT_COUNT,
 };
 static const char *const spent_name[SPENT_REPORTED] = {"dma_base", "dma_transfer", "vmem_hazard", "mxu_busy",
-						       "vector_busy", "register", "branch"};
+						       "vector_busy", "register", "branch", "peer"};
 
 #define CALL_SAMPLE 4096
 #define UNIT_RING 4096 /* instructions-per-call values kept per function */
@@ -177,15 +178,16 @@ static const char *bound_of(const struct fn *f, uint64_t cyc, double *dma_share)
 	uint64_t dma = f->stall[SPENT_DMA_BASE] + f->stall[SPENT_DMA_TRANSFER];
 	uint64_t on_mxu = f->stall[SPENT_HAZARD_MXU], on_vec = f->stall[SPENT_HAZARD_VECTOR];
 	uint64_t hazard = f->stall[SPENT_VMEM_HAZARD] - on_mxu - on_vec;
-	uint64_t part[5] = {dma, f->stall[SPENT_MXU_BUSY] + on_mxu, f->stall[SPENT_VECTOR_BUSY] + on_vec, 0, hazard};
-	uint64_t other = part[0] + part[1] + part[2] + part[4];
+	uint64_t part[6] = {dma, f->stall[SPENT_MXU_BUSY] + on_mxu, f->stall[SPENT_VECTOR_BUSY] + on_vec, 0, hazard,
+			    f->stall[SPENT_PEER]};
+	uint64_t other = part[0] + part[1] + part[2] + part[4] + part[5];
 	part[3] = cyc > other ? cyc - other : 0;
-	static const char *const names[5] = {"dma", "mxu", "vector", "scalar", "hazard"};
+	static const char *const names[6] = {"dma", "mxu", "vector", "scalar", "hazard", "peer"};
 	*dma_share = cyc ? (double)dma / (double)cyc : 0;
 	if (!cyc)
 		return "-";
 	unsigned best = 0;
-	for (unsigned k = 1; k < 5; k++)
+	for (unsigned k = 1; k < 6; k++)
 		if (part[k] > part[best])
 			best = k;
 	return names[best];
@@ -233,6 +235,7 @@ static void on_step(void *user, const struct ta1_step_info *s)
 		pend[SNR_STALL_UNIT_BUSY];
 	sum[SPENT_REGISTER] += pend[SNR_STALL_REGISTER];
 	sum[SPENT_BRANCH] += pend[SNR_STALL_BRANCH];
+	sum[SPENT_PEER] += pend[SNR_STALL_PEER];
 	memset(pend, 0, sizeof(p->pending[c]));
 	p->insns[c]++;
 	p->fns[f].flops += flops_of(in, s->x);

@@ -18,6 +18,8 @@ const char *snr_stall_cause_name(enum snr_stall_cause c)
 		return "register";
 	case SNR_STALL_BRANCH:
 		return "branch";
+	case SNR_STALL_PEER:
+		return "peer";
 	case SNR_STALL_COUNT:
 		break;
 	}

@@ -38,6 +38,7 @@ enum snr_stall_cause {
 	SNR_STALL_UNIT_BUSY,     /* the vector unit or MXU was busy with an earlier op */
 	SNR_STALL_REGISTER,      /* a source register not ready (scalar latency) */
 	SNR_STALL_BRANCH,        /* taken branch refill */
+	SNR_STALL_PEER,          /* WAIT for another chip's signal (ta.dma.notify) before that chip issued its DMA */
 	SNR_STALL_COUNT,
 };
 

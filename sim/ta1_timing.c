@@ -517,8 +517,15 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 		if (d->done_cycle <= at) {
 			slack = at - d->done_cycle;
 		} else if (seg_start < d->done_cycle) {
-			/* Waiting for this DMA: [seg_start, done), base latency first. */
+			/* Waiting for this DMA: [seg_start, done); for another chip's
+			 * signal, first until that chip issued it (PEER), then the base
+			 * latency, then the transfer. */
 			uint64_t a = seg_start, b = d->done_cycle;
+			if (d->owner != t->chip) {
+				uint64_t issued = d->issue_cycle + 1 < a ? a : d->issue_cycle + 1 > b ? b : d->issue_cycle + 1;
+				emit_stall(t, index, SNR_STALL_PEER, a, issued - a, responsible, d->id);
+				a = issued;
+			}
 			uint64_t mid = d->base_end < a ? a : d->base_end > b ? b : d->base_end;
 			stall_base = mid - a;
 			stall_xfer = b - mid;

@@ -6,7 +6,8 @@
 # *-v5.snrm by the format-5 writer from the same timing model (before the
 # pod's fabric shared ports max-min fairly, which moves some DMAs of the
 # All-Gather window). Each trace is replayed again now, which must write
-# format 5 and the same replay --json, and every reader must give the same
+# format 5 and the same replay --json (which has had the peer cause since),
+# and every reader must give the same
 # output on the format-4 file and on the format-5 one:
 # replay --json against the stored one, analyze dma, vmem, util, deps,
 # suggest and suggest --verify --json, annotate --json, the report's page,

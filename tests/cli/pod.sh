@@ -52,6 +52,23 @@ on_time=$(awk '/chip 0 of 4/ {print $(NF-3)}' "$T/out")
 [ -n "$late" ] && [ -n "$on_time" ] && [ "$on_time" -gt $((late + 20000)) ] ||
   fail "with chip 1 late, chip 0's all-reduce took $on_time cycles, chip 1's $late: $(cat "$T/out")"
 
+# the waits for the late chip are the peer cause: chip 0's peer stall holds the lateness, chip 1 has little;
+# the profile says the collective is peer-bound
+run "$SNR" device "$T/arl.elf" --chips 4 --timing --stats
+expect_rc 0
+col=$(awk '/^chip +cycles/ {for (i = 1; i <= NF; i++) if ($i == "peer") print i; exit}' "$T/err")
+[ -n "$col" ] || fail "--stats has no peer column: $(grep '^chip' "$T/err")"
+p0=$(awk -v c="$col" '/^chip +cycles/ {t = 1; next} t && $1 == 0 {print $c; exit}' "$T/err")
+p1=$(awk -v c="$col" '/^chip +cycles/ {t = 1; next} t && $1 == 1 {print $c; exit}' "$T/err")
+[ "$p0" -gt 150000 ] && [ "$p1" -lt $((p0 / 10)) ] || fail "peer stall: chip 0 $p0, chip 1 (late) $p1"
+run "$SNR" profile "$T/arl.elf" --chips 4 --json
+expect_rc 0
+python3 - "$T/out" <<'PY' || fail "profile of the late all-reduce"
+import json, sys
+f = {x["name"]: x for x in json.load(open(sys.argv[1]))["functions"]}["allreduce"]
+assert f["bound"] == "peer" and f["stall_cycles"]["peer"] > 0.5 * f["total_cycles"], f
+PY
+
 # k chips pulling 1 MiB each from chip 0's HBM port
 cc_ta1 pull <<'C'
 #include <stdio.h>

@@ -39,7 +39,9 @@ assert mm["total_cycles"] >= mm["self_cycles"] > 0
 ipc = mm["instructions_per_call"]
 assert ipc["min"] == ipc["median"] == ipc["max"] > 5 and ipc["returns"] == 3, ipc
 st = mm["stall_cycles"]
-assert set(st) == {"dma_base", "dma_transfer", "vmem_hazard", "mxu_busy", "vector_busy", "register", "branch"}, st
+assert set(st) == {"dma_base", "dma_transfer", "vmem_hazard", "mxu_busy", "vector_busy", "register", "branch",
+                  "peer"}, st
+assert st["peer"] == 0, st
 assert 3 * 490 <= st["dma_base"] <= 3 * 500 and st["dma_transfer"] == 3 * 55, st
 assert mm["cycles"] == mm["total_cycles"] and sum(st.values()) <= mm["cycles"], mm
 assert mm["bound"] == "dma" and mm["roofline"] == "compute", mm
