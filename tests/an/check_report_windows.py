@@ -27,7 +27,7 @@ boxes = json.loads(html.unescape(re.search(r'data-charts="([^"]*)"', attrs).grou
 if [b['id'] for b in boxes] != ['c-windows', 'c-groups']:
     errs.append('chart boxes: %r' % boxes)
 
-causes = ['dma-base', 'dma-transfer', 'vmem-hazard', 'unit-busy', 'register', 'branch']
+causes = ['dma-base', 'dma-transfer', 'vmem-hazard', 'unit-busy', 'register', 'branch', 'peer']
 table = re.search(r'<h2 id="windows">.*?<table class="sum">(.*?)</table>', dom, re.S).group(1)
 rows = []
 for tr in re.findall(r'<tr>(.*?)</tr>', table, re.S):
