@@ -5,7 +5,8 @@
 # - the ring all-reduce (workloads/allreduce.c) on 2, 4 and 8 chips, all-to-all
 #   and ring, functional and timed: every chip's result is the sum of all;
 #   with chip 1 late, every other chip's collective takes the lateness longer;
-# - known answers: k chips pulling 1 MiB each from chip 0's HBM port of
+# - known answers: All-Gather on a ring takes three shards' time on a link where all-to-all takes
+#   one; k chips pulling 1 MiB each from chip 0's HBM port of
 #   100 B/cycle (links faster) take k times as long as one;
 # - on every timed run, no port or link moved more than its bandwidth times
 #   its busy time (the --stats table's B/busy column);
@@ -43,6 +44,21 @@ run "$SNR" device "$T/ar.elf" --chips 4 --config "$T/ring.json" --timing --stats
 links=$(grep -c '^link ' "$T/err")
 [ "$links" -eq 4 ] || fail "a ring all-reduce on 4 chips used $links links, want 4 (each i->i+1): $(grep '^link' "$T/err")"
 for l in "0->1" "1->2" "2->3" "3->0"; do grep -q "^link $l " "$T/err" || fail "no traffic on link $l"; done
+
+# All-Gather on a ring of 4 (workloads/allgather.c, 768 KiB shards): the shard two hops away goes clockwise, so
+# each link i->i+1 carries three shards at 50/3 B/cycle each; the gather then takes three shards' time on one link
+# (3 x 15,729 cycles) where all-to-all takes one
+"$SNR" cc "$SRC/workloads/allgather.c" -o "$T/ag.elf" || fail "snr cc allgather"
+for topo in all-to-all ring; do
+  echo "{\"ici\": {\"topology\": \"$topo\"}}" >"$T/$topo.json"
+  run "$SNR" device "$T/ag.elf" --chips 4 --timing --config "$T/$topo.json" --stats
+  expect_rc 0
+  check_fabric "$T/err"
+  gather=$(awk '/setup/ {gsub(",", ""); for (i = 1; i <= NF; i++) { if ($i == "setup") s = $(i+1); if ($i == "total") t = $(i+1) } print t - s}' "$T/out")
+  shards=$([ $topo = ring ] && echo 3 || echo 1)
+  [ "$gather" -ge $((shards * 15729)) ] && [ "$gather" -le $((shards * 15729 + 700)) ] ||
+    fail "All-Gather on $topo: the gather took $gather cycles, want $shards x 15,729 plus a DMA's base latency: $(cat "$T/out")"
+done
 
 # chip 1 late: the others wait for it
 run "$SNR" device "$T/arl.elf" --chips 4 --timing
