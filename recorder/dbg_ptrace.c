@@ -18,8 +18,11 @@
  *
  * Breakpoints are software traps (int3 / brk #0) written through
  * /proc/PID/mem; the original bytes are kept, shown by read_mem, stepped
- * over on cont and restored on detach. A step waits without a timeout (an
- * instruction that blocks in a system call blocks step); cont with a timeout
+ * over on cont and restored on detach. A step runs one instruction: where
+ * a probe finds that the platform's single step runs past an instruction a
+ * hypervisor emulates (cpuid in some virtual machines), that instruction is
+ * stepped by a trap after it and a continue. A step waits without a timeout
+ * (an instruction that blocks in a system call blocks step); cont with a timeout
  * stops the program with SIGSTOP (launched) or PTRACE_INTERRUPT (attached).
  * A signal that stopped the program is passed to it on the next resume, as
  * GDB does by default.
@@ -35,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "isa/snr_isa.h"
 #include "lib/snr_util.h"
 #include "recorder/snr_debugger.h"
 
@@ -75,6 +79,9 @@ struct snr_dbg {
 	bool launched; /* our child (PTRACE_TRACEME) rather than seized */
 	bool no_hw_count; /* the kernel gave no hardware breakpoint to count arrivals with */
 	bool hw_probed; /* hw_breakpoints_fire has been asked */
+	bool step_probed; /* probe_overstep has been asked */
+	unsigned oversteps; /* x86-64: bit i, a single step runs past overstep_insns[i] here */
+	void *isa; /* the x86-64 ISA plugin, for instruction lengths (made when first needed) */
 	bool attached; /* alive and traced */
 	int memfd;     /* /proc/PID/mem, opened lazily */
 	int pending_sig;
@@ -438,6 +445,17 @@ static int find_bp(const struct snr_dbg *d, uint64_t addr)
 	return -1;
 }
 
+/* The program's bytes in buf (len bytes read at addr), not our traps. */
+static void show_saved(const struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
+{
+	for (int i = 0; i < d->nbps; i++)
+		for (size_t k = 0; k < BP_LEN; k++) {
+			uint64_t a = d->bps[i].addr + k;
+			if (a >= addr && a - addr < len)
+				((uint8_t *)buf)[a - addr] = d->bps[i].saved[k];
+		}
+}
+
 /* Turns a wait status into a stop; what names the request. */
 static int decode_status(struct snr_dbg *d, int status, bool was_cont, bool interrupted, struct snr_dbg_stop *stop,
 			 const char *what)
@@ -565,8 +583,204 @@ static int resume(struct snr_dbg *d, int request, const char *what)
 	return 0;
 }
 
+/* ---- one instruction per step ------------------------------------------ */
+
+#if defined(__x86_64__)
+/* Instructions a hypervisor may emulate (intercept, run for the guest and
+ * skip). In some virtual machines (a Firecracker/PVM guest on AMD EPYC,
+ * kernel 6.18) the trap flag's single-step trap after an emulated cpuid
+ * comes one instruction late: PTRACE_SINGLESTEP over `cpuid; nop` stops
+ * after the nop, and over `cpuid; int3` with the int3's SIGTRAP. A step
+ * there would run two instructions, and a recorded pc sequence would miss
+ * one. rdtsc, rdtscp, rdpid, xgetbv, rdrand and rdseed stepped exactly
+ * there, but other hypervisors intercept other instructions, so each of
+ * these is probed: the instruction, nops and a trap. (Not rdpid, which
+ * capstone 4 decodes as rdseed: an rdpid is stepped as rdseed is.) */
+#define OVERSTEP_PROBES(X)                                                                                     \
+	X(cpuid, 0xa2, 2, ".byte 0x0f, 0xa2")                                                                  \
+	X(rdtsc, 0x31, 2, ".byte 0x0f, 0x31")                                                                  \
+	X(rdtscp, 0x01, 3, ".byte 0x0f, 0x01, 0xf9")                                                           \
+	X(xgetbv, 0x01, 3, ".byte 0x0f, 0x01, 0xd0")                                                           \
+	X(rdrand, 0xc7, 3, ".byte 0x0f, 0xc7, 0xf0")                                                           \
+	X(rdseed, 0xc7, 3, ".byte 0x0f, 0xc7, 0xf8")
+
+#define OVERSTEP_ASM(name, op, len, bytes)                                                                     \
+	".globl snr_pt_probe_" #name "\n.hidden snr_pt_probe_" #name "\nsnr_pt_probe_" #name ":\n" bytes     \
+	"\nnop\nnop\nint3\n"
+__asm__(".pushsection .text\n" OVERSTEP_PROBES(OVERSTEP_ASM) ".popsection\n");
+#define OVERSTEP_DECL(name, op, len, bytes)                                                                    \
+	extern const uint8_t snr_pt_probe_##name[] __attribute__((visibility("hidden")));
+OVERSTEP_PROBES(OVERSTEP_DECL)
+
+static const struct {
+	const char *mnemonic; /* as the ISA plugin disassembles it */
+	uint8_t op;           /* the opcode byte after 0x0f */
+	uint8_t len;          /* the probe's instruction's bytes */
+	const uint8_t *probe;
+} overstep_insns[] = {
+#define OVERSTEP_ROW(name, op, len, bytes) {#name, op, len, snr_pt_probe_##name},
+	OVERSTEP_PROBES(OVERSTEP_ROW)
+#undef OVERSTEP_ROW
+};
+#define NOVERSTEP (sizeof(overstep_insns) / sizeof(overstep_insns[0]))
+
+/* Which of overstep_insns a single step runs past on this machine (bit i
+ * for the i-th): a forked child of ours, traced, steps each probe once
+ * (eax and ecx 0: cpuid's leaf 0, xgetbv's XCR0). One the CPU lacks stops
+ * with SIGILL and counts as exact. 0 if the probe cannot run. */
+static unsigned probe_overstep(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+			raise(SIGSTOP);
+		_exit(0);
+	}
+	unsigned past = 0;
+	int status;
+	struct user_regs_struct u0, u;
+	if (waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status) &&
+	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(uintptr_t)PTRACE_O_EXITKILL) == 0 &&
+	    ptrace(PTRACE_GETREGS, pid, NULL, &u0) == 0) {
+		for (size_t i = 0; i < NOVERSTEP; i++) {
+			const uint8_t *at = overstep_insns[i].probe;
+			u = u0;
+			u.rip = (uintptr_t)at;
+			u.rax = u.rcx = 0;
+			if (ptrace(PTRACE_SETREGS, pid, NULL, &u) < 0 ||
+			    ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0 || waitpid(pid, &status, __WALL) != pid ||
+			    !WIFSTOPPED(status) || ptrace(PTRACE_GETREGS, pid, NULL, &u) < 0)
+				break;
+			if (WSTOPSIG(status) == SIGTRAP && u.rip != (uintptr_t)at + overstep_insns[i].len)
+				past |= 1u << i;
+		}
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+	return past;
+}
+
+static bool is_prefix(uint8_t b)
+{
+	return (b & 0xf0) == 0x40 /* REX */ || b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 ||
+	       b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65;
+}
+
+/* 1 with *next the address after the instruction at pc if a single step
+ * would run past it here, else 0 (-1: error). Costs nothing where the
+ * probe found no such instruction; elsewhere a read of the instruction's
+ * bytes, and a decode for one that starts like one of them. */
+static int steps_past(struct snr_dbg *d, uint64_t pc, uint64_t *next)
+{
+	if (!d->step_probed) {
+		d->step_probed = true;
+		d->oversteps = probe_overstep();
+	}
+	if (!d->oversteps)
+		return 0;
+	uint8_t code[15];
+	size_t n = sizeof(code), to_page_end = 4096 - (pc & 4095);
+	if (raw_read(d, pc, code, n) < 0) {
+		n = to_page_end < n ? to_page_end : 0;
+		if (!n || raw_read(d, pc, code, n) < 0)
+			return 0; /* the step faults on it */
+	}
+	show_saved(d, pc, code, n);
+	size_t k = 0;
+	while (k < n && is_prefix(code[k]))
+		k++;
+	if (k + 1 >= n || code[k] != 0x0f)
+		return 0;
+	bool maybe = false;
+	for (size_t i = 0; i < NOVERSTEP; i++)
+		maybe |= (d->oversteps >> i & 1) && overstep_insns[i].op == code[k + 1];
+	if (!maybe)
+		return 0;
+	if (!d->isa) {
+		char err[256];
+		d->isa = snr_isa_x86_64.create(NULL, err, sizeof(err));
+		if (!d->isa)
+			return fail(d, "ptrace: step: %s", err);
+	}
+	char text[96];
+	unsigned len = snr_isa_x86_64.disasm(d->isa, code, n, pc, text, sizeof(text));
+	if (!len)
+		return 0;
+	for (size_t i = 0; i < NOVERSTEP; i++) {
+		size_t m = strlen(overstep_insns[i].mnemonic);
+		if ((d->oversteps >> i & 1) && !strncmp(text, overstep_insns[i].mnemonic, m) &&
+		    (text[m] == 0 || text[m] == ' ')) {
+			*next = pc + len;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void free_isa(struct snr_dbg *d)
+{
+	if (d->isa)
+		snr_isa_x86_64.destroy(d->isa);
+}
+#else
+/* aarch64: single steps are exact where this backend has run. */
+static int steps_past(struct snr_dbg *d, uint64_t pc, uint64_t *next)
+{
+	(void)d, (void)pc, (void)next;
+	return 0;
+}
+
+static void free_isa(struct snr_dbg *d)
+{
+	(void)d;
+}
+#endif
+
+/* Runs the one instruction at pc (a trap of ours there already lifted):
+ * PTRACE_SINGLESTEP, or for an instruction a single step runs past here, a
+ * trap at the next instruction (ours if one is there) and a continue. The
+ * instructions steps_past knows all go on to the next one. */
+static int step_insn(struct snr_dbg *d, uint64_t pc, struct snr_dbg_stop *stop)
+{
+	uint64_t next = 0;
+	int past = steps_past(d, pc, &next);
+	if (past < 0)
+		return -1;
+	int status;
+	if (!past) {
+		if (resume(d, PTRACE_SINGLESTEP, "PTRACE_SINGLESTEP") < 0 || wait_blocking(d, &status, "step") < 0)
+			return -1;
+		return decode_status(d, status, false, false, stop, "step");
+	}
+	bool ours = find_bp(d, next) >= 0;
+	uint8_t saved[BP_LEN];
+	if (!ours && (raw_read(d, next, saved, BP_LEN) < 0 || raw_write(d, next, bp_insn, BP_LEN) < 0))
+		return -1;
+	int rc = resume(d, PTRACE_CONT, "PTRACE_CONT");
+	if (rc == 0)
+		rc = wait_blocking(d, &status, "step");
+	if (rc == 0)
+		rc = decode_status(d, status, false, false, stop, "step");
+	if (!ours && d->attached && raw_write(d, next, saved, BP_LEN) < 0)
+		rc = -1;
+	if (rc < 0)
+		return -1;
+	/* the trap's stop is the step's: at next, the trap not executed */
+	siginfo_t si;
+	if (stop->kind == SNR_DBG_STOP_TRAP && BP_PC_ADVANCE && stop->pc == next + BP_PC_ADVANCE &&
+	    ptrace(PTRACE_GETSIGINFO, d->pid, NULL, &si) == 0 && si.si_code == SI_KERNEL) {
+		if (arch_set_pc(d, next) < 0)
+			return -1;
+		stop->pc = next;
+	}
+	return 0;
+}
+
 /* If the pc sits on one of our breakpoints, executes the original
- * instruction under it: lift the trap, single-step, put it back. */
+ * instruction under it: lift the trap, step, put it back. */
 static int step_over_bp(struct snr_dbg *d, bool *stepped, struct snr_dbg_stop *stop)
 {
 	*stepped = false;
@@ -578,10 +792,7 @@ static int step_over_bp(struct snr_dbg *d, bool *stepped, struct snr_dbg_stop *s
 		return 0;
 	if (raw_write(d, pc, d->bps[i].saved, BP_LEN) < 0)
 		return -1;
-	int status;
-	if (resume(d, PTRACE_SINGLESTEP, "PTRACE_SINGLESTEP") < 0 || wait_blocking(d, &status, "step") < 0)
-		return -1;
-	if (decode_status(d, status, false, false, stop, "step") < 0)
+	if (step_insn(d, pc, stop) < 0)
 		return -1;
 	if (d->attached && raw_write(d, pc, bp_insn, BP_LEN) < 0)
 		return -1;
@@ -596,6 +807,7 @@ static void unpin(struct snr_dbg *d);
 static void pt_free(struct snr_dbg *d)
 {
 	unpin(d);
+	free_isa(d);
 	if (d->memfd >= 0)
 		close(d->memfd);
 	free(d->regs);
@@ -876,13 +1088,7 @@ static int pt_read_mem(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
 		return 0;
 	if (raw_read(d, addr, buf, len) < 0)
 		return -1;
-	/* show the program's bytes, not our traps */
-	for (int i = 0; i < d->nbps; i++)
-		for (size_t k = 0; k < BP_LEN; k++) {
-			uint64_t a = d->bps[i].addr + k;
-			if (a >= addr && a - addr < len)
-				((uint8_t *)buf)[a - addr] = d->bps[i].saved[k];
-		}
+	show_saved(d, addr, buf, len);
 	return 0;
 }
 
@@ -1013,10 +1219,10 @@ static int pt_step(struct snr_dbg *d, struct snr_dbg_stop *stop)
 		return -1;
 	if (stepped)
 		return 0;
-	int status;
-	if (resume(d, PTRACE_SINGLESTEP, "PTRACE_SINGLESTEP") < 0 || wait_blocking(d, &status, "step") < 0)
+	uint64_t pc;
+	if (get_pc(d, &pc) < 0)
 		return -1;
-	return decode_status(d, status, false, false, stop, "step");
+	return step_insn(d, pc, stop);
 }
 
 /* An instruction breakpoint at addr as a perf event, for pid (0: this

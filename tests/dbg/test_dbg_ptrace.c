@@ -18,10 +18,16 @@
  *    loop leaves every general register (eflags too, with no RF left by the
  *    hardware breakpoint that counts the arrivals) as 2,000 single steps
  *    to that arrival do; a pc never reached stops at the program's exit.
+ *  - one instruction per step over cpuid and rdtsc (emulated() in x86_prog),
+ *    which some hypervisors' single steps run past: the pcs follow the
+ *    instructions' lengths (the ISA plugin's), stepping off a breakpoint on
+ *    cpuid too, and cont from a breakpoint on a cpuid stops at one on the
+ *    next instruction.
  */
 #include <errno.h>
 #include <sys/personality.h>
 
+#include "isa/snr_isa.h"
 #include "tests/check.h"
 #include "tests/dbg/dbg_testutil.h"
 
@@ -311,6 +317,71 @@ static void test_cont_to_hit(const char *prog)
 	personality((unsigned long)persona);
 }
 
+static void test_one_insn_steps(const char *prog)
+{
+	uint64_t at, size;
+	CHECK(dbgt_nm("nm", prog, "emulated", &at, &size) == 0 && size > 0 && size <= 32, "nm emulated");
+	char err[512], *argv[] = {(char *)prog, "cpuid", NULL};
+	struct snr_dbg *d = ops->open(NULL, argv, err, sizeof(err));
+	CHECK(d != NULL, "launch %s cpuid: %s", prog, err);
+	if (!d)
+		return;
+	/* the instructions' addresses, by the ISA plugin's lengths */
+	uint8_t code[32];
+	uint64_t pcs[16];
+	int npcs = 0;
+	void *isa = snr_isa_x86_64.create(NULL, err, sizeof(err));
+	CHECK(isa != NULL, "x86-64 plugin: %s", err);
+	struct snr_dbg_stop st;
+	CHECK(ops->set_breakpoint(d, at) == 0 && ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP &&
+		      st.pc == at && ops->read_mem(d, at, code, size) == 0,
+	      "to emulated(): %s", ops->error(d));
+	char text[96];
+	for (uint64_t off = 0; isa && off < size && npcs < 16;) {
+		unsigned len = snr_isa_x86_64.disasm(isa, code + off, size - off, at + off, text, sizeof(text));
+		if (!len)
+			break;
+		pcs[npcs++] = at + off;
+		off += len;
+	}
+	if (isa)
+		snr_isa_x86_64.destroy(isa);
+	CHECK(npcs == 10, "emulated() decodes to %d instructions, not 10", npcs);
+	/* a step from each (the first off the breakpoint) to the next */
+	for (int i = 1; i < npcs; i++)
+		CHECK(ops->step(d, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP && st.pc == pcs[i],
+		      "step %d from 0x%llx: kind %d pc 0x%llx, expected 0x%llx: %s", i, (unsigned long long)pcs[i - 1],
+		      st.kind, (unsigned long long)st.pc, (unsigned long long)pcs[i], ops->error(d));
+	ops->kill(d);
+	ops->close(d);
+
+	/* breakpoints on both cpuids: cont from the first stops at the second,
+	 * a step from that one (the trap lifted) stops at the rex.w cpuid */
+	d = ops->open(NULL, argv, err, sizeof(err));
+	CHECK(d != NULL, "launch %s cpuid: %s", prog, err);
+	if (!d || npcs != 10) {
+		if (d)
+			ops->kill(d), ops->close(d);
+		return;
+	}
+	CHECK(ops->set_breakpoint(d, pcs[2]) == 0 && ops->set_breakpoint(d, pcs[3]) == 0, "set_breakpoint: %s",
+	      ops->error(d));
+	CHECK(ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP && st.pc == pcs[2],
+	      "cont to the first cpuid: kind %d pc 0x%llx: %s", st.kind, (unsigned long long)st.pc, ops->error(d));
+	CHECK(ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP && st.pc == pcs[3],
+	      "cont from the first cpuid to the second: kind %d pc 0x%llx: %s", st.kind, (unsigned long long)st.pc,
+	      ops->error(d));
+	CHECK(ops->step(d, &st) == 0 && st.kind == SNR_DBG_STOP_TRAP && st.pc == pcs[4],
+	      "step off the breakpoint on the second cpuid: kind %d pc 0x%llx, expected 0x%llx: %s", st.kind,
+	      (unsigned long long)st.pc, (unsigned long long)pcs[4], ops->error(d));
+	uint8_t b[2];
+	CHECK(ops->read_mem(d, pcs[3], b, 2) == 0 && b[0] == 0x0f && b[1] == 0xa2,
+	      "read_mem shows %02x %02x at the second cpuid", b[0], b[1]);
+	CHECK(ops->cont(d, 10000, &st) == 0 && st.kind == SNR_DBG_STOP_EXITED && st.code == 42,
+	      "run to the end: kind %d code %d: %s", st.kind, st.code, ops->error(d));
+	ops->close(d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -341,5 +412,6 @@ int main(int argc, char **argv)
 	test_timeout(prog);
 	test_exit_and_signal(prog);
 	test_cont_to_hit(prog);
+	test_one_insn_steps(prog);
 	return check_report("test_dbg_ptrace");
 }

@@ -6,7 +6,9 @@
  * prints "result N" and exits 42. With the argument "loop" it spins forever
  * (for attach tests) and never calls checksum(); with "wait" it first
  * reads one byte from stdin (so a debugger can attach before checksum());
- * with "segv" it stores through a null pointer.
+ * with "segv" it stores through a null pointer; with "cpuid" it runs
+ * emulated(), instructions a hypervisor may emulate (whose single steps
+ * some run past), and exits 42.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +30,18 @@ __attribute__((noinline)) uint64_t checksum(const uint64_t *v, int n)
 	return h;
 }
 
+/* push rbx; xor; cpuid; cpuid; rex.w cpuid; nop; rdtsc; nop; pop rbx; ret */
+void emulated(void);
+__asm__(".text\n.globl emulated\n.type emulated, @function\nemulated:\n"
+	"push %rbx\nxor %eax, %eax\ncpuid\ncpuid\n.byte 0x48, 0x0f, 0xa2\nnop\nrdtsc\nnop\npop %rbx\nret\n"
+	".size emulated, .-emulated\n");
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "cpuid")) {
+		emulated();
+		return 42;
+	}
 	if (argc > 1 && !strcmp(argv[1], "loop"))
 		for (;;)
 			spins++;

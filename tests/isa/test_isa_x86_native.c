@@ -1,11 +1,14 @@
 /*
  * test_isa_x86_native.c: the x86-64 plugin against the CPU it runs on.
  *
- * A forked child is single-stepped under ptrace. For each trial the parent
- * writes one instruction into a shared code page, gives the child fresh
- * random registers (pointers into a shared scratch buffer, small counts and
- * bit offsets, random flags including DF, random xmm contents) and random
- * scratch bytes, asks the plugin, steps once, and checks:
+ * A forked child is single-stepped by the ptrace debugger backend (attached
+ * as pid:N), whose steps must each run one instruction even where the
+ * platform's own single step runs past some (see dbg_ptrace.c). For each
+ * trial the parent writes one instruction into a shared code page, gives
+ * the child fresh random registers (pointers into a shared scratch buffer,
+ * small counts and bit offsets, random flags including DF, random xmm
+ * contents) and random scratch bytes, asks the plugin, steps once, and
+ * checks:
  *  (a) every register that changed is in regs_written (GPRs, rip, eflags
  *      without TF/RF, segment selectors, fs_base/gs_base, xmm0-15, mxcsr);
  *  (b) every scratch byte that changed lies in a written region;
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "isa/snr_isa.h"
+#include "recorder/snr_debugger.h"
 #include "tests/check.h"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -111,9 +115,10 @@ static void put(struct values *v, const struct snr_isa_reg *f, size_t n, const c
 	v->p[r] = v->v[r];
 }
 
-static void to_values(const struct state *s, const struct snr_isa_reg *f, size_t n, struct values *v)
+/* Calls each(ctx, name, bytes, size) for every register of a ptrace state. */
+static void each_reg(const struct state *s, void (*each)(void *ctx, const char *name, const void *src, size_t len),
+		     void *ctx)
 {
-	memset(v->p, 0, sizeof v->p);
 	const struct user_regs_struct *g = &s->g;
 	const unsigned long long gpr[] = {g->rax, g->rbx, g->rcx, g->rdx, g->rsi, g->rdi, g->rbp, g->rsp,
 					  g->r8,  g->r9,  g->r10, g->r11, g->r12, g->r13, g->r14, g->r15,
@@ -123,17 +128,68 @@ static void to_values(const struct state *s, const struct snr_isa_reg *f, size_t
 					    "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip", "eflags",
 					    "cs", "ss", "ds", "es", "fs", "gs", "fs_base", "gs_base"};
 	for (size_t i = 0; i < sizeof gpr / sizeof gpr[0]; i++)
-		put(v, f, n, names[i], &gpr[i], 8);
+		each(ctx, names[i], &gpr[i], 8);
 	for (int x = 0; x < 16; x++) {
 		char name[8];
 		snprintf(name, sizeof name, "xmm%d", x);
-		put(v, f, n, name, &s->f.xmm_space[4 * x], 16);
+		each(ctx, name, &s->f.xmm_space[4 * x], 16);
 	}
-	put(v, f, n, "mxcsr", &s->f.mxcsr, 4);
+	each(ctx, "mxcsr", &s->f.mxcsr, 4);
 }
 
-static void run(pid_t pid, uint8_t *code, uint8_t *scratch, void *self)
+struct to_values_ctx {
+	const struct snr_isa_reg *f;
+	size_t n;
+	struct values *v;
+};
+
+static void put_value(void *ctx, const char *name, const void *src, size_t len)
 {
+	struct to_values_ctx *c = ctx;
+	put(c->v, c->f, c->n, name, src, len);
+}
+
+static void to_values(const struct state *s, const struct snr_isa_reg *f, size_t n, struct values *v)
+{
+	memset(v->p, 0, sizeof v->p);
+	struct to_values_ctx c = {f, n, v};
+	each_reg(s, put_value, &c);
+}
+
+/* The debugger backend's register buffer (its layout, GDB's names). */
+struct dbg_regs {
+	const struct snr_dbg_reg *r;
+	size_t n;
+	uint8_t buf[4096];
+};
+
+static void put_dbg(void *ctx, const char *name, const void *src, size_t len)
+{
+	struct dbg_regs *b = ctx;
+	for (size_t i = 0; i < b->n; i++)
+		if (!strcmp(b->r[i].name, name)) {
+			memcpy(b->buf + b->r[i].offset, src, b->r[i].size < len ? b->r[i].size : len);
+			return;
+		}
+}
+
+static const struct snr_dbg_ops *dbg = &snr_dbg_ptrace;
+
+/* s into the child through the backend (the vector registers it has
+ * beyond s, ymm's upper halves, as they were). */
+static bool set_state(struct snr_dbg *d, const struct state *s)
+{
+	static struct dbg_regs b;
+	b.r = dbg->registers(d, &b.n);
+	if (b.r[b.n - 1].offset + b.r[b.n - 1].size > sizeof b.buf || dbg->read_regs(d, b.buf) < 0)
+		return false;
+	each_reg(s, put_dbg, &b);
+	return dbg->write_regs(d, b.buf) == 0;
+}
+
+static void run(struct snr_dbg *d, uint8_t *code, uint8_t *scratch, void *self)
+{
+	pid_t pid = (pid_t)dbg->pid(d);
 	size_t n;
 	const struct snr_isa_reg *f = snr_isa_x86_64.registers(self, &n);
 	static uint8_t before[SCRATCH_SIZE];
@@ -177,8 +233,10 @@ static void run(pid_t pid, uint8_t *code, uint8_t *scratch, void *self)
 			for (int i = 0; i < 64; i++)
 				s.f.xmm_space[i] = (unsigned)rnd();
 			s.f.mxcsr = 0x1f80;
-			ptrace(PTRACE_SETREGS, pid, 0, &s.g);
-			ptrace(PTRACE_SETFPREGS, pid, 0, &s.f);
+			if (!set_state(d, &s)) {
+				CHECK(0, "%s: setting registers: %s", insns[k].hex, dbg->error(d));
+				return;
+			}
 			get_state(pid, &s);
 			to_values(&s, f, n, &vb);
 			memcpy(before, scratch, SCRATCH_SIZE);
@@ -191,13 +249,14 @@ static void run(pid_t pid, uint8_t *code, uint8_t *scratch, void *self)
 			CHECK(rc == 0, "%s: access: %s", insns[k].hex, a.fault ? a.fault : "?");
 			CHECK(a.length == len, "%s (%s): length %u, assembled %zu", insns[k].hex, text, a.length, len);
 
-			int status;
-			if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 || waitpid(pid, &status, 0) != pid ||
-			    !WIFSTOPPED(status)) {
-				CHECK(0, "%s: child lost", text);
+			struct snr_dbg_stop stop;
+			if (dbg->step(d, &stop) < 0 || stop.kind == SNR_DBG_STOP_EXITED ||
+			    stop.kind == SNR_DBG_STOP_KILLED) {
+				CHECK(0, "%s: child lost: %s", text, dbg->error(d));
 				return;
 			}
-			CHECK(WSTOPSIG(status) == SIGTRAP, "%s: signal %d, not a step", text, WSTOPSIG(status));
+			CHECK(stop.kind == SNR_DBG_STOP_TRAP, "%s: stop kind %d (signal %d), not a step", text,
+			      stop.kind, stop.code);
 			steps++;
 			struct state s1;
 			get_state(pid, &s1);
@@ -247,29 +306,31 @@ int main(void)
 	}
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
-			_exit(3);
-		raise(SIGSTOP);
+	if (pid == 0)
 		for (;;)
 			pause();
+	char err[512], target[32];
+	struct snr_dbg *d = NULL;
+	if (pid > 0) {
+		snprintf(target, sizeof target, "pid:%d", (int)pid);
+		d = dbg->open(target, NULL, err, sizeof err);
 	}
-	int status;
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
-		fprintf(stderr, "test_isa_x86_native: ptrace not available here, skipped\n");
+	if (!d) {
+		fprintf(stderr, "test_isa_x86_native: ptrace not available here (%s), skipped\n",
+			pid < 0 ? "fork failed" : err);
 		if (pid > 0)
-			kill(pid, SIGKILL), waitpid(pid, &status, 0);
+			kill(pid, SIGKILL), waitpid(pid, NULL, 0);
 		return 77;
 	}
-	char err[128];
 	void *self = snr_isa_x86_64.create(NULL, err, sizeof err);
 	CHECK(self, "create: %s", err);
 	if (self) {
-		run(pid, code, scratch, self);
+		run(d, code, scratch, self);
 		snr_isa_x86_64.destroy(self);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	if (dbg->kill(d) < 0)
+		kill(pid, SIGKILL);
+	dbg->close(d);
 	return check_report("test_isa_x86_native");
 }
 #else
