@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/callgraph.h"
 #include "analyzer/pcinfo.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_spill.h"
@@ -204,6 +205,69 @@ static void take_stalls(struct an_annot_acc *acc, const struct stall_ev **pendin
 	}
 }
 
+/* A walk over the window's instructions in index order: instruction i's
+ * issue and stalls beside instruction i + 1's (annotate.h's cycles). */
+struct walk {
+	struct an_annot_acc *acc;
+	const struct stall_ev *pending;
+	struct index_stalls cur, next;
+	struct insn_rec in;
+	size_t i, n;
+	uint64_t issue0;
+};
+
+static void walk_start(struct walk *w, struct an_annot_acc *acc)
+{
+	memset(w, 0, sizeof(*w));
+	w->acc = acc;
+	w->n = acc->insns.n;
+	snr_sorted_rewind(&acc->stalls);
+	w->pending = snr_sorted_next(&acc->stalls);
+	take_stalls(acc, &w->pending, 0, &w->cur);
+	if (w->n)
+		w->in = *(const struct insn_rec *)snr_spill_at(&acc->insns, 0);
+	w->issue0 = w->in.issue;
+}
+
+/* The next instruction that has a pc: false at the end; else its pc, its
+ * cycles, its stalls, and the next instruction's pc (*next_pc UINT64_MAX
+ * for the window's last). */
+static bool walk_next(struct walk *w, uint64_t *pc, uint64_t *cycles, struct index_stalls *st, uint64_t *next_pc)
+{
+	while (w->i < w->n) {
+		size_t i = w->i++;
+		struct insn_rec after = {UINT64_MAX, 0};
+		if (i + 1 < w->n) {
+			after = *(const struct insn_rec *)snr_spill_at(&w->acc->insns, i + 1);
+			take_stalls(w->acc, &w->pending, i + 1, &w->next);
+		} else {
+			memset(&w->next, 0, sizeof(w->next));
+		}
+		/* signed: an engine whose stall reports overrun its issue gaps
+		 * gets 0 here rather than a wrapped count (the drain then
+		 * absorbs the difference); TA1's model and unicorn never do */
+		int64_t c;
+		if (i + 1 < w->n)
+			c = (int64_t)(after.issue - w->in.issue) - (int64_t)w->next.total + (int64_t)w->cur.total;
+		else
+			c = 1 + (int64_t)w->cur.total;
+		if (i == 0)
+			c += (int64_t)w->issue0 - (int64_t)w->cur.total;
+		*pc = w->in.pc;
+		*cycles = c < 0 ? 0 : (uint64_t)c;
+		*st = w->cur;
+		*next_pc = after.pc;
+		w->in = after;
+		w->cur = w->next;
+		if (*pc != UINT64_MAX)
+			return true;
+	}
+	return false;
+}
+
+static void add_callees(struct an_annot *a, struct an_annot_acc *acc, const struct snr_source *src,
+			struct an_pcinfo *info);
+
 int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, struct an_annot *a, char *err,
 		    size_t errlen)
 {
@@ -211,12 +275,6 @@ int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, stru
 	size_t n = acc->insns.n;
 	a->instructions = n;
 	a->total_cycles = src->cycles;
-	/* one pass in index order: instruction i's issue and stalls beside
-	 * instruction i + 1's */
-	snr_sorted_rewind(&acc->stalls);
-	const struct stall_ev *pending = snr_sorted_next(&acc->stalls);
-	struct index_stalls cur, next;
-	take_stalls(acc, &pending, 0, &cur);
 
 	/* distinct pcs */
 	size_t nslots = 1024;
@@ -225,39 +283,20 @@ int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, stru
 	struct pc_slot *tab = snr_xcalloc(nslots, sizeof(*tab));
 	size_t mask = nslots - 1, nrows = 0, caprows = 0;
 	struct an_annot_row *rows = NULL;
-	uint64_t sum = 0;
-	struct insn_rec in = n ? *(const struct insn_rec *)snr_spill_at(&acc->insns, 0) : (struct insn_rec){0, 0};
-	uint64_t issue0 = in.issue;
-	for (size_t i = 0; i < n; i++) {
-		struct insn_rec after = {0, 0};
-		if (i + 1 < n) {
-			after = *(const struct insn_rec *)snr_spill_at(&acc->insns, i + 1);
-			take_stalls(acc, &pending, i + 1, &next);
-		} else
-			memset(&next, 0, sizeof(next));
-		if (in.pc == UINT64_MAX)
-			goto advance;
-		/* signed: an engine whose stall reports overrun its issue gaps
-		 * gets 0 here rather than a wrapped count (the drain then
-		 * absorbs the difference); TA1's model and unicorn never do */
-		int64_t c;
-		if (i + 1 < n)
-			c = (int64_t)(after.issue - in.issue) - (int64_t)next.total + (int64_t)cur.total;
-		else
-			c = 1 + (int64_t)cur.total;
-		if (i == 0)
-			c += (int64_t)issue0 - (int64_t)cur.total;
-		if (c < 0)
-			c = 0;
-		sum += (uint64_t)c;
-		size_t k = slot_of(tab, mask, in.pc);
+	uint64_t sum = 0, pc, c, next_pc;
+	struct index_stalls cur;
+	struct walk w;
+	walk_start(&w, acc);
+	while (walk_next(&w, &pc, &c, &cur, &next_pc)) {
+		sum += c;
+		size_t k = slot_of(tab, mask, pc);
 		if (!tab[k].row) {
 			if (nrows == caprows) {
 				caprows = caprows ? 2 * caprows : 256;
 				rows = snr_xrealloc(rows, caprows * sizeof(*rows));
 			}
-			rows[nrows] = (struct an_annot_row){.pc = in.pc};
-			tab[k] = (struct pc_slot){in.pc, ++nrows};
+			rows[nrows] = (struct an_annot_row){.pc = pc};
+			tab[k] = (struct pc_slot){pc, ++nrows};
 			if (2 * nrows > nslots) { /* rehash */
 				struct pc_slot *old = tab;
 				size_t nold = nslots;
@@ -269,19 +308,16 @@ int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, stru
 						tab[slot_of(tab, mask, old[j].pc)] = old[j];
 				free(old);
 			}
-			k = slot_of(tab, mask, in.pc);
+			k = slot_of(tab, mask, pc);
 		}
 		struct an_annot_row *r = &rows[tab[k].row - 1];
 		r->executions++;
-		r->cycles += (uint64_t)c;
+		r->cycles += c;
 		for (int cause = 0; cause < SNR_STALL_COUNT; cause++) {
 			r->stall[cause] += cur.cause[cause];
 			r->stall_total += cur.cause[cause];
 			a->stall[cause] += cur.cause[cause];
 		}
-	advance:
-		in = after;
-		cur = next;
 	}
 	const char *ferr = snr_spill_failed(&acc->insns) ? acc->insns.err
 			   : snr_sorted_failed(&acc->stalls) ? snr_sorted_error(&acc->stalls)
@@ -317,12 +353,152 @@ int an_annot_finish(struct an_annot_acc *acc, const struct snr_source *src, stru
 		}
 		r->disasm = snr_xstrdup(an_pcinfo_disasm(info, r->pc));
 	}
-	an_pcinfo_free(info);
 	free(tab);
 
 	build_lines(a, rows, nrows);
+	add_callees(a, acc, src, info);
+	an_pcinfo_free(info);
+	const char *ferr2 = snr_spill_failed(&acc->insns) ? acc->insns.err
+			    : snr_sorted_failed(&acc->stalls) ? snr_sorted_error(&acc->stalls)
+							       : NULL;
+	if (ferr2) {
+		snprintf(err, errlen, "%s", ferr2);
+		an_annot_free(a);
+		acc_free(acc);
+		return -1;
+	}
 	acc_free(acc);
 	return 0;
+}
+
+/* ---- inclusive figures (analyzer/callgraph.h) -------------------------------------- */
+
+/* pc -> its line's index in a->lines, its flow and length */
+struct pc_line {
+	uint64_t pc;
+	size_t line; /* + 1; 0 = empty */
+	uint8_t flow, len;
+};
+
+static struct pc_line *pc_line_at(struct pc_line *t, size_t mask, uint64_t pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 24) & mask;
+	while (t[i].line && t[i].pc != pc)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+/* The line row a caller before the window stands at: the line (or the
+ * function) of the instruction before the return address; appended with no
+ * cycles of its own when it did not run in the window. */
+static size_t outer_line(struct an_annot *a, const struct snr_source *src, uint64_t ret_to)
+{
+	struct an_annot_row key = {.pc = ret_to - 4};
+	const struct snr_place *pl = snr_source_place(src, ret_to - 4);
+	if (pl) {
+		key.file = pl->file;
+		key.line = pl->line;
+		key.function = pl->function ? pl->function : "?";
+	} else {
+		char sym[160];
+		snr_source_symbolize(src, ret_to - 4, sym, sizeof(sym));
+		char *plus = strchr(sym, '+');
+		if (plus && strncmp(sym, "0x", 2))
+			*plus = 0;
+		key.function = strncmp(sym, "0x", 2) ? sym : AN_CALLER_OUTSIDE;
+	}
+	for (size_t i = 0; i < a->nlines; i++)
+		if (same_line(&a->lines[i], &key))
+			return i;
+	if (!key.file)
+		key.function = own(a, key.function);
+	a->lines = snr_xrealloc(a->lines, (a->nlines + 1) * sizeof(*a->lines));
+	a->lines[a->nlines] = key;
+	return a->nlines++;
+}
+
+static int cmp_call(const void *pa, const void *pb)
+{
+	const struct an_annot_call *x = pa, *y = pb;
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	int c = cmp_str(x->file, y->file);
+	if (!c)
+		c = x->line < y->line ? -1 : x->line > y->line;
+	if (!c)
+		c = cmp_str(x->function, y->function);
+	return c ? c : cmp_str(x->callee, y->callee);
+}
+
+/* Walks the window twice more (callgraph.h) for each line's inclusive
+ * figures and a->calls. */
+static void add_callees(struct an_annot *a, struct an_annot_acc *acc, const struct snr_source *src,
+			struct an_pcinfo *info)
+{
+	size_t nslots = 1024;
+	while (nslots < 2 * a->npcs)
+		nslots *= 2;
+	struct pc_line *tab = snr_xcalloc(nslots, sizeof(*tab));
+	size_t mask = nslots - 1;
+	for (size_t li = 0; li < a->nlines; li++)
+		for (size_t k = 0; k < a->lines[li].npcs; k++) {
+			uint64_t pc = a->pcs[a->lines[li].first_pc + k].pc;
+			unsigned len;
+			enum an_flow f = an_pcinfo_flow(info, pc, &len);
+			*pc_line_at(tab, mask, pc) = (struct pc_line){pc, li + 1, (uint8_t)f, (uint8_t)len};
+		}
+	struct an_cg *g = an_cg_new();
+	struct walk w;
+	uint64_t pc, c, next_pc;
+	struct index_stalls st;
+	walk_start(&w, acc);
+	while (walk_next(&w, &pc, &c, &st, &next_pc)) {
+		const struct pc_line *p = pc_line_at(tab, mask, pc);
+		an_cg_scan(g, pc, (enum an_flow)p->flow, p->len, next_pc != UINT64_MAX, next_pc);
+	}
+	const uint64_t *ret_to, *ret_pc;
+	size_t nouter = an_cg_outer(g, &ret_to, &ret_pc);
+	size_t *oline = snr_xcalloc(nouter + 1, sizeof(*oline));
+	const char **ocallee = snr_xcalloc(nouter + 1, sizeof(*ocallee));
+	for (size_t k = 0; k < nouter; k++) {
+		ocallee[k] = a->lines[pc_line_at(tab, mask, ret_pc[k])->line - 1].function;
+		oline[k] = outer_line(a, src, ret_to[k]);
+	}
+	an_cg_start(g, a->nlines, oline, ocallee);
+	walk_start(&w, acc);
+	while (walk_next(&w, &pc, &c, &st, &next_pc)) {
+		const struct pc_line *p = pc_line_at(tab, mask, pc);
+		const char *callee = NULL;
+		if (next_pc != UINT64_MAX && p->flow == AN_FLOW_CALL) {
+			const struct pc_line *q = pc_line_at(tab, mask, next_pc);
+			callee = q->line ? a->lines[q->line - 1].function : NULL;
+		}
+		an_cg_step(g, p->line - 1, c, st.cause, pc, (enum an_flow)p->flow, p->len, next_pc != UINT64_MAX, next_pc,
+			   callee);
+	}
+	const struct an_cg_edge *edges;
+	size_t nedges;
+	const struct an_cg_incl *incl = an_cg_finish(g, &edges, &nedges);
+	for (size_t li = 0; li < a->nlines; li++) {
+		a->lines[li].inclusive_cycles = incl[li].cycles;
+		memcpy(a->lines[li].inclusive_stall, incl[li].stall, sizeof(incl[li].stall));
+	}
+	a->calls = snr_xcalloc(nedges ? nedges : 1, sizeof(*a->calls));
+	a->ncalls = nedges;
+	for (size_t e = 0; e < nedges; e++) {
+		const struct an_annot_row *l = &a->lines[edges[e].caller];
+		a->calls[e] = (struct an_annot_call){.file = l->file, .line = l->line, .function = l->function,
+						     .callee = edges[e].callee, .calls = edges[e].calls,
+						     .cycles = edges[e].cycles};
+		memcpy(a->calls[e].stall, edges[e].stall, sizeof(edges[e].stall));
+	}
+	if (nedges)
+		snr_qsort(a->calls, nedges, sizeof(*a->calls), cmp_call);
+	snr_qsort(a->lines, a->nlines, sizeof(*a->lines), cmp_hottest);
+	an_cg_free(g);
+	free(oline);
+	free(ocallee);
+	free(tab);
 }
 
 /* a's pcs (rows, owned) grouped into its lines, hottest first */
@@ -353,6 +529,35 @@ static void build_lines(struct an_annot *a, struct an_annot_row *rows, size_t nr
 	a->npcs = nrows;
 	a->lines = lines;
 	a->nlines = nlines;
+}
+
+static bool same_call(const struct an_annot_call *x, const struct an_annot_call *y)
+{
+	return !cmp_str(x->file, y->file) && x->line == y->line && !cmp_str(x->function, y->function) &&
+	       !strcmp(x->callee, y->callee);
+}
+
+/* Adds the inclusive figures of lines `from` to into's same lines; a line
+ * into lacks (a caller before a window: no pcs) is appended (own: its
+ * symbol name copied, for lines of another window). */
+static void add_inclusive(struct an_annot *into, const struct an_annot_row *from, size_t n, bool own_names)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < into->nlines && !same_line(&into->lines[k], &from[i]))
+			k++;
+		if (k == into->nlines) {
+			into->lines = snr_xrealloc(into->lines, (into->nlines + 1) * sizeof(*into->lines));
+			into->lines[into->nlines] = (struct an_annot_row){.pc = from[i].pc, .file = from[i].file,
+									  .line = from[i].line, .function = from[i].function};
+			if (own_names && !from[i].file)
+				into->lines[into->nlines].function = own(into, from[i].function);
+			into->nlines++;
+		}
+		into->lines[k].inclusive_cycles += from[i].inclusive_cycles;
+		for (int c = 0; c < SNR_STALL_COUNT; c++)
+			into->lines[k].inclusive_stall[c] += from[i].inclusive_stall[c];
+	}
 }
 
 void an_annot_merge(struct an_annot *into, const struct an_annot *add)
@@ -389,9 +594,35 @@ void an_annot_merge(struct an_annot *into, const struct an_annot *add)
 		}
 		rows[m++] = rows[i];
 	}
+	struct an_annot_row *old = into->lines;
+	size_t nold = into->nlines;
 	free(into->pcs);
-	free(into->lines);
 	build_lines(into, rows, m);
+	/* the inclusive figures and the calls: added per line (and callee) */
+	add_inclusive(into, old, nold, false);
+	add_inclusive(into, add->lines, add->nlines, true);
+	free(old);
+	snr_qsort(into->lines, into->nlines, sizeof(*into->lines), cmp_hottest);
+	into->calls = snr_xrealloc(into->calls, (into->ncalls + add->ncalls + 1) * sizeof(*into->calls));
+	for (size_t i = 0; i < add->ncalls; i++) {
+		struct an_annot_call c = add->calls[i];
+		c.callee = own(into, c.callee);
+		if (!c.file)
+			c.function = own(into, c.function);
+		size_t k = 0;
+		while (k < into->ncalls && !(same_call(&into->calls[k], &c)))
+			k++;
+		if (k == into->ncalls) {
+			into->calls[into->ncalls++] = c;
+			continue;
+		}
+		into->calls[k].calls += c.calls;
+		into->calls[k].cycles += c.cycles;
+		for (int s = 0; s < SNR_STALL_COUNT; s++)
+			into->calls[k].stall[s] += c.stall[s];
+	}
+	if (into->ncalls)
+		snr_qsort(into->calls, into->ncalls, sizeof(*into->calls), cmp_call);
 }
 
 void an_annot_free(struct an_annot *a)
@@ -403,6 +634,7 @@ void an_annot_free(struct an_annot *a)
 	free(a->strings);
 	free(a->pcs);
 	free(a->lines);
+	free(a->calls);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -430,7 +662,7 @@ static json_t *stalls_json(const uint64_t *stall)
 	return o;
 }
 
-static json_t *line_json(const struct an_annot_row *l)
+static json_t *line_json(const struct an_annot_row *l, bool inclusive)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "file", l->file ? json_string(l->file) : json_null());
@@ -439,7 +671,31 @@ static json_t *line_json(const struct an_annot_row *l)
 	json_object_set_new(o, "executions", json_integer((json_int_t)l->executions));
 	json_object_set_new(o, "cycles", json_integer((json_int_t)l->cycles));
 	json_object_set_new(o, "stall_cycles", stalls_json(l->stall));
+	if (inclusive) {
+		json_object_set_new(o, "inclusive_cycles", json_integer((json_int_t)l->inclusive_cycles));
+		json_object_set_new(o, "inclusive_stall_cycles", stalls_json(l->inclusive_stall));
+	}
 	return o;
+}
+
+static json_t *calls_json(const struct an_annot *a, const char *function)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < a->ncalls; i++) {
+		const struct an_annot_call *c = &a->calls[i];
+		if (function && strcmp(function, c->function))
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "file", c->file ? json_string(c->file) : json_null());
+		json_object_set_new(o, "line", c->file ? json_integer(c->line) : json_null());
+		json_object_set_new(o, "function", json_string(c->function ? c->function : "?"));
+		json_object_set_new(o, "callee", json_string(c->callee));
+		json_object_set_new(o, "calls", json_integer((json_int_t)c->calls));
+		json_object_set_new(o, "cycles", json_integer((json_int_t)c->cycles));
+		json_object_set_new(o, "stall_cycles", stalls_json(c->stall));
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, const char *function)
@@ -452,18 +708,19 @@ json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, co
 	json_t *lines = json_array(), *pcs = json_array();
 	for (size_t i = 0; i < a->nlines; i++)
 		if (!function || !strcmp(function, a->lines[i].function))
-			json_array_append_new(lines, line_json(&a->lines[i]));
+			json_array_append_new(lines, line_json(&a->lines[i], true));
 	for (size_t i = 0; i < a->npcs; i++) {
 		const struct an_annot_row *r = &a->pcs[i];
 		if (function && strcmp(function, r->function))
 			continue;
-		json_t *p = line_json(r);
+		json_t *p = line_json(r, false);
 		json_object_set_new(p, "pc", json_integer((json_int_t)r->pc));
 		json_object_set_new(p, "disasm", json_string(r->disasm));
 		json_object_set_new(p, "source", snr_source_json(src, r->pc));
 		json_array_append_new(pcs, p);
 	}
 	json_object_set_new(o, "lines", lines);
+	json_object_set_new(o, "calls", calls_json(a, function));
 	json_object_set_new(o, "pcs", pcs);
 	return o;
 }

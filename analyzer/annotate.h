@@ -25,6 +25,18 @@
  * same tracker events). For host code (unicorn) an instruction's memory
  * latency follows its issue, so it is that instruction's by the same rule.
  *
+ * Inclusive cycles. A line's cycles including its callees': the cycles
+ * of every instruction executed while a call from the line is open (from
+ * the call, a jal/jalr with rd = ra on TA1, to the return to it), each
+ * cycle once per line under recursion, plus its own (analyzer/callgraph.h).
+ * A window that starts inside a callee charges the callee's cycles up to
+ * its return to the line of the instruction before the return address
+ * (a row of no own cycles when that line did not run in the window, or
+ * "(caller outside the window)" when it has no line or symbol); one that
+ * ends inside a call charges the call's line up to the end. Stall causes
+ * the same way. Self cycles still add up to the window's; inclusive ones
+ * overlap (a caller's include its callee lines').
+ *
  * Lines. A pc's line is its place (lib/snr_lines.h: the user's line for
  * code inlined from ta1.h); pcs without a line are grouped by function
  * (their symbol without the offset), with file NULL.
@@ -51,9 +63,27 @@ struct an_annot_row {
 	uint64_t cycles;
 	uint64_t stall[SNR_STALL_COUNT];
 	uint64_t stall_total;
+	uint64_t inclusive_cycles;    /* line rows: with their callees' (above) */
+	uint64_t inclusive_stall[SNR_STALL_COUNT];
 	char *disasm;         /* pc rows: the disassembly ("?" if no code bytes) */
 	size_t first_pc, npcs; /* line rows: its pcs are pcs[first_pc .. first_pc + npcs) */
 };
+
+/* A line's calls of one function: calls made in the window (0: a call made
+ * before it, the window starting inside the callee), and the cycles and
+ * stalls while one of them was open. */
+struct an_annot_call {
+	const char *file; /* the calling line, as in an_annot_row */
+	unsigned line;
+	const char *function;
+	const char *callee;
+	uint64_t calls, cycles;
+	uint64_t stall[SNR_STALL_COUNT];
+};
+
+/* The name of the line row that stands for callers before the window that
+ * have no line or symbol. */
+#define AN_CALLER_OUTSIDE "(caller outside the window)"
 
 struct an_annot {
 	uint64_t total_cycles, drain_cycles, instructions;
@@ -63,6 +93,8 @@ struct an_annot {
 	struct an_annot_row *lines;      /* hottest (most cycles) first */
 	size_t nlines;
 	bool have_lines;                 /* some pc has a source line */
+	struct an_annot_call *calls;     /* most cycles first */
+	size_t ncalls;
 	char **strings;                  /* owned names (symbols of pcs without a line) */
 	size_t nstrings;
 };

@@ -18,12 +18,15 @@ struct slot {
 	char *disasm; /* NULL: empty slot */
 	char *where;  /* snr_source_where_short, when asked */
 	char *args;   /* an_pcinfo_args, when asked */
+	uint8_t flow; /* enum an_flow */
+	uint8_t len;  /* the instruction's bytes (0: unknown) */
 };
 
 struct an_pcinfo {
 	const struct snr_source *src;
 	const struct snr_isa_ops *isa;
 	void *self;
+	int link; /* the link register's number (-1: none) */
 	struct slot *slots;
 	size_t nslots, nused;
 	bool trace_read;
@@ -43,6 +46,16 @@ struct an_pcinfo *an_pcinfo_new(const struct snr_source *src)
 	char err[256];
 	p->self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
 	p->isa = p->self ? isa : NULL;
+	p->link = -1;
+	size_t nregs = 0;
+	const struct snr_isa_reg *regs = p->isa ? p->isa->registers(p->self, &nregs) : NULL;
+	static const char *const link_names[] = {"ra", "x30", "lr"};
+	for (size_t k = 0; k < 3 && p->link < 0; k++)
+		for (size_t r = 0; r < nregs && r < SNR_ISA_MAX_REGS; r++)
+			if (!strcmp(regs[r].name, link_names[k]) || (regs[r].alt_name && !strcmp(regs[r].alt_name, link_names[k]))) {
+				p->link = (int)r;
+				break;
+			}
 	free(cfg_s);
 	json_decref(meta);
 	return p;
@@ -89,8 +102,19 @@ static void put(struct an_pcinfo *p, uint64_t pc, const uint8_t *code, size_t n)
 	struct slot *s = slot_of(p, pc);
 	if (s->disasm)
 		return;
-	*s = (struct slot){pc, snr_xstrdup(dis), NULL, NULL};
+	*s = (struct slot){pc, snr_xstrdup(dis), NULL, NULL, AN_FLOW_OTHER, 0};
 	p->nused++;
+	struct snr_insn_access acc;
+	struct snr_isa_regs none = {NULL, 0, 1};
+	if (p->isa && n && !p->isa->access(p->self, code, n, pc, &none, &acc)) {
+		s->len = (uint8_t)(acc.length < 256 ? acc.length : 0);
+		if (acc.cls == SNR_CLASS_BRANCH && p->link >= 0) {
+			if (snr_regset_has(acc.regs_written, (unsigned)p->link))
+				s->flow = AN_FLOW_CALL;
+			else if (snr_regset_has(acc.regs_read, (unsigned)p->link))
+				s->flow = AN_FLOW_RETURN;
+		}
+	}
 }
 
 const char *an_pcinfo_disasm(struct an_pcinfo *p, uint64_t pc)
@@ -113,6 +137,14 @@ const char *an_pcinfo_disasm(struct an_pcinfo *p, uint64_t pc)
 	if (!slot_of(p, pc)->disasm)
 		put(p, pc, NULL, 0); /* "?", remembered */
 	return slot_of(p, pc)->disasm;
+}
+
+enum an_flow an_pcinfo_flow(struct an_pcinfo *p, uint64_t pc, unsigned *len)
+{
+	an_pcinfo_disasm(p, pc);
+	const struct slot *s = slot_of(p, pc);
+	*len = s->len;
+	return (enum an_flow)s->flow;
 }
 
 const char *an_pcinfo_mnemonic(struct an_pcinfo *p, uint64_t pc, char *buf, size_t len)

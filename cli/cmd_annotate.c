@@ -22,7 +22,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: snr annotate T.snrt|M.snrm [--function F] [--asm] [--source-dir DIR] [--top N]\n"
-		"                    [--compare B.snrt|B.snrm] [--config M.json] [--elf PROG] [--json]\n"
+		"                    [--sort inclusive|self] [--compare B.snrt|B.snrm] [--config M.json]\n"
+		"                    [--elf PROG] [--json]\n"
 		"\n"
 		"Where the replayed window spent its cycles, per source line of the program\n"
 		"(DWARF line tables: build with `snr cc -g`; without them, per function and pc).\n"
@@ -32,10 +33,19 @@ static void usage(FILE *f)
 		"dma-transfer, vmem-hazard, unit-busy, register, branch). Code inlined from\n"
 		"ta1.h is counted at the user's line that called the intrinsic.\n"
 		"\n"
+		"A line's inclusive cycles add those of the functions it calls (a call, jal/jalr\n"
+		"with rd = ra, until its return; once per cycle under recursion), so that a line\n"
+		"whose time goes to a callee (libgcc's __divsf3 for a float division on RV64IM)\n"
+		"ranks by it; the calls table gives each calling line's callees with their calls\n"
+		"and cycles. A window that starts inside a callee charges the line that called it\n"
+		"(or \"" AN_CALLER_OUTSIDE "\").\n"
+		"\n"
 		"  --function F      only function F's lines\n"
 		"  --asm             each line's instructions (pc, disassembly, figures) beneath it\n"
 		"  --source-dir DIR  where the sources are when not at the paths the ELF names\n"
 		"  --top N           the N hottest lines in the summary (default 10; 0: all)\n"
+		"  --sort KEY        rank the hottest lines by inclusive cycles (the default) or\n"
+		"                    by self cycles (their own instructions' only)\n"
 		"  --compare B       per line and cause: this window (before) and B (after)\n"
 		"  --config M.json   the machine config for a trace's replay (default: the recorded)\n"
 		"  --elf PROG        the program's ELF (default: the one the trace recorded)\n"
@@ -44,7 +54,7 @@ static void usage(FILE *f)
 
 struct opts {
 	const char *path, *function, *source_dir, *compare, *config;
-	bool asm_, json;
+	bool asm_, json, by_self;
 	uint64_t top;
 };
 
@@ -76,26 +86,34 @@ static void where(const struct an_annot_row *r, bool pc_row, char *buf, size_t l
 {
 	if (r->file)
 		snprintf(buf, len, "%s:%u (%s)", display_path(r->file), r->line, r->function ? r->function : "?");
+	else if (!strcmp(r->function, AN_CALLER_OUTSIDE))
+		snprintf(buf, len, "%s", r->function);
 	else if (pc_row)
 		snprintf(buf, len, "%s (no line table) 0x%llx", r->function, (unsigned long long)r->pc);
 	else
 		snprintf(buf, len, "%s (no line table)", r->function);
 }
 
-static void figures(const struct an_annot *a, const struct an_annot_row *r)
+/* pc_row: no inclusive figures (they are a line's) */
+static void figures(const struct an_annot *a, const struct an_annot_row *r, bool pc_row)
 {
 	double share = a->total_cycles ? (double)r->cycles / (double)a->total_cycles : 0;
 	char h[16];
 	heat(h, share);
-	printf("%9llu %6.1f%% %-10s %7llu", (unsigned long long)r->cycles, 100 * share, h,
-	       (unsigned long long)r->executions);
+	printf("%9llu %6.1f%% %-10s", (unsigned long long)r->cycles, 100 * share, h);
+	if (pc_row)
+		printf(" %9s %6s ", "", "");
+	else
+		printf(" %9llu %6.1f%%", (unsigned long long)r->inclusive_cycles,
+		       a->total_cycles ? 100.0 * (double)r->inclusive_cycles / (double)a->total_cycles : 0.0);
+	printf(" %7llu", (unsigned long long)r->executions);
 	for (int c = 0; c < SNR_STALL_COUNT; c++)
 		printf(" %8llu", (unsigned long long)r->stall[c]);
 }
 
 static void figures_header(const char *last)
 {
-	printf("%9s %7s %-10s %7s", "cycles", "share", "heat", "execs");
+	printf("%9s %7s %-10s %9s %7s %7s", "cycles", "share", "heat", "inclusive", "share", "execs");
 	for (int c = 0; c < SNR_STALL_COUNT; c++)
 		printf(" %8s", short_cause[c]);
 	printf("  %s\n", last);
@@ -110,7 +128,7 @@ static void print_pcs(const struct an_annot *a, const struct an_annot_row *l)
 {
 	for (size_t k = 0; k < l->npcs; k++) {
 		const struct an_annot_row *p = &a->pcs[l->first_pc + k];
-		figures(a, p);
+		figures(a, p, true);
 		printf("  %10s  0x%llx  %s\n", "", (unsigned long long)p->pc, p->disasm);
 	}
 }
@@ -141,17 +159,17 @@ static void print_function(const struct opts *o, const struct an_annot *a, const
 		while (k < nls && ls[k]->line < ln) /* a line past the file's end (a stale source) */
 			k++;
 		if (k < nls && ls[k]->line == ln) {
-			figures(a, ls[k]);
+			figures(a, ls[k], false);
 			printf("  %5u  %s\n", ln, text);
 			if (o->asm_)
 				print_pcs(a, ls[k]);
 			k++;
 		} else {
-			printf("%*s  %5u  %s\n", 9 + 8 + 11 + 8 + 9 * SNR_STALL_COUNT, "", ln, text);
+			printf("%*s  %5u  %s\n", 9 + 8 + 11 + 10 + 8 + 8 + 9 * SNR_STALL_COUNT, "", ln, text);
 		}
 	}
 	for (size_t i = src ? k : 0; i < nls; i++) { /* not in the file (or no file) */
-		figures(a, ls[i]);
+		figures(a, ls[i], false);
 		printf("  %5u  %s\n", ls[i]->line, src ? "(past the end of the source file)" : "");
 		if (o->asm_)
 			print_pcs(a, ls[i]);
@@ -181,6 +199,37 @@ static int cmp_line_source(const void *pa, const void *pb)
 	return c;
 }
 
+static int cmp_inclusive(const void *pa, const void *pb)
+{
+	const struct an_annot_row *x = *(const struct an_annot_row *const *)pa, *y = *(const struct an_annot_row *const *)pb;
+	if (x->inclusive_cycles != y->inclusive_cycles)
+		return x->inclusive_cycles > y->inclusive_cycles ? -1 : 1;
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	return x < y ? -1 : x > y; /* a->lines' order (hottest, then source order) */
+}
+
+/* The call view: caller line -> callee, most cycles first. */
+static void print_calls(const struct opts *o, const struct an_annot *a)
+{
+	uint64_t shown = 0;
+	for (size_t i = 0; i < a->ncalls && (!o->top || shown < o->top); i++) {
+		const struct an_annot_call *c = &a->calls[i];
+		if (o->function && (!c->function || strcmp(o->function, c->function)))
+			continue;
+		if (!shown)
+			printf("\ncalls: caller line -> callee (cycles while its calls were open, with the callee's callees)\n"
+			       "%9s %7s %7s  %s\n", "cycles", "share", "calls", "caller -> callee");
+		struct an_annot_row r = {.file = c->file, .line = c->line, .function = c->function};
+		char w[600];
+		where(&r, false, w, sizeof(w));
+		printf("%9llu %6.1f%% %7llu  %s -> %s%s\n", (unsigned long long)c->cycles,
+		       a->total_cycles ? 100.0 * (double)c->cycles / (double)a->total_cycles : 0.0,
+		       (unsigned long long)c->calls, w, c->callee, c->calls ? "" : "  (called before the window)");
+		shown++;
+	}
+}
+
 /* title: what the figures are of (the input's path); listing: each
  * function's source after the hottest lines */
 static void print_text(const struct opts *o, const struct an_annot *a, const char *title, bool listing)
@@ -199,19 +248,27 @@ static void print_text(const struct opts *o, const struct an_annot *a, const cha
 	if (!a->have_lines)
 		printf("no source lines: the program's ELF has no line table (build with `snr cc -g`) or was not "
 		       "found (--elf PROG)\n");
-	printf("\nhottest lines%s\n", o->function ? " of the function" : "");
+	printf("\nhottest lines%s, by %s cycles%s\n", o->function ? " of the function" : "",
+	       o->by_self ? "self" : "inclusive", o->by_self ? "" : " (with their callees')");
 	figures_header("line");
+	const struct an_annot_row **hot = snr_xcalloc(a->nlines ? a->nlines : 1, sizeof(*hot));
+	for (size_t i = 0; i < a->nlines; i++)
+		hot[i] = &a->lines[i];
+	if (!o->by_self && a->nlines)
+		snr_qsort(hot, a->nlines, sizeof(*hot), cmp_inclusive);
 	uint64_t shown = 0;
 	for (size_t i = 0; i < a->nlines && (!o->top || shown < o->top); i++) {
-		const struct an_annot_row *l = &a->lines[i];
+		const struct an_annot_row *l = hot[i];
 		if (!wanted(o, l))
 			continue;
 		char w[600];
 		where(l, false, w, sizeof(w));
-		figures(a, l);
+		figures(a, l, false);
 		printf("  %s\n", w);
 		shown++;
 	}
+	free(hot);
+	print_calls(o, a);
 	if (!listing)
 		return;
 	/* the listing: functions in source order */
@@ -377,7 +434,8 @@ int snr_cmd_annotate(int argc, char **argv)
 		{"function", required_argument, NULL, 'f'}, {"asm", no_argument, NULL, 'a'},
 		{"source-dir", required_argument, NULL, 's'}, {"top", required_argument, NULL, 't'},
 		{"compare", required_argument, NULL, 'c'}, {"config", required_argument, NULL, 'C'},
-		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+		{"json", no_argument, NULL, 'j'}, {"sort", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	struct opts o = {.top = 10};
 	int opt;
 	optind = 1;
@@ -395,6 +453,13 @@ int snr_cmd_annotate(int argc, char **argv)
 		case 'c': o.compare = optarg; break;
 		case 'C': o.config = optarg; break;
 		case 'j': o.json = true; break;
+		case 'S':
+			if (strcmp(optarg, "self") && strcmp(optarg, "inclusive")) {
+				snr_err("annotate: --sort takes inclusive or self, not '%s'", optarg);
+				return 2;
+			}
+			o.by_self = !strcmp(optarg, "self");
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
