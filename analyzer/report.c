@@ -1172,6 +1172,7 @@ int snr_cmd_report(int argc, char **argv)
 	json_object_set_new(all, "vmem_base", json_integer((json_int_t)TA1_VMEM_BASE));
 	json_object_set_new(all, "suggest", sj);
 	char *js = json_dumps(all, JSON_COMPACT);
+	const json_t *cmpj = json_object_get(all, "compare"); /* NULL: no --compare */
 
 	struct snr_outfile of;
 	char oerr[600];
@@ -1230,6 +1231,15 @@ int snr_cmd_report(int argc, char **argv)
 		(unsigned long long)json_integer_value(json_object_get(tot, "stall_transfer_cycles")),
 		(unsigned long long)json_integer_value(json_object_get(tot, "slack_cycles")));
 	stalls_write(f, d);
+	if (cmpj) {
+		json_t *tc = json_object_get(cmpj, "total_cycles");
+		long long before = (long long)json_integer_value(json_object_get(tc, "before")),
+			  after = (long long)json_integer_value(json_object_get(tc, "after"));
+		fprintf(f, "<tr id=\"summary-compare\"><th>compared with</th><td><a href=\"#compare-page\">");
+		html_text(f, json_string_value(json_object_get(cmpj, "after")));
+		fprintf(f, "</a>: %lld cycles here, %lld there (%+lld, %+.1f%%); per line and cause below</td></tr>\n", before,
+			after, after - before, before ? 100.0 * (double)(after - before) / (double)before : 0.0);
+	}
 	fprintf(f, "<tr><th>utilization</th><td>");
 	for (int c = 0; c < u.ncols; c++)
 		fprintf(f, "%s%s %.1f%%", c ? ", " : "", u.names[c], 100.0 * u.total[c]);
@@ -1239,6 +1249,10 @@ int snr_cmd_report(int argc, char **argv)
 		"unused (written, never read) %llu</td></tr>\n</table>\n",
 		v.free_median_pct, v.largest_median_pct, (unsigned long long)v.pages_used,
 		(unsigned long long)v.pages_unused);
+	if (cmpj) /* the comparison asked for: first, after the summary */
+		fputs("<h2 id=\"compare-page\">Compared with another window, per line (matched by function and statement "
+		      "text)</h2>\n<div id=\"compare\"></div>\n",
+		      f);
 	fputs("<h2 id=\"hottest\">Hottest source lines</h2><div id=\"hot\"></div>\n", f);
 	fputs("<h2>DMA timeline (worst stall at the top; rows: the issuing line)</h2><p id=\"dma-what\"></p>"
 	      "<div id=\"c-dma\" class=\"chart\"></div>\n"
@@ -1253,10 +1267,13 @@ int snr_cmd_report(int argc, char **argv)
 	      "<h2>Suggestions (Algorithm 2), each checked by a what-if replay</h2><div id=\"suggest\"></div>"
 	      "<div id=\"no-move\"></div>\n"
 	      "<h2 id=\"source-page\">Source: each function's lines beside its instructions</h2>\n"
-	      "<div id=\"selected\"></div><div id=\"source\"></div>\n"
-	      "<h2 id=\"compare-page\">Compared with another window, per line (matched by file:line)</h2>\n"
-	      "<div id=\"compare\"><p>no window to compare: <code>snr report A --compare B -o r.html</code></p></div>\n"
-	      "<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
+	      "<div id=\"selected\"></div><div id=\"source\"></div>\n",
+	      f);
+	if (!cmpj)
+		fputs("<h2 id=\"compare-page\">Compared with another window</h2>\n"
+		      "<p id=\"compare\">none: <code>snr report A --compare B -o r.html</code> compares this window with B</p>\n",
+		      f);
+	fputs("<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n"
 	      "<script>\nwindow.SNR = ",
 	      f);
 	script_json(f, js);

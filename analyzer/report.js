@@ -513,7 +513,7 @@
     /* the hottest lines: the window's cycles by line, most first */
     var tbl = el('table', { id: 'hot-lines' });
     var hr = el('tr');
-    ['line', 'source', 'cycles', 'share', 'executions', 'stall cycles by cause'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
+    ['line', 'source', 'cycles', 'share', 'inclusive', 'share', 'executions', 'stall cycles by cause'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
     tbl.appendChild(hr);
     var maxc = lines.length ? lines[0].cycles : 1;
     lines.slice(0, 15).forEach(function (r, i) {
@@ -524,6 +524,8 @@
       tr.appendChild(el('td', { 'class': 'code' }, r.file ? (sourceText(r.file, r.line) || '(source not found)') : ''));
       tr.appendChild(el('td', { 'class': 'num' }, r.cycles));
       tr.appendChild(el('td', { 'class': 'num' }, pct(r.cycles, T)));
+      tr.appendChild(el('td', { 'class': 'num incl' }, r.inclusive_cycles));
+      tr.appendChild(el('td', { 'class': 'num' }, pct(r.inclusive_cycles, T)));
       tr.appendChild(el('td', { 'class': 'num' }, r.executions));
       var sb = el('td'); sb.appendChild(stallBar(r.stall_cycles, maxc, 160));
       sb.appendChild(document.createTextNode(' ' + stallText(r.stall_cycles))); tr.appendChild(sb);
@@ -534,6 +536,24 @@
     top.appendChild(legend());
     top.appendChild(tbl);
     if (lines.length > 15) top.appendChild(el('p', null, 'the 15 hottest of ' + lines.length + ' lines; every line that ran is on the source page'));
+    /* the calls: caller line -> callee, the cycles while its calls were open */
+    if (A.calls && A.calls.length) {
+      top.appendChild(el('p', null, 'Inclusive cycles add those of the functions a line calls (from the call to its return). The calls, most cycles first:'));
+      var ctb = el('table', { id: 'calls' }), ch = el('tr');
+      ['caller line', 'source', 'callee', 'calls', 'cycles', 'share'].forEach(function (h) { ch.appendChild(el('th', null, h)); });
+      ctb.appendChild(ch);
+      A.calls.slice(0, 15).forEach(function (c) {
+        var tr = el('tr', { 'class': 'callrow' });
+        tr.appendChild(el('td', null, where(c)));
+        tr.appendChild(el('td', { 'class': 'code' }, c.file ? (sourceText(c.file, c.line) || '(source not found)') : ''));
+        tr.appendChild(el('td', null, c.callee));
+        tr.appendChild(el('td', { 'class': 'num' }, c.calls ? c.calls : '0 (called before the window)'));
+        tr.appendChild(el('td', { 'class': 'num' }, c.cycles));
+        tr.appendChild(el('td', { 'class': 'num' }, pct(c.cycles, T)));
+        ctb.appendChild(tr);
+      });
+      top.appendChild(ctb);
+    }
 
     /* each function: its source with the cycles per line as a heat column
      * and stall causes as stacked bars, beside its instructions */
@@ -550,7 +570,7 @@
       sec.appendChild(el('h3', null, f.name + (f.file ? ' \u2014 ' + f.file : '') + ': ' + f.cycles + ' cycles (' + pct(f.cycles, T) + ')'));
       var wrap = el('div', { 'class': 'side' }), left = el('table', { 'class': 'src' }), right = el('table', { 'class': 'asm' });
       var hdr = el('tr');
-      ['line', 'cycles', 'heat', 'stalls', 'source'].forEach(function (h) { hdr.appendChild(el('th', null, h)); });
+      ['line', 'cycles', 'inclusive', 'heat', 'stalls', 'source'].forEach(function (h) { hdr.appendChild(el('th', null, h)); });
       left.appendChild(hdr);
       var ran = {}, lo = Infinity, hi = -Infinity, fmax = 1;
       f.lines.forEach(function (r) { if (r.file) { ran[r.line] = r; lo = Math.min(lo, r.line); hi = Math.max(hi, r.line); } fmax = Math.max(fmax, r.cycles); });
@@ -568,6 +588,7 @@
         var tr = el('tr', r ? { id: 'L-' + key, 'data-key': key } : null);
         tr.appendChild(el('td', { 'class': 'num ln' }, f.file ? ln : ''));
         tr.appendChild(el('td', { 'class': 'num' }, r ? r.cycles : ''));
+        tr.appendChild(el('td', { 'class': 'num incl', title: 'with the cycles of the functions it calls' }, r ? r.inclusive_cycles : ''));
         var h = el('td', { 'class': 'heat' }); if (r) { h.style.background = heatColor(r.cycles / T); h.title = pct(r.cycles, T) + ' of the window'; }
         tr.appendChild(h);
         var sb = el('td'); if (r && r.stall_cycles) sb.appendChild(stallBar(r.stall_cycles, fmax, 90));

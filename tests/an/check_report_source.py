@@ -46,6 +46,8 @@ else:
     where = os.path.basename(hot['file']) + ':%d (%s)' % (hot['line'], hot['function'])
     if text(cells[0]) != where or text(cells[1]) != want_text or text(cells[2]) != str(hot['cycles']):
         errs.append('first hottest row %r, want %r, %r, %d' % ([text(c) for c in cells[:3]], where, want_text, hot['cycles']))
+    if text(cells[4]) != str(hot['inclusive_cycles']):
+        errs.append('first hottest row\'s inclusive cycles %r, want %d' % (text(cells[4]), hot['inclusive_cycles']))
     order = [int(r[0]) for r in rows]
     if order != sorted(order):
         errs.append('hottest rows out of order: %r' % order)
@@ -68,15 +70,23 @@ for p in pcs:
 for l in ann['lines']:
     if l['file'] and l['file'].endswith('attn.c'):
         r = re.search(r'<tr id="L-%s"[^>]*>(.*?)</tr>' % re.escape('%s:%d' % (l['file'], l['line'])), dom, re.S)
-        if not r or re.findall(r'<td[^>]*>(.*?)</td>', r.group(1), re.S)[1] != str(l['cycles']):
-            errs.append('line %d: no row with %d cycles' % (l['line'], l['cycles']))
+        if not r or re.findall(r'<td[^>]*>(.*?)</td>', r.group(1), re.S)[1:3] != [str(l['cycles']), str(l['inclusive_cycles'])]:
+            errs.append('line %d: no row with %d cycles, %d inclusive' % (l['line'], l['cycles'], l['inclusive_cycles']))
 # DMA rows by the issuing line
 issue = [i + 1 for i, t in enumerate(src) if 'KNOWN-DMA-ISSUE' in t][0]
 dma_rows = attr('data-dma-rows') or []
 if not dma_rows or not all(r.startswith('attn.c:%d #' % issue) for r in dma_rows):
     errs.append('DMA rows %r, want attn.c:%d' % (dma_rows, issue))
-# compare: both windows' cycles, each cause before and after
+# compare: on top (before the hottest lines), named in the summary, no message that there is none
 tc = cmp['total_cycles']
+at_cmp, at_hot = dom.find('id="compare-page"'), dom.find('id="hottest"')
+if not 0 <= at_cmp < at_hot:
+    errs.append('the comparison is not above the hottest lines (at %d, hottest at %d)' % (at_cmp, at_hot))
+if dom.count('id="compare-page"') != 1 or 'no window to compare' in dom or 'none: <code>snr report' in dom:
+    errs.append('the page says there is no comparison, or has two')
+m = re.search(r'<tr id="summary-compare">(.*?)</tr>', dom, re.S)
+if not m or '%d cycles here, %d there (%+d' % (tc['before'], tc['after'], tc['after'] - tc['before']) not in text(m.group(1)):
+    errs.append('the summary does not give the comparison: %r' % (m and text(m.group(1))))
 m = re.search(r'<p id="compare-totals">(.*?)</p>', dom, re.S)
 if not m or ' %d, after' % tc['before'] not in text(m.group(1)) or ' %d (' % tc['after'] not in text(m.group(1)):
     errs.append('compare totals %r, want %r' % (m and text(m.group(1)), tc))
