@@ -763,48 +763,6 @@ char **an_annot_read_source(const char *file, const char *source_dir, size_t *n)
 	return lines;
 }
 
-static bool same_key(const struct an_annot_row *x, const struct an_annot_row *y)
-{
-	if (!x->file != !y->file)
-		return false;
-	if (!x->file)
-		return !strcmp(x->function, y->function);
-	return x->line == y->line && !strcmp(x->file, y->file);
-}
-
-static int cmp_pair(const void *pa, const void *pb)
-{
-	const struct an_annot_pair *x = pa, *y = pb;
-	int64_t ax = x->delta < 0 ? -x->delta : x->delta, ay = y->delta < 0 ? -y->delta : y->delta;
-	return ax > ay ? -1 : ax < ay;
-}
-
-struct an_annot_pair *an_annot_pair_lines(const struct an_annot *a, const struct an_annot *b, size_t *n)
-{
-	struct an_annot_pair *p = snr_xcalloc(a->nlines + b->nlines + 1, sizeof(*p));
-	bool *used = snr_xcalloc(b->nlines + 1, sizeof(*used));
-	*n = 0;
-	/* quadratic in lines: a window's distinct lines are a few hundred */
-	for (size_t i = 0; i < a->nlines; i++) {
-		struct an_annot_pair *q = &p[(*n)++];
-		q->before = &a->lines[i];
-		for (size_t j = 0; j < b->nlines; j++)
-			if (!used[j] && same_key(&a->lines[i], &b->lines[j])) {
-				q->after = &b->lines[j];
-				used[j] = true;
-				break;
-			}
-	}
-	for (size_t j = 0; j < b->nlines; j++)
-		if (!used[j])
-			p[(*n)++] = (struct an_annot_pair){NULL, &b->lines[j], 0};
-	for (size_t i = 0; i < *n; i++)
-		p[i].delta = (int64_t)(p[i].after ? p[i].after->cycles : 0) - (int64_t)(p[i].before ? p[i].before->cycles : 0);
-	snr_qsort(p, *n, sizeof(*p), cmp_pair);
-	free(used);
-	return p;
-}
-
 static json_t *side_json(const struct an_annot_row *r)
 {
 	if (!r)
@@ -844,6 +802,10 @@ json_t *an_annot_compare_json(const struct an_annot *a, const struct an_annot *b
 		json_object_set_new(l, "file", r->file ? json_string(r->file) : json_null());
 		json_object_set_new(l, "line", r->file ? json_integer(r->line) : json_null());
 		json_object_set_new(l, "function", json_string(r->function));
+		if (p[i].after) { /* where the line is in B (moved by an edit) */
+			json_object_set_new(l, "after_file", p[i].after->file ? json_string(p[i].after->file) : json_null());
+			json_object_set_new(l, "after_line", p[i].after->file ? json_integer(p[i].after->line) : json_null());
+		}
 		json_object_set_new(l, "before", side_json(p[i].before));
 		json_object_set_new(l, "after", side_json(p[i].after));
 		json_object_set_new(l, "delta_cycles", json_integer((json_int_t)p[i].delta));

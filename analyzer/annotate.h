@@ -134,15 +134,22 @@ json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, co
  * by that path, then by its base name. */
 char **an_annot_read_source(const char *file, const char *source_dir, size_t *n);
 
-/* Two windows' lines matched by file:line (by function for code without a
- * line table); before/after NULL when a side lacks the line; delta: after's
- * cycles - before's. */
+/* Two windows' lines matched as a diff tool matches two versions of a file
+ * (analyzer/linematch.c): per function, by the statement's text (the
+ * source line, whitespace-normalized; a longest common subsequence over
+ * the function's lines in order), then the lines left between two matched
+ * ones by their order there (an edited statement with its new version);
+ * by file:line where a side's source is not found, by function for code
+ * without a line table. before/after NULL when a side lacks the line;
+ * delta: after's cycles - before's. */
 struct an_annot_pair {
 	const struct an_annot_row *before, *after;
 	int64_t delta;
 };
-/* The pairs of a's and b's lines, largest change first (n set; the caller frees). */
-struct an_annot_pair *an_annot_pair_lines(const struct an_annot *a, const struct an_annot *b, size_t *n);
+/* The pairs of a's and b's lines, largest change first (n set; the caller
+ * frees); source_dir as for an_annot_read_source. */
+struct an_annot_pair *an_annot_pair_lines(const struct an_annot *a, const struct an_annot *b, const char *source_dir,
+					  size_t *n);
 /* `snr annotate A --compare B --json`'s document (docs/analyses.md); pa, pb:
  * the windows' names. */
 json_t *an_annot_compare_json(const struct an_annot *a, const struct an_annot *b, const struct an_annot_pair *p,

@@ -740,7 +740,7 @@ static json_t *sources_json(const struct an_annot *a, const char *source_dir)
 
 /* annotate's data of path (trace or metrics) for --compare */
 static json_t *compare_json_of(const struct an_annot *a, const char *a_path, const char *b_path,
-			       const char *config, char *err, size_t errlen)
+			       const char *config, const char *source_dir, char *err, size_t errlen)
 {
 	struct an_annot b;
 	struct snr_source sb;
@@ -749,7 +749,7 @@ static json_t *compare_json_of(const struct an_annot *a, const char *a_path, con
 		return NULL;
 	}
 	size_t n = 0;
-	struct an_annot_pair *p = an_annot_pair_lines(a, &b, &n);
+	struct an_annot_pair *p = an_annot_pair_lines(a, &b, source_dir, &n);
 	json_t *j = an_annot_compare_json(a, &b, p, n, a_path, b_path);
 	free(p);
 	an_annot_free(&b);
@@ -939,8 +939,9 @@ static void usage(FILE *f)
 		   "\n"
 		   "options:\n"
 		   "  -o, --output FILE   the HTML file to write\n"
-		   "  --compare B         also per line (matched by file:line) and per stall cause: this\n"
-		   "                      window (before) and B (after), as `snr annotate T --compare B`\n"
+		   "  --compare B         also per line (paired by function and statement text) and per\n"
+		   "                      stall cause: this window (before) and B (after), as `snr annotate\n"
+		   "                      T --compare B`; shown first, after the summary\n"
 		   "  --source-dir DIR    find source files that are not where the line table names them\n"
 		   "                      (by the path, then by the base name under DIR)\n"
 		   "  --config M.json     machine config for a trace's replay and its what-ifs (default: the\n"
@@ -1154,7 +1155,7 @@ int snr_cmd_report(int argc, char **argv)
 	json_object_set_new(all, "annot", an_annot_json(&annot, &d->src, NULL));
 	json_object_set_new(all, "sources", sources_json(&annot, source_dir));
 	if (compare) {
-		json_t *cj = compare_json_of(&annot, argv[optind], compare, config, err, sizeof(err));
+		json_t *cj = compare_json_of(&annot, argv[optind], compare, config, source_dir, err, sizeof(err));
 		if (!cj) {
 			snr_err("report: --compare %s: %s", compare, err);
 			coltab_free(&no_move);

@@ -652,7 +652,7 @@
   }
 
   /* ---- compare (snr report A --compare B): S.compare is `snr annotate A
-   * --compare B --json`'s document: per line, matched by file:line, this
+   * --compare B --json`'s document: per line, paired by function and statement text, this
    * window (before) and B (after) ---- */
   function compare() {
     var C = S.compare, box = document.getElementById('compare');

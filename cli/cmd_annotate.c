@@ -5,7 +5,8 @@
  * function's source with executions, cycles, share, a heat mark and the
  * stall cycles of every cause in the margin (under --asm each line's
  * instructions beneath it). --json: annotate.h's document. --compare B:
- * per line and cause, A before and B after, matched by file:line.
+ * per line and cause, A before and B after, paired by function and statement
+ * text (analyzer/linematch.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -46,7 +47,9 @@ static void usage(FILE *f)
 		"  --top N           the N hottest lines in the summary (default 10; 0: all)\n"
 		"  --sort KEY        rank the hottest lines by inclusive cycles (the default) or\n"
 		"                    by self cycles (their own instructions' only)\n"
-		"  --compare B       per line and cause: this window (before) and B (after)\n"
+		"  --compare B       per line and cause: this window (before) and B (after), lines\n"
+		"                    matched by function and statement text (as diff does), so that\n"
+		"                    an edit that moves lines keeps them paired\n"
 		"  --config M.json   the machine config for a trace's replay (default: the recorded)\n"
 		"  --elf PROG        the program's ELF (default: the one the trace recorded)\n"
 		"  --json            the figures as JSON (docs/analyses.md, \"annotate\")\n");
@@ -315,14 +318,24 @@ static void print_compare(const struct opts *o, const struct an_annot *a, const 
 		printf("  %-13s %9llu -> %9llu  (%+lld)\n", snr_stall_cause_name((enum snr_stall_cause)c),
 		       (unsigned long long)a->stall[c], (unsigned long long)b->stall[c],
 		       (long long)b->stall[c] - (long long)a->stall[c]);
-	printf("\nlines by the change in their cycles (before -> after; per cause where either is non-zero)\n");
+	printf("\nlines by the change in their cycles (before -> after; per cause where either is non-zero), matched\n"
+	       "by function and statement text (a line moved by an edit: file:BEFORE -> AFTER)\n");
 	uint64_t shown = 0;
 	for (size_t i = 0; i < n && (!o->top || shown < o->top); i++) {
 		const struct an_annot_row *r = p[i].before ? p[i].before : p[i].after;
 		if (!wanted(o, r))
 			continue;
-		char w[600];
+		char w[1400];
 		where(r, false, w, sizeof(w));
+		if (p[i].before && p[i].after && p[i].after->file &&
+		    (p[i].after->line != r->line || strcmp(p[i].after->file, r->file))) { /* moved by an edit */
+			char bw[300], aw[300];
+			snprintf(bw, sizeof(bw), "%s:%u", display_path(r->file), r->line);
+			snprintf(aw, sizeof(aw), "%s:%u", display_path(p[i].after->file), p[i].after->line);
+			const char *fb = strrchr(r->file, '/'), *fa = strrchr(p[i].after->file, '/');
+			bool same_file = !strcmp(fb ? fb : r->file, fa ? fa : p[i].after->file); /* by base name */
+			snprintf(w, sizeof(w), "%s -> %s (%s)", bw, same_file ? strrchr(aw, ':') + 1 : aw, r->function);
+		}
 		printf("%9llu -> %9llu  %+9lld  %s%s\n", (unsigned long long)(p[i].before ? p[i].before->cycles : 0),
 		       (unsigned long long)(p[i].after ? p[i].after->cycles : 0), (long long)p[i].delta, w,
 		       !p[i].before ? "  (only after)" : !p[i].after ? "  (only before)" : "");
@@ -497,7 +510,7 @@ int snr_cmd_annotate(int argc, char **argv)
 			rc = 1;
 		} else {
 			size_t n;
-			struct an_annot_pair *p = an_annot_pair_lines(&a, &b, &n);
+			struct an_annot_pair *p = an_annot_pair_lines(&a, &b, o.source_dir, &n);
 			if (o.json) {
 				json_t *j = an_annot_compare_json(&a, &b, p, n, o.path, o.compare);
 				json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
