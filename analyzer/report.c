@@ -46,6 +46,7 @@
 
 #include "analyzer/analyses.h"
 #include "analyzer/annotate.h"
+#include "analyzer/suggest_words.h"
 #include "analyzer/deps.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_outfile.h"
@@ -786,26 +787,27 @@ static const struct col DMA_COLS[] = {
 	{"case", "case", true},
 };
 
-/* The stalled DMAs no move covers, with the reason */
+/* The stalled DMAs no move covers, grouped as `snr analyze suggest` groups
+ * them (suggest_words.h): where they issue, how many, their stall, why */
 static const struct col NO_MOVE_COLS[] = {
-	{"id", "id", false},
 	{"place", "place", true},
+	{"instances", "instances", false},
 	{"stall", "stall_cycles", false},
 	{"reason", "reason", true},
 };
 
 /* One entry of suggest's stalled_dmas: counted (suggested), or, when no
- * move covers it, a row {id, place, stall_cycles, reason} of rows. */
-static void stalled_compact(json_t *o, struct coltab *rows, size_t *suggested)
+ * move covers it, added to its group of nm. */
+static void stalled_compact(json_t *o, struct an_sg_nomoves *nm, size_t *suggested)
 {
 	json_t *dma = json_object_get(o, "dma");
 	if (json_is_true(json_object_get(o, "suggested"))) {
 		(*suggested)++;
 		return;
 	}
-	coltab_add(rows, json_pack("{s:O,s:o,s:O,s:O}", "id", json_object_get(dma, "id"), "place", place_json(dma),
-				   "stall_cycles", json_object_get(dma, "stall_cycles"), "reason",
-				   json_object_get(o, "reason")));
+	an_sg_nomove_add(nm, (uint64_t)json_integer_value(json_object_get(dma, "pc")),
+			 json_string_value(json_object_get(o, "reason")),
+			 (uint64_t)json_integer_value(json_object_get(dma, "stall_cycles")));
 }
 
 /* A file read through a window of it: buf[pos, len) are the bytes not yet
@@ -850,8 +852,9 @@ static bool readwin_more(struct readwin *w)
  * the text nor a tree of the whole list is ever held (tens of MB of text
  * and hundreds of MB as a tree at ten million instructions). NULL when the
  * text is not suggest's document. */
-static json_t *suggest_compact(FILE *f, size_t len, struct coltab *rows)
+static json_t *suggest_compact(FILE *f, size_t len, const struct snr_source *src, struct coltab *rows)
 {
+	struct an_sg_nomoves nm = {0};
 	static const char key[] = ",\"stalled_dmas\":[";
 	const size_t klen = sizeof(key) - 1;
 	struct readwin w = {.f = f};
@@ -904,7 +907,7 @@ static json_t *suggest_compact(FILE *f, size_t len, struct coltab *rows)
 			sj = NULL;
 			goto out;
 		}
-		stalled_compact(o, rows, &suggested);
+		stalled_compact(o, &nm, &suggested);
 		stalled++;
 		json_decref(o);
 		w.pos += e.position;
@@ -913,9 +916,24 @@ static json_t *suggest_compact(FILE *f, size_t len, struct coltab *rows)
 	json_object_set_new(sj, "suggested_count", json_integer((json_int_t)suggested));
 	size_t i;
 	json_t *o;
-	json_array_foreach(json_object_get(sj, "moves"), i, o)
+	json_array_foreach(json_object_get(sj, "moves"), i, o) {
 		json_object_del(o, "dma_ids");
+		char label[1200]; /* the move in the CLI's words: statements, not pcs */
+		an_sg_move_label(src, (uint64_t)json_integer_value(json_object_get(json_object_get(o, "dma"), "pc")),
+				 (uint64_t)json_integer_value(json_object_get(json_object_get(o, "before"), "pc")),
+				 (uint64_t)json_integer_value(json_object_get(o, "instances")), label, sizeof(label));
+		json_object_set_new(o, "label", json_string(label));
+	}
+	for (size_t k = 0; k < nm.n; k++) {
+		char where[400];
+		coltab_add(rows, json_pack("{s:s,s:I,s:I,s:s}", "place",
+					   an_sg_place(src, nm.g[k].pc, "the DMA ", where, sizeof(where)), "instances",
+					   (json_int_t)nm.g[k].instances, "stall_cycles", (json_int_t)nm.g[k].stall_cycles,
+					   "reason", nm.g[k].reason));
+	}
+	json_object_set_new(sj, "no_move_groups", json_integer((json_int_t)nm.n));
 out:
+	an_sg_nomoves_free(&nm);
 	free(w.buf);
 	return sj;
 }
@@ -1088,7 +1106,7 @@ int snr_cmd_report(int argc, char **argv)
 		int src = mf ? snr_suggest_report(&g, &so, &sgo, mf, serr, sizeof(serr)) : -1;
 		long blen = mf && !fflush(mf) ? ftell(mf) : -1;
 		snr_deps_drop_graph(&g);
-		sj = src >= 0 && blen > 0 ? suggest_compact(mf, (size_t)blen, &no_move) : NULL;
+		sj = src >= 0 && blen > 0 ? suggest_compact(mf, (size_t)blen, &g.an.src, &no_move) : NULL;
 		if (mf)
 			fclose(mf);
 		free(mbuf);

@@ -513,10 +513,13 @@
     /* the hottest lines: the window's cycles by line, most first */
     var tbl = el('table', { id: 'hot-lines' });
     var hr = el('tr');
-    ['line', 'source', 'cycles', 'share', 'inclusive', 'share', 'executions', 'stall cycles by cause'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
+    ['line', 'source', 'cycles', 'share', 'inclusive', 'executions', 'stall cycles by cause'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
     tbl.appendChild(hr);
     var maxc = lines.length ? lines[0].cycles : 1;
-    lines.slice(0, 15).forEach(function (r, i) {
+    /* lines that ran (a caller before the window, with inclusive cycles
+     * only, is in the calls table of the source page) */
+    var ranLines = lines.filter(function (r) { return r.executions > 0; });
+    ranLines.slice(0, 15).forEach(function (r, i) {
       var tr = el('tr', { 'class': 'hotrow', 'data-key': lineKey(r), 'data-rank': i });
       var a = el('a', { href: '#L-' + encodeURIComponent(lineKey(r)) }, where(r));
       a.addEventListener('click', function () { select(lineKey(r)); });
@@ -524,10 +527,9 @@
       tr.appendChild(el('td', { 'class': 'code' }, r.file ? (sourceText(r.file, r.line) || '(source not found)') : ''));
       tr.appendChild(el('td', { 'class': 'num' }, r.cycles));
       tr.appendChild(el('td', { 'class': 'num' }, pct(r.cycles, T)));
-      tr.appendChild(el('td', { 'class': 'num incl' }, r.inclusive_cycles));
-      tr.appendChild(el('td', { 'class': 'num' }, pct(r.inclusive_cycles, T)));
+      tr.appendChild(el('td', { 'class': 'num incl', title: pct(r.inclusive_cycles, T) + ' of the window, with the functions it calls' }, r.inclusive_cycles));
       tr.appendChild(el('td', { 'class': 'num' }, r.executions));
-      var sb = el('td'); sb.appendChild(stallBar(r.stall_cycles, maxc, 160));
+      var sb = el('td'); sb.appendChild(stallBar(r.stall_cycles, maxc, 100));
       sb.appendChild(document.createTextNode(' ' + stallText(r.stall_cycles))); tr.appendChild(sb);
       tbl.appendChild(tr);
     });
@@ -535,10 +537,19 @@
       A.drain_cycles + ' of drain after the last issue. Click a line to see its instructions.'));
     top.appendChild(legend());
     top.appendChild(tbl);
-    if (lines.length > 15) top.appendChild(el('p', null, 'the 15 hottest of ' + lines.length + ' lines; every line that ran is on the source page'));
+    if (ranLines.length > 15) top.appendChild(el('p', null, 'the 15 hottest of ' + ranLines.length + ' lines; every line that ran is on the source page'));
+    /* each function: its source with the cycles per line as a heat column
+     * and stall causes as stacked bars, beside its instructions */
+    var funcs = [], byFunc = {};
+    lines.forEach(function (r) {
+      var k = (r.file || '') + '|' + (r.function || '?');
+      if (!byFunc[k]) { byFunc[k] = { file: r.file, name: r.function || '?', lines: [], cycles: 0 }; funcs.push(byFunc[k]); }
+      byFunc[k].lines.push(r); byFunc[k].cycles += r.cycles;
+    });
+    funcs.sort(function (a, b) { return b.cycles - a.cycles; });
     /* the calls: caller line -> callee, the cycles while its calls were open */
     if (A.calls && A.calls.length) {
-      top.appendChild(el('p', null, 'Inclusive cycles add those of the functions a line calls (from the call to its return). The calls, most cycles first:'));
+      page.appendChild(el('p', null, 'Inclusive cycles add those of the functions a line calls (from the call to its return). The calls, most cycles first:'));
       var ctb = el('table', { id: 'calls' }), ch = el('tr');
       ['caller line', 'source', 'callee', 'calls', 'cycles', 'share'].forEach(function (h) { ch.appendChild(el('th', null, h)); });
       ctb.appendChild(ch);
@@ -552,18 +563,9 @@
         tr.appendChild(el('td', { 'class': 'num' }, pct(c.cycles, T)));
         ctb.appendChild(tr);
       });
-      top.appendChild(ctb);
+      page.appendChild(ctb);
     }
 
-    /* each function: its source with the cycles per line as a heat column
-     * and stall causes as stacked bars, beside its instructions */
-    var funcs = [], byFunc = {};
-    lines.forEach(function (r) {
-      var k = (r.file || '') + '|' + (r.function || '?');
-      if (!byFunc[k]) { byFunc[k] = { file: r.file, name: r.function || '?', lines: [], cycles: 0 }; funcs.push(byFunc[k]); }
-      byFunc[k].lines.push(r); byFunc[k].cycles += r.cycles;
-    });
-    funcs.sort(function (a, b) { return b.cycles - a.cycles; });
     var rowsByKey = {};
     funcs.forEach(function (f) {
       var sec = el('div', { 'class': 'func' });
@@ -711,17 +713,17 @@
       '<th>estimate (upper bound)</th><th>realized (what-if)</th><th>status</th></tr>';
     moves.forEach(function (m) {
       var status = m.confirmed === null ? 'not verified' : m.confirmed ? 'confirmed' : 'unconfirmed: ' + m.reason;
-      html += '<tr><td>move the DMA at ' + at(m.dma) + ' up to before ' + at(m.before) + '</td><td>' + esc(m.instances) +
+      html += '<tr><td class="move">' + (m.label ? esc(m.label) : 'move the DMA at ' + at(m.dma) + ' up to before ' + at(m.before)) + '</td><td>' + esc(m.instances) +
         '</td><td>' + esc(m.estimate_cycles) + '</td><td>' + (m.realized_cycles === null ? '-' : esc(m.realized_cycles)) +
         '</td><td>' + esc(status) + '</td></tr>';
     });
     html += '</table>';
     var ns = s.stalled_count || 0, nm = ns - (s.suggested_count || 0);
     el.innerHTML = html + (ns ? '<p>' + ns + ' stalled DMAs: ' + s.suggested_count + ' covered by the moves above, ' + nm +
-      ' with no move (below, with the reason; <code>snr analyze suggest --json</code> gives each with its producers)</p>' : '<p>no DMA stalled</p>');
+      ' with no move (below, grouped by where they issue and why, as <code>snr analyze suggest</code> groups them; <code>snr analyze suggest --json</code> gives each with its producers)</p>' : '<p>no DMA stalled</p>');
     if (nm) pagedTable(document.getElementById('no-move'), 'no_move', [
-      { h: 'DMA', f: function (r) { return '#' + r.id; } },
       { h: 'issued at', f: function (r) { return r.place; } },
+      { h: 'DMAs', num: true, f: function (r) { return r.instances; } },
       { h: 'stall', num: true, f: function (r) { return r.stall; } },
       { h: 'no move because', f: function (r) { return r.reason; } }
     ], 'in the order suggest lists them');

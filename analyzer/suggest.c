@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "analyzer/deps.h"
+#include "analyzer/suggest_words.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
 #include "lib/snr_trace.h"
@@ -746,17 +747,6 @@ static uint64_t reach_cycle(const struct snr_deps *d, uint64_t p)
 	return p && p <= d->ninsn ? snr_deps_insn_get(d, p - 1).issue + 1 : 0;
 }
 
-/* The function pc is in: its symbol without the offset ("0x..." without
- * symbols). */
-static const char *function_of(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
-{
-	snr_source_symbolize(&d->an.src, pc, buf, len);
-	char *plus = strchr(buf, '+');
-	if (plus)
-		*plus = 0;
-	return buf;
-}
-
 /* TA1 instructions are 4 bytes: a call returns to the one after it. */
 #define INSN_BYTES 4
 
@@ -775,19 +765,19 @@ static bool editable_point(const struct snr_deps *d, const struct snr_deps_dma *
 {
 	uint64_t i = (uint64_t)m->issue_index, j = i;
 	char fn[256], other[256];
-	function_of(d, snr_deps_insn_get(d, i).pc, fn, sizeof(fn));
+	an_sg_function_of(&d->an.src, snr_deps_insn_get(d, i).pc, fn, sizeof(fn));
 	if (!strncmp(fn, "0x", 2))
 		return s->at < i; /* no symbols: nothing to tell functions apart by */
 	while (j > s->at) {
-		if (!strcmp(function_of(d, snr_deps_insn_get(d, j - 1).pc, other, sizeof(other)), fn)) {
+		if (!strcmp(an_sg_function_of(&d->an.src, snr_deps_insn_get(d, j - 1).pc, other, sizeof(other)), fn)) {
 			j--;
 			continue;
 		}
 		/* [e, j) is outside fn; e - 1, if found, is the instruction before it */
 		uint64_t e = j - 1;
-		while (e > m->position && strcmp(function_of(d, snr_deps_insn_get(d, e - 1).pc, other, sizeof(other)), fn))
+		while (e > m->position && strcmp(an_sg_function_of(&d->an.src, snr_deps_insn_get(d, e - 1).pc, other, sizeof(other)), fn))
 			e--;
-		bool found = e > m->position || (e > 0 && !strcmp(function_of(d, snr_deps_insn_get(d, e - 1).pc, other, sizeof(other)), fn));
+		bool found = e > m->position || (e > 0 && !strcmp(an_sg_function_of(&d->an.src, snr_deps_insn_get(d, e - 1).pc, other, sizeof(other)), fn));
 		if (!found || snr_deps_insn_get(d, e - 1).pc + INSN_BYTES != snr_deps_insn_get(d, j).pc) {
 			/* the caller's code, or a call above the position: no
 			 * earlier point of this activation can hold the DMA */
@@ -1454,59 +1444,6 @@ static int run_rounds(struct capture *c, const struct snr_deps *d, const struct 
 
 /* ---- output -------------------------------------------------------------- */
 
-/* The statement at pc's source line, as "`text` " (trimmed, at most 60
- * characters), or "" when there are no line tables or the file is not
- * readable here. */
-static const char *code_at(const struct snr_deps *d, uint64_t pc, char *buf, size_t len)
-{
-	const struct snr_place *pl = snr_source_place(&d->an.src, pc);
-	FILE *f = pl && pl->file ? fopen(pl->file, "r") : NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned n = 0;
-	buf[0] = 0;
-	while (f && getline(&line, &cap, f) >= 0)
-		if (++n == pl->line) {
-			char *t = line, *e = line + strlen(line);
-			while (*t == ' ' || *t == '\t')
-				t++;
-			while (e > t && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
-				*--e = 0;
-			if (*t)
-				snprintf(buf, len, "`%.60s%s` ", t, strlen(t) > 60 ? "..." : "");
-			break;
-		}
-	free(line);
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-/* "`ta_dma(...);` at attn.c:38 (attn) (pc 0x10180)", or, when the source
- * text is not at hand, `what` (NULL: nothing) and the place: "the DMA at
- * chain+0x40 (pc 0x10180)" */
-static const char *place(const struct snr_deps *d, uint64_t pc, const char *what, char *buf, size_t len)
-{
-	char sym[256], code[80];
-	snr_source_where_short(&d->an.src, pc, sym, sizeof(sym));
-	code_at(d, pc, code, sizeof(code));
-	snprintf(buf, len, "%s%s%s (pc 0x%" PRIx64 ")", code[0] ? code : what ? what : "",
-		 code[0] || what ? "at " : "", sym, pc);
-	return buf;
-}
-
-/* A static move in words: the point after the DMA in its function is in an
- * earlier iteration of a loop around both. */
-static void print_move_label(FILE *f, const struct snr_deps *d, uint64_t dma_pc, uint64_t before_pc, uint64_t n)
-{
-	char a[400], b[400], fa[256], fb[256];
-	bool later = before_pc >= dma_pc &&
-		     !strcmp(function_of(d, dma_pc, fa, sizeof(fa)), function_of(d, before_pc, fb, sizeof(fb)));
-	fprintf(f, "move %s up to before %s%s (%" PRIu64 " instance%s)", place(d, dma_pc, "the DMA ", a, sizeof(a)),
-		place(d, before_pc, NULL, b, sizeof(b)), later ? ", in an earlier iteration of the loop" : "", n,
-		n == 1 ? "" : "s");
-}
-
 static void print_operands(FILE *f, const struct snr_deps *d, const struct suggestion *s)
 {
 	const struct snr_deps_dma *m = s->m;
@@ -1520,7 +1457,8 @@ static void print_group_text(FILE *f, const struct plan *p, size_t k)
 	const struct move_group *g = &p->g[k];
 	const struct suggestion *s = &p->sg[g->members[0]];
 	fprintf(f, "%3zu. ", k + 1);
-	print_move_label(f, d, g->dma_pc, g->before_pc, g->n);
+	char label[1200];
+	fputs(an_sg_move_label(&d->an.src, g->dma_pc, g->before_pc, g->n, label, sizeof(label)), f);
 	fputs("\n     ", f);
 	if (s->slice0 < s->m->nslice) {
 		fputs("with the instructions that compute its operands (pcs ", f);
@@ -1589,29 +1527,21 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 	for (; k < p->ng; k++)
 		print_group_text(f, p, k);
 	/* the stalled DMAs without a move, by pc and reason */
-	bool *done = snr_xcalloc(p->n + 1, sizeof(*done));
-	bool header = false;
-	for (size_t a = 0; a < p->n; a++) {
-		const struct suggestion *s = &p->sg[a];
-		if (s->suggested || done[a])
-			continue;
-		uint64_t pc = snr_deps_insn_get(d, s->m->issue_index).pc, stall = 0, n = 0;
-		for (size_t b = a; b < p->n; b++) {
-			const struct suggestion *t = &p->sg[b];
-			if (!t->suggested && !done[b] && snr_deps_insn_get(d, t->m->issue_index).pc == pc && t->reason == s->reason) {
-				done[b] = true;
-				stall += t->m->stall_cycles;
-				n++;
-			}
-		}
-		if (!header)
-			fputs("\nstalled DMAs with no move:\n", f);
-		header = true;
+	struct an_sg_nomoves nm = {0};
+	for (size_t a = 0; a < p->n; a++)
+		if (!p->sg[a].suggested)
+			an_sg_nomove_add(&nm, snr_deps_insn_get(d, p->sg[a].m->issue_index).pc, p->sg[a].reason,
+					 p->sg[a].m->stall_cycles);
+	if (nm.n)
+		fputs("\nstalled DMAs with no move:\n", f);
+	for (size_t k = 0; k < nm.n; k++) {
+		const struct an_sg_nomove *g = &nm.g[k];
 		char a1[400];
 		fprintf(f, "     %s, %" PRIu64 " instance%s, %" PRIu64 " stall cycles: %s\n",
-			place(d, pc, "the DMA ", a1, sizeof(a1)), n, n == 1 ? "" : "s", stall, s->reason);
+			an_sg_place(&d->an.src, g->pc, "the DMA ", a1, sizeof(a1)), g->instances, g->instances == 1 ? "" : "s",
+			g->stall_cycles, g->reason);
 	}
-	free(done);
+	an_sg_nomoves_free(&nm);
 	if (nr > 1 || (nr == 1 && r)) {
 		fputs("\nrounds (each applies the confirmed moves, then runs Algorithm 2 and the what-ifs on the moved window):\n",
 		      f);
@@ -1620,7 +1550,10 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 				r[j].cycles, r[j].nmoves, r[j].nmoves == 1 ? "" : "s");
 			for (size_t m = 0; m < r[j].nmoves; m++) {
 				fputs("     ", f);
-				print_move_label(f, d, r[j].moves[m].dma_pc, r[j].moves[m].before_pc, r[j].moves[m].instances);
+				char label[1200];
+				fputs(an_sg_move_label(&d->an.src, r[j].moves[m].dma_pc, r[j].moves[m].before_pc,
+						       r[j].moves[m].instances, label, sizeof(label)),
+				      f);
 				fprintf(f, ": saves %" PRId64 "\n", r[j].moves[m].realized);
 			}
 		}
@@ -1635,7 +1568,7 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 			char a1[400];
 			fprintf(f, "  DMA %" PRIu64 " at %s, #%" PRId64 ": stall %" PRIu64 " cycles, backtail %" PRIu64
 				   " insns / %" PRIu64 " cycles; ",
-				m->id, place(d, snr_deps_insn_get(d, m->issue_index).pc, NULL, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
+				m->id, an_sg_place(&d->an.src, snr_deps_insn_get(d, m->issue_index).pc, NULL, a1, sizeof(a1)), m->issue_index, m->stall_cycles,
 				m->backtail_insns, m->backtail_cycles);
 			if (s->suggested)
 				fprintf(f, "move %zu, before #%" PRIu64 "%s\n", s->group + 1, s->at,
