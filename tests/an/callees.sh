@@ -100,4 +100,19 @@ assert entry["executions"] == 3, entry
 assert sum(p["executions"] for p in fn if p["disasm"] == "ret" or p["disasm"].startswith("jalr zero, 0(ra)")) == 2, fn
 assert sum(l["cycles"] for l in a["lines"]) + a["drain_cycles"] == a["total_cycles"]
 PY
-echo "ok: inclusive cycles, calls, --sort; windows starting and ending inside a call"
+# two windows added up (an_annot_merge): each line's inclusive cycles and each call's the sum of the windows'
+"$SNR" annotate "$T/a.snrm" "$T/b.snrm" --json >"$T/two.json" || fail "annotate of two windows"
+python3 - "$T/two.json" <<'PY' || fail "two windows' inclusive figures added up"
+import json, sys
+w = json.load(open(sys.argv[1]))
+key = lambda l: (l["file"], l["line"], l["function"])
+for l in w["together"]["lines"]:
+    want = sum(x["inclusive_cycles"] for r in w["windows"] for x in r["result"]["lines"] if key(x) == key(l))
+    assert l["inclusive_cycles"] == want, (l, want)
+ck = lambda c: (c["file"], c["line"], c["callee"])
+for c in w["together"]["calls"]:
+    want = [sum(x[f] for r in w["windows"] for x in r["result"]["calls"] if ck(x) == ck(c)) for f in ("calls", "cycles")]
+    assert [c["calls"], c["cycles"]] == want, (c, want)
+assert len({key(l) for l in w["together"]["lines"]}) == len(w["together"]["lines"])
+PY
+echo "ok: inclusive cycles, calls, --sort; windows starting and ending inside a call; two windows added up"
