@@ -25,6 +25,7 @@
 #include "analyzer/callgraph.h"
 #include "analyzer/pcinfo.h"
 #include "lib/snr_lines.h"
+#include "lib/snr_output.h"
 #include "lib/snr_spill.h"
 #include "lib/snr_util.h"
 
@@ -730,8 +731,9 @@ json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, co
 char **an_annot_read_source(const char *file, const char *source_dir, size_t *n)
 {
 	FILE *f = fopen(file, "r");
+	char p[8192];
+	snprintf(p, sizeof(p), "%s", file);
 	if (!f && source_dir) {
-		char p[8192];
 		const char *base = strrchr(file, '/');
 		snprintf(p, sizeof(p), "%s/%s", source_dir, file[0] == '/' ? (base ? base + 1 : file) : file);
 		f = fopen(p, "r");
@@ -743,6 +745,7 @@ char **an_annot_read_source(const char *file, const char *source_dir, size_t *n)
 	*n = 0;
 	if (!f)
 		return NULL;
+	snr_output_input(p);
 	char **lines = NULL, *line = NULL;
 	size_t cap = 0, lcap = 0;
 	ssize_t got;

@@ -37,6 +37,7 @@
 #include "analyzer/analyses.h"
 #include "analyzer/pcinfo.h"
 #include "lib/snr_outfile.h"
+#include "lib/snr_output.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_events.h"
@@ -832,7 +833,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: snr export perfetto [H.snrh [CUPTI.snrh...]] [T.snrt|M.snrm...] -o trace.json\n"
-		"                           [--config M.json] [--launch N] [--format auto|json|proto]\n"
+		"                           [--config M.json] [--launch N] [--format auto|json|proto] [--force]\n"
+		"\n"
+		"-o is required. It never replaces an existing file unless given --force, and is\n"
+		"never written over an input (a trace, metrics file or host trace, the config,\n"
+		"the trace a metrics file names), --force or not.\n"
 		"\n"
 		"Chrome trace-event JSON or Perfetto's protobuf trace format (open either in\n"
 		"ui.perfetto.dev): a track per unit, per DMA link\n"
@@ -1064,9 +1069,24 @@ int snr_cmd_export(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!out_path || optind >= argc) {
+	if (!out_path) {
+		snr_err("export: -o OUT is required");
 		usage(stderr);
 		return 2;
+	}
+	if (optind >= argc) {
+		snr_err("export: give a trace, metrics file or host trace");
+		usage(stderr);
+		return 2;
+	}
+	/* every input named, so that -o is checked against them before any work */
+	for (int i = optind; i < argc; i++)
+		snr_output_input(argv[i]);
+	snr_output_input(config);
+	char cerr[1024];
+	if (snr_output_check(out_path, false, cerr, sizeof(cerr))) {
+		snr_err("export: -o: %s", cerr);
+		return 1;
 	}
 
 	/* Host traces first: they fix the clock the replayed windows go on. */

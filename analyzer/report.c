@@ -48,8 +48,10 @@
 #include "analyzer/annotate.h"
 #include "analyzer/suggest_words.h"
 #include "analyzer/deps.h"
+#include "analyzer/report_side.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_outfile.h"
+#include "lib/snr_output.h"
 #include "lib/snr_set.h"
 #include "lib/snr_util.h"
 
@@ -115,6 +117,7 @@ struct packer {
 	const char *page_path;
 	size_t inline_left;
 	int side_files;
+	struct an_side_files written; /* kept when the page is committed; the rest of PAGE.d pruned */
 };
 
 /* the packed bytes out[0, n) of id into PAGE.d/ID.js; the page's element
@@ -131,7 +134,7 @@ static int side_write(FILE *f, struct packer *pk, const char *id, const unsigned
 	snprintf(path, sizeof(path), "%s/%s.js", dir, id);
 	struct snr_outfile of;
 	char oerr[600];
-	FILE *s = snr_outfile_fopen(&of, path, oerr, sizeof(oerr));
+	FILE *s = snr_outfile_fopen_part(&of, path, oerr, sizeof(oerr)); /* the page's own: --force was for it */
 	if (!s) {
 		snprintf(err, errlen, "%s", oerr);
 		return 1;
@@ -148,6 +151,7 @@ static int side_write(FILE *f, struct packer *pk, const char *id, const unsigned
 	html_text(f, base ? base + 1 : pk->page_path);
 	fprintf(f, ".d/%s.js\"></script>\n", id);
 	pk->side_files++;
+	an_side_files_add(&pk->written, id);
 	return 0;
 }
 
@@ -956,7 +960,9 @@ static void usage(FILE *f)
 		   "stacked bars) beside its instructions, a clicked line's instructions listed.\n"
 		   "\n"
 		   "options:\n"
-		   "  -o, --output FILE   the HTML file to write\n"
+		   "  -o, --output FILE   the HTML file to write (required)\n"
+		   "  --force             replace FILE (and its FILE.d/, FILE-wK.html) if it exists; never\n"
+		   "                      an input (the trace, metrics file, ELF, config, --compare B)\n"
 		   "  --compare B         also per line (paired by function and statement text) and per\n"
 		   "                      stall cause: this window (before) and B (after), as `snr annotate\n"
 		   "                      T --compare B`; shown first, after the summary\n"
@@ -1039,9 +1045,26 @@ int snr_cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!out_path || optind >= argc) {
+	if (!out_path) {
+		snr_err("report: -o OUT.html is required");
 		usage(stderr);
 		return 2;
+	}
+	if (optind >= argc) {
+		snr_err("report: give a trace or metrics file (or a set, or several files)");
+		usage(stderr);
+		return 2;
+	}
+	/* every input named, so that the output is checked against them before any work */
+	for (int i = optind; i < argc; i++)
+		snr_output_input(argv[i]);
+	snr_output_input(compare);
+	snr_output_input(config);
+	snr_output_input(trace);
+	char cerr[1024];
+	if (snr_output_check(out_path, false, cerr, sizeof(cerr))) {
+		snr_err("report: -o: %s", cerr);
+		return 1;
 	}
 	if (optind + 1 != argc || snr_is_set(argv[optind])) { /* several windows: report_windows.c */
 		if (compare || trace) {
@@ -1312,6 +1335,9 @@ int snr_cmd_report(int argc, char **argv)
 		snr_err("report: %s", oerr);
 		rc = 1;
 	}
+	if (!rc)
+		an_side_files_prune(&pk.written, out_path);
+	an_side_files_free(&pk.written);
 	coltab_free(&dma_tab);
 	coltab_free(&no_move);
 	free(js);

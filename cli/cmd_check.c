@@ -18,12 +18,13 @@
 
 #include "lib/snr_junit.h"
 #include "lib/snr_outfile.h"
+#include "lib/snr_output.h"
 #include "lib/snr_util.h"
 #include "replayer/replay.h"
 #include "snr_cli.h"
 
 static const char check_usage[] =
-	"usage: snr check DIR [--update] [--shard K/N] [--junit FILE]\n"
+	"usage: snr check DIR [--update] [--shard K/N] [--junit FILE [--force]]\n"
 	"\n"
 	"Replays every DIR/NAME.snrt and compares its summary with DIR/NAME.golden.json:\n"
 	"instructions, cycles, stall cycles by cause, DMA count and bytes, and the\n"
@@ -35,6 +36,7 @@ static const char check_usage[] =
 	"                  order, trace i is in share i mod N + 1): N array tasks of a\n"
 	"                  cluster run the whole set once (docs/sweep.md)\n"
 	"  --junit FILE    also write the outcome per trace as JUnit XML for CI systems\n"
+	"  --force         replace the --junit FILE if it exists\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 all passed, 1 a trace regressed or could not be replayed,\n"
@@ -85,6 +87,9 @@ int snr_cmd_check(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--update")) {
 			update = 1;
+			snr_output_keep_existing(false); /* rewriting the goldens is what --update is for */
+		} else if (!strcmp(argv[i], "--force")) {
+			snr_output_keep_existing(false); /* the --junit file may be replaced */
 		} else if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--junit")) {
 			if (i + 1 >= argc) {
 				snr_err("check: %s needs a value", argv[i]);

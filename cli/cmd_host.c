@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_output.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_report.h"
@@ -19,13 +20,20 @@
 #endif
 
 static const char host_usage[] =
+	"usage: snr host record (-p PID | -- CMD ARGS...) [OPTIONS] -o H.snrh\n"
+	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
+	"\n"
+	"The host side of a run: record traces one process with eBPF (on/off-CPU time,\n"
+	"runtime API buckets, GPU activity through CUPTI); report summarizes a host\n"
+	"trace. `snr host record --help` and `snr host report --help` describe each.\n"
+	"docs/host.md.\n";
+
+static const char host_record_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
 	"                       [--unwind dwarf|fp] [--stack-bytes N] [--uprobe LIB:SYMBOL:BUCKET]...\n"
-	"                       [--no-presets] [--io-calls] [--no-cupti] -o H.snrh\n"
-	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
-	"                       [--allow-truncated]\n"
+	"                       [--no-presets] [--io-calls] [--no-cupti] [--quiet] -o H.snrh [--force]\n"
 	"\n"
-	"record traces one process with eBPF (as root): every scheduler switch of its\n"
+	"Traces one process with eBPF (as root): every scheduler switch of its\n"
 	"threads (off-CPU intervals with state, user+kernel stack and waker), on-CPU\n"
 	"samples at HZ (default 99), uprobes on runtime APIs that put time in gPerf's\n"
 	"buckets (H:CTRL, H:WAIT_DEV; H:APP is the rest). H:IO is time whose kernel\n"
@@ -46,20 +54,59 @@ static const char host_usage[] =
 	"not already set; --no-cupti: never), so a CUDA program's GPU activity lands in\n"
 	"the same trace when it exits normally.\n"
 	"\n"
-	"report prints per-thread on/off-CPU time by state and by bucket, the calls,\n"
-	"and the top off-CPU stacks. --folded writes PREFIX.oncpu.folded and\n"
-	"PREFIX.offcpu.folded (weights in microseconds) for flamegraph.pl or\n"
-	"speedscope; --trace-events writes Chrome/Perfetto trace-event JSON. Extra\n"
-	"files (from libsnr_cupti.so, CUDA_INJECTION64_PATH) merge on the same clock.\n"
-	"record writes the file as it goes, so a recorder killed (even by SIGKILL)\n"
-	"leaves everything up to its last drain (every 50 ms); report reads such a\n"
-	"file, says it is truncated (\"truncated\": true in --trace-events JSON) and\n"
-	"exits 3 unless --allow-truncated. A command record started dies with it.\n"
+	"It writes H.snrh as it goes, so a recorder killed (even by SIGKILL) leaves\n"
+	"everything up to its last drain (every 50 ms), read as truncated. A command\n"
+	"it started dies with it. -o is required; an existing H.snrh is replaced only\n"
+	"with --force, and never the program CMD runs.\n"
 	"\n"
 	"examples:\n"
 	"  sudo snr host record -o serve.snrh -- ./ta1_serve prog.elf 20\n"
-	"  sudo snr host record -p 1234 -d 10 -F 199 --uprobe libfoo:foo_wait:H:WAIT_DEV -o h.snrh\n"
+	"  sudo snr host record -p 1234 -d 10 -F 199 --uprobe libfoo:foo_wait:H:WAIT_DEV -o h.snrh\n";
+
+static const char host_report_usage[] =
+	"usage: snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
+	"                       [--allow-truncated] [--force]\n"
+	"\n"
+	"Prints per-thread on/off-CPU time by state and by bucket, the calls, and the\n"
+	"top N off-CPU stacks (default 10) of host traces from `snr host record`. Extra\n"
+	"files (from libsnr_cupti.so, CUDA_INJECTION64_PATH) merge on the same clock.\n"
+	"\n"
+	"options:\n"
+	"  --folded PREFIX       write PREFIX.oncpu.folded and PREFIX.offcpu.folded (weights\n"
+	"                        in microseconds) for flamegraph.pl or speedscope\n"
+	"  --trace-events OUT    write Chrome/Perfetto trace-event JSON\n"
+	"  --top N               the off-CPU stacks listed\n"
+	"  --allow-truncated     a trace cut short (its recorder killed): exit 0, not 3\n"
+	"  --force               replace outputs that exist (never an input trace)\n"
+	"\n"
+	"A trace whose recorder was killed is read up to its last drain: the report says\n"
+	"it is truncated (\"truncated\": true in --trace-events JSON) and exits 3 unless\n"
+	"--allow-truncated.\n"
+	"\n"
+	"example:\n"
 	"  snr host report serve.snrh --folded serve && flamegraph.pl serve.offcpu.folded > off.svg\n";
+
+/* --trace-events OUT and --folded's two files: 0 if all may be written. */
+static int host_report_check_outputs(const struct snrh_report_opts *ro)
+{
+	char err[1024], path[4200];
+	const char *opt[3] = {"--trace-events", "--folded", "--folded"};
+	for (int k = 0; k < 3; k++) {
+		if (k == 0 && !ro->trace_events)
+			continue;
+		if (k > 0 && !ro->folded_prefix)
+			continue;
+		if (k == 0)
+			snprintf(path, sizeof(path), "%s", ro->trace_events);
+		else
+			snprintf(path, sizeof(path), "%s.%s.folded", ro->folded_prefix, k == 1 ? "oncpu" : "offcpu");
+		if (snr_output_check(path, false, err, sizeof(err))) {
+			snr_err("host report: %s: %s", opt[k], err);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 static int host_report_main(int argc, char **argv)
 {
@@ -86,14 +133,19 @@ static int host_report_main(int argc, char **argv)
 			}
 			ro.top = (unsigned)v;
 			break;
-		case 'h': fputs(host_usage, stdout); return 0;
-		default: return 2;
+		case 'h': fputs(host_report_usage, stdout); return 0;
+		default: fputs(host_report_usage, stderr); return 2;
 		}
 	}
 	if (optind >= argc) {
 		snr_err("host report: no trace given (snr host report H.snrh)");
 		return 2;
 	}
+	/* the outputs checked against every input before any is read */
+	for (int i = optind; i < argc; i++)
+		snr_output_input(argv[i]);
+	if (host_report_check_outputs(&ro))
+		return 1;
 	struct snrh_trace t;
 	snrh_trace_init(&t);
 	json_object_clear(t.meta);
@@ -218,8 +270,8 @@ static int host_record_main(int argc, char **argv)
 		case 'I': o.io_syscalls = true; break;
 		case 'C': o.cupti = false; break;
 		case 'q': o.quiet = true; break;
-		case 'h': fputs(host_usage, stdout); rc = 0; goto out;
-		default: goto out;
+		case 'h': fputs(host_record_usage, stdout); rc = 0; goto out;
+		default: fputs(host_record_usage, stderr); goto out;
 		}
 	}
 	if (optind < argc)
@@ -229,7 +281,15 @@ static int host_record_main(int argc, char **argv)
 		goto out;
 	}
 	if (!o.output) {
-		snr_err("host record: no output file (-o H.snrh)");
+		snr_err("host record: -o H.snrh is required");
+		goto out;
+	}
+	if (o.cmd)
+		snr_output_input_program(o.cmd[0]);
+	char err[1024];
+	if (snr_output_check(o.output, false, err, sizeof(err))) {
+		snr_err("host record: -o: %s", err);
+		rc = 1;
 		goto out;
 	}
 	rc = snrh_record(&o);
@@ -253,6 +313,10 @@ int snr_cmd_host(int argc, char **argv)
 	if (!strcmp(argv[1], "report"))
 		return host_report_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "record")) {
+		if (snr_wants_help(argc - 1, argv + 1)) {
+			fputs(host_record_usage, stdout);
+			return 0;
+		}
 #ifdef SNR_HAVE_HOST_BPF
 		return host_record_main(argc - 1, argv + 1);
 #else

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/snr_output.h"
 #include "lib/snr_util.h"
 #include "recorder/record.h"
 #include "snr_cli.h"
@@ -18,7 +19,7 @@ static const char record_usage[] =
 	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
 	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64|PATH.so]\n"
 	"                  [--timeout SECONDS] [--config M.json] [--kill] [--debugger PATH.so]\n"
-	"                  [--method auto|sim|step] [--until-return] [--windows K [--every N]]\n"
+	"                  [--method auto|sim|step] [--until-return] [--windows K [--every N]] [--force]\n"
 	"\n"
 	"Stops the program at the breakpoint and records the next N instructions:\n"
 	"the pc sequence, the code executed, and every register and memory byte an\n"
@@ -36,7 +37,9 @@ static const char record_usage[] =
 	"  --until-return     end the window when the function the breakpoint is at the entry\n"
 	"                     of returns to its caller (callees included); --count is then a\n"
 	"                     ceiling (`snr profile` gives the instructions per call)\n"
-	"  -o, --output FILE  the trace (.snrt)\n"
+	"  -o, --output FILE  the trace (.snrt); an existing FILE is replaced only with\n"
+	"                     --force, and never if it is the ELF, the config or the program\n"
+	"  --force            replace FILE if it exists (a trace set folder is never replaced)\n"
 	"  --elf PROG         symbols from this ELF (default: the process's executable and\n"
 	"                     its mapped objects, with their load bias)\n"
 	"  --skip K           record from the (K+1)-th hit of the breakpoint (default 0)\n"
@@ -249,8 +252,8 @@ int snr_cmd_record(int argc, char **argv)
 		fputs(record_usage, stderr);
 		return 2;
 	}
-	if (!o.breakpoint || !o.count || !o.out_path) {
-		snr_err("record: --breakpoint, --count and -o are required");
+	if (!o.out_path || !o.breakpoint || !o.count) {
+		snr_err("record: %s is required", !o.out_path ? "-o T.snrt" : !o.breakpoint ? "--breakpoint SPEC" : "--count N");
 		return 2;
 	}
 	if (o.every && !o.windows) {
@@ -288,6 +291,17 @@ int snr_cmd_record(int argc, char **argv)
 	} else {
 		o.argv = argv + optind;
 		o.dbg = &snr_dbg_ptrace;
+	}
+	/* the inputs the output is checked against (with the path, before the
+	 * target runs): the ELF, the config, the program launched or attached */
+	snr_output_input(o.elf_path);
+	snr_output_input(o.config_path);
+	if (o.argv)
+		snr_output_input_program(o.argv[0]);
+	if (pid && !debugger) {
+		char exe[64];
+		snprintf(exe, sizeof(exe), "/proc/%s/exe", pid);
+		snr_output_input(exe);
 	}
 	o.progress = isatty(2);
 	struct snr_record_summary s;

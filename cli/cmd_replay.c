@@ -11,13 +11,14 @@
 #include <unistd.h>
 
 #include "analyzer/windows.h"
+#include "lib/snr_output.h"
 #include "lib/snr_set.h"
 #include "lib/snr_util.h"
 #include "replayer/replay.h"
 #include "snr_cli.h"
 
 static const char replay_usage[] =
-	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm] [--json]\n"
+	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm [--force]] [--json]\n"
 	"                  [--cache-report[=N]]\n"
 	"       snr replay SET|T.snrt... [-o MSET] [--json] [...]\n"
 	"\n"
@@ -32,6 +33,8 @@ static const char replay_usage[] =
 	"                      exports snr_sim_plugin, docs/simulator-plugin.md)\n"
 	"  --config M.json     machine config (default: the one stored in the trace)\n"
 	"  -o, --output FILE   write the metrics file (.snrm, docs/metrics-format.md)\n"
+	"  --force             replace FILE if it exists (never an input: the trace, its\n"
+	"                      ELF, the config)\n"
 	"  --json              print the summary as JSON\n"
 	"  --cache-report[=N]  run the cache model (the config's \"cache\" object,\n"
 	"                      docs/unicorn-sim.md) on the memory events and list the\n"
@@ -173,6 +176,16 @@ int snr_cmd_replay(int argc, char **argv)
 		fputs(replay_usage, stderr);
 		return 2;
 	}
+	/* every input named, so that -o is checked against them before any work */
+	for (int i = optind; i < argc; i++)
+		snr_output_input(argv[i]);
+	snr_output_input(o.config_path);
+	char err[1024];
+	if (o.metrics_path && optind == argc - 1 && !snr_is_set(argv[optind]) &&
+	    snr_output_check(o.metrics_path, false, err, sizeof(err))) {
+		snr_err("replay: -o: %s", err);
+		return 1;
+	}
 	if (optind != argc - 1 || snr_is_set(argv[optind]))
 		return replay_windows(&o, as_json, argc - optind, argv + optind);
 	o.trace_path = argv[optind];
@@ -180,7 +193,6 @@ int snr_cmd_replay(int argc, char **argv)
 	if (o.cache_report && as_json)
 		o.cache_report = stderr; /* stdout holds the JSON summary */
 	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
-	char err[1024];
 	if (snr_replay(&o, r, err, sizeof(err))) {
 		snr_err("replay: %s", err);
 		free(r);

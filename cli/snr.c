@@ -9,6 +9,7 @@
 #include "analyzer/analyses.h"
 #include "analyzer/annotate.h"
 #include "lib/snr_lines.h"
+#include "lib/snr_output.h"
 #include "lib/snr_partial.h"
 #include "snr_cli.h"
 
@@ -60,7 +61,14 @@ static void usage(FILE *f)
 		"metrics file replayed from one, hold part of a window: trace, replay, check,\n"
 		"analyze, annotate, report and export refuse them with exit status 3, saying how much\n"
 		"they hold, unless given --allow-truncated (JSON outputs then say\n"
-		"\"truncated\": true).\n");
+		"\"truncated\": true).\n"
+		"\n"
+		"No output replaces an existing file unless the command is given --force (record,\n"
+		"replay, report, export, host, analyze deps --dot), and no output is ever written\n"
+		"over one of the command's inputs (the trace, the metrics file, the ELF, the\n"
+		"config, or a file they name), --force or not. A killed snr leaves no temporary\n"
+		"file behind on SIGINT or SIGTERM; after SIGKILL, the next write of the same\n"
+		"output removes it.\n");
 }
 
 int snr_wants_help(int argc, char **argv)
@@ -140,6 +148,35 @@ static int take_allow_truncated(int argc, char **argv)
 	return out;
 }
 
+/* The commands that write files the user names (lib/snr_output.h). */
+static bool writes_outputs(const char *cmd)
+{
+	static const char *const writers[] = {"record", "replay", "analyze", "report", "export", "host"};
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+		if (!strcmp(cmd, writers[i]))
+			return true;
+	return false;
+}
+
+/* --force, anywhere before "--": outputs may replace existing files
+ * (never an input). Taken out of argv. */
+static int take_force(int argc, char **argv, bool *force)
+{
+	int out = 0;
+	bool rest = false;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			rest = true;
+		if (!rest && !strcmp(argv[i], "--force")) {
+			*force = true;
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -169,6 +206,11 @@ int main(int argc, char **argv)
 		if (!strcmp(cmd, commands[i].name)) {
 			if (reads_snr_files(cmd))
 				argc = take_allow_truncated(argc, argv);
+			bool force = false;
+			if (writes_outputs(cmd))
+				argc = take_force(argc, argv, &force);
+			snr_output_keep_existing(!force);
+			snr_output_guard_inputs(true);
 			int rc = commands[i].run(argc - 1, argv + 1);
 			return rc && snr_partial_refused() ? SNR_EXIT_PARTIAL : rc;
 		}

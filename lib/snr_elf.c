@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "snr_output.h"
 #include "snr_util.h"
 
 static int read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen)
@@ -29,6 +30,7 @@ static int read_file(const char *path, uint8_t **out, size_t *len, char *err, si
 		close(fd);
 		return -1;
 	}
+	snr_output_input(path);
 	uint8_t *buf = snr_xmalloc((size_t)st.st_size + 1);
 	size_t got = 0;
 	while (got < (size_t)st.st_size) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/snr_chunkfile.h"
+#include "lib/snr_output.h"
 #include "lib/snr_util.h"
 
 void snrh_trace_init(struct snrh_trace *t)
@@ -256,6 +257,10 @@ int snrh_writer_open(struct snrh_writer *w, const struct snrh_trace *t, const ch
 {
 	memset(w, 0, sizeof(*w));
 	char magic[8] = SNRH_MAGIC;
+	/* written in place (a killed recording leaves a readable prefix): never over an input, nor over an
+	 * existing file without --force */
+	if (snr_output_check(path, false, err, errlen))
+		return -1;
 	if (snr_chunkw_create(&w->cw, path, magic, SNRH_VERSION, err, errlen))
 		return -1;
 	put_json(&w->cw, SNRH_CHUNK_META, t->meta);

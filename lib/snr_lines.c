@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "snr_output.h"
 #include "snr_util.h"
 
 struct cache_slot {
@@ -139,6 +140,7 @@ int snr_lines_add(struct snr_lines *l, const char *path, uint64_t bias, const ch
 			return -1;
 		}
 	}
+	snr_output_input(path);
 	dwfl_report_begin_add(l->dwfl);
 	Dwfl_Module *m = dwfl_report_elf(l->dwfl, path, path, -1, bias, false);
 	dwfl_report_end(l->dwfl, NULL, NULL);

@@ -2,16 +2,25 @@
  * snr_outfile.c: see snr_outfile.h. The temporary file gets the mode an
  * ordinary open(O_CREAT, 0644) would have given (0666 less the umask's
  * bits, as 0644 under the usual 022), not mkstemp's 0600.
+ *
+ * The temporary is ".NAME.PID.XXXXXX": the pid of the process writing it.
+ * SIGINT and SIGTERM (where the process left them to their default action)
+ * remove every temporary still open before the process dies; after a
+ * SIGKILL, the next write of the same output removes the temporaries of it
+ * whose process no longer exists.
  */
 #include "snr_outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "snr_output.h"
 #include "snr_util.h"
 
 #define OUT_BUF (64u << 10)
@@ -23,10 +32,97 @@ static mode_t file_mode(void)
 	return 0644 & ~mask;
 }
 
-int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+/* ---- the temporaries a signal removes ------------------------------------ */
+
+/* Slots hold the paths of the temporaries open now; the handler reads them
+ * (a pointer store is atomic, and a path is complete before it is stored). */
+#define LIVE_MAX 64
+static char *volatile live[LIVE_MAX];
+static volatile sig_atomic_t handlers_set;
+
+static void on_fatal_signal(int sig)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		char *t = live[i];
+		if (t)
+			unlink(t);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* SIGINT and SIGTERM get the handler only where nothing else handles
+ * them (snr record's own handler ends a window cleanly: it is kept). */
+static void set_handlers(void)
+{
+	if (handlers_set)
+		return;
+	handlers_set = 1;
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+			continue;
+		struct sigaction sa = {.sa_handler = on_fatal_signal};
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void live_add(char *tmp)
+{
+	set_handlers();
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (!live[i]) {
+			live[i] = tmp;
+			return;
+		}
+	/* more open at once than slots: this one is not removed on a signal */
+}
+
+static void live_remove(const char *tmp)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (live[i] == tmp)
+			live[i] = NULL;
+}
+
+/* Removes dir's ".BASE.PID.XXXXXX" whose PID is not a running process:
+ * the temporaries of this output that a killed snr left. */
+static void remove_stale(const char *dir, const char *base)
+{
+	DIR *d = opendir(*dir ? dir : ".");
+	if (!d)
+		return;
+	size_t blen = strlen(base);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *n = e->d_name;
+		if (n[0] != '.' || strncmp(n + 1, base, blen) || n[1 + blen] != '.')
+			continue;
+		const char *p = n + 2 + blen;
+		char *end;
+		errno = 0;
+		long pid = strtol(p, &end, 10);
+		if (errno || end == p || *end != '.' || strlen(end + 1) != 6 || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* alive (or not ours to ask about) */
+		size_t n2 = strlen(dir) + strlen(n) + 1;
+		char *full = snr_xmalloc(n2);
+		snprintf(full, n2, "%s%s", dir, n);
+		unlink(full);
+		free(full);
+	}
+	closedir(d);
+}
+
+static int open_checked(struct snr_outfile *o, const char *path, bool replace, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+	if (snr_output_check(path, replace, err, errlen))
+		return -1;
 	struct stat st;
 	if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
 		o->fd = !strcmp(path, "-") ? dup(STDOUT_FILENO) : open(path, O_WRONLY | O_CLOEXEC);
@@ -44,9 +140,14 @@ int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t 
 		snr_fmt(err, errlen, "%s: is a folder, not a file name", path);
 		return -1;
 	}
-	size_t n = strlen(path) + 16;
+	char *dir = snr_xmalloc(dirlen + 1);
+	memcpy(dir, path, dirlen);
+	dir[dirlen] = 0;
+	remove_stale(dir, base);
+	free(dir);
+	size_t n = strlen(path) + 40;
 	o->tmp = snr_xmalloc(n);
-	snprintf(o->tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+	snprintf(o->tmp, n, "%.*s.%s.%ld.XXXXXX", (int)dirlen, path, base, (long)getpid());
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0) {
 		snr_fmt(err, errlen, "%s: cannot create a file in its folder: %s", path, strerror(errno));
@@ -54,6 +155,7 @@ int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t 
 		o->tmp = NULL;
 		return -1;
 	}
+	live_add(o->tmp);
 	if (fchmod(o->fd, file_mode()) < 0) {
 		snr_fmt(err, errlen, "%s: %s", o->tmp, strerror(errno));
 		snr_outfile_discard(o);
@@ -61,6 +163,16 @@ int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t 
 	}
 	o->path = snr_xstrdup(path);
 	return 0;
+}
+
+int snr_outfile_open(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+{
+	return open_checked(o, path, false, err, errlen);
+}
+
+int snr_outfile_open_part(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+{
+	return open_checked(o, path, true, err, errlen);
 }
 
 FILE *snr_outfile_stdio(struct snr_outfile *o)
@@ -99,6 +211,8 @@ static int close_file(struct snr_outfile *o, bool sync)
 
 static void release(struct snr_outfile *o)
 {
+	if (o->tmp)
+		live_remove(o->tmp);
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;
@@ -107,9 +221,15 @@ static void release(struct snr_outfile *o)
 int snr_outfile_commit(struct snr_outfile *o, char *err, size_t errlen)
 {
 	int rc = close_file(o, true);
+	const char *in;
 	if (rc)
 		snr_fmt(err, errlen, "%s: writing failed: %s", o->path, strerror(errno));
-	else if (o->tmp && rename(o->tmp, o->path) < 0) {
+	else if (o->tmp && (in = snr_output_is_input(o->path))) {
+		/* an input read since the open: still never replaced */
+		snr_fmt(err, errlen, "%s is the input %s: writing the output there would destroy it (refused even "
+				     "with --force); choose another output path", o->path, in);
+		rc = -1;
+	} else if (o->tmp && rename(o->tmp, o->path) < 0) {
 		snr_fmt(err, errlen, "%s: renaming %s into place: %s", o->path, o->tmp, strerror(errno));
 		rc = -1;
 	}
@@ -127,9 +247,9 @@ void snr_outfile_discard(struct snr_outfile *o)
 	release(o);
 }
 
-FILE *snr_outfile_fopen(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+static FILE *fopen_checked(struct snr_outfile *o, const char *path, bool replace, char *err, size_t errlen)
 {
-	if (snr_outfile_open(o, path, err, errlen))
+	if (open_checked(o, path, replace, err, errlen))
 		return NULL;
 	FILE *f = snr_outfile_stdio(o);
 	if (!f) {
@@ -137,6 +257,16 @@ FILE *snr_outfile_fopen(struct snr_outfile *o, const char *path, char *err, size
 		snr_outfile_discard(o);
 	}
 	return f;
+}
+
+FILE *snr_outfile_fopen(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+{
+	return fopen_checked(o, path, false, err, errlen);
+}
+
+FILE *snr_outfile_fopen_part(struct snr_outfile *o, const char *path, char *err, size_t errlen)
+{
+	return fopen_checked(o, path, true, err, errlen);
 }
 
 int snr_outfile_close(struct snr_outfile *o, bool ok, char *err, size_t errlen)
@@ -149,10 +279,10 @@ int snr_outfile_close(struct snr_outfile *o, bool ok, char *err, size_t errlen)
 	return snr_outfile_commit(o, err, errlen);
 }
 
-int snr_outfile_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen)
+static int write_text(const char *path, bool replace, const char *text, size_t len, char *err, size_t errlen)
 {
 	struct snr_outfile o;
-	if (snr_outfile_open(&o, path, err, errlen))
+	if (open_checked(&o, path, replace, err, errlen))
 		return -1;
 	const char *p = text;
 	while (len) {
@@ -168,4 +298,14 @@ int snr_outfile_write_text(const char *path, const char *text, size_t len, char 
 		len -= (size_t)r;
 	}
 	return snr_outfile_commit(&o, err, errlen);
+}
+
+int snr_outfile_write_text(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	return write_text(path, false, text, len, err, errlen);
+}
+
+int snr_outfile_write_text_part(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	return write_text(path, true, text, len, err, errlen);
 }

@@ -36,7 +36,7 @@ static int write_manifest(struct snr_set_writer *w, const char *dir, char *err, 
 {
 	char *text = json_dumps(w->manifest, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	char *p = path_join(dir, SNR_SET_MANIFEST);
-	int rc = snr_outfile_write_text(p, text, strlen(text), err, errlen);
+	int rc = snr_outfile_write_text_part(p, text, strlen(text), err, errlen); /* rewritten per window */
 	free(p);
 	free(text);
 	return rc;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "snr_output.h"
 #include "snr_set.h"
 #include "snr_util.h"
 
@@ -141,6 +142,8 @@ char *snr_trace_journal_path(const char *path)
 
 int snr_trace_check_path(const char *path, char *err, size_t errlen)
 {
+	if (snr_output_check(path, false, err, errlen))
+		return -1;
 	char *j = snr_trace_journal_path(path);
 	int fd = open(j, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -480,6 +483,12 @@ static int parse_meta(struct snr_trace *t, const struct snr_chunk *c)
 	json_t *m = json_loads(t->meta, JSON_REJECT_DUPLICATES, &je);
 	if (!m)
 		return terr(t, c, "metadata is not JSON: line %d column %d: %s", je.line, je.column, je.text);
+	/* the programs the trace names are inputs of whatever reads it (lib/snr_output.h) */
+	snr_output_input(json_string_value(json_object_get(m, "elf")));
+	size_t oi;
+	json_t *obj;
+	json_array_foreach(json_object_get(m, "objects"), oi, obj)
+		snr_output_input(json_string_value(json_object_get(obj, "path")));
 	json_t *regs = json_object_get(m, "registers");
 	if (!json_is_array(regs) || !json_array_size(regs) || json_array_size(regs) > 65535) {
 		json_decref(m);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "snr_output.h"
+
 void snr_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -134,6 +136,7 @@ int snr_open_regular(const char *path, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
+	snr_output_input(path); /* no output of this process lands on it */
 	/* a regular file never blocks; drop the flag for readers that expect it off */
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lib/snr_chunkfile.h"
+#include "lib/snr_output.h"
 #include "lib/snr_symtab.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics_write.h"
@@ -280,6 +281,8 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 					     je.line, je.column, je.text);
 		else if (!json_is_object(j))
 			rc = snr_chunkf_fail(&m->f, &m->f.chunks[0], "metadata is not a JSON object");
+		else /* the trace it was replayed from: an input of whatever reads it (lib/snr_output.h) */
+			snr_output_input(json_string_value(json_object_get(j, "trace")));
 		json_decref(j);
 	}
 	if (rc) {

@@ -182,7 +182,7 @@ gdb_device "$SNR" "$T" "$T/tl.elf"
   -o "$T/mid.snrt" --kill 2>"$T/mid.err" && fail "--until-return accepted a breakpoint inside a function"
 kill "$DEV" 2>/dev/null; wait "$DEV" 2>/dev/null; DEV=""
 grep -q "is not a function's entry" "$T/mid.err" || fail "--until-return mid-function: $(cat "$T/mid.err")"
-RECORD_ARGS=--until-return record tl attend 100
+RECORD_ARGS="--until-return --force" record tl attend 100  # the same name again: replaces it
 grep -q "ended by reaching --count" "$T/rec.err" && grep -q "had not returned after --count 100" "$T/rec.err" \
   || fail "--until-return with a low --count: $(cat "$T/rec.err")"
 echo ok

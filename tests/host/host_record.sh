@@ -103,7 +103,7 @@ C
 for mode in presets explicit; do
   args=()
   [ "$mode" = explicit ] && args=(--no-presets --uprobe libta1rt:ta1rt_wait:H:WAIT_DEV --uprobe libta1rt:ta1rt_launch:H:CTRL --io-calls)
-  run "$SNR" host record "${args[@]}" -o "$T/serve.snrh" -- "$SERVE" "$T/dev.elf" 6 "$T"
+  run "$SNR" host record "${args[@]}" --force -o "$T/serve.snrh" -- "$SERVE" "$T/dev.elf" 6 "$T"  # once per mode
   expect_rc 0
   self_wait=$(sed -n 's/.*; \([0-9.]*\) s in ta1rt_wait.*/\1/p' "$T/out")
   [ -n "$self_wait" ] || fail "$mode: ta1_serve did not print its time in ta1rt_wait: $(cat "$T/out")"
@@ -196,13 +196,13 @@ if [ "$CUPTI" = cupti ]; then
 else
   grep -qx "CUDA_INJECTION64_PATH=" "$T/out" || fail "injected without libsnr_cupti.so built: $(cat "$T/out")"
 fi
-run "$SNR" host record --no-cupti -o "$T/cu.snrh" -- "$STANDIN"
+run "$SNR" host record --no-cupti --force -o "$T/cu.snrh" -- "$STANDIN"
 expect_rc 0
 grep -qx "CUDA_INJECTION64_PATH=" "$T/out" || fail "--no-cupti still injected: $(cat "$T/out")"
-CUDA_INJECTION64_PATH=/elsewhere/lib.so run "$SNR" host record -o "$T/cu.snrh" -- "$STANDIN"
+CUDA_INJECTION64_PATH=/elsewhere/lib.so run "$SNR" host record --force -o "$T/cu.snrh" -- "$STANDIN"
 grep -qx "CUDA_INJECTION64_PATH=/elsewhere/lib.so" "$T/out" || fail "the caller's CUDA_INJECTION64_PATH was replaced"
 expect_err "left as it is"
-SNR_CUPTI_LIB=/nonexistent/libsnr_cupti.so run "$SNR" host record -o "$T/cu.snrh" -- /bin/true
+SNR_CUPTI_LIB=/nonexistent/libsnr_cupti.so run "$SNR" host record --force -o "$T/cu.snrh" -- /bin/true
 expect_rc 1; expect_err "SNR_CUPTI_LIB=/nonexistent/libsnr_cupti.so: no such file"
 
 # 3. SIGINT detaches every probe: the recorder's programs (by id) are gone.

@@ -5,7 +5,8 @@
 # a metrics file's EVENTS chunks exchanged or left out are caught as such.
 # And nothing a user has is lost: a replay that fails part-way leaves the
 # good .snrm at its -o path as it was; an export or a report that fails
-# leaves the file at its -o path as it was.
+# leaves the file at its -o path as it was (each given --force, which lets a
+# finished output replace the file, never a failed one).
 # usage: forged_chunks.sh SNR CHUNK_FORGE TRACE
 set -u
 SNR=$1; FORGE=$2; TRACE=$3
@@ -21,7 +22,7 @@ for forge in "flip 3 5" "flip 3 200" "flip 1 0" "rawlen 3 99999" "rawlen 3 10" "
              "drop 0"; do
   "$FORGE" "$TRACE" "$T/bad.snrt" $forge || fail "chunk_forge $forge"
   for cmd in "trace verify" "trace dump" "replay" "analyze dma"; do
-    extra=""; [ "$cmd" = replay ] && extra="-o $T/good.snrm"
+    extra=""; [ "$cmd" = replay ] && extra="-o $T/good.snrm --force"
     $SNR $cmd "$T/bad.snrt" $extra >"$T/out.txt" 2>&1
     rc=$?
     [ $rc -eq 1 ] || fail "$cmd on a trace with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
@@ -29,9 +30,9 @@ for forge in "flip 3 5" "flip 3 200" "flip 1 0" "rawlen 3 99999" "rawlen 3 10" "
       fail "$cmd on $forge: the message names no chunk: $(head -c 300 "$T/out.txt")"
   done
   cmp -s "$T/good.snrm" "$T/good.before" || fail "a failed replay ($forge) changed the .snrm at its -o path"
-  "$SNR" export perfetto "$T/bad.snrt" -o "$T/x.json" >/dev/null 2>&1 && fail "export of $forge succeeded"
+  "$SNR" export perfetto "$T/bad.snrt" -o "$T/x.json" --force >/dev/null 2>&1 && fail "export of $forge succeeded"
   cmp -s "$T/x.json" "$T/x.before" || fail "a failed export ($forge) changed the file at its -o path"
-  "$SNR" report "$T/bad.snrt" -o "$T/r.html" >/dev/null 2>&1 && fail "report of $forge succeeded"
+  "$SNR" report "$T/bad.snrt" -o "$T/r.html" --force >/dev/null 2>&1 && fail "report of $forge succeeded"
   cmp -s "$T/r.html" "$T/r.before" || fail "a failed report ($forge) changed the file at its -o path"
 done
 # The metrics file's reader, behind its CRCs too.

@@ -3,7 +3,9 @@
 # lets it run, and a failed check leaves the target halted where it was:
 #   - against `snr device --gdb --halt`: an x86-64 --elf (architecture), the
 #     ELF of another TA1 program (code bytes), a breakpoint symbol the ELF
-#     lacks, a --chip the device lacks, an output path in a missing folder.
+#     lacks, a --chip the device lacks, an output path in a missing folder,
+#     an output that is the ELF (or a link to it; --force or not), an
+#     output that exists (without --force).
 #     Each exits 1 naming what was wrong and "left it halted at pc ENTRY"
 #     (the ELF's entry: nothing ran); then a right recording from the same
 #     device succeeds and the program ends as it should.
@@ -54,7 +56,19 @@ expect_refusal "missing symbol" "no symbol 'nosuch' in $T/p.elf" $TGT --elf "$T/
 expect_refusal "missing chip" "--chip 3: the target has 1 thread" $TGT --elf "$T/p.elf" --breakpoint window --chip 3 \
   -o "$T/a.snrt"
 expect_refusal "output folder" "$T/none/a.snrt" $TGT --elf "$T/p.elf" --breakpoint window -o "$T/none/a.snrt"
-[ $((HALTED_PC)) -eq $((ENTRY)) ] || fail "after five refusals the device is at $HALTED_PC, not $ENTRY"
+# the output is the program's ELF (refused even with --force), or a file that exists (refused without it)
+cp "$T/p.elf" "$T/p.keep"
+expect_refusal "output on the ELF" "$T/p.elf is an input of this command" $TGT --elf "$T/p.elf" --breakpoint window \
+  -o "$T/p.elf" --force
+ln -s p.elf "$T/link.elf"
+expect_refusal "output on a link to the ELF" "$T/link.elf is the input $T/p.elf" $TGT --elf "$T/p.elf" \
+  --breakpoint window -o "$T/link.elf" --force
+cmp -s "$T/p.elf" "$T/p.keep" || fail "a refused recording replaced the ELF"
+echo old >"$T/old.snrt"
+expect_refusal "existing output" "$T/old.snrt exists: snr does not replace a file unless given --force" $TGT \
+  --elf "$T/p.elf" --breakpoint window -o "$T/old.snrt"
+[ "$(cat "$T/old.snrt")" = old ] || fail "a refused recording changed old.snrt"
+[ $((HALTED_PC)) -eq $((ENTRY)) ] || fail "after eight refusals the device is at $HALTED_PC, not $ENTRY"
 kill -0 "$DEV" 2>/dev/null || fail "the device ended after the refusals: $(cat "$T/dev.err")"
 "$SNR" record $TGT --elf "$T/p.elf" --breakpoint window --count 1000 -o "$T/a.snrt" 2>"$T/rec.err" ||
   fail "the right recording after the refusals: $(cat "$T/rec.err")"
