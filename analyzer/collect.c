@@ -402,7 +402,7 @@ static json_t *insn_json(const struct an_data *d, int64_t index, uint64_t cycle)
 	json_t *o = json_object();
 	json_object_set_new(o, "index", json_integer(index));
 	if (index >= 0 && (uint64_t)index < d->pcs->n) {
-		char sym[128];
+		char sym[400];
 		uint64_t pc = an_pc(d, (uint64_t)index);
 		json_object_set_new(o, "pc", json_integer((json_int_t)pc));
 		json_object_set_new(o, "symbol", json_string(snr_source_symbolize(&d->src, pc, sym, sizeof(sym))));

@@ -55,7 +55,7 @@ int snr_analyze_dma(int argc, char **argv)
 	uint64_t tb = 0, tt = 0, ts = 0, bytes = 0, n = 0;
 	for (size_t k = 0; idx[k] != SIZE_MAX; k++) {
 		const struct an_dma *m = &d.dmas[idx[k]];
-		char c[4][24], a[160], b[160];
+		char c[4][24], a[600], b[600];
 		cell(c[0], sizeof(c[0]), m->issue);
 		cell(c[1], sizeof(c[1]), m->start);
 		cell(c[2], sizeof(c[2]), m->complete);
@@ -69,7 +69,7 @@ int snr_analyze_dma(int argc, char **argv)
 			snprintf(b, sizeof(b), "(not waited in the window)");
 		else
 			an_insn_name(&d, m->wait_index, b, sizeof(b));
-		printf("      issue %.40s  wait %.40s\n", a, b);
+		printf("      issue %s  wait %s\n", a, b); /* whole: a function name is never cut */
 		tb += m->stall_base;
 		tt += m->stall_transfer;
 		ts += m->slack;

@@ -39,6 +39,7 @@
 #include "lib/snr_outfile.h"
 #include "lib/snr_output.h"
 #include "lib/snr_partial.h"
+#include "lib/snr_set.h"
 #include "lib/snr_util.h"
 #include "analyzer/host_events.h"
 #include "lib/snr_host_trace.h"
@@ -829,6 +830,8 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 	return 0;
 }
 
+enum export_format { FORMAT_AUTO, FORMAT_JSON, FORMAT_PROTO };
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -845,7 +848,9 @@ static void usage(FILE *f)
 		"to its WAIT, counters for VMEM occupancy and the largest free region. Slices are\n"
 		"named by what ran and where (\"ta.mxu.mm attn.c:37 (attn)\", from the program's line\n"
 		"tables; --elf PROG), with the pc, disassembly and \"source\" object in their args.\n"
-		"One process per input file. docs/analyses.md.\n"
+		"One process per input file; a trace or metrics set (snr record --windows, snr\n"
+		"replay SET -o MSET) gives one per window, named \"GROUP window K: FILE\".\n"
+		"docs/analyses.md.\n"
 		"\n"
 		"With host traces (snr host record; CUPTI files merge into them) everything is on\n"
 		"the host's clock (CLOCK_MONOTONIC, microseconds): each host thread's on/off-CPU\n"
@@ -1014,9 +1019,182 @@ static void put_proto(struct out *o, json_t *events)
 	free(sl);
 }
 
+/* The export proper: files are the inputs, a set's windows in its place,
+ * each labelled (NULL: the file's path alone). */
+static int export_files(int nfiles, char **files, char **labels, const char *out_path, const char *config,
+			uint64_t launch, enum export_format format)
+{
+	/* Host traces first: they fix the clock the replayed windows go on. */
+	struct snrh_trace host;
+	snrh_trace_init(&host);
+	json_object_clear(host.meta);
+	int nhost = 0, ndev = 0, rc = 0;
+	char err[1024];
+	for (int i = 0; i < nfiles; i++) {
+		if (!is_host_trace(files[i])) {
+			ndev++;
+			continue;
+		}
+		/* A host trace cut short (its recorder killed) is refused as a
+		 * partial .snrt is, unless --allow-truncated. */
+		bool cut = false;
+		char why[sizeof(err)] = "";
+		if (snrh_trace_read_partial(&host, files[i], &cut, why, sizeof(why))) {
+			snr_fmt(err, sizeof(err), "%s", why);
+			cut = false;
+		}
+		size_t plen = strlen(files[i]);
+		const char *what =
+		    !strncmp(why, files[i], plen) && !strncmp(why + plen, ": ", 2) ? why + plen + 2 : why;
+		if ((!cut && why[0]) || (cut && snr_partial_check(files[i], what, err, sizeof(err)))) {
+			snr_err("export: %s", err);
+			snrh_trace_free(&host);
+			return 1;
+		}
+		nhost++;
+	}
+	int64_t base_ns = 0;
+	char placed[160] = "";
+	if (launch && !nhost) {
+		snr_err("export: --launch %llu places a replayed window at a launch of a host trace, but no "
+			".snrh is given",
+			(unsigned long long)launch);
+		snrh_trace_free(&host);
+		return 2;
+	}
+	if (nhost) {
+		struct snrh_launch *ln = NULL;
+		size_t nln = snrh_ta1_launches(&host, &ln);
+		if (launch > nln) {
+			snr_err("export: --launch %llu, but the host trace has %zu ta1rt_launch call%s",
+				(unsigned long long)launch, nln, nln == 1 ? "" : "s");
+			free(ln);
+			snrh_trace_free(&host);
+			return 2;
+		}
+		if (!launch && nln == 1)
+			launch = 1;
+		if (launch) {
+			base_ns = (int64_t)ln[launch - 1].start;
+			snprintf(placed, sizeof(placed), " (at ta1rt_launch #%llu)",
+				 (unsigned long long)launch);
+		} else {
+			base_ns = (int64_t)json_integer_value(json_object_get(host.meta, "t_start_ns"));
+			snprintf(placed, sizeof(placed), " (at the host trace's start)");
+			if (nln > 1 && ndev)
+				fprintf(stderr,
+					"snr export: the host trace has %zu ta1rt_launch calls; the replayed "
+					"window starts at "
+					"the trace's start (choose a launch with --launch N)\n",
+					nln);
+		}
+		free(ln);
+	}
+
+	/* auto: the first window's events tell the JSON's size (host traces: JSON) */
+	struct an_data first;
+	bool have_first = false;
+	if (ndev) {
+		int k = 0;
+		while (is_host_trace(files[k]))
+			k++;
+		if (an_load(&first, files[k], config, AN_WANT_ALL, err, sizeof(err))) {
+			snr_err("export: %s", err);
+			an_free(&first);
+			snrh_trace_free(&host);
+			return 1;
+		}
+		have_first = true;
+		if (format == FORMAT_AUTO && !nhost) {
+			unsigned long long events =
+			    (unsigned long long)(first.busy->n + 8 * first.ndmas) * (unsigned)ndev;
+			if (events * JSON_EVENT_BYTES > JSON_MAX_BYTES) {
+				format = FORMAT_PROTO;
+				fprintf(stderr,
+					"snr export: about %llu events; their JSON would be about %llu MiB "
+					"(over %llu): writing "
+					"Perfetto's protobuf trace format (--format json for JSON)\n",
+					events, events * JSON_EVENT_BYTES >> 20, JSON_MAX_BYTES >> 20);
+			}
+		}
+	}
+	struct snr_outfile of;
+	char oerr[600];
+	FILE *f = snr_outfile_fopen(&of, out_path, oerr, sizeof(oerr));
+	if (!f) {
+		snr_err("export: %s", oerr);
+		if (have_first)
+			an_free(&first);
+		snrh_trace_free(&host);
+		return 1;
+	}
+	struct proto pb = {0};
+	struct out o = {.f = f, .first = true, .base_ns = base_ns, .pb = format == FORMAT_PROTO ? &pb : NULL};
+	if (o.pb) {
+		for (int k = 0; k < 4; k++)
+			pb.iids[k] = json_object();
+		pb.counters = json_object();
+		pb.track_of = json_object();
+		pb.args_cache = json_object();
+	} else
+		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	if (nhost) {
+		json_t *events = json_array();
+		snrh_trace_events(&host, events);
+		if (o.pb)
+			put_proto(&o, events);
+		else
+			put_json(&o, events);
+		json_decref(events);
+	}
+	snrh_trace_free(&host);
+	int pid = 0;
+	for (int i = 0; i < nfiles && !rc; i++) {
+		if (is_host_trace(files[i]))
+			continue;
+		struct an_data d;
+		if (have_first) {
+			d = first; /* loaded above */
+			have_first = false;
+		} else if (an_load(&d, files[i], config, AN_WANT_ALL, err, sizeof(err))) {
+			snr_err("export: %s", err);
+			rc = 1;
+			an_free(&d);
+			continue;
+		}
+		char label[4200];
+		snprintf(label, sizeof(label), "%s%s%s", labels[i] ? labels[i] : "", d.src.path, placed);
+		rc = export_one(&o, &d, ++pid, label);
+		an_free(&d);
+	}
+	if (o.pb) {
+		proto_finish(&o);
+		if (pb.out_of_order)
+			fprintf(stderr,
+				"snr export: %llu slices did not nest on their track (written clipped)\n",
+				(unsigned long long)pb.out_of_order);
+		for (int k = 0; k < 4; k++)
+			json_decref(pb.iids[k]);
+		json_decref(pb.counters);
+		json_decref(pb.track_of);
+		json_decref(pb.args_cache);
+		free(pb.tracks);
+		free(pb.buf);
+	} else
+		fputs("\n]}\n", f);
+	if (snr_outfile_close(&of, !rc, oerr, sizeof(oerr))) {
+		if (!rc)
+			snr_err("export: %s", oerr);
+		return 1;
+	}
+	return 0;
+}
+
 int snr_cmd_export(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		if (argc < 2)
+			snr_err("export: give a format: perfetto");
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
@@ -1030,7 +1208,7 @@ int snr_cmd_export(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0}};
 	const char *out_path = NULL, *config = NULL;
 	uint64_t launch = 0;
-	enum { FORMAT_AUTO, FORMAT_JSON, FORMAT_PROTO } format = FORMAT_AUTO;
+	enum export_format format = FORMAT_AUTO;
 	int opt;
 	optind = 1;
 	argc--;
@@ -1089,168 +1267,41 @@ int snr_cmd_export(int argc, char **argv)
 		return 1;
 	}
 
-	/* Host traces first: they fix the clock the replayed windows go on. */
-	struct snrh_trace host;
-	snrh_trace_init(&host);
-	json_object_clear(host.meta);
-	int nhost = 0, ndev = 0, rc = 0;
-	char err[1024];
-	for (int i = optind; i < argc; i++) {
-		if (!is_host_trace(argv[i])) {
-			ndev++;
-			continue;
-		}
-		/* A host trace cut short (its recorder killed) is refused as a
-		 * partial .snrt is, unless --allow-truncated. */
-		bool cut = false;
-		char why[sizeof(err)] = "";
-		if (snrh_trace_read_partial(&host, argv[i], &cut, why, sizeof(why))) {
-			snr_fmt(err, sizeof(err), "%s", why);
-			cut = false;
-		}
-		size_t plen = strlen(argv[i]);
-		const char *what =
-		    !strncmp(why, argv[i], plen) && !strncmp(why + plen, ": ", 2) ? why + plen + 2 : why;
-		if ((!cut && why[0]) || (cut && snr_partial_check(argv[i], what, err, sizeof(err)))) {
-			snr_err("export: %s", err);
-			snrh_trace_free(&host);
+	/* a set (snr record --windows, snr replay SET -o MSET): each of its windows
+	 * in its place, a process of its own named by the set and window */
+	struct snr_inputs in = {0};
+	int nfiles = argc - optind;
+	char **files = argv + optind, **labels = snr_xcalloc((size_t)nfiles + 1, sizeof(*labels));
+	bool sets = false;
+	for (int i = optind; i < argc; i++)
+		sets |= snr_is_set(argv[i]);
+	if (sets) {
+		if (snr_inputs_expand(argv + optind, argc - optind, &in, cerr, sizeof(cerr))) {
+			snr_err("export: %s", cerr);
+			free(labels);
 			return 1;
 		}
-		nhost++;
-	}
-	int64_t base_ns = 0;
-	char placed[160] = "";
-	if (launch && !nhost) {
-		snr_err("export: --launch %llu places a replayed window at a launch of a host trace, but no "
-			".snrh is given",
-			(unsigned long long)launch);
-		snrh_trace_free(&host);
-		return 2;
-	}
-	if (nhost) {
-		struct snrh_launch *ln = NULL;
-		size_t nln = snrh_ta1_launches(&host, &ln);
-		if (launch > nln) {
-			snr_err("export: --launch %llu, but the host trace has %zu ta1rt_launch call%s",
-				(unsigned long long)launch, nln, nln == 1 ? "" : "s");
-			free(ln);
-			snrh_trace_free(&host);
-			return 2;
-		}
-		if (!launch && nln == 1)
-			launch = 1;
-		if (launch) {
-			base_ns = (int64_t)ln[launch - 1].start;
-			snprintf(placed, sizeof(placed), " (at ta1rt_launch #%llu)",
-				 (unsigned long long)launch);
-		} else {
-			base_ns = (int64_t)json_integer_value(json_object_get(host.meta, "t_start_ns"));
-			snprintf(placed, sizeof(placed), " (at the host trace's start)");
-			if (nln > 1 && ndev)
-				fprintf(stderr,
-					"snr export: the host trace has %zu ta1rt_launch calls; the replayed "
-					"window starts at "
-					"the trace's start (choose a launch with --launch N)\n",
-					nln);
-		}
-		free(ln);
-	}
-
-	/* auto: the first window's events tell the JSON's size (host traces: JSON) */
-	struct an_data first;
-	bool have_first = false;
-	if (ndev) {
-		int k = optind;
-		while (is_host_trace(argv[k]))
-			k++;
-		if (an_load(&first, argv[k], config, AN_WANT_ALL, err, sizeof(err))) {
-			snr_err("export: %s", err);
-			an_free(&first);
-			snrh_trace_free(&host);
-			return 1;
-		}
-		have_first = true;
-		if (format == FORMAT_AUTO && !nhost) {
-			unsigned long long events =
-			    (unsigned long long)(first.busy->n + 8 * first.ndmas) * (unsigned)ndev;
-			if (events * JSON_EVENT_BYTES > JSON_MAX_BYTES) {
-				format = FORMAT_PROTO;
-				fprintf(stderr,
-					"snr export: about %llu events; their JSON would be about %llu MiB "
-					"(over %llu): writing "
-					"Perfetto's protobuf trace format (--format json for JSON)\n",
-					events, events * JSON_EVENT_BYTES >> 20, JSON_MAX_BYTES >> 20);
+		nfiles = (int)in.n;
+		files = snr_xcalloc(in.n + 1, sizeof(*files));
+		labels = snr_xrealloc(labels, (in.n + 1) * sizeof(*labels));
+		for (size_t i = 0; i < in.n; i++) {
+			files[i] = in.v[i].path;
+			labels[i] = NULL;
+			if (in.any_set) {
+				size_t n = strlen(in.v[i].group) + 48;
+				labels[i] = snr_xmalloc(n);
+				snprintf(labels[i], n, "%s window %llu: ", in.v[i].group,
+					 (unsigned long long)in.v[i].set_window);
 			}
 		}
 	}
-	struct snr_outfile of;
-	char oerr[600];
-	FILE *f = snr_outfile_fopen(&of, out_path, oerr, sizeof(oerr));
-	if (!f) {
-		snr_err("export: %s", oerr);
-		if (have_first)
-			an_free(&first);
-		snrh_trace_free(&host);
-		return 1;
+	int rc = export_files(nfiles, files, labels, out_path, config, launch, format);
+	for (int i = 0; sets && i < nfiles; i++)
+		free(labels[i]);
+	free(labels);
+	if (sets) {
+		free(files);
+		snr_inputs_free(&in);
 	}
-	struct proto pb = {0};
-	struct out o = {.f = f, .first = true, .base_ns = base_ns, .pb = format == FORMAT_PROTO ? &pb : NULL};
-	if (o.pb) {
-		for (int k = 0; k < 4; k++)
-			pb.iids[k] = json_object();
-		pb.counters = json_object();
-		pb.track_of = json_object();
-		pb.args_cache = json_object();
-	} else
-		fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-	if (nhost) {
-		json_t *events = json_array();
-		snrh_trace_events(&host, events);
-		if (o.pb)
-			put_proto(&o, events);
-		else
-			put_json(&o, events);
-		json_decref(events);
-	}
-	snrh_trace_free(&host);
-	int pid = 0;
-	for (int i = optind; i < argc && !rc; i++) {
-		if (is_host_trace(argv[i]))
-			continue;
-		struct an_data d;
-		if (have_first) {
-			d = first; /* loaded above */
-			have_first = false;
-		} else if (an_load(&d, argv[i], config, AN_WANT_ALL, err, sizeof(err))) {
-			snr_err("export: %s", err);
-			rc = 1;
-			an_free(&d);
-			continue;
-		}
-		char label[4200];
-		snprintf(label, sizeof(label), "%s%s", d.src.path, placed);
-		rc = export_one(&o, &d, ++pid, label);
-		an_free(&d);
-	}
-	if (o.pb) {
-		proto_finish(&o);
-		if (pb.out_of_order)
-			fprintf(stderr,
-				"snr export: %llu slices did not nest on their track (written clipped)\n",
-				(unsigned long long)pb.out_of_order);
-		for (int k = 0; k < 4; k++)
-			json_decref(pb.iids[k]);
-		json_decref(pb.counters);
-		json_decref(pb.track_of);
-		json_decref(pb.args_cache);
-		free(pb.tracks);
-		free(pb.buf);
-	} else
-		fputs("\n]}\n", f);
-	if (snr_outfile_close(&of, !rc, oerr, sizeof(oerr))) {
-		if (!rc)
-			snr_err("export: %s", oerr);
-		return 1;
-	}
-	return 0;
+	return rc;
 }

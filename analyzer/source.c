@@ -74,10 +74,11 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 			return -1;
 		const char *sum = snr_metrics_summary_json(src->metrics);
 		json_t *sj = sum ? json_loads(sum, 0, NULL) : NULL;
-		if (!sj) {
-			snr_fmt(err, errlen, "%s: no summary: the replay that wrote it did not finish", path);
-			return -1;
-		}
+		if (!sj) /* a replay renames its metrics file into place whole: this one was cut since */
+			return snr_partial_unusable(path,
+						    "it has no summary (the end of the file is missing); replay its trace "
+						    "again (snr replay T.snrt -o M.snrm)",
+						    err, errlen);
 		src->instructions = (uint64_t)json_integer_value(json_object_get(sj, "instructions"));
 		src->cycles = (uint64_t)json_integer_value(json_object_get(sj, "cycles"));
 		src->verified = json_is_true(json_object_get(sj, "verified"));

@@ -167,9 +167,19 @@ static int analyze_windows(const struct analysis *a, int argc, char **argv, cons
 	return rc;
 }
 
+/* No trace or metrics file: said, with where the analysis's options are. */
+static int missing_input(const char *kind)
+{
+	snr_err("analyze %s: give a trace or metrics file (or a set, or several files); snr analyze %s --help", kind,
+		kind);
+	return 2;
+}
+
 int snr_cmd_analyze(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		if (argc < 2)
+			snr_err("analyze: give an analysis: dma, vmem, util, deps or suggest");
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
@@ -188,7 +198,8 @@ int snr_cmd_analyze(int argc, char **argv)
 		}
 		int rc = !help && (ninputs > 1 || (ninputs == 1 && snr_is_set(argv[inputs[0] + 1])))
 				 ? analyze_windows(&analyses[i], argc - 1, argv + 1, inputs, ninputs)
-				 : analyses[i].run(argc - 1, argv + 1);
+				 : ninputs == 0 && !help ? missing_input(argv[1])
+							 : analyses[i].run(argc - 1, argv + 1);
 		free(inputs);
 		return rc;
 	}

@@ -478,6 +478,7 @@ int snr_cmd_annotate(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
+		snr_err("annotate: give a trace or metrics file (or a set, or several files)");
 		usage(stderr);
 		return 2;
 	}

@@ -115,6 +115,7 @@ int snr_cmd_check(int argc, char **argv)
 		}
 	}
 	if (!dir) {
+		snr_err("check: give the folder of traces and goldens (snr check traces/)");
 		fputs(check_usage, stderr);
 		return 2;
 	}

@@ -138,7 +138,8 @@ static int host_report_main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		snr_err("host report: no trace given (snr host report H.snrh)");
+		snr_err("host report: give a host trace (snr host report H.snrh)");
+		fputs(host_report_usage, stderr);
 		return 2;
 	}
 	/* the outputs checked against every input before any is read */
@@ -307,6 +308,8 @@ out:
 int snr_cmd_host(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		if (argc < 2)
+			snr_err("host: give a subcommand: record or report");
 		fputs(host_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}

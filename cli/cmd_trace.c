@@ -394,7 +394,16 @@ int snr_cmd_trace(int argc, char **argv)
 		fputs(trace_usage, stdout);
 		return 0;
 	}
+	if (argc < 2 || (strcmp(argv[1], "info") && strcmp(argv[1], "dump") && strcmp(argv[1], "verify"))) {
+		if (argc < 2)
+			snr_err("trace: give a subcommand: info, dump or verify");
+		else
+			snr_err("trace: unknown subcommand '%s' (info, dump, verify)", argv[1]);
+		fputs(trace_usage, stderr);
+		return 2;
+	}
 	if (argc < 3) {
+		snr_err("trace %s: give a trace (T.snrt)", argv[1]);
 		fputs(trace_usage, stderr);
 		return 2;
 	}
@@ -416,7 +425,8 @@ int snr_cmd_trace(int argc, char **argv)
 			path = argv[i];
 		}
 	}
-	if (!path || (strcmp(sub, "info") && strcmp(sub, "dump") && strcmp(sub, "verify"))) {
+	if (!path) {
+		snr_err("trace %s: give a trace (T.snrt)", sub);
 		fputs(trace_usage, stderr);
 		return 2;
 	}

@@ -13,6 +13,13 @@ bool snr_partial_allowed(void) { return allowed; }
 bool snr_partial_seen(void) { return seen; }
 bool snr_partial_refused(void) { return refused; }
 
+int snr_partial_unusable(const char *path, const char *what, char *err, size_t errlen)
+{
+	refused = true;
+	snr_fmt(err, errlen, "%s is cut short: %s; no part of it can be used, even with --allow-truncated", path, what);
+	return -1;
+}
+
 int snr_partial_check(const char *path, const char *what, char *err, size_t errlen)
 {
 	if (allowed) {

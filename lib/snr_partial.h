@@ -24,6 +24,10 @@ bool snr_partial_allowed(void);
  * was killed"). 0 if partial input is allowed (a warning printed), else -1
  * with err filled. */
 int snr_partial_check(const char *path, const char *what, char *err, size_t errlen);
+/* path is cut short where no part of it can be used (a metrics file
+ * without its summary): refused even with --allow-truncated, and snr exits 3
+ * as for any cut-short input. Always -1, err filled. */
+int snr_partial_unusable(const char *path, const char *what, char *err, size_t errlen);
 bool snr_partial_seen(void);    /* a partial input was used */
 bool snr_partial_refused(void); /* one was refused */
 

@@ -21,6 +21,7 @@
 
 #include "lib/snr_chunkfile.h"
 #include "lib/snr_output.h"
+#include "lib/snr_partial.h"
 #include "lib/snr_symtab.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics_write.h"
@@ -270,6 +271,13 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 			if (m->syms.n || snr_symtab_decode(&m->syms, m->f.raw, (size_t)n))
 				rc = snr_chunkf_fail(&m->f, c, "symbol table is malformed or repeated");
 		}
+	}
+	if (!rc && !m->meta && m->f.truncated) { /* cut inside its first chunk: as a file without a summary */
+		snr_partial_unusable(path, "it ends inside its metadata (the rest of the file is missing); replay "
+					   "its trace again (snr replay T.snrt -o M.snrm)",
+				     err, errlen);
+		snr_metrics_close(m);
+		return NULL;
 	}
 	if (!rc && !m->meta)
 		rc = snr_chunkf_fail(&m->f, NULL, "no META chunk: the metrics file is empty");

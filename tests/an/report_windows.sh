@@ -98,9 +98,16 @@ assert t['stall_cycles'] == r['total']['stall_cycles'], (t['stall_cycles'], r['t
 assert sum(l['cycles'] for l in t['lines']) + t['drain_cycles'] == t['total_cycles']
 PY
 echo "analyze dma, vmem, util, deps, suggest and annotate: per window with its index, per group, together"
-# the readers of one window name the set rather than failing on a folder
-"$SNR" export perfetto "$T/all.snrms" -o "$T/p.json" 2>"$T/exp.err" && fail "export perfetto of a set did not fail"
-grep -q "is a set of windows" "$T/exp.err" || fail "export perfetto of a set: $(cat "$T/exp.err")"
+# export perfetto takes a set: a process per window, named by its group and index
+"$SNR" export perfetto "$T/all.snrms" -o "$T/p.json" --format json 2>"$T/exp.err" ||
+  fail "export perfetto of a set: $(cat "$T/exp.err")"
+python3 - "$T/p.json" "$T/all.snrms/set.json" <<'PY' || fail "export perfetto of a set: the processes"
+import json, sys
+names = [e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"]
+         if e.get("ph") == "M" and e.get("name") == "process_name"]
+n = len(json.load(open(sys.argv[2]))["windows"])
+assert len(names) == n and all(" window " in x for x in names), (names, n)
+PY
 
 # an incomplete set is partial: refused (exit 3) unless --allow-truncated
 cp -r "$T/decode.snrs" "$T/cut.snrs"
