@@ -15,6 +15,7 @@
 #include "lib/snr_outfile.h"
 #include "lib/snr_set.h"
 #include "lib/snr_trace.h"
+#include "lib/snr_output.h"
 #include "lib/snr_util.h"
 #include "snr_cli.h"
 #include "sweep/sweep.h"
@@ -258,6 +259,10 @@ int snr_cmd_sweep(int argc, char **argv)
 	struct sweep_slurm_opts so = {0};
 	char err[2048];
 	int rc = 2, opt;
+	/* The sweep's folder is its own (a new sweep refuses one that exists):
+	 * its tasks, gathers and resumes rewrite the files in it; an output still
+	 * never lands on an input (the trace, the configs). */
+	snr_output_keep_existing(false);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:j:h", opts, NULL)) != -1) {
 		switch (opt) {
