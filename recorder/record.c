@@ -42,7 +42,9 @@
 #include "lib/snr_trace.h"
 #include "lib/snr_plugin.h"
 #include "lib/snr_util.h"
+#include "recorder/record_int.h"
 #include "recorder/record_sim.h"
+#include "recorder/verify.h"
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 
@@ -220,19 +222,7 @@ static void free_symbols(struct loaded_obj *objs, size_t n)
 
 /* ---- the code cache -------------------------------------------------------- */
 
-struct code_entry {
-	uint64_t pc;
-	uint8_t len; /* bytes valid */
-	uint8_t used;
-	uint8_t bytes[16];
-};
-
-struct code_cache {
-	struct code_entry *e;
-	size_t cap, n;
-};
-
-static struct code_entry *code_slot(struct code_cache *c, uint64_t pc)
+struct code_entry *code_slot(struct code_cache *c, uint64_t pc)
 {
 	if (c->n * 2 >= c->cap) {
 		size_t old = c->cap;
@@ -284,44 +274,6 @@ static void progress(uint64_t done, uint64_t total, double t0, uint64_t requests
 
 /* ---- the recorder ------------------------------------------------------------ */
 
-struct rec {
-	const struct snr_record_opts *o;
-	const struct snr_dbg_ops *dbg;
-	struct snr_dbg *d;
-	const struct snr_isa_ops *isa;
-	void *isa_self;
-	const struct snr_isa_reg *iregs;
-	size_t niregs;
-	const struct snr_dbg_reg *dregs;
-	size_t ndregs;
-	long *map; /* ISA register -> debugger register index, -1 if absent */
-	uint8_t *regbuf;
-	size_t regbuf_len;
-	const uint8_t **regval; /* per ISA register, pointer into regbuf or NULL */
-	int pc_reg;
-	unsigned nchips;
-	/* Cheap reads (snr_dbg_ops.read_regs_cheap): a register the window
-	 * wrote since its last read is stale; the access query sees it as
-	 * unknown (qval NULL). */
-	bool *stale;
-	bool *got; /* per debugger register */
-	const uint8_t **qval;
-	uint64_t requests; /* debugger calls on the target */
-	uint64_t bytes_read; /* memory read by the recorder itself (stepping, and after a fallback) */
-	/* --method sim: the simulator running ahead of the halted target */
-	const struct snr_sim_ops *sim; /* NULL after a fallback to stepping */
-	const struct snr_sim_ops *sim_made; /* what made simst */
-	bool *sim_none; /* per ISA register: the simulator has no value for it (until loaded again) */
-	struct snr_sim *simst;
-	struct snr_ahead *ahead;
-	/* pages the debugger could read, and could not ([vvar]), as probed in
-	 * this window (reads_unreadable) */
-	struct snr_ranges readable, unreadable;
-	/* while set, a failure leaves the target halted (leave_halted), and
-	 * this says why it is halted: before it was first continued, or after
-	 * a timeout interrupted it */
-	const char *halted_why;
-};
 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
 {
@@ -366,7 +318,7 @@ const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errle
 }
 
 /* Reads every register: all current. */
-static int read_registers(struct rec *r, char *err, size_t errlen)
+int read_registers(struct rec *r, char *err, size_t errlen)
 {
 	r->requests++;
 	if (r->dbg->read_regs(r->d, r->regbuf)) {
@@ -562,14 +514,6 @@ static int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t in
 		return -1;
 	}
 	return 0;
-}
-
-static uint64_t reg_u64(const struct rec *r, size_t i)
-{
-	uint64_t v = 0;
-	if (r->regval[i])
-		memcpy(&v, r->regval[i], r->iregs[i].size < 8 ? r->iregs[i].size : 8);
-	return v;
 }
 
 /* The ISA register named `name` (or aliased so), -1 if none. */
@@ -1147,53 +1091,6 @@ static int sim_load_registers(struct rec *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Brings the target to window index `index`, reads its registers and
- * compares them with the simulation's: 0 the same, 1 the target went
- * elsewhere or holds other values (err says where), -1 failure. */
-static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
-{
-	int arc = snr_ahead_advance(r->ahead, index, err, errlen);
-	if (arc == SNR_AHEAD_DIVERGED) {
-		const struct snr_dbg_stop *ds = snr_ahead_diverged_stop(r->ahead);
-		return ds->kind == SNR_DBG_STOP_TRAP || ds->kind == SNR_DBG_STOP_SIGNAL ? 1 : -1;
-	}
-	if (arc)
-		return -1;
-	if (read_registers(r, err, errlen))
-		return -1;
-	snr_ahead_stats(r->ahead)->checkpoints++;
-	for (size_t k = 0; k < r->niregs; k++) {
-		uint8_t v[256];
-		if (!r->regval[k] || r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size))
-			continue;
-		if (!strcmp(r->isa->name, "x86-64") && !strcmp(r->iregs[k].name, "eflags")) {
-			/* AF, PF and OF: undefined after shifts, rotates, multiplies
-			 * and bit scans, where unicorn and the CPU differ (seen: AF
-			 * after shr ecx, 3; PF after imul); the checkpoint then hands
-			 * the target's value to the simulator */
-			v[0] = (uint8_t)((v[0] & ~0x14) | (r->regval[k][0] & 0x14));
-			v[1] = (uint8_t)((v[1] & ~0x08) | (r->regval[k][1] & 0x08));
-			if (!memcmp(v, r->regval[k], r->iregs[k].size) &&
-			    r->sim->set_reg(r->simst, (unsigned)k, r->regval[k], r->iregs[k].size)) {
-				snr_fmt(err, errlen, "loading eflags into the simulator: %s", r->sim->error(r->simst));
-				return -1;
-			}
-		}
-		if (memcmp(v, r->regval[k], r->iregs[k].size)) {
-			uint64_t sv = 0, tv = 0;
-			memcpy(&sv, v, r->iregs[k].size < 8 ? r->iregs[k].size : 8);
-			memcpy(&tv, r->regval[k], r->iregs[k].size < 8 ? r->iregs[k].size : 8);
-			snr_fmt(err, errlen,
-				"the target diverged from the simulation by instruction %llu (pc 0x%llx): register %s is "
-				"0x%llx on the target, 0x%llx in the simulation",
-				(unsigned long long)index, (unsigned long long)reg_u64(r, (size_t)r->pc_reg), r->iregs[k].name,
-				(unsigned long long)tv, (unsigned long long)sv);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* Code bytes at pc from the target through the page cache, fewer where memory ends. */
 static int fetch_code(struct rec *r, uint64_t pc, unsigned max, uint8_t *out)
 {
@@ -1226,31 +1123,6 @@ static uint64_t total_requests(struct rec *r)
 static uint64_t total_fetched(struct rec *r, const struct snr_record_summary *sum)
 {
 	return r->ahead ? snr_ahead_stats(r->ahead)->bytes_fetched + r->bytes_read : sum->bytes_captured + sum->bytes_post;
-}
-
-/* Bytes the window wrote as the target holds them against the
- * simulation's: 0 the same, 1 different (err says where), -1 failure. */
-static int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8_t *target, uint64_t len,
-			   uint64_t index, char *err, size_t errlen)
-{
-	uint8_t *mine = snr_xmalloc(len ? len : 1);
-	int rc = 0;
-	if (r->sim->read_mem(r->simst, (uint8_t)(key >> 16), (uint16_t)(key & 0xffff), lo, mine, len)) {
-		snr_fmt(err, errlen, "reading the simulation's end state at 0x%llx: %s", (unsigned long long)lo,
-			r->sim->error(r->simst));
-		rc = -1;
-	} else if (memcmp(mine, target, len)) {
-		uint64_t at = 0;
-		while (mine[at] == target[at])
-			at++;
-		snr_fmt(err, errlen,
-			"the target diverged from the simulation by instruction %llu: the byte the window wrote at 0x%llx "
-			"is 0x%02x on the target, 0x%02x in the simulation",
-			(unsigned long long)index, (unsigned long long)(lo + at), target[at], mine[at]);
-		rc = 1;
-	}
-	free(mine);
-	return rc;
 }
 
 /* Runs the target to the n-th next hit of the breakpoint bp by the
@@ -1321,239 +1193,6 @@ static int run_to_hit(struct rec *r, uint64_t bp, uint64_t n, bool at_bp, uint64
 		return -1;
 	}
 	return 0;
-}
-
-/* ---- --method sim: strides, and recovery by stepping ----------------------- */
-
-/*
- * The steps the simulation records go into the journal as they come; the
- * recorder marks where it ended at the last verified checkpoint. Before
- * the target runs a stride, the bytes the simulation says it writes are
- * read from the target as they are at the checkpoint. At the next
- * checkpoint the target must match (registers, and the bytes the stride
- * wrote); if it does not, those bytes and the checkpoint's registers are
- * written back (snr_dbg_ops.write_mem and write_regs), which puts the
- * target where it was, the journal is cut back to the mark, the
- * recorder's sets go back to the checkpoint, and the rest of the window is
- * recorded by stepping (docs/recording.md, "Recovery").
- */
-struct stride {
-	bool can_restore; /* the backend writes registers and memory back */
-	uint64_t good;    /* the last verified window index: where the target is */
-	uint8_t *good_regs; /* its registers there, read_regs()' layout */
-	struct snr_trace_mark mark; /* the trace there */
-	bool *reg_known; /* the recorder's sets there: known and written keep undo logs */
-	struct snr_record_summary sum;
-	uint64_t *emitted; /* pcs whose code bytes went into a step since */
-	size_t nemitted, emitted_cap;
-	struct snr_ranges wrote; /* what the simulation wrote since good */
-	struct snr_trace_mem *pre; /* those bytes as the target held them at good */
-	size_t npre;
-};
-
-static void stride_drop_pre(struct stride *sd)
-{
-	for (size_t k = 0; k < sd->npre; k++)
-		free((void *)sd->pre[k].data);
-	free(sd->pre);
-	sd->pre = NULL;
-	sd->npre = 0;
-}
-
-static void stride_free(struct stride *sd)
-{
-	stride_drop_pre(sd);
-	free(sd->emitted);
-	free(sd->good_regs);
-	free(sd->reg_known);
-	snr_ranges_free(&sd->wrote);
-}
-
-/* A step whose code bytes went into the trace at pc. */
-static void stride_emitted(struct stride *sd, uint64_t pc)
-{
-	if (sd->nemitted == sd->emitted_cap)
-		sd->emitted = snr_xrealloc(sd->emitted,
-					   (sd->emitted_cap = sd->emitted_cap ? 2 * sd->emitted_cap : 256) * sizeof(*sd->emitted));
-	sd->emitted[sd->nemitted++] = pc;
-}
-
-/* The target is verified at window index `index`, its registers in
- * regbuf: the recorder's state there becomes the one a mismatch returns to.
- * This runs at every instruction the target runs (system calls, counter
- * reads), so it costs what changed since the last commit, not the size of
- * the window's sets: those keep undo logs, emptied here. */
-static int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			 struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
-			 struct snr_trace_writer *w, char *err, size_t errlen)
-{
-	stride_drop_pre(sd);
-	snr_ranges_free(&sd->wrote);
-	sd->nemitted = 0;
-	sd->good = index;
-	if (!sd->can_restore)
-		return 0;
-	if (snr_trace_writer_mark(w, &sd->mark)) {
-		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
-		return -1;
-	}
-	if (!sd->good_regs) {
-		sd->good_regs = snr_xmalloc(r->regbuf_len);
-		sd->reg_known = snr_xmalloc(r->niregs * sizeof(*sd->reg_known));
-	}
-	memcpy(sd->good_regs, r->regbuf, r->regbuf_len);
-	memcpy(sd->reg_known, reg_known, r->niregs * sizeof(*sd->reg_known));
-	snr_ranges_log_commit(known);
-	snr_ranges_log_commit(written);
-	sd->sum = *sum;
-	return 0;
-}
-
-/* The bytes the simulation wrote since the checkpoint, read from the target
- * while it is still there. */
-static int stride_save_pre(struct rec *r, struct stride *sd, char *err, size_t errlen)
-{
-	stride_drop_pre(sd);
-	size_t n = 0;
-	for (size_t l = 0; l < sd->wrote.n; l++)
-		n += sd->wrote.lists[l].n;
-	sd->pre = snr_xcalloc(n ? n : 1, sizeof(*sd->pre));
-	for (size_t l = 0; l < sd->wrote.n; l++)
-		for (size_t q = 0; q < sd->wrote.lists[l].n; q++) {
-			uint32_t key = sd->wrote.lists[l].key;
-			const struct snr_range *g = &sd->wrote.lists[l].r[q];
-			uint8_t *buf = snr_xmalloc(g->hi - g->lo ? g->hi - g->lo : 1);
-			sd->pre[sd->npre++] = (struct snr_trace_mem){(uint8_t)(key >> 16), (uint16_t)(key & 0xffff), g->lo,
-								     g->hi - g->lo, buf};
-			r->requests++;
-			if (r->dbg->read_mem(r->d, g->lo, buf, g->hi - g->lo)) {
-				snr_fmt(err, errlen, "reading the bytes at 0x%llx before the target runs to them: %s",
-					(unsigned long long)g->lo, r->dbg->error(r->d));
-				return -1;
-			}
-		}
-	return 0;
-}
-
-/* The stride's written bytes on the target against the simulation's: as compare_written. */
-static int stride_compare(struct rec *r, struct stride *sd, uint64_t index, char *err, size_t errlen)
-{
-	for (size_t k = 0; k < sd->npre; k++) {
-		uint8_t *now = snr_xmalloc(sd->pre[k].len ? sd->pre[k].len : 1);
-		r->requests++;
-		int rc = 0;
-		if (r->dbg->read_mem(r->d, sd->pre[k].addr, now, sd->pre[k].len)) {
-			snr_fmt(err, errlen, "reading the bytes the target wrote at 0x%llx: %s",
-				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
-			rc = -1;
-		} else {
-			rc = compare_written(r, snr_ranges_key(sd->pre[k].space, sd->pre[k].chip), sd->pre[k].addr, now,
-					     sd->pre[k].len, index, err, errlen);
-		}
-		free(now);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Puts the target and the recorder back at the checkpoint. */
-static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *known, struct snr_ranges *written,
-			  bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
-			  struct snr_trace_writer *w, char *err, size_t errlen)
-{
-	for (size_t k = 0; k < sd->npre; k++) {
-		r->requests++;
-		if (r->dbg->write_mem(r->d, sd->pre[k].addr, sd->pre[k].data, sd->pre[k].len)) {
-			snr_fmt(err, errlen, "writing back the %llu bytes at 0x%llx: %s", (unsigned long long)sd->pre[k].len,
-				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
-			return -1;
-		}
-	}
-	r->requests++;
-	if (r->dbg->write_regs(r->d, sd->good_regs)) {
-		snr_fmt(err, errlen, "writing back the registers: %s", r->dbg->error(r->d));
-		return -1;
-	}
-	if (snr_trace_writer_rewind(w, &sd->mark)) {
-		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
-		return -1;
-	}
-	for (size_t k = 0; k < sd->nemitted; k++)
-		code_slot(cc, sd->emitted[k])->used &= (uint8_t)~2;
-	sd->nemitted = 0;
-	stride_drop_pre(sd);
-	snr_ranges_free(&sd->wrote);
-	snr_ranges_log_undo(known);
-	snr_ranges_log_undo(written);
-	memcpy(reg_known, sd->reg_known, r->niregs * sizeof(*reg_known));
-	/* what the summary says of the window so far; the debugger calls stay counted */
-	sum->instructions = sd->sum.instructions;
-	sum->regs_captured = sd->sum.regs_captured;
-	sum->bytes_captured = sd->sum.bytes_captured;
-	sum->bytes_post = sd->sum.bytes_post;
-	sum->unmodelled = sd->sum.unmodelled;
-	sum->first_unmodelled_index = sd->sum.first_unmodelled_index;
-	sum->first_unmodelled_pc = sd->sum.first_unmodelled_pc;
-	memcpy(sum->first_unmodelled, sd->sum.first_unmodelled, sizeof(sum->first_unmodelled));
-	sum->target_instructions = sd->sum.target_instructions;
-	sum->vdso_calls = sd->sum.vdso_calls;
-	sum->unread = sd->sum.unread;
-	return 0;
-}
-
-/* The checkpoint after sd->good mismatched at `at`, err saying how: the
- * target and the recorder go back to sd->good and the rest of the window
- * is recorded by stepping. -1 (err says why) where that cannot be done. */
-static int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
-		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
-		     struct snr_trace_writer *w, char *err, size_t errlen)
-{
-	if (!sd->can_restore)
-		return -1;
-	char reason[sizeof(sum->fallback_reason)];
-	snprintf(reason, sizeof(reason), "%s", err);
-	if (stride_restore(r, sd, known, written, reg_known, sum, cc, w, err, errlen)) {
-		size_t l = strlen(err);
-		snr_fmt(err + l, errlen - l, " (putting the target back at instruction %llu after: %s)",
-			(unsigned long long)sd->good, reason);
-		return -1;
-	}
-	sum->fell_back = true;
-	sum->fallback_at = sd->good;
-	sum->fallback_detected_at = at;
-	memcpy(sum->fallback_reason, reason, sizeof(reason));
-	sum->end_reason = "count";
-	r->sim = NULL;
-	/* stepping commits nothing more: no undo logs to keep */
-	snr_ranges_log_stop(known);
-	snr_ranges_log_stop(written);
-	err[0] = 0;
-	/* stepping: each step into the journal as it comes */
-	if (snr_trace_writer_hold(w, false)) {
-		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
-		return -1;
-	}
-	return 0;
-}
-
-/* A checkpoint at window index `index`: the stride's pre-images read, the
- * target brought there and compared, registers and written bytes. 0, 1
- * (a mismatch, err says which) or -1. */
-static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, struct snr_trace_writer *w, char *err,
-		      size_t errlen)
-{
-	/* the journal holds at least what the target runs */
-	if (snr_trace_writer_flush(w)) {
-		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
-		return -1;
-	}
-	if (sd->can_restore && stride_save_pre(r, sd, err, errlen))
-		return -1;
-	int vrc = verify_at(r, index, err, errlen);
-	if (vrc == 0 && sd->can_restore)
-		vrc = stride_compare(r, sd, index, err, errlen);
-	return vrc;
 }
 
 /* ---- checks before the target runs ---------------------------------------
@@ -1729,21 +1368,6 @@ static void leave_halted(struct rec *r, const char *why, char *err, size_t errle
 			why, at, r->dbg->name);
 	}
 	r->d = NULL;
-}
-
-/* A checkpoint at `index`, then: 0, it matched and is the last good one
- * now; 1, it did not and the target and the recorder are back at the last
- * good checkpoint, sd->good, to record on from there by stepping; -1. */
-static int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			       struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
-			       struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
-{
-	int c = checkpoint(r, sd, index, w, err, errlen);
-	if (c > 0)
-		return fall_back(r, sd, index, known, written, reg_known, sum, cc, w, err, errlen) ? -1 : 1;
-	if (c < 0 || stride_commit(r, sd, index, known, written, reg_known, sum, w, err, errlen))
-		return -1;
-	return 0;
 }
 
 int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, char *err, size_t errlen)

@@ -1,0 +1,87 @@
+/*
+ * record_int.h: the recorder's state, shared by recorder/record.c
+ * (Algorithm 1) and recorder/verify.c (--method sim's checkpoints).
+ */
+#ifndef SNR_RECORD_INT_H
+#define SNR_RECORD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "isa/snr_isa.h"
+#include "lib/snr_ranges.h"
+#include "recorder/record.h"
+#include "recorder/snr_debugger.h"
+#include "sim/snr_sim.h"
+
+/* ---- the code cache: code bytes per pc, read once ---------------------------- */
+
+struct code_entry {
+	uint64_t pc;
+	uint8_t len; /* bytes valid */
+	uint8_t used;
+	uint8_t bytes[16];
+};
+
+struct code_cache {
+	struct code_entry *e;
+	size_t cap, n;
+};
+
+struct code_entry *code_slot(struct code_cache *c, uint64_t pc);
+
+/* ---- the recorder ------------------------------------------------------------ */
+
+struct rec {
+	const struct snr_record_opts *o;
+	const struct snr_dbg_ops *dbg;
+	struct snr_dbg *d;
+	const struct snr_isa_ops *isa;
+	void *isa_self;
+	const struct snr_isa_reg *iregs;
+	size_t niregs;
+	const struct snr_dbg_reg *dregs;
+	size_t ndregs;
+	long *map; /* ISA register -> debugger register index, -1 if absent */
+	uint8_t *regbuf;
+	size_t regbuf_len;
+	const uint8_t **regval; /* per ISA register, pointer into regbuf or NULL */
+	int pc_reg;
+	unsigned nchips;
+	/* Cheap reads (snr_dbg_ops.read_regs_cheap): a register the window
+	 * wrote since its last read is stale; the access query sees it as
+	 * unknown (qval NULL). */
+	bool *stale;
+	bool *got; /* per debugger register */
+	const uint8_t **qval;
+	uint64_t requests; /* debugger calls on the target */
+	uint64_t bytes_read; /* memory read by the recorder itself (stepping, and after a fallback) */
+	/* --method sim: the simulator running ahead of the halted target */
+	const struct snr_sim_ops *sim; /* NULL after a fallback to stepping */
+	const struct snr_sim_ops *sim_made; /* what made simst */
+	bool *sim_none; /* per ISA register: the simulator has no value for it (until loaded again) */
+	struct snr_sim *simst;
+	struct snr_ahead *ahead;
+	/* pages the debugger could read, and could not ([vvar]), as probed in
+	 * this window (reads_unreadable) */
+	struct snr_ranges readable, unreadable;
+	/* while set, a failure leaves the target halted (leave_halted), and
+	 * this says why it is halted: before it was first continued, or after
+	 * a timeout interrupted it */
+	const char *halted_why;
+};
+
+/* Reads every register: all current. */
+int read_registers(struct rec *r, char *err, size_t errlen);
+
+static inline uint64_t reg_u64(const struct rec *r, size_t i)
+{
+	uint64_t v = 0;
+	if (r->regval[i])
+		memcpy(&v, r->regval[i], r->iregs[i].size < 8 ? r->iregs[i].size : 8);
+	return v;
+}
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * verify.h: `snr record --method sim`'s checkpoints (recorder/verify.c):
+ * the target runs the window the simulation recorded in strides, and at
+ * each checkpoint its registers and the bytes the stride wrote must be the
+ * simulation's; on a mismatch the target and the recorder go back to the
+ * last checkpoint that matched and the rest is recorded by stepping
+ * (docs/recording.md, "Recovery").
+ */
+#ifndef SNR_VERIFY_H
+#define SNR_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/snr_ranges.h"
+#include "lib/snr_trace.h"
+#include "recorder/record_int.h"
+
+/*
+ * The steps the simulation records go into the journal as they come; the
+ * recorder marks where it ended at the last verified checkpoint. Before
+ * the target runs a stride, the bytes the simulation says it writes are
+ * read from the target as they are at the checkpoint. At the next
+ * checkpoint the target must match (registers, and the bytes the stride
+ * wrote); if it does not, those bytes and the checkpoint's registers are
+ * written back (snr_dbg_ops.write_mem and write_regs), which puts the
+ * target where it was, the journal is cut back to the mark, the
+ * recorder's sets go back to the checkpoint, and the rest of the window is
+ * recorded by stepping.
+ */
+struct stride {
+	bool can_restore; /* the backend writes registers and memory back */
+	uint64_t good;    /* the last verified window index: where the target is */
+	uint8_t *good_regs; /* its registers there, read_regs()' layout */
+	struct snr_trace_mark mark; /* the trace there */
+	bool *reg_known; /* the recorder's sets there: known and written keep undo logs */
+	struct snr_record_summary sum;
+	uint64_t *emitted; /* pcs whose code bytes went into a step since */
+	size_t nemitted, emitted_cap;
+	struct snr_ranges wrote; /* what the simulation wrote since good */
+	struct snr_trace_mem *pre; /* those bytes as the target held them at good */
+	size_t npre;
+};
+
+void stride_free(struct stride *sd);
+/* A step whose code bytes went into the trace at pc. */
+void stride_emitted(struct stride *sd, uint64_t pc);
+/* The target is verified at window index `index`, its registers in
+ * regbuf: the recorder's state there becomes the one a mismatch returns to. */
+int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
+		  struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
+		  struct snr_trace_writer *w, char *err, size_t errlen);
+/* A checkpoint at `index`, then: 0, it matched and is the last good one
+ * now; 1, it did not and the target and the recorder are back at the last
+ * good checkpoint, sd->good, to record on from there by stepping; -1. */
+int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
+			struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+			struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen);
+/* Bytes the window wrote as the target holds them against the
+ * simulation's: 0 the same, 1 different (err says where), -1 failure. */
+int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8_t *target, uint64_t len, uint64_t index,
+		    char *err, size_t errlen);
+
+#endif
