@@ -26,44 +26,6 @@
 #define CODEC_ZSTD 1
 #define MAX_RAW_CHUNK (512u << 20)
 
-static uint32_t crc_table[8][256];
-static int crc_ready;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-		crc_table[0][i] = c;
-	}
-	for (uint32_t i = 0; i < 256; i++)
-		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
-	crc_ready = 1;
-}
-
-uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len)
-{
-	if (!crc_ready)
-		crc_init();
-	const uint8_t *p = data;
-	crc = ~crc;
-	while (len >= 8) {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		v ^= crc;
-		crc = crc_table[7][v & 0xff] ^ crc_table[6][(v >> 8) & 0xff] ^ crc_table[5][(v >> 16) & 0xff] ^
-		      crc_table[4][(v >> 24) & 0xff] ^ crc_table[3][(v >> 32) & 0xff] ^
-		      crc_table[2][(v >> 40) & 0xff] ^ crc_table[1][(v >> 48) & 0xff] ^ crc_table[0][v >> 56];
-		p += 8;
-		len -= 8;
-	}
-	while (len--)
-		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
-	return ~crc;
-}
-
 static void put_le(uint8_t *p, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "snr_crc.h"
 #include "snr_outfile.h"
 #include "snr_util.h"
 
@@ -73,8 +74,6 @@ static inline uint8_t snr_cur_u8(struct snr_cursor *c)
 	return 0;
 }
 const uint8_t *snr_cur_bytes(struct snr_cursor *c, uint64_t n);
-
-uint32_t snr_crc32c(uint32_t crc, const void *data, size_t len);
 
 /* How a chunk writer treats its path: DIRECT truncates and writes in place
  * (a stream a reader may follow, or find cut short), ATOMIC writes a
