@@ -310,6 +310,12 @@ static enum rsp_error parse_q(struct cur *c, struct rsp_cmd *cmd)
 		cmd->kind = RSP_CMD_Q_ATTACHED; /* with or without ":pid" */
 		return RSP_OK;
 	}
+	if (eat_str(c, "qCRC:")) {
+		if (!addr_len(c, &cmd->addr, &cmd->len) || !at_end(c))
+			return RSP_E_SYNTAX;
+		cmd->kind = RSP_CMD_Q_CRC;
+		return RSP_OK;
+	}
 	if (rest_is(c, "qC")) {
 		cmd->kind = RSP_CMD_Q_CURRENT_THREAD;
 		return RSP_OK;
@@ -370,6 +376,13 @@ enum rsp_error rsp_parse(const char *payload, size_t len, uint8_t *scratch, size
 		cmd->kind = RSP_CMD_READ_MEM;
 		/* The reply is two hex digits per byte and must fit a packet. */
 		return cmd->len > RSP_MAX_PAYLOAD / 2 ? RSP_E_RANGE : RSP_OK;
+	case 'x':
+		/* The reply carries what fits a packet, escaped (the reader
+		 * asks again for the rest, as after a short 'm' reply). */
+		if (!addr_len(&c, &cmd->addr, &cmd->len) || !at_end(&c))
+			return RSP_E_SYNTAX;
+		cmd->kind = RSP_CMD_READ_MEM_BIN;
+		return RSP_OK;
 	case 'M': {
 		if (!addr_len(&c, &cmd->addr, &cmd->len) || !eat(&c, ':'))
 			return RSP_E_SYNTAX;

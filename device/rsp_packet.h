@@ -106,6 +106,7 @@ enum rsp_kind {
 	RSP_CMD_READ_REG,      /* p n: reg */
 	RSP_CMD_WRITE_REG,     /* P n=v: reg, value */
 	RSP_CMD_READ_MEM,      /* m addr,len */
+	RSP_CMD_READ_MEM_BIN,  /* x addr,len (gdb 16's binary read; qSupported binary-upload+) */
 	RSP_CMD_WRITE_MEM,     /* M addr,len:hex and X addr,len:bin: data, len */
 	RSP_CMD_CONTINUE,      /* c [addr], C sig[;addr]: has_addr, addr */
 	RSP_CMD_STEP,          /* s [addr], S sig[;addr] */
@@ -124,6 +125,7 @@ enum rsp_kind {
 	RSP_CMD_Q_CURRENT_THREAD, /* qC */
 	RSP_CMD_Q_THREAD_EXTRA,   /* qThreadExtraInfo,t */
 	RSP_CMD_Q_ATTACHED,    /* qAttached */
+	RSP_CMD_Q_CRC,         /* qCRC:addr,len: addr, len */
 	RSP_CMD_START_NOACK,   /* QStartNoAckMode */
 	RSP_CMD_SNR_IGNORE,    /* QSnrIgnore:addr,count (snr's own): addr, value */
 };

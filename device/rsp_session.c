@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "device/rsp_packet.h"
+#include "lib/snr_crc.h"
 #include "lib/snr_util.h"
 
 #define DEFAULT_QUANTUM 65536
@@ -473,6 +474,52 @@ static void do_read_mem(struct rsp_session *s, const struct rsp_cmd *cmd)
 	reply_send(s);
 }
 
+/* x addr,len: "b" and the bytes, escaped as X escapes them, as many as fit
+ * a packet (fewer than asked: the reader asks again for the rest). */
+static void do_read_mem_bin(struct rsp_session *s, const struct rsp_cmd *cmd)
+{
+	size_t want = cmd->len < RSP_MAX_PAYLOAD - 1 ? (size_t)cmd->len : RSP_MAX_PAYLOAD - 1;
+	size_t got = ta1_chip_read_mem(chip(s, s->g_chip), cmd->addr, s->scratch, want);
+	if (cmd->len && !got) {
+		send_error(s, RSP_E_MEMORY);
+		return;
+	}
+	/* an escaped byte takes two characters: only what fits */
+	size_t n = 0, out = 1;
+	for (; n < got; n++) {
+		uint8_t b = s->scratch[n];
+		size_t w = b == '#' || b == '$' || b == '}' || b == '*' ? 2 : 1;
+		if (out + w > RSP_MAX_PAYLOAD)
+			break;
+		out += w;
+	}
+	reply_start(s);
+	s->reply[0] = 'b';
+	s->reply_len = 1 + rsp_escape(s->scratch, n, s->reply + 1);
+	reply_send(s);
+}
+
+/* qCRC:addr,len: GDB's CRC-32 of the bytes (lib/snr_crc.h), "C" and it in
+ * hex; E03 if any of them cannot be read. */
+static void do_crc(struct rsp_session *s, const struct rsp_cmd *cmd)
+{
+	uint32_t crc = 0xffffffffu;
+	uint64_t at = cmd->addr, left = cmd->len;
+	while (left) {
+		size_t n = left < sizeof(s->scratch) ? (size_t)left : sizeof(s->scratch);
+		if (ta1_chip_read_mem(chip(s, s->g_chip), at, s->scratch, n) != n) {
+			send_error(s, RSP_E_MEMORY);
+			return;
+		}
+		crc = snr_crc32_gdb(crc, s->scratch, n);
+		at += n;
+		left -= n;
+	}
+	reply_start(s);
+	reply_fmt(s, "C%x", crc);
+	reply_send(s);
+}
+
 static void do_write_mem(struct rsp_session *s, const struct rsp_cmd *cmd)
 {
 	size_t done = cmd->data_len ? ta1_chip_write_mem(chip(s, s->g_chip), cmd->addr, cmd->data,
@@ -655,6 +702,7 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 			send_str(s, "OK");
 		break;
 	case RSP_CMD_READ_MEM: do_read_mem(s, &cmd); break;
+	case RSP_CMD_READ_MEM_BIN: do_read_mem_bin(s, &cmd); break;
 	case RSP_CMD_WRITE_MEM: do_write_mem(s, &cmd); break;
 	case RSP_CMD_CONTINUE:
 	case RSP_CMD_STEP:
@@ -686,7 +734,8 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 		break;
 	case RSP_CMD_Q_SUPPORTED:
 		reply_start(s);
-		reply_fmt(s, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;vContSupported+;QSnrIgnore+",
+		reply_fmt(s, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;vContSupported+;QSnrIgnore+;"
+			  "binary-upload+",
 			  RSP_MAX_PAYLOAD);
 		reply_send(s);
 		break;
@@ -706,6 +755,7 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 		break;
 	case RSP_CMD_Q_THREAD_EXTRA: do_thread_extra(s, cmd.thread); break;
 	case RSP_CMD_Q_ATTACHED: send_str(s, "1"); break; /* quit detaches, the program runs on */
+	case RSP_CMD_Q_CRC: do_crc(s, &cmd); break;
 	case RSP_CMD_SNR_IGNORE:
 		s->ignore_addr = cmd.addr;
 		s->ignore_left = cmd.value;
