@@ -96,6 +96,9 @@ struct snr_dbg {
 	int nthreads, cur_thread;
 	bool snr_ignore; /* the stub counts breakpoint hits (QSnrIgnore+: snr device) */
 	bool has_auxv;   /* qXfer:auxv:read+ (gdbserver): the program's auxiliary vector */
+	bool binary_read; /* binary-upload+ (snr device, gdb 16's x): memory read without hex, until a stub
+			   * answers x as unsupported */
+	bool no_crc;      /* qCRC answered as unsupported (QEMU): not asked again */
 	char hc_thread[64]; /* what the last Hc named */
 	int pid, stub_pid; /* pid() reports pid; the stub's own number is stub_pid */
 
@@ -1126,7 +1129,16 @@ static int handshake(struct snr_dbg *d)
 			d->multiprocess = true;
 		} else if (!strcmp(f, "QSnrIgnore+")) {
 			d->snr_ignore = true;
+		} else if (!strcmp(f, "binary-upload+")) {
+			d->binary_read = true;
 		}
+	}
+	/* SNR_RSP_MEM=hex: memory is read in hex 'm' packets and checked by
+	 * reading it back, as against a stub that has neither x nor qCRC */
+	const char *mem = getenv("SNR_RSP_MEM");
+	if (mem && !strcmp(mem, "hex")) {
+		d->binary_read = false;
+		d->no_crc = true;
 	}
 	if (want_noack) {
 		if (expect_ok(d, "QStartNoAckMode") < 0)
@@ -1361,10 +1373,45 @@ static int rsp_read_regs_cheap(struct snr_dbg *d, uint8_t *buf, bool *got)
 	return 0;
 }
 
+/* x addr,len (gdb 16, binary-upload+): "b" and the bytes, unescaped by
+ * recv_packet. 0 read (all of len), 1 the stub does not serve x after all
+ * (nothing read: the caller reads in hex), -1 failed. */
+static int read_mem_binary(struct snr_dbg *d, uint64_t addr, uint8_t *out, size_t len)
+{
+	size_t chunk = d->packet_size - 8, done = 0;
+	char cmd[64];
+	while (done < len) {
+		size_t n = len - done < chunk ? len - done : chunk;
+		uint64_t a = addr + done;
+		snprintf(cmd, sizeof(cmd), "x%llx,%zx", (unsigned long long)a, n);
+		if (transact(d, cmd) < 0)
+			return -1;
+		if (d->pktlen == 0 && done == 0) {
+			d->binary_read = false;
+			return 1;
+		}
+		if (is_error_reply(d) || d->pktlen == 0)
+			return fail(d, "rsp: %s: cannot read memory at 0x%llx (stub answered \"%.40s\")", cmd,
+				    (unsigned long long)a, d->pkt);
+		if (d->pkt[0] != 'b' || d->pktlen - 1 > n || d->pktlen == 1)
+			return fail(d, "rsp: %s: malformed reply (%zu bytes, starting \"%.8s\")", cmd, d->pktlen, d->pkt);
+		/* fewer bytes than asked (a packet's worth, or the end of a
+		 * mapping): go on from there */
+		memcpy(out + done, d->pkt + 1, d->pktlen - 1);
+		done += d->pktlen - 1;
+	}
+	return 0;
+}
+
 static int rsp_read_mem(struct snr_dbg *d, uint64_t addr, void *buf, size_t len)
 {
 	if (!d->attached)
 		return fail(d, "rsp: read_mem: the program is not running under the debugger");
+	if (d->binary_read) {
+		int b = read_mem_binary(d, addr, buf, len);
+		if (b <= 0)
+			return b;
+	}
 	size_t chunk = (d->packet_size - 8) / 2;
 	uint8_t *out = buf;
 	size_t done = 0;
@@ -1601,6 +1648,31 @@ static int rsp_read_auxv(struct snr_dbg *d, uint8_t *buf, size_t cap, size_t *le
 	return 0;
 }
 
+/* qCRC:addr,len: "C" and GDB's CRC-32 in hex. An empty or malformed reply
+ * is a stub that does not serve it: 1, and qCRC is not asked again; an
+ * error reply (memory it cannot read) is 1 too, and the caller reads. */
+static int rsp_crc_mem(struct snr_dbg *d, uint64_t addr, size_t len, uint32_t *crc)
+{
+	if (!d->attached)
+		return fail(d, "rsp: crc_mem: the program is not running under the debugger");
+	if (d->no_crc)
+		return 1;
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "qCRC:%llx,%zx", (unsigned long long)addr, len);
+	if (transact(d, cmd) < 0)
+		return -1;
+	if (is_error_reply(d))
+		return 1;
+	const char *s = d->pkt + 1;
+	uint64_t v;
+	if (d->pktlen < 2 || d->pkt[0] != 'C' || !parse_hex(&s, &v) || *s || v > 0xffffffffu) {
+		d->no_crc = true;
+		return 1;
+	}
+	*crc = (uint32_t)v;
+	return 0;
+}
+
 const struct snr_dbg_ops snr_dbg_rsp = {
 	.abi_version = SNR_DBG_ABI_VERSION,
 	.name = "rsp",
@@ -1627,4 +1699,5 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.write_mem = rsp_write_mem,
 	.close_stopped = rsp_close_stopped,
 	.read_auxv = rsp_read_auxv,
+	.crc_mem = rsp_crc_mem,
 };

@@ -2067,15 +2067,14 @@ window:
 			for (size_t q = 0; q < lst->n && !bad; q++) {
 				uint64_t len = lst->r[q].hi - lst->r[q].lo;
 				bufs[k] = snr_xmalloc(len);
-				r.requests++;
-				if (r.dbg->read_mem(r.d, lst->r[q].lo, bufs[k], len)) {
+				if (sim_end) {
+					bad = verify_written(&r, lst->key, lst->r[q].lo, len, bufs[k], sum->instructions,
+							     "the end state", err, errlen);
+				} else if (r.requests++, r.dbg->read_mem(r.d, lst->r[q].lo, bufs[k], len)) {
 					snr_fmt(err, errlen, "reading the end state at 0x%llx: %s",
 						(unsigned long long)lst->r[q].lo, r.dbg->error(r.d));
 					bad = 1;
 				}
-				if (!bad && sim_end)
-					bad = compare_written(&r, lst->key, lst->r[q].lo, bufs[k], len, sum->instructions, err,
-							      errlen);
 				dm[k] = (struct snr_trace_mem){(uint8_t)(lst->key >> 16), (uint16_t)(lst->key & 0xffff),
 							       lst->r[q].lo, len, bufs[k]};
 				k++;

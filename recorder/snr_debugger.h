@@ -1,8 +1,8 @@
 /*
- * snr_debugger.h: the debugger-backend plugin ABI (version 6; older
+ * snr_debugger.h: the debugger-backend plugin ABI (version 7; older
  * backends still work: version 1 has no read_regs_cheap(), 2 no
  * cont_selected(), 3 no write_regs()/write_mem(), 4 no close_stopped(),
- * 5 no read_auxv()).
+ * 5 no read_auxv(), 6 no crc_mem()).
  *
  * The recorder drives a program through a step debugger with nothing more
  * than this table: open (connect, launch or attach), breakpoints, continue,
@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 6
+#define SNR_DBG_ABI_VERSION 7
 #define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
@@ -150,6 +150,15 @@ struct snr_dbg_ops {
 	 * finds the vDSO by its AT_SYSINFO_EHDR (docs/recording.md, "Reading
 	 * the time"). RSP: qXfer:auxv:read; ptrace: /proc/PID/auxv. */
 	int (*read_auxv)(struct snr_dbg *d, uint8_t *buf, size_t cap, size_t *len);
+
+	/* Version 7, optional (NULL, or returning 1: the target cannot).
+	 * GDB's CRC-32 (lib/snr_crc.h: snr_crc32_gdb from 0xffffffff) of the
+	 * len bytes at addr, computed by the target, into *crc: the recorder
+	 * checks memory the simulation wrote against the target without
+	 * reading it back, and reads it only where the CRCs differ. RSP:
+	 * qCRC:addr,len (gdbserver, snr device; QEMU's stubs answer it as
+	 * unsupported, asked once). */
+	int (*crc_mem)(struct snr_dbg *d, uint64_t addr, size_t len, uint32_t *crc);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

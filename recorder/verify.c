@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_crc.h"
 #include "lib/snr_util.h"
 #include "recorder/record_sim.h"
 
@@ -58,31 +59,57 @@ static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 	return 0;
 }
 
-/* Bytes the window wrote as the target holds them against the
+/* Bytes the window wrote as the target holds them (target) against the
  * simulation's: 0 the same, 1 different (err says where), -1 failure. */
-int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8_t *target, uint64_t len,
+static int compare_written(const uint8_t *mine, uint64_t lo, const uint8_t *target, uint64_t len,
 			   uint64_t index, char *err, size_t errlen)
 {
-	uint8_t *mine = snr_xmalloc(len ? len : 1);
-	int rc = 0;
-	if (r->sim->read_mem(r->simst, (uint8_t)(key >> 16), (uint16_t)(key & 0xffff), lo, mine, len)) {
-		snr_fmt(err, errlen, "reading the simulation's end state at 0x%llx: %s", (unsigned long long)lo,
-			r->sim->error(r->simst));
-		rc = -1;
-	} else if (memcmp(mine, target, len)) {
-		uint64_t at = 0;
-		while (mine[at] == target[at])
-			at++;
-		snr_fmt(err, errlen,
-			"the target diverged from the simulation by instruction %llu: the byte the window wrote at 0x%llx "
-			"is 0x%02x on the target, 0x%02x in the simulation",
-			(unsigned long long)index, (unsigned long long)(lo + at), target[at], mine[at]);
-		rc = 1;
-	}
-	free(mine);
-	return rc;
+	if (!memcmp(mine, target, len))
+		return 0;
+	uint64_t at = 0;
+	while (mine[at] == target[at])
+		at++;
+	snr_fmt(err, errlen,
+		"the target diverged from the simulation by instruction %llu: the byte the window wrote at 0x%llx "
+		"is 0x%02x on the target, 0x%02x in the simulation",
+		(unsigned long long)index, (unsigned long long)(lo + at), target[at], mine[at]);
+	return 1;
 }
 
+int verify_written(struct rec *r, uint32_t key, uint64_t lo, uint64_t len, uint8_t *out, uint64_t index,
+		   const char *what, char *err, size_t errlen)
+{
+	if (r->sim->read_mem(r->simst, (uint8_t)(key >> 16), (uint16_t)(key & 0xffff), lo, out, len)) {
+		snr_fmt(err, errlen, "reading the simulation's bytes at 0x%llx: %s", (unsigned long long)lo,
+			r->sim->error(r->simst));
+		return -1;
+	}
+	if (len && r->dbg->abi_version >= 7 && r->dbg->crc_mem) {
+		uint32_t crc;
+		r->requests++;
+		int c = r->dbg->crc_mem(r->d, lo, (size_t)len, &crc);
+		if (c < 0) {
+			snr_fmt(err, errlen, "checking %s at 0x%llx (%llu bytes): %s", what, (unsigned long long)lo,
+				(unsigned long long)len, r->dbg->error(r->d));
+			return -1;
+		}
+		if (c == 0 && crc == snr_crc32_gdb(0xffffffffu, out, (size_t)len))
+			return 0;
+		/* different, or the target cannot: the bytes say which and where */
+	}
+	uint8_t *target = snr_xmalloc(len ? len : 1);
+	int rc;
+	r->requests++;
+	if (r->dbg->read_mem(r->d, lo, target, len)) {
+		snr_fmt(err, errlen, "reading %s at 0x%llx: %s", what, (unsigned long long)lo, r->dbg->error(r->d));
+		rc = -1;
+	} else {
+		rc = compare_written(out, lo, target, len, index, err, errlen);
+		memcpy(out, target, len);
+	}
+	free(target);
+	return rc;
+}
 
 static void stride_drop_pre(struct stride *sd)
 {
@@ -168,21 +195,13 @@ static int stride_save_pre(struct rec *r, struct stride *sd, char *err, size_t e
 	return 0;
 }
 
-/* The stride's written bytes on the target against the simulation's: as compare_written. */
+/* The stride's written bytes on the target against the simulation's: as verify_written. */
 static int stride_compare(struct rec *r, struct stride *sd, uint64_t index, char *err, size_t errlen)
 {
 	for (size_t k = 0; k < sd->npre; k++) {
 		uint8_t *now = snr_xmalloc(sd->pre[k].len ? sd->pre[k].len : 1);
-		r->requests++;
-		int rc = 0;
-		if (r->dbg->read_mem(r->d, sd->pre[k].addr, now, sd->pre[k].len)) {
-			snr_fmt(err, errlen, "reading the bytes the target wrote at 0x%llx: %s",
-				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
-			rc = -1;
-		} else {
-			rc = compare_written(r, snr_ranges_key(sd->pre[k].space, sd->pre[k].chip), sd->pre[k].addr, now,
-					     sd->pre[k].len, index, err, errlen);
-		}
+		int rc = verify_written(r, snr_ranges_key(sd->pre[k].space, sd->pre[k].chip), sd->pre[k].addr,
+					sd->pre[k].len, now, index, "the bytes the target wrote", err, errlen);
 		free(now);
 		if (rc)
 			return rc;

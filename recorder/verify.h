@@ -57,9 +57,14 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
 int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
 			struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
 			struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen);
-/* Bytes the window wrote as the target holds them against the
- * simulation's: 0 the same, 1 different (err says where), -1 failure. */
-int compare_written(struct rec *r, uint32_t key, uint64_t lo, const uint8_t *target, uint64_t len, uint64_t index,
-		    char *err, size_t errlen);
+/* The len bytes at lo (space and chip in key) that the window wrote, as
+ * the target holds them, checked against the simulation's: by the
+ * target's CRC where it computes one (crc_mem: then the simulation's bytes
+ * are the target's and nothing is read), else, or where the CRCs differ,
+ * read back and compared byte by byte. out receives the target's bytes.
+ * 0 the same, 1 different (err names the first byte that differs), -1
+ * failure (err names `what` and where). */
+int verify_written(struct rec *r, uint32_t key, uint64_t lo, uint64_t len, uint8_t *out, uint64_t index,
+		   const char *what, char *err, size_t errlen);
 
 #endif
