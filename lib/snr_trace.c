@@ -12,6 +12,7 @@
 #include "snr_trace.h"
 
 #include "snr_chunkfile.h"
+#include "snr_chunkstream.h"
 #include "snr_symtab.h"
 
 #include <errno.h>
@@ -343,29 +344,34 @@ static int put_batch(struct snr_chunk_writer *out, struct snr_buf *batch, uint64
  * in batches. Memory: the mapped journal and one batch. */
 static int compact(struct snr_trace_writer *w, struct snr_chunk_writer *out)
 {
-	struct snr_chunk_file jf;
+	struct snr_chunk_stream js;
 	char err[600];
-	if (snr_chunkf_open(&jf, w->journal, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION,
-			    SNR_CHUNK_END, err, sizeof(err))) {
+	/* read front to back: the journal has a chunk per step */
+	if (snr_chunks_open(&js, w->journal, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION, err,
+			    sizeof(err))) {
 		snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", err);
 		return -1;
 	}
 	struct snr_buf batch = {0};
 	uint64_t first = 0, count = 0;
 	int rc = 0;
-	for (size_t i = 0; !rc && i < jf.nchunks; i++) {
-		const struct snr_chunk *c = &jf.chunks[i];
-		long n = snr_chunkf_payload(&jf, c);
-		if (n < 0) {
-			snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", jf.err);
+	for (size_t i = 0; !rc; i++) {
+		uint16_t type;
+		const uint8_t *p;
+		size_t n;
+		int got = snr_chunks_next(&js, SNR_CHUNK_END, &type, &p, &n);
+		if (got < 0) {
+			snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", js.err);
 			rc = -1;
 			break;
 		}
-		if (c->type != SNR_CHUNK_STEPS) {
-			rc = snr_chunkw_put(out, c->type, jf.raw, (size_t)n, c->type != SNR_CHUNK_META);
+		if (got == 0)
+			break;
+		if (type != SNR_CHUNK_STEPS) {
+			rc = snr_chunkw_put(out, type, p, n, type != SNR_CHUNK_META);
 			continue;
 		}
-		struct snr_cursor cu = {jf.raw, jf.raw + n, 0};
+		struct snr_cursor cu = {p, p + n, 0};
 		uint64_t index = snr_cur_varint(&cu), k = snr_cur_varint(&cu);
 		if (cu.bad || index != first + count) {
 			snr_fmt(out->err, sizeof(out->err), "%s: journal chunk %zu is out of order", w->journal, i);
@@ -383,7 +389,7 @@ static int compact(struct snr_trace_writer *w, struct snr_chunk_writer *out)
 	if (!rc)
 		rc = put_batch(out, &batch, first, count);
 	free(batch.p);
-	snr_chunkf_close(&jf);
+	snr_chunks_close(&js);
 	return rc;
 }
 
