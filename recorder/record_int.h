@@ -73,6 +73,19 @@ struct rec {
 	const char *halted_why;
 };
 
+/* The first register at or after `from` in the set (isa/snr_isa.h's
+ * regs_read and regs_written), -1 if none: the per-step loops visit the
+ * registers an instruction touches, not every register of the ISA. */
+static inline int snr_regset_next(const uint64_t *set, unsigned from)
+{
+	for (unsigned w = from / 64; w < SNR_ISA_MAX_REGS / 64; w++) {
+		uint64_t bits = set[w] & (from / 64 == w && from % 64 ? ~0ull << (from % 64) : ~0ull);
+		if (bits)
+			return (int)(w * 64 + (unsigned)__builtin_ctzll(bits));
+	}
+	return -1;
+}
+
 /* Reads every register: all current. */
 int read_registers(struct rec *r, char *err, size_t errlen);
 
