@@ -1884,7 +1884,7 @@ window:
 				snr_ranges_add(&known, key, a, a + g->row_bytes);
 				snr_ranges_add(&written, key, a, a + g->row_bytes);
 				if (r.sim && !on_target)
-					snr_ranges_add(&sd.wrote, key, a, a + g->row_bytes);
+					stride_wrote(&r, &sd, key, a, a + g->row_bytes);
 			}
 		}
 		/* step */

@@ -120,6 +120,15 @@ static void stride_drop_pre(struct stride *sd)
 	sd->npre = 0;
 }
 
+/* A new stride: nothing written in it yet. */
+static void stride_clear_wrote(struct stride *sd)
+{
+	snr_ranges_free(&sd->wrote);
+	sd->npieces = 0;
+	sd->undo_len = 0;
+	sd->undo_lost = false;
+}
+
 void stride_free(struct stride *sd)
 {
 	stride_drop_pre(sd);
@@ -127,6 +136,35 @@ void stride_free(struct stride *sd)
 	free(sd->good_regs);
 	free(sd->reg_known);
 	snr_ranges_free(&sd->wrote);
+	free(sd->pieces);
+	free(sd->undo_bytes);
+	free(sd->miss);
+}
+
+void stride_wrote(struct rec *r, struct stride *sd, uint32_t key, uint64_t lo, uint64_t hi)
+{
+	if (sd->can_restore && !sd->undo_lost) {
+		size_t nmiss = 0;
+		snr_ranges_missing(&sd->wrote, key, lo, hi, &sd->miss, &nmiss, &sd->miss_cap);
+		for (size_t q = 0; q < nmiss; q++) {
+			uint64_t len = sd->miss[q].hi - sd->miss[q].lo;
+			if (sd->undo_len + len > sd->undo_cap) {
+				sd->undo_cap = 2 * (sd->undo_len + len);
+				sd->undo_bytes = snr_xrealloc(sd->undo_bytes, sd->undo_cap);
+			}
+			if (r->sim->read_mem(r->simst, (uint8_t)(key >> 16), (uint16_t)(key & 0xffff), sd->miss[q].lo,
+					     sd->undo_bytes + sd->undo_len, len)) {
+				sd->undo_lost = true; /* memory the simulator does not have: read from the target */
+				break;
+			}
+			if (sd->npieces == sd->pieces_cap)
+				sd->pieces = snr_xrealloc(sd->pieces, (sd->pieces_cap = sd->pieces_cap ? 2 * sd->pieces_cap : 256) *
+									  sizeof(*sd->pieces));
+			sd->pieces[sd->npieces++] = (struct stride_piece){key, sd->miss[q].lo, sd->miss[q].hi, sd->undo_len};
+			sd->undo_len += len;
+		}
+	}
+	snr_ranges_add(&sd->wrote, key, lo, hi);
 }
 
 /* A step whose code bytes went into the trace at pc. */
@@ -148,7 +186,7 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
 			 struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	stride_drop_pre(sd);
-	snr_ranges_free(&sd->wrote);
+	stride_clear_wrote(sd);
 	sd->nemitted = 0;
 	sd->good = index;
 	if (!sd->can_restore)
@@ -169,8 +207,40 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
 	return 0;
 }
 
-/* The bytes the simulation wrote since the checkpoint, read from the target
- * while it is still there. */
+static int piece_cmp(const void *pa, const void *pb)
+{
+	const struct stride_piece *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The undo pieces' bytes for [lo, hi) into buf: true if they cover it
+ * (sorted pieces, which together are `wrote`, so a range of it is whole
+ * pieces). */
+static bool undo_bytes_for(const struct stride *sd, uint32_t key, uint64_t lo, uint64_t hi, uint8_t *buf)
+{
+	size_t a = 0, b = sd->npieces;
+	while (a < b) { /* the first piece at or after (key, lo) */
+		size_t m = a + (b - a) / 2;
+		const struct stride_piece *p = &sd->pieces[m];
+		if (p->key < key || (p->key == key && p->lo < lo))
+			a = m + 1;
+		else
+			b = m;
+	}
+	uint64_t at = lo;
+	for (; a < sd->npieces && sd->pieces[a].key == key && sd->pieces[a].lo == at && at < hi; a++) {
+		memcpy(buf + (at - lo), sd->undo_bytes + sd->pieces[a].at, sd->pieces[a].hi - sd->pieces[a].lo);
+		at = sd->pieces[a].hi;
+	}
+	return at == hi;
+}
+
+/* The bytes the simulation wrote since the checkpoint, as the target holds
+ * them while it is still there: the simulation's own bytes from before it
+ * wrote them where the target's CRC (crc_mem) says they are the target's,
+ * else read from the target. */
 static int stride_save_pre(struct rec *r, struct stride *sd, char *err, size_t errlen)
 {
 	stride_drop_pre(sd);
@@ -178,15 +248,31 @@ static int stride_save_pre(struct rec *r, struct stride *sd, char *err, size_t e
 	for (size_t l = 0; l < sd->wrote.n; l++)
 		n += sd->wrote.lists[l].n;
 	sd->pre = snr_xcalloc(n ? n : 1, sizeof(*sd->pre));
+	bool crc = !sd->undo_lost && r->dbg->abi_version >= 7 && r->dbg->crc_mem;
+	if (crc)
+		snr_qsort(sd->pieces, sd->npieces, sizeof(*sd->pieces), piece_cmp);
 	for (size_t l = 0; l < sd->wrote.n; l++)
 		for (size_t q = 0; q < sd->wrote.lists[l].n; q++) {
 			uint32_t key = sd->wrote.lists[l].key;
 			const struct snr_range *g = &sd->wrote.lists[l].r[q];
-			uint8_t *buf = snr_xmalloc(g->hi - g->lo ? g->hi - g->lo : 1);
+			uint64_t len = g->hi - g->lo;
+			uint8_t *buf = snr_xmalloc(len ? len : 1);
 			sd->pre[sd->npre++] = (struct snr_trace_mem){(uint8_t)(key >> 16), (uint16_t)(key & 0xffff), g->lo,
-								     g->hi - g->lo, buf};
+								     len, buf};
+			if (crc && len && undo_bytes_for(sd, key, g->lo, g->hi, buf)) {
+				uint32_t tc;
+				r->requests++;
+				int c = r->dbg->crc_mem(r->d, g->lo, (size_t)len, &tc);
+				if (c < 0) {
+					snr_fmt(err, errlen, "checking the bytes at 0x%llx before the target runs to them: %s",
+						(unsigned long long)g->lo, r->dbg->error(r->d));
+					return -1;
+				}
+				if (c == 0 && tc == snr_crc32_gdb(0xffffffffu, buf, (size_t)len))
+					continue;
+			}
 			r->requests++;
-			if (r->dbg->read_mem(r->d, g->lo, buf, g->hi - g->lo)) {
+			if (r->dbg->read_mem(r->d, g->lo, buf, len)) {
 				snr_fmt(err, errlen, "reading the bytes at 0x%llx before the target runs to them: %s",
 					(unsigned long long)g->lo, r->dbg->error(r->d));
 				return -1;
@@ -235,7 +321,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 		code_slot(cc, sd->emitted[k])->used &= (uint8_t)~2;
 	sd->nemitted = 0;
 	stride_drop_pre(sd);
-	snr_ranges_free(&sd->wrote);
+	stride_clear_wrote(sd);
 	snr_ranges_log_undo(known);
 	snr_ranges_log_undo(written);
 	memcpy(reg_known, sd->reg_known, r->niregs * sizeof(*reg_known));

@@ -41,9 +41,30 @@ struct stride {
 	struct snr_ranges wrote; /* what the simulation wrote since good */
 	struct snr_trace_mem *pre; /* those bytes as the target held them at good */
 	size_t npre;
+	/* the simulation's bytes before its first write to them since good:
+	 * pieces that together are `wrote`, their bytes in undo_bytes. Where
+	 * the target's CRC of a range is theirs, they are its undo log and it
+	 * is not read (undo_lost: the simulator could not tell some) */
+	struct stride_piece *pieces;
+	size_t npieces, pieces_cap;
+	uint8_t *undo_bytes;
+	size_t undo_len, undo_cap;
+	bool undo_lost;
+	struct snr_range *miss; /* scratch */
+	size_t miss_cap;
+};
+
+struct stride_piece {
+	uint32_t key;
+	uint64_t lo, hi;
+	size_t at; /* in undo_bytes */
 };
 
 void stride_free(struct stride *sd);
+/* The simulation is about to write [lo, hi) (space and chip in key) in
+ * the stride: it joins `wrote`, and what the simulation holds there now
+ * joins the undo pieces where it is new to the stride. */
+void stride_wrote(struct rec *r, struct stride *sd, uint32_t key, uint64_t lo, uint64_t hi);
 /* A step whose code bytes went into the trace at pc. */
 void stride_emitted(struct stride *sd, uint64_t pc);
 /* The target is verified at window index `index`, its registers in

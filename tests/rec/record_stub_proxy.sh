@@ -3,8 +3,10 @@
 # uses to verify memory cheaply (tests/rec/rsp_proxy.py between snr record
 # and `snr device --gdb`), on bench/analyses_prog.c's serve() loop, 300,000
 # instructions (5 checkpoints, each with the bytes its stride wrote):
-#   * pass: the recorder checks written memory with qCRC (no read back of
-#     what matched) and reads in binary (x), no hex 'm';
+#   * pass: the recorder checks written memory with qCRC and takes each
+#     stride's undo log from the simulation where the target's qCRC agrees
+#     (the buffer serve() rewrites every stride is not read back), and
+#     reads in binary (x), no hex 'm';
 #   * a stub whose qCRC answers are wrong: every mismatch is read back and
 #     compared byte by byte (a read of the same range after each qCRC), the
 #     bytes match, and the recording goes on;
@@ -51,12 +53,13 @@ crcs=$(grep -c '^crc ' "$T/pass.log")
 [ "$crcs" -ge 5 ] || fail "pass: want the written memory checked by qCRC at each checkpoint: $crcs qCRC"
 grep -q '^read m ' "$T/pass.log" && fail "pass: hex reads from a stub that reads in binary: $(grep -m3 '^read m' "$T/pass.log")"
 grep -q '^read x ' "$T/pass.log" || fail "pass: no binary reads"
-# a range whose CRC did not match is read at once (verify_written): after a
-# qCRC that matched, the next request is not a read of that range (a read
-# is one packet's worth: the range's first read starts at its address)
-awk '/^crc /{split($2, a, ","); c=a[1]; next} /^read /{split($3, a, ","); if (a[1]==c) {print "read back " c; exit 1}}
-     {c=""}' "$T/pass.log" || fail "pass: a range whose CRC matched was read back"
-echo "pass: $crcs ranges checked by qCRC, none read back; reads in binary"
+# serve() writes its 270 KB buffer at 0x20000000 in every stride: neither
+# the check after a stride nor the undo log before it reads it back (the
+# log is the simulation's bytes, checked by qCRC), at most the first
+# stride's log (before the simulation knew the bytes) reads it
+big=$(grep -c '^read . 20000000,' "$T/pass.log")
+[ "$big" -le 1 ] || fail "pass: the buffer at 0x20000000 was read $big times"
+echo "pass: $crcs ranges checked by qCRC; the 270 KB buffer read $big times; reads in binary"
 
 # ---- a stub whose CRCs are wrong: each is caught and the range read
 record wrong --crc wrong
