@@ -3,8 +3,9 @@
  * vectors, "123456789"), and the implementation snr_crc32c chose (the CPU's
  * instruction where it has one) against the table over random lengths,
  * alignments, contents and running values, in one call and split in two.
- * GDB's CRC-32: known values (what gdbserver's crc32 gives), and continuing
- * over a split buffer.
+ * GDB's CRC-32: known values (what gdbserver's crc32 gives), the table's
+ * eight-byte rounds against the definition bit by bit over random lengths
+ * and alignments, and continuing over a split buffer.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,8 +50,30 @@ static void test_crc32c_same(void)
 	fprintf(stderr, "test_crc: CRC-32C by %s\n", snr_crc32c_impl());
 }
 
+/* GDB's CRC-32 a bit at a time, as its definition reads */
+static uint32_t crc32_gdb_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len--) {
+		crc ^= (uint32_t)*p++ << 24;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 0x80000000u ? (crc << 1) ^ 0x04c11db7u : crc << 1;
+	}
+	return crc;
+}
+
 static void test_crc32_gdb(void)
 {
+	static uint8_t buf[4096 + 16];
+	uint64_t st = 77;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)check_rand(&st);
+	for (int round = 0; round < 3000; round++) {
+		uint64_t r = check_rand(&st);
+		size_t off = r % 16, len = (r >> 8) % 4096;
+		uint32_t seed = round % 2 ? (uint32_t)(r >> 32) : 0xffffffffu;
+		uint32_t got = snr_crc32_gdb(seed, buf + off, len), want = crc32_gdb_bitwise(seed, buf + off, len);
+		CHECK(got == want, "gdb crc: offset %zu length %zu: %08x, bitwise %08x", off, len, got, want);
+	}
 	/* gdb's CRC-32 is the non-reflected 0x04c11db7 one without the final
 	 * inversion (CRC-32/MPEG-2): "123456789" gives 0x0376e6e7 */
 	CHECK(snr_crc32_gdb(0xffffffffu, "123456789", 9) == 0x0376e6e7u, "crc32 gdb(123456789) = %08x",
