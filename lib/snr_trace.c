@@ -81,6 +81,13 @@ static void put_le(uint8_t *p, uint64_t v, int n)
  * wrote. snr_trace_finish compacts the journal into the trace proper
  * (STEPS batched by STEPS_PER_CHUNK, zstd) in a temporary file renamed to
  * PATH, then removes the journal.
+ *
+ * Held steps (snr_trace_writer_hold: --method sim, whose steps reach the
+ * journal at a checkpoint anyway) go into it as one STEPS chunk of many,
+ * cut where the trace proper's batches end (batch_steps and batch_bytes
+ * follow compact()'s count), so that compact() makes the same batches of
+ * them as of one chunk per step: the journal is a fifth of the bytes (a
+ * chunk header per step was most of it) and the trace the same.
  */
 struct snr_trace_writer {
 	struct snr_chunk_writer cw; /* the journal */
@@ -92,11 +99,36 @@ struct snr_trace_writer {
 	uint64_t prev_next_pc;
 	struct snr_buf digest;
 	bool has_digest;
+	/* held steps not yet in a chunk: their records, the first's index, how many */
+	struct snr_buf held, held_chunk;
+	uint64_t held_first, held_count;
+	/* steps and record bytes since compact() last ended a batch */
+	uint64_t batch_steps, batch_bytes;
 };
+
+static int w_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const uint8_t *payload, size_t len,
+		   bool compress);
+
+/* The held steps as one STEPS chunk (into the chunk writer's own hold). */
+static int emit_held(struct snr_trace_writer *w)
+{
+	if (!w->held_count)
+		return 0;
+	struct snr_buf *b = &w->held_chunk;
+	b->len = 0;
+	snr_buf_varint(b, w->held_first);
+	snr_buf_varint(b, w->held_count);
+	snr_buf_put(b, w->held.p, w->held.len);
+	w->held.len = 0;
+	w->held_count = 0;
+	return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
+}
 
 static int w_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const uint8_t *payload, size_t len,
 		   bool compress)
 {
+	if (type != SNR_CHUNK_STEPS && emit_held(w)) /* the journal keeps the order things came in */
+		return -1;
 	return snr_chunkw_put(&w->cw, type, payload, len, compress);
 }
 
@@ -218,6 +250,7 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	b->len = 0;
 	snr_buf_varint(b, s->index);
 	snr_buf_varint(b, 1);
+	size_t prefix = b->len;
 	uint8_t flags = (s->code_len ? 1 : 0) | (s->nregs ? 2 : 0) | (s->nmem ? 4 : 0) |
 			(s->npost_regs ? 8 : 0) | (s->npost_mem ? 16 : 0) | (s->unread ? 32 : 0) |
 			(s->call ? 64 : 0);
@@ -238,33 +271,51 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	 * delta base is the previous pc + 4 (small either way). */
 	w->prev_next_pc = s->pc + 4;
 	w->next_index++;
-	return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
+	w->batch_steps++;
+	w->batch_bytes += b->len - prefix;
+	bool batch_ends = w->batch_steps >= STEPS_PER_CHUNK || w->batch_bytes >= STEPS_BYTES_PER_CHUNK;
+	if (batch_ends)
+		w->batch_steps = w->batch_bytes = 0;
+	if (!w->cw.hold)
+		return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
+	if (!w->held_count)
+		w->held_first = s->index;
+	snr_buf_put(&w->held, b->p + prefix, b->len - prefix);
+	w->held_count++;
+	return batch_ends ? emit_held(w) : 0;
 }
 
 int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m)
 {
 	struct snr_chunkw_mark cm;
-	if (snr_chunkw_mark(&w->cw, &cm))
+	if (emit_held(w) || snr_chunkw_mark(&w->cw, &cm))
 		return -1;
-	*m = (struct snr_trace_mark){cm.offset, cm.seq, cm.bytes, w->next_index, w->prev_next_pc};
+	*m = (struct snr_trace_mark){cm.offset, cm.seq, cm.bytes, w->next_index, w->prev_next_pc, w->batch_steps,
+				     w->batch_bytes};
 	return 0;
 }
 
 int snr_trace_writer_hold(struct snr_trace_writer *w, bool on)
 {
+	if (!on && emit_held(w))
+		return -1;
 	w->cw.hold = on;
 	return on ? 0 : snr_chunkw_flush(&w->cw);
 }
 
-int snr_trace_writer_flush(struct snr_trace_writer *w) { return snr_chunkw_flush(&w->cw); }
+int snr_trace_writer_flush(struct snr_trace_writer *w) { return emit_held(w) ? -1 : snr_chunkw_flush(&w->cw); }
 
 int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m)
 {
 	struct snr_chunkw_mark cm = {m->offset, m->seq, m->bytes};
+	w->held.len = 0;
+	w->held_count = 0;
 	if (snr_chunkw_rewind(&w->cw, &cm))
 		return -1;
 	w->next_index = m->next_index;
 	w->prev_next_pc = m->prev_next_pc;
+	w->batch_steps = m->batch_steps;
+	w->batch_bytes = m->batch_bytes;
 	return 0;
 }
 
@@ -318,6 +369,8 @@ int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *reg
 static void writer_free(struct snr_trace_writer *w)
 {
 	free(w->steps.p);
+	free(w->held.p);
+	free(w->held_chunk.p);
 	free(w->digest.p);
 	free(w->reg_size);
 	free(w->path);
@@ -397,7 +450,7 @@ int snr_trace_finish(struct snr_trace_writer *w, const char *end_json)
 {
 	struct snr_chunk_writer out;
 	char err[600];
-	int rc = w->cw.failed ? -1 : 0;
+	int rc = w->cw.failed || emit_held(w) ? -1 : 0;
 	snr_chunkw_close(&w->cw); /* the journal stays until the trace is in place */
 	if (rc) {
 		snr_err("%s", w->cw.err);
@@ -431,6 +484,7 @@ void snr_trace_abandon(struct snr_trace_writer *w)
 {
 	if (!w)
 		return;
+	emit_held(w); /* what was recorded stays in the journal */
 	snr_chunkw_close(&w->cw);
 	writer_free(w);
 }

@@ -118,6 +118,7 @@ struct snr_trace_mark {
 	int64_t offset; /* the journal's length */
 	uint32_t seq;
 	uint64_t bytes, next_index, prev_next_pc;
+	uint64_t batch_steps, batch_bytes; /* the trace proper's batch there */
 };
 int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m);
 int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m);

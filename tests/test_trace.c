@@ -8,7 +8,10 @@
  *    are reported at open, naming a chunk and offset (or the file header),
  *    never read as valid data;
  *  - every truncation reads as truncated with exactly the steps of the whole
- *    chunks before the cut, or fails cleanly if META itself is cut.
+ *    chunks before the cut, or fails cleanly if META itself is cut;
+ *  - steps held in memory (--method sim), flushed, cut back to a mark and
+ *    written again, make the same trace bytes, and an abandoned journal
+ *    holds them all.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "lib/snr_chunkfile.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "tests/check.h"
@@ -63,27 +67,56 @@ static void step_for(uint64_t i, struct snr_trace_step *s, struct snr_trace_regv
 	}
 }
 
-static int write_trace(const char *path)
+static int add_steps(struct snr_trace_writer *w, uint64_t from, uint64_t to)
+{
+	for (uint64_t i = from; i < to; i++) {
+		struct snr_trace_step s;
+		struct snr_trace_regval rv[3];
+		struct snr_trace_mem mv[1];
+		uint8_t regbuf[24] = {0}, membuf[64] = {0}; /* a post register of a step that sets none is 0 */
+		step_for(i, &s, rv, mv, regbuf, membuf);
+		if (snr_trace_add_step(w, &s)) {
+			CHECK(0, "add_step %llu", (unsigned long long)i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* held: the steps held as --method sim holds them (snr_trace_writer_hold),
+ * flushed at uneven points, a stretch written, then cut back to a mark and
+ * written again, and the rest written one by one after the hold ends (a
+ * fallback to stepping): the trace must be the same bytes. abandon: the
+ * journal is left as a recorder that failed leaves it (returns 1). */
+static int write_trace_as(const char *path, bool held, bool abandon)
 {
 	char err[256];
 	struct snr_trace_writer *w = snr_trace_create(path, meta, err, sizeof(err));
 	CHECK(w != NULL, "create: %s", err);
 	if (!w)
 		return -1;
+	if (held)
+		snr_trace_writer_hold(w, true);
 	uint64_t addr[3] = {0x10000, 0x10400, 0x10500};
 	uint64_t size[3] = {0x400, 0x100, 0x10};
 	const char *name[3] = {"main", "helper", "red\x1b[31mname\x07"};
 	CHECK(snr_trace_write_symbols(w, 3, addr, size, name) == 0, "symbols");
-	for (uint64_t i = 0; i < NSTEPS; i++) {
-		struct snr_trace_step s;
-		struct snr_trace_regval rv[3];
-		struct snr_trace_mem mv[1];
-		uint8_t regbuf[24], membuf[64];
-		step_for(i, &s, rv, mv, regbuf, membuf);
-		if (snr_trace_add_step(w, &s)) {
-			CHECK(0, "add_step %llu", (unsigned long long)i);
+	if (!held) {
+		if (add_steps(w, 0, NSTEPS))
+			return -1;
+	} else {
+		struct snr_trace_mark m;
+		if (add_steps(w, 0, 1000) || snr_trace_writer_flush(w) || add_steps(w, 1000, 4500) ||
+		    snr_trace_writer_mark(w, &m) || add_steps(w, 4500, 6000) || snr_trace_writer_flush(w) ||
+		    add_steps(w, 6000, 6100) || snr_trace_writer_rewind(w, &m) || add_steps(w, 4500, 8200) ||
+		    snr_trace_writer_hold(w, false) || add_steps(w, 8200, NSTEPS)) {
+			CHECK(0, "held writes: %s", snr_trace_writer_error(w));
 			return -1;
 		}
+	}
+	if (abandon) {
+		snr_trace_abandon(w);
+		return 1;
 	}
 	uint8_t a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, pc[8] = {9};
 	const uint8_t *regs[3] = {a, pc, NULL};
@@ -94,6 +127,8 @@ static int write_trace(const char *path)
 	CHECK(snr_trace_write_digest(w, regs, 1, &m) == 0, "digest");
 	return snr_trace_finish(w, "{\"instructions\": 9000, \"reason\": \"count\"}");
 }
+
+static int write_trace(const char *path) { return write_trace_as(path, false, false); }
 
 static uint64_t count_steps(struct snr_trace *t, int *rc)
 {
@@ -301,6 +336,44 @@ static void test_truncation(const char *path, const char *tmp)
 
 /* A recorded file's JSON strings come out with their control bytes as
  * \xHH (and the text is untouched when none has any). */
+/* Steps held in memory reach the journal as few chunks, and the trace is
+ * the same bytes as one written a step at a time; the journal a failed
+ * recorder leaves holds every step. */
+static void test_held(const char *path, const char *tmp)
+{
+	size_t na, nb;
+	CHECK(write_trace_as(tmp, true, false) == 0, "held write");
+	uint8_t *a = slurp(path, &na), *b = slurp(tmp, &nb);
+	CHECK(a && b && na == nb && !memcmp(a, b, na), "held: the trace differs (%zu and %zu bytes)", na, nb);
+	free(a);
+	free(b);
+	unlink(tmp);
+	CHECK(write_trace_as(tmp, true, true) == 1, "held, abandoned");
+	char journal[300], err[300];
+	snprintf(journal, sizeof(journal), "%s.partial", tmp);
+	struct snr_trace *t = snr_trace_open(journal, err, sizeof(err));
+	CHECK(t != NULL, "the journal: %s", err);
+	if (t) {
+		int rc;
+		CHECK(count_steps(t, &rc) == NSTEPS && rc == 0, "the journal's steps");
+		snr_trace_close(t);
+	}
+	/* held steps went in as a chunk per flush or batch, the 800 after the
+	 * hold ended as a chunk each */
+	struct snr_chunk_file f;
+	if (snr_chunkf_open(&f, journal, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION,
+			    SNR_CHUNK_END, err, sizeof(err)) == 0) {
+		size_t steps = 0;
+		for (size_t i = 0; i < f.nchunks; i++)
+			steps += f.chunks[i].type == SNR_CHUNK_STEPS;
+		CHECK(steps <= 810, "the journal has %zu STEPS chunks for 8200 held steps and 800 others", steps);
+		snr_chunkf_close(&f);
+	} else {
+		CHECK(0, "the journal: %s", err);
+	}
+	unlink(journal);
+}
+
 static void test_json_escape(void)
 {
 	char *e = snr_json_escape_controls("{\"target\":\"tcp:\\u001b]0;t\\u0007\",\"n\":[1,2.5,\"\\u007fok\"]}");
@@ -326,6 +399,7 @@ int main(void)
 	test_plain(path, 64);
 	test_corruption(path, tmp);
 	test_truncation(path, tmp);
+	test_held(path, tmp);
 	test_json_escape();
 	unlink(path);
 	unlink(tmp);
