@@ -144,8 +144,11 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		       (long long)json_integer_value(json_object_get(meta, "chips")));
 		printf("instructions %llu of %lld requested\n", (unsigned long long)c.steps,
 		       (long long)json_integer_value(json_object_get(meta, "count")));
+		char partial[300];
 		if (snr_trace_truncated(t))
-			printf("state        TRUNCATED: the recorder stopped before finishing\n");
+			printf("state        TRUNCATED: %s\n", snr_trace_end_json(t)
+							       ? snr_trace_partial_text(t, partial, sizeof(partial))
+							       : "the recorder stopped before finishing");
 		else
 			printf("ended by     %s%s\n", json_string_value(json_object_get(end, "reason")),
 			       snr_trace_interrupted(t) ? ": the window ends where SIGINT or SIGTERM stopped it" : "");
@@ -353,6 +356,12 @@ static int cmd_verify(struct snr_trace *t, const char *path)
 	if (scan(t, &c) < 0) {
 		snr_err("trace: %s", snr_trace_error(t));
 		return 1;
+	}
+	if (snr_trace_truncated(t) && snr_trace_end_json(t)) {
+		/* an END that contradicts the file (lib/snr_trace.c, check_end) */
+		char partial[300];
+		printf("%s: refused: it holds %s\n", path, snr_trace_partial_text(t, partial, sizeof(partial)));
+		return 3;
 	}
 	if (snr_trace_truncated(t)) {
 		if (c.steps)

@@ -12,6 +12,7 @@ void snr_partial_allow(bool allow) { allowed = allow; }
 bool snr_partial_allowed(void) { return allowed; }
 bool snr_partial_seen(void) { return seen; }
 bool snr_partial_refused(void) { return refused; }
+void snr_partial_damaged(void) { refused = true; }
 
 int snr_partial_unusable(const char *path, const char *what, char *err, size_t errlen)
 {

@@ -30,5 +30,10 @@ int snr_partial_check(const char *path, const char *what, char *err, size_t errl
 int snr_partial_unusable(const char *path, const char *what, char *err, size_t errlen);
 bool snr_partial_seen(void);    /* a partial input was used */
 bool snr_partial_refused(void); /* one was refused */
+/* A number in an input contradicts its meaning or the chunks it summarizes
+ * (a SUMMARY's "cycles": -1, an END counting steps the file lacks): the
+ * reader refuses the file, naming the field, and snr exits 3 as for a
+ * partial input it was not allowed to use. */
+void snr_partial_damaged(void);
 
 #endif

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "snr_partial.h"
 #include "snr_output.h"
 #include "snr_set.h"
 #include "snr_util.h"
@@ -503,6 +504,10 @@ struct snr_trace {
 	struct snr_symtab syms;
 	bool has_syms;
 	bool truncated, interrupted;
+	/* a file with an END that `trace verify` rejects (its count is not the
+	 * steps', a count-ended window without its DIGEST): partial to every
+	 * reader, and why */
+	char end_wrong[200];
 	uint64_t nsteps; /* instructions the file holds */
 	/* step iteration */
 	size_t cur_chunk;
@@ -543,6 +548,19 @@ static int parse_meta(struct snr_trace *t, const struct snr_chunk *c)
 	json_t *m = json_loads(t->meta, JSON_REJECT_DUPLICATES, &je);
 	if (!m)
 		return terr(t, c, "metadata is not JSON: line %d column %d: %s", je.line, je.column, je.text);
+	/* its counts are counts: a reader prints them and asks for as many */
+	static const char *const counts[] = {"count", "skip", "chip", "chips"};
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		json_t *v = json_object_get(m, counts[k]);
+		if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
+			char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			terr(t, c, "metadata's \"%s\" is %s: not a count (an integer from 0)", counts[k], text ? text : "?");
+			free(text);
+			json_decref(m);
+			snr_partial_damaged();
+			return -1;
+		}
+	}
 	/* the programs the trace names are inputs of whatever reads it (lib/snr_output.h) */
 	snr_output_input(json_string_value(json_object_get(m, "elf")));
 	size_t oi;
@@ -638,6 +656,39 @@ void snr_trace_id_of(const struct snr_trace *t, struct snr_trace_id *id)
 	id->bytes = t->f.size;
 }
 
+/* The END against the file: its "instructions" is the steps' count, its
+ * "reason" a word, and a window ended by its count has a DIGEST. A file
+ * that fails one is what `trace verify` rejects: truncated to every reader
+ * (refused unless --allow-truncated, labelled so with it), end_wrong says
+ * why. */
+static void check_end(struct snr_trace *t)
+{
+	json_t *e = json_loads(t->end, JSON_REJECT_DUPLICATES, NULL);
+	json_t *n = json_object_get(e, "instructions");
+	const char *reason = json_string_value(json_object_get(e, "reason"));
+	char *text = n ? json_dumps(n, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	if (!json_is_object(e))
+		snr_fmt(t->end_wrong, sizeof(t->end_wrong), "its END chunk is not a JSON object");
+	else if (!json_is_integer(n) || json_integer_value(n) < 0)
+		snr_fmt(t->end_wrong, sizeof(t->end_wrong), "END's \"instructions\" is %s: not a count",
+			text ? text : "missing");
+	else if ((uint64_t)json_integer_value(n) != t->nsteps)
+		snr_fmt(t->end_wrong, sizeof(t->end_wrong),
+			"END's \"instructions\" is %s, the STEPS chunks hold %llu (steps missing or added)", text,
+			(unsigned long long)t->nsteps);
+	else if (!reason)
+		snr_fmt(t->end_wrong, sizeof(t->end_wrong), "END's \"reason\" is not a word");
+	else if (!strcmp(reason, "count") && !t->has_digest)
+		snr_fmt(t->end_wrong, sizeof(t->end_wrong),
+			"END says the window ended by its count, but the DIGEST (the end state) is missing");
+	free(text);
+	if (t->end_wrong[0])
+		t->truncated = true;
+	else
+		t->interrupted = !strcmp(reason, "interrupted");
+	json_decref(e);
+}
+
 struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 {
 	if (snr_set_refuse(path, err, errlen))
@@ -682,11 +733,6 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 	}
 	if (!rc && !t->end)
 		t->truncated = true;
-	if (!rc && t->end) {
-		json_t *e = json_loads(t->end, 0, NULL);
-		t->interrupted = !strcmp(json_string_value(json_object_get(e, "reason")) ?: "", "interrupted");
-		json_decref(e);
-	}
 	/* How many instructions it holds: the last STEPS chunk's first index
 	 * and count (bad ones are reported when the steps are read). */
 	for (size_t i = t->f.nchunks; !rc && i-- > 0;) {
@@ -702,6 +748,8 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 			t->nsteps = first + count;
 		break;
 	}
+	if (!rc && t->end)
+		check_end(t);
 	if (rc) {
 		snr_fmt(err, errlen, "%s", t->f.err);
 		snr_trace_close(t);
@@ -749,6 +797,11 @@ const char *snr_trace_partial_text(const struct snr_trace *t, char *buf, size_t 
 	json_t *m = json_loads(t->meta, 0, NULL);
 	long long asked = json_integer_value(json_object_get(m, "count"));
 	json_decref(m);
+	if (t->end_wrong[0]) {
+		snprintf(buf, len, "%llu of the %lld instructions asked for, and %s", (unsigned long long)t->nsteps,
+			 asked, t->end_wrong);
+		return buf;
+	}
 	snprintf(buf, len, "%llu of the %lld instructions asked for: %s", (unsigned long long)t->nsteps, asked,
 		 t->interrupted ? "the recording was interrupted (SIGINT or SIGTERM)"
 				: "the recorder stopped before finishing (killed, or it failed)");

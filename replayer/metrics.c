@@ -38,6 +38,9 @@ enum {
 	EV_INSN = SNR_MW_INSN,
 }; /* the reader's names for the writer's record kinds */
 #define METRICS_INDEX_SLACK 65536 /* how far an instruction index may run past the records read */
+/* how far a SUMMARY's cycles may run past the events' last cycle: the
+ * simulators here finish exactly there; an engine may drain a little after */
+#define METRICS_CYCLE_SLACK ((uint64_t)1 << 20)
 
 /* The writer's state and its encoders are in metrics_write.h. */
 
@@ -234,7 +237,75 @@ struct snr_metrics {
 	struct snr_chunk_file f;
 	char *meta, *summary;
 	struct snr_symtab syms;
+	const struct snr_chunk *summary_chunk;
+	uint64_t instructions, cycles; /* the SUMMARY's, checked against the events by snr_metrics_replay */
 };
+
+/* A SUMMARY number that contradicts its meaning: the file is refused
+ * (exit 3), naming the field. */
+static int summary_fail(struct snr_metrics *m, const char *key, const json_t *v, const char *why)
+{
+	char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	snr_chunkf_fail(&m->f, m->summary_chunk, "SUMMARY's \"%s\" is %s: %s", key, text ? text : "missing", why);
+	free(text);
+	snr_partial_damaged();
+	return -1;
+}
+
+/* The SUMMARY's figures, each a count of its kind (a non-negative integer),
+ * its flags booleans: docs/metrics-format.md, "What a reader checks". */
+static int summary_check(struct snr_metrics *m)
+{
+	json_error_t je;
+	json_t *j = json_loads(m->summary, JSON_REJECT_DUPLICATES, &je);
+	if (!j || !json_is_object(j)) {
+		if (j)
+			snr_chunkf_fail(&m->f, m->summary_chunk, "SUMMARY is not a JSON object");
+		else
+			snr_chunkf_fail(&m->f, m->summary_chunk, "SUMMARY is not JSON: line %d column %d: %s", je.line,
+					je.column, je.text);
+		json_decref(j);
+		snr_partial_damaged();
+		return -1;
+	}
+	static const char *const counts[] = {"instructions", "cycles", "dma_count", "dma_bytes"};
+	static const char *const flags[] = {"verified", "end_state_checked", "truncated_trace", "truncated",
+					    "program_exited"};
+	int rc = 0;
+	for (size_t k = 0; !rc && k < sizeof(counts) / sizeof(counts[0]); k++) {
+		json_t *v = json_object_get(j, counts[k]);
+		if ((v || k < 2) && (!json_is_integer(v) || json_integer_value(v) < 0))
+			rc = summary_fail(m, counts[k], v, "not a count (an integer from 0)");
+	}
+	for (size_t k = 0; !rc && k < sizeof(flags) / sizeof(flags[0]); k++) {
+		json_t *v = json_object_get(j, flags[k]);
+		if (v && !json_is_boolean(v))
+			rc = summary_fail(m, flags[k], v, "not true or false");
+	}
+	json_t *ipc = json_object_get(j, "ipc");
+	if (!rc && ipc && (!json_is_number(ipc) || json_number_value(ipc) < 0))
+		rc = summary_fail(m, "ipc", ipc, "not a number from 0");
+	json_t *st = json_object_get(j, "stall_cycles");
+	if (!rc && st && !json_is_object(st))
+		rc = summary_fail(m, "stall_cycles", st, "not an object of counts");
+	const char *key;
+	json_t *v;
+	json_object_foreach(st, key, v) {
+		if (rc)
+			break;
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			char name[80];
+			snr_fmt(name, sizeof(name), "stall_cycles.%s", key);
+			rc = summary_fail(m, name, v, "not a count (an integer from 0)");
+		}
+	}
+	if (!rc) {
+		m->instructions = (uint64_t)json_integer_value(json_object_get(j, "instructions"));
+		m->cycles = (uint64_t)json_integer_value(json_object_get(j, "cycles"));
+	}
+	json_decref(j);
+	return rc;
+}
 
 struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 {
@@ -267,6 +338,9 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 			m->summary = snr_json_escape_controls((const char *)m->f.raw);
 			if (!m->summary)
 				m->summary = snr_xstrdup((const char *)m->f.raw);
+			m->summary_chunk = c;
+			if (!rc)
+				rc = summary_check(m);
 		} else if (c->type == CH_SYMBOLS) {
 			if (m->syms.n || snr_symtab_decode(&m->syms, m->f.raw, (size_t)n))
 				rc = snr_chunkf_fail(&m->f, c, "symbol table is malformed or repeated");
@@ -320,6 +394,33 @@ const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, ch
 	return snr_symtab_symbolize(&m->syms, addr, buf, len);
 }
 
+/* The SUMMARY's figures against the events they summarize: every
+ * instruction an event names is counted (and no more than an engine that
+ * skips some could leave without events: METRICS_INDEX_SLACK), and the
+ * window's cycles (the simulator's finish) end where the last event ends,
+ * or soon after (METRICS_CYCLE_SLACK). */
+static int summary_against(struct snr_metrics *m, uint64_t records, uint64_t insn_end, uint64_t cycle_end)
+{
+	char why[200];
+	if (m->instructions < insn_end || m->instructions > records + METRICS_INDEX_SLACK) {
+		snr_fmt(why, sizeof(why), "the events name instructions 0..%llu (%llu records)",
+			(unsigned long long)insn_end - (insn_end > 0), (unsigned long long)records);
+		json_t *v = json_integer((json_int_t)m->instructions);
+		summary_fail(m, "instructions", v, why);
+		json_decref(v);
+		return -1;
+	}
+	if (m->cycles < cycle_end || m->cycles - cycle_end > METRICS_CYCLE_SLACK) {
+		snr_fmt(why, sizeof(why), "the events end at cycle %llu (the window's cycles end there%s)",
+			(unsigned long long)cycle_end, m->cycles < cycle_end ? "" : ", or soon after");
+		json_t *v = json_integer((json_int_t)m->cycles);
+		summary_fail(m, "cycles", v, why);
+		json_decref(v);
+		return -1;
+	}
+	return 0;
+}
+
 /* The register events an INSN record carries (version 5): a count, then
  * for each a varint reg << 1 | write, all of instruction INDEX. */
 static void insn_regs(struct snr_cursor *cu, uint64_t index, const struct snr_tracker *t)
@@ -340,6 +441,9 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 	uint64_t records = 0; /* read so far, from every EVENTS chunk */
 	const struct snr_chunk *last = NULL; /* the last EVENTS chunk */
 	bool last_empty = false;
+	/* how far the events reach, for the SUMMARY's figures (summary_against) */
+	uint64_t insn_end = 0, cycle_end = 0;
+#define REACH(end, v) ((end) = (v) > (end) ? (v) : (end))
 	for (size_t i = 0; i < m->f.nchunks; i++) {
 		const struct snr_chunk *c = &m->f.chunks[i];
 		if (c->type != CH_EVENTS)
@@ -401,6 +505,9 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 					cu.bad = 1;
 				if (cu.bad)
 					break;
+				REACH(insn_end, e.index + 1);
+				REACH(cycle_end, e.issue);
+				REACH(cycle_end, e.retire);
 				if (kind != EV_RETIRE && t->on_issue)
 					t->on_issue(t->user, &e);
 				if (kind != EV_ISSUE && t->on_retire)
@@ -420,6 +527,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				x.index = e.index;
 				if (e.cause >= SNR_STALL_COUNT)
 					cu.bad = 1;
+				REACH(cycle_end, e.start + e.cycles >= e.start ? e.start + e.cycles : UINT64_MAX);
 				if (!cu.bad && t->on_stall)
 					t->on_stall(t->user, &e);
 				break;
@@ -449,6 +557,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				}
 				if (e.phase > SNR_DMA_WAITED)
 					cu.bad = 1;
+				REACH(cycle_end, e.cycle);
 				if (!cu.bad && t->on_dma)
 					t->on_dma(t->user, &e);
 				break;
@@ -464,6 +573,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				e.bytes = V();
 				x.index = e.index;
 				x.addr = e.addr;
+				REACH(cycle_end, e.cycle);
 				if (!cu.bad && t->on_mem)
 					t->on_mem(t->user, &e);
 				break;
@@ -486,6 +596,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				e.index = D(x.index);
 				if (e.unit >= SNR_UNIT_COUNT || e.end < e.start)
 					cu.bad = 1;
+				REACH(cycle_end, e.end);
 				if (!cu.bad && t->on_busy)
 					t->on_busy(t->user, &e);
 				break;
@@ -510,6 +621,11 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				"the events' end (an EVENTS chunk of no records, counting all %s) is missing: "
 				"EVENTS chunks were left out",
 				last ? "of them" : "records");
+		snr_fmt(err, errlen, "%s", m->f.err);
+		return -1;
+	}
+#undef REACH
+	if (m->summary_chunk && summary_against(m, records, insn_end, cycle_end)) {
 		snr_fmt(err, errlen, "%s", m->f.err);
 		return -1;
 	}

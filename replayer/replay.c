@@ -634,12 +634,13 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		cache_report(o->cache_report, o->cache_report_rows ? o->cache_report_rows : 20, &col, &cache_cfg, t, isa,
 			     isa_self, &win);
 
-	/* End state. */
+	/* End state (not a partial trace's: a DIGEST beside an END that
+	 * contradicts the steps describes an end they may not reach). */
 	const uint8_t *const *dregs;
 	size_t nblocks;
 	const struct snr_trace_mem *blocks;
 	const uint64_t *hashes;
-	if (r->ok && !r->exited && snr_trace_digest(t, &dregs, &nblocks, &blocks, &hashes)) {
+	if (r->ok && !r->exited && !r->truncated && snr_trace_digest(t, &dregs, &nblocks, &blocks, &hashes)) {
 		r->end_state_checked = true;
 		unsigned bad = 0;
 		for (size_t i = 0; i < nregs; i++) {

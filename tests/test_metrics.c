@@ -97,6 +97,17 @@ static void make(struct ev *e, int kind)
 		break;
 	}
 	}
+	/* cycles below 2^62 (a stall's start and length each), so that a
+	 * SUMMARY can count them (a JSON integer: below 2^63): the reader
+	 * refuses a file whose events run past its cycles */
+	switch (kind) {
+	case K_ISSUE:
+	case K_RETIRE: e->u.insn.issue >>= 2, e->u.insn.retire >>= 2; break;
+	case K_STALL: e->u.stall.start >>= 2, e->u.stall.cycles >>= 2; break;
+	case K_DMA: e->u.dma.cycle >>= 2; break;
+	case K_MEM: e->u.mem.cycle >>= 2; break;
+	case K_BUSY: e->u.busy.start >>= 2, e->u.busy.end >>= 2; break;
+	}
 }
 
 /* ---- the reading side: compare each delivered event with the next expected */
@@ -237,7 +248,32 @@ static size_t replay_into(const char *path, const struct ev *want, size_t n, uns
 }
 
 static const char META[] = "{\"format\":\"snr metrics\",\"simulator\":\"test\"}";
-static const char SUMMARY[] = "{\"instructions\":3,\"cycles\":9}";
+/* The SUMMARY of the last file written: its instructions and cycles as
+ * far as the events reach (the reader checks them against the events). */
+static char SUMMARY[100];
+static void summary_of(const struct ev *evs, size_t n)
+{
+	uint64_t insns = 0, cycles = 0;
+#define REACH(end, v) ((end) = (v) > (end) ? (v) : (end))
+	for (size_t i = 0; i < n; i++) {
+		const struct ev *e = &evs[i];
+		switch (e->kind) {
+		case K_ISSUE:
+		case K_RETIRE:
+			REACH(insns, e->u.insn.index + 1);
+			REACH(cycles, e->u.insn.issue);
+			REACH(cycles, e->u.insn.retire);
+			break;
+		case K_STALL: REACH(cycles, e->u.stall.start + e->u.stall.cycles); break;
+		case K_DMA: REACH(cycles, e->u.dma.cycle); break;
+		case K_MEM: REACH(cycles, e->u.mem.cycle); break;
+		case K_BUSY: REACH(cycles, e->u.busy.end); break;
+		}
+	}
+#undef REACH
+	snprintf(SUMMARY, sizeof(SUMMARY), "{\"instructions\":%llu,\"cycles\":%llu}", (unsigned long long)insns,
+		 (unsigned long long)cycles);
+}
 
 static void write_file(const char *path, const struct ev *evs, size_t n)
 {
@@ -253,6 +289,7 @@ static void write_file(const char *path, const struct ev *evs, size_t n)
 	CHECK(snr_tracker_mask(t) == 0xff, "the writer registers every callback, on_insn too");
 	for (size_t i = 0; i < n; i++)
 		emit(t, &evs[i]);
+	summary_of(evs, n);
 	CHECK(snr_metrics_finish(w, SUMMARY, err, sizeof(err)) == 0, "finish: %s", err);
 }
 
@@ -297,6 +334,7 @@ static size_t write_file_insn(const char *path, const struct ev *evs, size_t n)
 		calls++;
 		i = j;
 	}
+	summary_of(evs, n);
 	CHECK(snr_metrics_finish(w, SUMMARY, err, sizeof(err)) == 0, "finish: %s", err);
 	return calls;
 }
