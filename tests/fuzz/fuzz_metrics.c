@@ -73,6 +73,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
+#ifndef FUZZ_STANDALONE
+/* chunks dropped, repeated, reordered, numbers made extreme: behind valid CRCs */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed)
+{
+	return fuzz_chunk_mutate(data, size, max, seed);
+}
+#endif
+
 #ifdef FUZZ_STANDALONE
 int main(int argc, char **argv) { return fuzz_replay_corpus("fuzz_metrics", argc, argv); }
 #endif
