@@ -163,16 +163,37 @@ fail:
 	return -1;
 }
 
-/* Sends the session's queued output. Returns -1 if the connection is gone. */
-static int flush(struct rsp_session *s, int fd)
+static void refuse_second(int lfd, const char *current);
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Sends the session's queued output. Returns -1 if the connection is gone.
+ * A debugger that reads nothing for SEND_TIMEOUT_S is dropped; while the
+ * server waits for it, a second debugger that connects is refused at once
+ * (refuse_second), not left unanswered until the first one's time is up. */
+static int flush(struct rsp_session *s, int fd, int lfd, const char *current)
 {
 	size_t len;
 	const char *p = rsp_session_output(s, &len);
 	size_t done = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (done < len) {
-		ssize_t w = send(fd, p + done, len - done, MSG_NOSIGNAL);
+		ssize_t w = send(fd, p + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
 			continue;
+		long left = SEND_TIMEOUT_S * 1000L - ms_since(&t0);
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && left > 0) {
+			struct pollfd pf[2] = {{.fd = fd, .events = POLLOUT}, {.fd = lfd, .events = POLLIN}};
+			if (poll(pf, 2, (int)left) > 0 && (pf[1].revents & POLLIN))
+				refuse_second(lfd, current);
+			continue;
+		}
 		if (w <= 0) {
 			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 				snr_warn("device: the debugger read no reply for %d s: its connection is dropped",
@@ -251,11 +272,10 @@ static void refuse_second(int lfd, const char *current)
 	struct rsp_framer f;
 	rsp_framer_init(&f);
 	bool packet = false;
-	struct timespec t0, t;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = REFUSE_WAIT_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		long left = REFUSE_WAIT_MS - ms_since(&t0);
 		if (packet || left <= 0 || !readable(fd, (int)left))
 			break;
 		uint8_t buf[512];
@@ -357,7 +377,7 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 	for (unsigned long turn = 1;; turn++) {
 		if (turn % WATCH_PACKETS == 0 && readable(lfd, 0))
 			refuse_second(lfd, current);
-		if (flush(s, fd))
+		if (flush(s, fd, lfd, current))
 			break;
 		enum rsp_end end = rsp_session_end(s);
 		if (end == RSP_END_KILLED) {
