@@ -247,3 +247,16 @@ char *snr_setvbuf(FILE *f, size_t size)
 	setvbuf(f, buf, _IOFBF, size);
 	return buf;
 }
+
+void snr_signal_text(char *buf, size_t len, int sig, uint64_t pc, bool stopped)
+{
+	static const char *const names[16] = {
+		[1] = "SIGHUP", [2] = "SIGINT",  [3] = "SIGQUIT", [4] = "SIGILL",   [5] = "SIGTRAP",  [6] = "SIGABRT",
+		[8] = "SIGFPE", [9] = "SIGKILL", [11] = "SIGSEGV", [13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM",
+	};
+	const char *name = sig > 0 && sig < 16 && names[sig] ? names[sig] : "a signal";
+	if (stopped)
+		snr_fmt(buf, len, "stopped with %s (signal %d) at 0x%llx", name, sig, (unsigned long long)pc);
+	else
+		snr_fmt(buf, len, "was killed by %s (signal %d)", name, sig);
+}

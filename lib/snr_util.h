@@ -72,4 +72,10 @@ size_t snr_escape_controls(const uint8_t *in, size_t n, char *out);
  * no string holds a control byte (or the text is not JSON). */
 char *snr_json_escape_controls(const char *json_text);
 
+/* A program's stop on signal sig, for a message: "stopped with SIGSEGV
+ * (signal 11) at 0x103f8" (stopped), or "was killed by SIGKILL (signal 9)".
+ * Signals are named where GDB's remote protocol and Linux number them
+ * alike (1-6, 8, 9, 11, 13-15), "a signal" otherwise. */
+void snr_signal_text(char *buf, size_t len, int sig, uint64_t pc, bool stopped);
+
 #endif

@@ -1115,9 +1115,9 @@ static const char *stop_text(const struct snr_dbg_stop *s, char *buf, size_t len
 {
 	switch (s->kind) {
 	case SNR_DBG_STOP_TRAP: snprintf(buf, len, "stopped at 0x%llx", (unsigned long long)s->pc); break;
-	case SNR_DBG_STOP_SIGNAL: snprintf(buf, len, "signal %d at 0x%llx", s->code, (unsigned long long)s->pc); break;
+	case SNR_DBG_STOP_SIGNAL: snr_signal_text(buf, len, s->code, s->pc, true); break;
 	case SNR_DBG_STOP_EXITED: snprintf(buf, len, "exited with status %d", s->code); break;
-	case SNR_DBG_STOP_KILLED: snprintf(buf, len, "killed by signal %d", s->code); break;
+	case SNR_DBG_STOP_KILLED: snr_signal_text(buf, len, s->code, 0, false); break;
 	case SNR_DBG_STOP_TIMEOUT: snprintf(buf, len, "timed out"); break;
 	}
 	return buf;
