@@ -253,7 +253,7 @@ static int summary_fail(struct snr_metrics *m, const char *key, const json_t *v,
 }
 
 /* The SUMMARY's figures, each a count of its kind (a non-negative integer),
- * its flags booleans: docs/metrics-format.md, "What a reader checks". */
+ * its flags booleans (docs/metrics-format.md, SUMMARY: "What the reader checks"). */
 static int summary_check(struct snr_metrics *m)
 {
 	json_error_t je;
