@@ -69,7 +69,7 @@ expect_fail() { # what, message, snr record args...
   [ $rc -eq 1 ] || fail "$what: exit $rc, want 1 ($(cat "$T/err"))"
   grep -qF -- "$msg" "$T/err" || fail "$what: stderr lacks '$msg': $(cat "$T/err")"
 }
-expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 6" --debugger "$VDBG99"
+expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 7" --debugger "$VDBG99"
 expect_fail "no debugger symbol" "is no debugger plugin: it exports no symbol snr_dbg_plugin" --debugger "$VISA"
 expect_fail "no ISA symbol" "is no ISA plugin: it exports no symbol snr_isa_plugin" --isa "$VDBG" --elf "$T/p.elf"
 echo "not an ELF" >"$T/junk.so"
