@@ -131,6 +131,27 @@ static struct thread_rows *rows_for(struct thread_rows *v, size_t n, uint32_t ti
 
 /* ---- stacks ---- */
 
+/* A user frame's name: its symbol, or, in a module with no symbol for it (a
+ * vDSO's local function, as kvm-clock's vDSO has), the module in brackets
+ * ("[vdso]", "[libc.so.6]"), as perf names such frames. */
+static void put_user_frame(const struct snrh_trace *t, const struct snrh_frame *f, struct snr_buf *b)
+{
+	const char *n = snrh_str(t, f->sym);
+	if (!f->sym && f->module) {
+		const char *mod = snrh_str(t, f->module), *base = strrchr(mod, '/');
+		base = base ? base + 1 : mod;
+		if (base[0] == '[') {
+			snr_buf_put(b, base, strlen(base));
+		} else {
+			snr_buf_u8(b, '[');
+			snr_buf_put(b, base, strlen(base));
+			snr_buf_u8(b, ']');
+		}
+		return;
+	}
+	snr_buf_put(b, n, strlen(n));
+}
+
 static void fold_stack(const struct snrh_trace *t, int32_t ustack, int32_t kstack, const char *comm, struct snr_buf *b)
 {
 	b->len = 0;
@@ -138,9 +159,8 @@ static void fold_stack(const struct snrh_trace *t, int32_t ustack, int32_t kstac
 	if (ustack >= 0 && (size_t)ustack < t->stacks.n) {
 		const struct snrh_stack *s = &t->stacks.v[ustack];
 		for (uint32_t i = s->nframes; i-- > 0;) {
-			const char *n = snrh_str(t, s->frames[i].sym);
 			snr_buf_u8(b, ';');
-			snr_buf_put(b, n, strlen(n));
+			put_user_frame(t, &s->frames[i], b);
 		}
 	}
 	if (kstack >= 0 && (size_t)kstack < t->stacks.n) {

@@ -45,11 +45,11 @@ within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && a >= b * (
 offcpu_case() {
   local bin=$1 mode=$2 args=$3 re=$4 wall w
   # shellcheck disable=SC2086
-  run "$SNR" host record -o "$T/$mode.snrh" -- "$bin" $args
+  run "$SNR" host record --force -o "$T/$mode.snrh" -- "$bin" $args
   expect_rc 0
   wall=$(sed -n "s/^${mode}_wall \\([0-9.]*\\)\$/\\1/p" "$T/out")
   [ -n "$wall" ] || fail "$(basename "$bin") $args printed no ${mode}_wall: $(cat "$T/out")"
-  run "$SNR" host report "$T/$mode.snrh" --folded "$T/$mode"
+  run "$SNR" host report "$T/$mode.snrh" --folded "$T/$mode" --force
   expect_rc 0
   w=$(weight "$T/$mode.offcpu.folded" "$re")
   within "$w" "$(awk -v s="$wall" 'BEGIN { print s * 1e6 }')" 5 || \
@@ -62,11 +62,11 @@ for bin in "$FP" "$NOFP"; do
   name=$(basename "$bin")
   comm=${name:0:15}
   # 1. sleep through libc, spin through the vDSO
-  run "$SNR" host record -F $HZ -o "$T/ss.snrh" -- "$bin" sleepspin 10
+  run "$SNR" host record --force -F $HZ -o "$T/ss.snrh" -- "$bin" sleepspin 10
   expect_rc 0
   read -r sleep_wall spin_cpu < <(sed -n 's/^sleep_wall \([0-9.]*\) spin_cpu \([0-9.]*\)$/\1 \2/p' "$T/out")
   [ -n "${spin_cpu:-}" ] || fail "$name printed no times: $(cat "$T/out")"
-  run "$SNR" host report "$T/ss.snrh" --folded "$T/ss"
+  run "$SNR" host report "$T/ss.snrh" --folded "$T/ss" --force
   expect_rc 0
   # the copies stop at the thread's outermost frame once it is known, and
   # every stack below still reaches main (the checks below)
@@ -91,9 +91,9 @@ for bin in "$FP" "$NOFP"; do
   offcpu_case "$bin" tail "tail 5" ";main;tail_target;"
   # a process that lives 20 ms, less than the tracer's poll: its libraries
   # are read at its exit stop, so its stacks are unwound through libc
-  run "$SNR" host record -o "$T/short.snrh" -- "$bin" short
+  run "$SNR" host record --force -o "$T/short.snrh" -- "$bin" short
   expect_rc 0
-  run "$SNR" host report "$T/short.snrh" --folded "$T/short"
+  run "$SNR" host report "$T/short.snrh" --folded "$T/short" --force
   expect_rc 0
   w=$(weight "$T/short.offcpu.folded" ";main;sleeper;.*nanosleep")
   awk -v w="$w" 'BEGIN { exit !(w >= 15000) }' || \
