@@ -1258,14 +1258,9 @@ int snr_cmd_export(int argc, char **argv)
 		return 2;
 	}
 	/* every input named, so that -o is checked against them before any work */
-	for (int i = optind; i < argc; i++)
-		snr_output_input(argv[i]);
-	snr_output_input(config);
 	char cerr[1024];
-	if (snr_output_check(out_path, false, cerr, sizeof(cerr))) {
-		snr_err("export: -o: %s", cerr);
+	if (snr_output_preflight("export", out_path, argv + optind, argc - optind, &config, 1))
 		return 1;
-	}
 
 	/* a set (snr record --windows, snr replay SET -o MSET): each of its windows
 	 * in its place, a process of its own named by the set and window */

@@ -1056,16 +1056,9 @@ int snr_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	/* every input named, so that the output is checked against them before any work */
-	for (int i = optind; i < argc; i++)
-		snr_output_input(argv[i]);
-	snr_output_input(compare);
-	snr_output_input(config);
-	snr_output_input(trace);
-	char cerr[1024];
-	if (snr_output_check(out_path, false, cerr, sizeof(cerr))) {
-		snr_err("report: -o: %s", cerr);
+	const char *const named[] = {compare, config, trace};
+	if (snr_output_preflight("report", out_path, argv + optind, argc - optind, named, 3))
 		return 1;
-	}
 	if (optind + 1 != argc || snr_is_set(argv[optind])) { /* several windows: report_windows.c */
 		if (compare || trace) {
 			snr_err("report: --%s takes one window; several windows are reported per window and together",

@@ -176,18 +176,15 @@ int snr_cmd_replay(int argc, char **argv)
 		fputs(replay_usage, stderr);
 		return 2;
 	}
-	/* every input named, so that -o is checked against them before any work */
-	for (int i = optind; i < argc; i++)
-		snr_output_input(argv[i]);
-	snr_output_input(o.config_path);
-	char err[1024];
-	if (o.metrics_path && optind == argc - 1 && !snr_is_set(argv[optind]) &&
-	    snr_output_check(o.metrics_path, false, err, sizeof(err))) {
-		snr_err("replay: -o: %s", err);
+	/* every input named, so that -o is checked against them before any work (a
+	 * set's metrics set is a folder, checked as it is made) */
+	bool one = optind == argc - 1 && !snr_is_set(argv[optind]);
+	if (snr_output_preflight("replay", one ? o.metrics_path : NULL, argv + optind, argc - optind,
+				 (const char *const[]){o.config_path}, 1))
 		return 1;
-	}
-	if (optind != argc - 1 || snr_is_set(argv[optind]))
+	if (!one)
 		return replay_windows(&o, as_json, argc - optind, argv + optind);
+	char err[1024];
 	o.trace_path = argv[optind];
 	o.progress = isatty(2);
 	if (o.cache_report && as_json)

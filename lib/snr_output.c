@@ -57,6 +57,20 @@ static char *resolve(const char *path)
 	return out;
 }
 
+int snr_output_preflight(const char *who, const char *out, char *const *files, int nfiles,
+			 const char *const *named, size_t nnamed)
+{
+	for (int i = 0; i < nfiles; i++)
+		snr_output_input(files[i]);
+	for (size_t i = 0; i < nnamed; i++)
+		snr_output_input(named[i]);
+	char err[1024];
+	if (!out || !snr_output_check(out, false, err, sizeof(err)))
+		return 0;
+	snr_err("%s: -o: %s", who, err);
+	return -1;
+}
+
 void snr_output_input(const char *path)
 {
 	if (!path || !*path || !strcmp(path, "-"))

@@ -56,6 +56,12 @@ int snr_output_check(const char *path, bool replace, char *err, size_t errlen);
  * path when path does not exist; NULL when inputs are not guarded). */
 const char *snr_output_is_input(const char *path);
 
+/* A command's check before any work: the files it was given and the other
+ * inputs it names (NULL entries skipped) become inputs, then `out` is
+ * checked. 0, or -1 after "snr: WHO: -o: ..." on stderr. */
+int snr_output_preflight(const char *who, const char *out, char *const *files, int nfiles,
+			 const char *const *named, size_t nnamed);
+
 /* Forgets every input (tests). */
 void snr_output_reset(void);
 
