@@ -18,9 +18,13 @@
  *                            followed it on the launching thread
  *   pid = SNRH_EV_PID_GPU+n  "GPU n (CUPTI)": kernels, copies and memsets per
  *                            stream; synchronizations on a track of their own
+ *   both device processes    on/off-device tracks (analyzer/host_device.c):
+ *                            the split into compute, transfer, both, queued;
+ *                            libta1rt's uploads and runs; queued spans
  *
- * Flows join each launch call to its device slice, and each CUPTI API
- * record to the device work with its correlation id. On-CPU slices need
+ * Flows join each launch call to its device slice, each CUPTI API
+ * record to the device work with its correlation id, and each host wait
+ * (H:WAIT_DEV) to the device work whose completion ended it. On-CPU slices need
  * every switch: with --min-block > 0 a gap also holds the short blocks that
  * were not emitted (args.min_block_us says so).
  */
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/host_device.h"
 #include "analyzer/host_events.h"
 #include "analyzer/host_report.h"
 #include "lib/snr_host_trace.h"
@@ -293,4 +298,9 @@ void snrh_trace_events(const struct snrh_trace *t, json_t *events)
 				name_track(events, "thread_name", pid, SNRH_EV_TID_CUDA + (long long)t->threads.v[i].tid, name);
 				break;
 			}
+
+	struct snrh_ondev od;
+	snrh_ondev_build(t, &od);
+	snrh_ondev_trace_events(&od, events, pid);
+	snrh_ondev_free(&od);
 }

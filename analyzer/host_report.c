@@ -12,6 +12,7 @@
  * the samples (count x 1/HZ).
  */
 #include "analyzer/host_report.h"
+#include "analyzer/host_device.h"
 #include "analyzer/host_events.h"
 
 #include <stdlib.h>
@@ -252,8 +253,36 @@ static void print_stack(const struct snrh_trace *t, int32_t idx, const char *pre
 	}
 }
 
+/* --json: the thread table (the scheduler's exact totals) and on/off-device
+ * (analyzer/host_device.c). */
+static int report_json(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
+{
+	json_t *m = t->meta, *threads = json_array();
+	for (size_t i = 0; i < t->threads.n; i++) {
+		const struct snrh_thread *th = &t->threads.v[i];
+		json_array_append_new(threads, json_pack("{s:I, s:s, s:I, s:[I,I,I,I]}", "tid", (json_int_t)th->tid, "comm",
+							 snrh_str(t, th->comm), "oncpu_ns", (json_int_t)th->oncpu_ns,
+							 "offcpu_ns_by_state", (json_int_t)th->offcpu_ns[0],
+							 (json_int_t)th->offcpu_ns[1], (json_int_t)th->offcpu_ns[2],
+							 (json_int_t)th->offcpu_ns[3]));
+	}
+	struct snrh_ondev od;
+	snrh_ondev_build(t, &od);
+	json_t *doc = json_pack("{s:I, s:I, s:I, s:b, s:o, s:o}", "pid", json_integer_value(json_object_get(m, "pid")),
+				"t_start_ns", json_integer_value(json_object_get(m, "t_start_ns")), "t_end_ns",
+				json_integer_value(json_object_get(m, "t_end_ns")), "truncated", o->truncated != NULL,
+				"threads", threads, "on_off_device", snrh_ondev_json(&od));
+	snrh_ondev_free(&od);
+	int rc = json_dumpf(doc, out, JSON_INDENT(1)) ? -1 : 0;
+	fputc('\n', out);
+	json_decref(doc);
+	return rc;
+}
+
 int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
 {
+	if (o->json)
+		return report_json(t, o, out);
 	json_t *m = t->meta;
 	uint64_t hz = (uint64_t)json_integer_value(json_object_get(m, "hz"));
 	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(m, "t_start_ns"));
@@ -432,6 +461,12 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 			if (n_kind[kd])
 				fprintf(out, "  %-8s %8llu records %12.3f ms\n", kinds[kd], (unsigned long long)n_kind[kd],
 					(double)by_kind[kd] / 1e6);
+	}
+	{
+		struct snrh_ondev od;
+		snrh_ondev_build(t, &od);
+		snrh_ondev_print(&od, o->top, out);
+		snrh_ondev_free(&od);
 	}
 
 	/* Stacks. */

@@ -15,6 +15,7 @@ struct snrh_report_opts {
 	const char *folded_prefix; /* writes PREFIX.oncpu.folded and PREFIX.offcpu.folded */
 	const char *trace_events;  /* writes trace-event JSON */
 	const char *truncated;     /* why the trace is incomplete, or NULL */
+	int json;                  /* print JSON (threads, on/off-device) instead of text */
 };
 
 /* The bucket a thread's instant falls in: the probed API call around it,

@@ -65,17 +65,25 @@ static const char host_record_usage[] =
 
 static const char host_report_usage[] =
 	"usage: snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
-	"                       [--allow-truncated] [--force]\n"
+	"                       [--json] [--allow-truncated] [--force]\n"
 	"\n"
 	"Prints per-thread on/off-CPU time by state and by bucket, the calls, and the\n"
 	"top N off-CPU stacks (default 10) of host traces from `snr host record`. Extra\n"
 	"files (from libsnr_cupti.so, CUDA_INJECTION64_PATH) merge on the same clock.\n"
+	"On/off-device, per device: the recorded window split into compute only,\n"
+	"transfer only, both, queued (submitted, not started, nothing running) and\n"
+	"idle, the device-active ratio (on-device = compute U transfer, over the\n"
+	"window), device work by name, and each host wait (H:WAIT_DEV) linked to the\n"
+	"work whose completion ended it (CUPTI kernels/copies/memsets; libta1rt's\n"
+	"uploads and runs).\n"
 	"\n"
 	"options:\n"
 	"  --folded PREFIX       write PREFIX.oncpu.folded and PREFIX.offcpu.folded (weights\n"
 	"                        in microseconds) for flamegraph.pl or speedscope\n"
 	"  --trace-events OUT    write Chrome/Perfetto trace-event JSON\n"
 	"  --top N               the off-CPU stacks listed\n"
+	"  --json                JSON instead of text: threads and on/off-device (with\n"
+	"                        every host wait and the work that ended it), in ns\n"
 	"  --allow-truncated     a trace cut short (its recorder killed): exit 0, not 3\n"
 	"  --force               replace outputs that exist (never an input trace)\n"
 	"\n"
@@ -114,6 +122,7 @@ static int host_report_main(int argc, char **argv)
 					     {"top", required_argument, NULL, 't'},
 					     {"trace-events", required_argument, NULL, 'j'},
 					     {"allow-truncated", no_argument, NULL, 'a'},
+					     {"json", no_argument, NULL, 'J'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
 	struct snrh_report_opts ro = {.top = 10};
@@ -126,6 +135,7 @@ static int host_report_main(int argc, char **argv)
 		case 'f': ro.folded_prefix = optarg; break;
 		case 'j': ro.trace_events = optarg; break;
 		case 'a': allow_truncated = true; break;
+		case 'J': ro.json = 1; break;
 		case 't':
 			if (!snr_parse_u64(optarg, &v, false)) {
 				snr_err("host report: --top wants a number, not '%s'", optarg);

@@ -28,6 +28,31 @@ struct ta1rt_device {
 	char fault[512];
 };
 
+__attribute__((noinline)) struct ta1_machine *ta1rt_device_upload(struct ta1rt_device *d, char *err, size_t errlen)
+{
+	struct ta1_machine *m = ta1_machine_new(&d->cfg, err, errlen);
+	if (m && ta1_machine_load(m, d->elf, err, errlen)) {
+		ta1_machine_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+__attribute__((noinline)) void ta1rt_device_run(struct ta1rt_device *d, struct ta1_machine *m, int *code,
+						 uint64_t *instret, char *err, size_t errlen)
+{
+	(void)d;
+	unsigned which = 0;
+	enum ta1_stop why = ta1_machine_run(m, 0, &which);
+	struct ta1_chip *c = ta1_machine_chip(m, which);
+	*instret = ta1_chip_stats(ta1_machine_chip(m, 0))->instret;
+	if (why == TA1_STOP_EXIT)
+		*code = ta1_chip_exit_code(ta1_machine_chip(m, 0));
+	else
+		snprintf(err, errlen, "chip %u stopped: %s", which,
+			 why == TA1_STOP_FAULT ? ta1_chip_fault(c) : "breakpoint or ebreak");
+}
+
 static void *device_thread(void *arg)
 {
 	struct ta1rt_device *d = arg;
@@ -44,18 +69,9 @@ static void *device_thread(void *arg)
 		char err[512] = "";
 		int code = -1;
 		uint64_t instret = 0;
-		struct ta1_machine *m = ta1_machine_new(&d->cfg, err, sizeof(err));
-		if (m && ta1_machine_load(m, d->elf, err, sizeof(err)) == 0) {
-			unsigned which = 0;
-			enum ta1_stop why = ta1_machine_run(m, 0, &which);
-			struct ta1_chip *c = ta1_machine_chip(m, which);
-			instret = ta1_chip_stats(ta1_machine_chip(m, 0))->instret;
-			if (why == TA1_STOP_EXIT)
-				code = ta1_chip_exit_code(ta1_machine_chip(m, 0));
-			else
-				snprintf(err, sizeof(err), "chip %u stopped: %s", which,
-					 why == TA1_STOP_FAULT ? ta1_chip_fault(c) : "breakpoint or ebreak");
-		}
+		struct ta1_machine *m = ta1rt_device_upload(d, err, sizeof(err));
+		if (m)
+			ta1rt_device_run(d, m, &code, &instret, err, sizeof(err));
 		ta1_machine_free(m);
 
 		pthread_mutex_lock(&d->lock);

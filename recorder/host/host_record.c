@@ -453,6 +453,9 @@ static const struct snrh_uprobe_spec presets[] = {
 	{"libta1rt", "ta1rt_load", "H:CTRL", true},
 	{"libta1rt", "ta1rt_launch", "H:CTRL", true},
 	{"libta1rt", "ta1rt_wait", "H:WAIT_DEV", true},
+	/* the device thread's work: on/off-device (analyzer/host_device.c) */
+	{"libta1rt", "ta1rt_device_upload", "G:XFER", true},
+	{"libta1rt", "ta1rt_device_run", "G:COMP", true},
 };
 
 /* ---- stacks ---- */

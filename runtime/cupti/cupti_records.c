@@ -73,6 +73,18 @@ int snr_cupti_consume(struct snrh_trace *t, const CUpti_Activity *rec, snr_cupti
 	return 1;
 }
 
+void snr_cupti_consume_buffer(struct snrh_trace *t, uint8_t *buffer, size_t valid, snr_cupti_cbid_name_fn name_of,
+			      uint64_t *kept, uint64_t *skipped)
+{
+	CUpti_Activity *rec = NULL;
+	while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+		if (snr_cupti_consume(t, rec, name_of))
+			(*kept)++;
+		else
+			(*skipped)++;
+	}
+}
+
 uint64_t snr_cupti_to_mono(const struct snr_cupti_clock *c, uint64_t ts)
 {
 	if (c->npairs == 0)

@@ -17,6 +17,13 @@ typedef const char *(*snr_cupti_cbid_name_fn)(CUpti_CallbackDomain domain, uint3
 /* Appends one record to t->device; returns 1 if kept, 0 if a kind we skip. */
 int snr_cupti_consume(struct snrh_trace *t, const CUpti_Activity *rec, snr_cupti_cbid_name_fn name_of);
 
+/* Every record of a completed CUPTI activity buffer (its first `valid`
+ * bytes), read with cuptiActivityGetNextRecord and appended with
+ * snr_cupti_consume; *kept and *skipped count them. What libsnr_cupti.so
+ * does with each buffer CUPTI hands back. */
+void snr_cupti_consume_buffer(struct snrh_trace *t, uint8_t *buffer, size_t valid, snr_cupti_cbid_name_fn name_of,
+			      uint64_t *kept, uint64_t *skipped);
+
 /* An affine map from CUPTI timestamps to CLOCK_MONOTONIC fitted from two
  * (cupti, monotonic) pairs; one pair gives an offset only. */
 struct snr_cupti_clock {

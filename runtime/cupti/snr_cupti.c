@@ -10,7 +10,9 @@
  * merges with the eBPF trace of the same run.
  *
  * Built when the CUDA toolkit is found; this machine has no GPU, so only
- * cupti_records.c is exercised (tests/host, synthetic records).
+ * cupti_records.c is exercised (runtime/cupti/test_*.c: synthetic activity
+ * buffers laid out as CUPTI lays them out, read with CUPTI's own
+ * cuptiActivityGetNextRecord); bench/cupti_gpu_check.sh runs it on a GPU.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -55,14 +57,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	CUpti_Activity *rec = NULL;
 	pthread_mutex_lock(&lock);
-	while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
-		if (snr_cupti_consume(&trace, rec, cbid_name))
-			records++;
-		else
-			skipped++;
-	}
+	snr_cupti_consume_buffer(&trace, buffer, valid, cbid_name, &records, &skipped);
 	pthread_mutex_unlock(&lock);
 	free(buffer);
 }
