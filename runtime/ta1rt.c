@@ -28,14 +28,10 @@ struct ta1rt_device {
 	char fault[512];
 };
 
-__attribute__((noinline)) struct ta1_machine *ta1rt_device_upload(struct ta1rt_device *d, char *err, size_t errlen)
+__attribute__((noinline)) int ta1rt_device_upload(struct ta1rt_device *d, struct ta1_machine *m, char *err,
+						 size_t errlen)
 {
-	struct ta1_machine *m = ta1_machine_new(&d->cfg, err, errlen);
-	if (m && ta1_machine_load(m, d->elf, err, errlen)) {
-		ta1_machine_free(m);
-		return NULL;
-	}
-	return m;
+	return ta1_machine_load(m, d->elf, err, errlen);
 }
 
 __attribute__((noinline)) void ta1rt_device_run(struct ta1rt_device *d, struct ta1_machine *m, int *code,
@@ -69,8 +65,8 @@ static void *device_thread(void *arg)
 		char err[512] = "";
 		int code = -1;
 		uint64_t instret = 0;
-		struct ta1_machine *m = ta1rt_device_upload(d, err, sizeof(err));
-		if (m)
+		struct ta1_machine *m = ta1_machine_new(&d->cfg, err, sizeof(err)); /* reset */
+		if (m && ta1rt_device_upload(d, m, err, sizeof(err)) == 0)
 			ta1rt_device_run(d, m, &code, &instret, err, sizeof(err));
 		ta1_machine_free(m);
 

@@ -6,8 +6,9 @@
  * real on/off-CPU and on/off-device time without an accelerator:
  * ta1rt_launch is control-path time (H:CTRL), ta1rt_wait blocks on a
  * condition variable (futex, H:WAIT_DEV) while the "ta1-device" thread
- * computes. Each launch is an upload (the program image into a fresh
- * machine, a host-to-device transfer) and then a run, one after the other:
+ * computes. Each launch is a reset (a fresh machine), an upload (the
+ * program image into its memory, a host-to-device transfer) and a run, one
+ * after the other:
  * this device has no copy engine of its own, so its transfers never
  * overlap its compute.
  */
@@ -37,12 +38,13 @@ uint64_t ta1rt_last_instret(const struct ta1rt_device *d);
 /* The two pieces of device work of each launch, called on the device
  * thread and exported so a tracer can mark them (snr host record's presets
  * put uprobes on both: upload is G:XFER, run is G:COMP; docs/host.md,
- * "On/off-device"). Not for callers. ta1rt_device_upload builds a fresh
- * machine and copies the program's image into its memory (NULL with err
- * filled on failure); ta1rt_device_run runs it to its end and fills the
- * exit code, instructions and fault of the launch. */
+ * "On/off-device"). Not for callers. Each launch first builds a fresh
+ * machine (reset: its memories allocated, in neither piece), then
+ * ta1rt_device_upload copies the program's image into the machine's memory
+ * (0, or -1 with err filled), then ta1rt_device_run runs it to its end and
+ * fills the launch's exit code, instructions and fault. */
 struct ta1_machine;
-struct ta1_machine *ta1rt_device_upload(struct ta1rt_device *d, char *err, size_t errlen);
+int ta1rt_device_upload(struct ta1rt_device *d, struct ta1_machine *m, char *err, size_t errlen);
 void ta1rt_device_run(struct ta1rt_device *d, struct ta1_machine *m, int *code, uint64_t *instret, char *err,
 		      size_t errlen);
 
