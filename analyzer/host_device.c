@@ -528,10 +528,11 @@ void snrh_ondev_print(const struct snrh_ondev *o, unsigned top, FILE *out)
 		if (w->seq)
 			snprintf(seq, sizeof(seq), " %s%u", strcmp(o->dev[w->device].source, "CUPTI") ? "launch #" : "corr ",
 				 w->seq);
-		fprintf(out, "  %-24.24s %s%s: submitted %.3f, ran %.3f-%.3f (%.3f ms), %u waits %.3f ms\n",
-			o->dev[w->device].label, w->name, seq, ms(w->submit - o->dev[w->device].t0),
-			ms(w->start - o->dev[w->device].t0), ms(w->end - o->dev[w->device].t0), ms(w->end - w->start), w->waits,
-			ms(w->wait_ns));
+		fprintf(out, "  %s: %s%s ran %.3f-%.3f (%.3f ms, queued %.3f ms before), %u wait%s %.3f ms (%.3f ms "
+			     "after it completed)\n",
+			o->dev[w->device].label, w->name, seq, ms(w->start - o->dev[w->device].t0),
+			ms(w->end - o->dev[w->device].t0), ms(w->end - w->start), ms(w->start - w->submit), w->waits,
+			w->waits == 1 ? "" : "s", ms(w->wait_ns), ms(w->wake_ns));
 	}
 	free(p);
 }
@@ -604,11 +605,18 @@ static void meta(json_t *events, const char *what, long long pid, long long tid,
 }
 
 /* Where a device's tracks go: the libta1rt process (tids from
- * SNRH_EV_TID_ONDEV + 4 x device), or the GPU's process (its own stream
- * tracks hold the work already). */
+ * SNRH_EV_TID_ONDEV + a stride per device), or the GPU's process (its own stream
+ * tracks hold the work already). Per device, SNRH_EV_ONDEV_STRIDE tids:
+ * the split, compute, transfer, then the queued tracks. */
 static long long dev_pid(const struct snrh_dev_stats *s)
 {
 	return strcmp(s->source, "CUPTI") ? SNRH_EV_PID_TA1 : SNRH_EV_PID_GPU + (long long)s->key;
+}
+
+static int submit_cmp(const void *a, const void *b)
+{
+	const struct snrh_dev_work *x = *(const struct snrh_dev_work *const *)a, *y = *(const struct snrh_dev_work *const *)b;
+	return x->submit < y->submit ? -1 : x->submit > y->submit;
 }
 
 void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long long host_pid)
@@ -616,7 +624,7 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 	char name[256];
 	for (size_t d = 0; d < o->ndev; d++) {
 		const struct snrh_dev_stats *s = &o->dev[d];
-		long long pid = dev_pid(s), base = SNRH_EV_TID_ONDEV + 4 * (long long)d;
+		long long pid = dev_pid(s), base = SNRH_EV_TID_ONDEV + SNRH_EV_ONDEV_STRIDE * (long long)d;
 		if (pid == SNRH_EV_PID_TA1) {
 			meta(events, "process_name", pid, 0, "TA1 device (libta1rt)");
 			snprintf(name, sizeof(name), "%s: compute", s->label);
@@ -633,7 +641,7 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 		while (i < o->nwork && o->work[i].device == d)
 			i++;
 		const struct snrh_dev_stats *s = &o->dev[d];
-		long long pid = dev_pid(s), base = SNRH_EV_TID_ONDEV + 4 * (long long)d;
+		long long pid = dev_pid(s), base = SNRH_EV_TID_ONDEV + SNRH_EV_ONDEV_STRIDE * (long long)d;
 		struct edge *e = snr_xcalloc(4 * (i - first) + 1, sizeof(*e));
 		size_t ne = 0;
 		for (size_t k = first; k < i; k++) {
@@ -670,29 +678,44 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 			}
 		}
 		free(e);
-		/* libta1rt's work on its own tracks; every device's queued spans as
-		 * async slices (they may overlap) */
-		for (size_t k = first; k < i; k++) {
+		/* libta1rt's work on its own tracks */
+		for (size_t k = first; k < i && pid == SNRH_EV_PID_TA1; k++) {
 			const struct snrh_dev_work *w = &o->work[k];
-			if (pid == SNRH_EV_PID_TA1) {
-				snprintf(name, sizeof(name), "%s%s%.0u", w->name, w->seq ? " #" : "", w->seq);
-				json_t *ev = slice(name, w->xfer ? "G:XFER" : "G:COMP", pid, base + 1 + w->xfer, w->start, w->end);
-				json_object_set_new(ev, "args", json_pack("{s:I, s:f}", "launch", (json_int_t)w->seq, "queued_us",
-									  us(w->start - w->submit)));
-				json_array_append_new(events, ev);
-			}
-			if (w->start > w->submit) {
-				snprintf(name, sizeof(name), "queued: %s", w->name);
-				json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", name,
-									"cat", "queued", "ph", "b", "id", (json_int_t)k, "ts",
-									us(w->submit), "pid", (json_int_t)pid, "tid",
-									(json_int_t)base));
-				json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", name,
-									"cat", "queued", "ph", "e", "id", (json_int_t)k, "ts",
-									us(w->start), "pid", (json_int_t)pid, "tid",
-									(json_int_t)base));
-			}
+			snprintf(name, sizeof(name), "%s%s%.0u", w->name, w->seq ? " #" : "", w->seq);
+			json_t *ev = slice(name, w->xfer ? "G:XFER" : "G:COMP", pid, base + 1 + w->xfer, w->start, w->end);
+			json_object_set_new(ev, "args", json_pack("{s:I, s:f}", "launch", (json_int_t)w->seq, "queued_us",
+								  us(w->start - w->submit)));
+			json_array_append_new(events, ev);
 		}
+		/* queued spans (they may overlap) on as many "queued" tracks as
+		 * needed, each span on the first whose last span has ended */
+		size_t nq = 0, nlanes = 0;
+		const struct snrh_dev_work **q = snr_xcalloc(i - first + 1, sizeof(*q));
+		for (size_t k = first; k < i; k++)
+			if (o->work[k].start > o->work[k].submit)
+				q[nq++] = &o->work[k];
+		snr_qsort(q, nq, sizeof(*q), submit_cmp);
+		uint64_t *lane_end = snr_xcalloc(nq + 1, sizeof(*lane_end));
+		for (size_t k = 0; k < nq; k++) {
+			size_t l = 0;
+			while (l < nlanes && lane_end[l] > q[k]->submit)
+				l++;
+			if (l == nlanes && nlanes < SNRH_EV_ONDEV_STRIDE - 3) {
+				snprintf(name, sizeof(name), "%s: queued%s%.0zu", s->label, nlanes ? " " : "", nlanes ? nlanes + 1 : 0);
+				meta(events, "thread_name", pid, base + 3 + (long long)nlanes, name);
+				nlanes++;
+			}
+			if (l == nlanes)
+				l--;
+			lane_end[l] = q[k]->start;
+			snprintf(name, sizeof(name), "queued: %s", q[k]->name);
+			json_t *ev = slice(name, "queued", pid, base + 3 + (long long)l, q[k]->submit, q[k]->start);
+			json_object_set_new(ev, "args", json_pack("{s:I, s:I}", "seq", (json_int_t)q[k]->seq, "submit_tid",
+								  (json_int_t)q[k]->submit_tid));
+			json_array_append_new(events, ev);
+		}
+		free(lane_end);
+		free(q);
 	}
 	/* a flow from each host wait (its slice on the calls track) to the work
 	 * whose completion ended it */
@@ -703,7 +726,7 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 		const struct snrh_dev_work *d = &o->work[w->work];
 		const struct snrh_dev_stats *s = &o->dev[d->device];
 		long long pid = dev_pid(s);
-		long long tid = pid == SNRH_EV_PID_TA1 ? SNRH_EV_TID_ONDEV + 4 * (long long)d->device + 1 + d->xfer
+		long long tid = pid == SNRH_EV_PID_TA1 ? SNRH_EV_TID_ONDEV + SNRH_EV_ONDEV_STRIDE * (long long)d->device + 1 + d->xfer
 						       : (long long)d->stream;
 		uint64_t at = d->end > d->start ? d->end - 1 : d->start;
 		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f}", "name", "waited for", "cat",

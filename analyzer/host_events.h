@@ -30,7 +30,8 @@ size_t snrh_ta1_launches(const struct snrh_trace *t, struct snrh_launch **out);
 #define SNRH_EV_TID_CALLS 0x40000000 /* + tid: a thread's probed calls */
 #define SNRH_EV_TID_CUDA 0x50000000  /* + tid: its CUPTI API records */
 #define SNRH_EV_TID_SYNC 0x60000000  /* a GPU's synchronization track */
-#define SNRH_EV_TID_ONDEV 0x70000000 /* + 4 x device: on/off-device tracks (analyzer/host_device.c) */
+#define SNRH_EV_TID_ONDEV 0x70000000 /* + stride x device: on/off-device tracks (analyzer/host_device.c) */
+#define SNRH_EV_ONDEV_STRIDE 1024
 void snrh_trace_events(const struct snrh_trace *t, json_t *events);
 /* How to dump those events: timestamps are ns / 1e3 as doubles, and 15
  * significant digits print them as the exact decimal of whole nanoseconds

@@ -3,8 +3,8 @@
 # libta1rt) recorded with `snr host record`: the report's split of the
 # device's window (compute only, transfer only, both, queued, idle), its
 # active ratio and its wait links must equal what check_host_device.py
-# works out on its own from the raw intervals of the same trace (the
-# --trace-events export: ta1rt_launch, ta1rt_device_upload,
+# works out on its own from the raw intervals of the same trace (its
+# `snr export perfetto` timeline: ta1rt_launch, ta1rt_device_upload,
 # ta1rt_device_run, ta1rt_wait), to the nanosecond; the k-th ta1rt_wait is
 # held by launch k's run exactly when that run ends inside the wait; the
 # host wait total is what the program measured inside ta1rt_wait (5%); the
@@ -41,7 +41,9 @@ for mode in plain overlap; do
   expect_rc 0
   expect_out "on/off-device"
   expect_out "TA1 device, thread ta1-device"
-  run "$SNR" host report "$T/$mode.snrh" --trace-events "$T/$mode.events.json"
+  # the raw intervals and the flows from the Perfetto export (the same
+  # events as host report --trace-events)
+  run "$SNR" export perfetto "$T/$mode.snrh" -o "$T/$mode.events.json"
   expect_rc 0
   python3 "$CHECK" "$T/$mode.report.json" "$T/$mode.events.json" "$n" "$self_wait" "$mode" ||
     fail "$mode: on/off-device differs from the raw intervals"

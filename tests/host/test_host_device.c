@@ -136,7 +136,7 @@ static void test_ta1(void)
 		}
 		if (cat && !strcmp(cat, "ondev") && !strcmp(json_string_value(json_object_get(e, "name")), "compute"))
 			compute++;
-		if (cat && !strcmp(cat, "queued") && !strcmp(ph, "b"))
+		if (cat && !strcmp(cat, "queued") && !strcmp(ph, "X") && jint(e, "tid") == SNRH_EV_TID_ONDEV + 3)
 			queued_b++;
 	}
 	CHECK(flows == 2 && s_ok && f_ok, "wait flow: %d events, start ok %d, finish ok %d", flows, s_ok, f_ok);
