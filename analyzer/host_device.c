@@ -34,21 +34,6 @@ static const struct snrh_probe *probe_of(const struct snrh_trace *t, uint32_t id
 	return NULL;
 }
 
-static uint32_t device_for(struct snrh_ondev *o, const char *source, uint32_t key, long long pid, const char *label)
-{
-	for (size_t i = 0; i < o->ndev; i++)
-		if (o->dev[i].key == key && !strcmp(o->dev[i].source, source))
-			return (uint32_t)i;
-	o->dev = snr_xrealloc(o->dev, (o->ndev + 1) * sizeof(*o->dev));
-	struct snrh_dev_stats *d = &o->dev[o->ndev];
-	memset(d, 0, sizeof(*d));
-	d->source = source;
-	d->key = key;
-	d->pid = pid;
-	snprintf(d->label, sizeof(d->label), "%s", label);
-	return (uint32_t)o->ndev++;
-}
-
 static int u64_start_cmp(const void *a, const void *b)
 {
 	const struct snrh_interval *x = a, *y = b;
@@ -58,8 +43,10 @@ static int u64_start_cmp(const void *a, const void *b)
 static int work_cmp(const void *a, const void *b)
 {
 	const struct snrh_dev_work *x = a, *y = b;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
+	if (x->src != y->src)
+		return x->src - y->src;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->end < y->end ? -1 : x->end > y->end;
@@ -86,11 +73,19 @@ static const char *comm_of(const struct snrh_trace *t, uint32_t tid)
 	return "?";
 }
 
+static const struct snrh_dev_work *order_base;
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct snrh_dev_work *x = &order_base[*(const size_t *)a], *y = &order_base[*(const size_t *)b];
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /* Work run in a host thread and marked by G:COMP / G:XFER probes. A launch
  * is an upload (transfer) and the run after it, or a run alone; each
  * launch takes the next ta1rt_launch call in order (FIFO, exact with one
  * device) as its submission. */
-static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, long long pid)
+static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t *cap)
 {
 	size_t nl = 0, nw0 = o->nwork;
 	struct snrh_interval *launches = snr_xcalloc(t->intervals.n + 1, sizeof(*launches));
@@ -106,13 +101,12 @@ static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, long l
 		int comp = !strcmp(p->bucket, "G:COMP"), xfer = !strcmp(p->bucket, "G:XFER");
 		if (!comp && !xfer)
 			continue;
-		int ta1 = strstr(p->lib, "ta1rt") != NULL;
-		char label[128];
-		snprintf(label, sizeof(label), "%s %s %u", ta1 ? "TA1 device, thread" : "device thread", comm_of(t, iv->tid),
-			 iv->tid);
-		uint32_t dev = device_for(o, ta1 ? "libta1rt" : "probes", iv->tid, pid, label);
-		o->work = snr_xrealloc(o->work, (o->nwork + 1) * sizeof(*o->work));
-		o->work[o->nwork++] = (struct snrh_dev_work){.device = dev, .xfer = xfer, .submit = iv->start,
+		int src = strstr(p->lib, "ta1rt") ? SNRH_ONDEV_TA1 : SNRH_ONDEV_PROBES;
+		if (o->nwork == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			o->work = snr_xrealloc(o->work, *cap * sizeof(*o->work));
+		}
+		o->work[o->nwork++] = (struct snrh_dev_work){.src = src, .key = iv->tid, .xfer = xfer, .submit = iv->start,
 							      .start = iv->start, .end = iv->end < iv->start ? iv->start : iv->end,
 							      .name = p->symbol, .stream = iv->tid};
 	}
@@ -121,18 +115,16 @@ static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, long l
 	/* FIFO over the launches in the order the launches begin on the devices */
 	size_t *order = snr_xcalloc(o->nwork - nw0 + 1, sizeof(*order)), nb = 0;
 	for (size_t i = nw0; i < o->nwork; i++) {
-		const struct snrh_dev_work *prev = i > nw0 && o->work[i - 1].device == o->work[i].device ? &o->work[i - 1] : NULL;
+		const struct snrh_dev_work *prev =
+			i > nw0 && o->work[i - 1].src == o->work[i].src && o->work[i - 1].key == o->work[i].key ? &o->work[i - 1]
+														  : NULL;
 		if (o->work[i].xfer || !prev || !prev->xfer)
 			order[nb++] = i; /* begins a launch */
 		else
 			o->work[i].seq = UINT32_MAX; /* the run of the launch its upload began */
 	}
-	for (size_t a = 1; a < nb; a++) /* insertion sort by start: nearly sorted already */
-		for (size_t b = a; b > 0 && o->work[order[b]].start < o->work[order[b - 1]].start; b--) {
-			size_t x = order[b];
-			order[b] = order[b - 1];
-			order[b - 1] = x;
-		}
+	order_base = o->work;
+	snr_qsort(order, nb, sizeof(*order), order_cmp);
 	size_t next = 0;
 	for (size_t k = 0; k < nb; k++) {
 		struct snrh_dev_work *w = &o->work[order[k]];
@@ -153,7 +145,7 @@ static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, long l
 }
 
 /* CUPTI kernels, copies and memsets. */
-static void cupti_work(const struct snrh_trace *t, struct snrh_ondev *o, long long pid)
+static void cupti_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t *cap)
 {
 	struct corr_api *api = snr_xcalloc(t->device.n + 1, sizeof(*api));
 	size_t na = 0;
@@ -167,10 +159,7 @@ static void cupti_work(const struct snrh_trace *t, struct snrh_ondev *o, long lo
 		const struct snrh_device_rec *d = &t->device.v[i];
 		if (d->kind != SNRH_DEV_KERNEL && d->kind != SNRH_DEV_MEMCPY && d->kind != SNRH_DEV_MEMSET)
 			continue;
-		char label[128];
-		snprintf(label, sizeof(label), "GPU %u (CUPTI)", d->device);
-		uint32_t dev = device_for(o, "CUPTI", d->device, pid, label);
-		struct snrh_dev_work w = {.device = dev, .xfer = d->kind != SNRH_DEV_KERNEL, .start = d->start,
+		struct snrh_dev_work w = {.src = SNRH_ONDEV_CUPTI, .key = d->device, .xfer = d->kind != SNRH_DEV_KERNEL, .start = d->start,
 					  .end = d->end < d->start ? d->start : d->end, .name = snrh_str(t, d->name),
 					  .seq = d->corr, .stream = d->stream};
 		w.submit = w.start;
@@ -188,7 +177,10 @@ static void cupti_work(const struct snrh_trace *t, struct snrh_ondev *o, long lo
 				w.submit = api[lo].start;
 			w.submit_tid = api[lo].tid;
 		}
-		o->work = snr_xrealloc(o->work, (o->nwork + 1) * sizeof(*o->work));
+		if (o->nwork == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			o->work = snr_xrealloc(o->work, *cap * sizeof(*o->work));
+		}
 		o->work[o->nwork++] = w;
 	}
 	free(api);
@@ -359,11 +351,31 @@ void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
 	}
 	if (json_object_get(t->meta, "cupti"))
 		cupti_pid = pid;
-	probed_work(t, o, pid);
-	cupti_work(t, o, cupti_pid);
+	size_t cap = 0;
+	probed_work(t, o, &cap);
+	cupti_work(t, o, &cap);
 	if (!o->nwork)
 		return;
 	snr_qsort(o->work, o->nwork, sizeof(*o->work), work_cmp);
+	/* one device per (source, key), in that order */
+	o->dev = snr_xcalloc(o->nwork, sizeof(*o->dev));
+	static const char *const sources[] = {"libta1rt", "probes", "CUPTI"};
+	for (size_t i = 0; i < o->nwork; i++) {
+		struct snrh_dev_work *w = &o->work[i];
+		if (!o->ndev || o->dev[o->ndev - 1].key != w->key || strcmp(o->dev[o->ndev - 1].source, sources[w->src])) {
+			struct snrh_dev_stats *d = &o->dev[o->ndev++];
+			d->source = sources[w->src];
+			d->key = w->key;
+			d->pid = w->src == SNRH_ONDEV_CUPTI ? cupti_pid : pid;
+			if (w->src == SNRH_ONDEV_CUPTI)
+				snprintf(d->label, sizeof(d->label), "GPU %u (CUPTI)", w->key);
+			else
+				snprintf(d->label, sizeof(d->label), "%s %s %u",
+					 w->src == SNRH_ONDEV_TA1 ? "TA1 device, thread" : "device thread", comm_of(t, w->key),
+					 w->key);
+		}
+		w->device = (uint32_t)(o->ndev - 1);
+	}
 	/* the window: the recording, widened to hold all the work */
 	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_start_ns"));
 	uint64_t t1 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_end_ns"));

@@ -22,9 +22,13 @@
 
 #include "lib/snr_host_trace.h"
 
+enum { SNRH_ONDEV_TA1, SNRH_ONDEV_PROBES, SNRH_ONDEV_CUPTI };
+
 /* One piece of device work. */
 struct snrh_dev_work {
 	uint32_t device;             /* index into snrh_ondev.dev */
+	int src;                     /* SNRH_ONDEV_TA1, _PROBES or _CUPTI */
+	uint32_t key;                /* the device thread's tid, or the CUPTI device id */
 	int xfer;                    /* 1: transfer (copy, memset, upload); 0: compute */
 	uint64_t submit, start, end; /* submit == start where no submission was seen */
 	const char *name;            /* kernel name, copy kind, probed function */
