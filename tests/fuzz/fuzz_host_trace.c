@@ -2,7 +2,8 @@
  * fuzz_host_trace.c: libFuzzer target for the host trace (.snrh) reader and
  * what reads its result: snrh_trace_read_partial (whole, truncated and
  * damaged files), the thread table rebuilt for a truncated one, the report
- * (tables, folded stacks) and the trace-event export. When the input's last
+ * (tables, folded stacks, the --json document with on/off-device) and the
+ * trace-event export. When the input's last
  * byte is odd the chunk checksums are repaired first (fuzz_common.h), so the
  * payload parsers behind them get fuzzed too. Everything must return an
  * error or data, never crash, hang or leak (ASan and UBSan in the fuzz
@@ -41,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FILE *mem = open_memstream(&text, &len);
 		struct snrh_report_opts o = {.top = 3, .truncated = truncated ? err : NULL};
 		if (mem) {
+			snrh_report(&t, &o, mem);
+			o.json = 1; /* and the --json document (on/off-device) */
 			snrh_report(&t, &o, mem);
 			fclose(mem);
 		}
