@@ -10,9 +10,11 @@
  * (nothing running, queued > 0) or idle. O(n log n) in the pieces of work.
  *
  * A host wait is ended by the piece of work that completed last within it
- * (on any device of the process): one binary search over the work sorted by
- * end. A wait within which nothing completed was not held by the device
- * (the work it waited for had finished before it began).
+ * (on any device of the process; on its stream when CUPTI recorded a
+ * stream synchronization inside the wait): a binary search over the work
+ * sorted by end, then back over the completions inside the wait to the
+ * first on that stream. A wait within which nothing completed was not held
+ * by the device (the work it waited for had finished before it began).
  */
 #include "analyzer/host_device.h"
 
@@ -266,6 +268,12 @@ static int off_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int sync_cmp(const void *a, const void *b)
+{
+	const struct snrh_device_rec *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static const struct snrh_dev_work *by_end_base;
 
 static int end_cmp(const void *a, const void *b)
@@ -283,7 +291,7 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 			continue;
 		o->waits = snr_xrealloc(o->waits, (o->nwaits + 1) * sizeof(*o->waits));
 		o->waits[o->nwaits++] = (struct snrh_host_wait){iv->tid, iv->start, iv->end < iv->start ? iv->start : iv->end,
-								0, p->symbol, -1};
+								0, p->symbol, -1, 0};
 	}
 	snr_qsort(o->waits, o->nwaits, sizeof(*o->waits), wait_cmp);
 
@@ -306,7 +314,18 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 	}
 	free(off);
 
-	/* the work that completed last within each wait */
+	/* CUPTI's stream synchronizations, by start: a wait holding one waits
+	 * for that stream only */
+	struct snrh_device_rec *sync = snr_xcalloc(t->device.n + 1, sizeof(*sync));
+	size_t nsync = 0;
+	for (size_t i = 0; i < t->device.n; i++) {
+		const struct snrh_device_rec *d = &t->device.v[i];
+		if (d->kind == SNRH_DEV_SYNC && d->stream && !strcmp(snrh_str(t, d->name), "cudaStreamSynchronize"))
+			sync[nsync++] = *d;
+	}
+	snr_qsort(sync, nsync, sizeof(*sync), sync_cmp);
+
+	/* the work that completed last within each wait (on its stream) */
 	size_t *idx = snr_xcalloc(o->nwork + 1, sizeof(*idx));
 	for (size_t i = 0; i < o->nwork; i++)
 		idx[i] = i;
@@ -314,7 +333,17 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 	snr_qsort(idx, o->nwork, sizeof(*idx), end_cmp);
 	for (size_t i = 0; i < o->nwaits; i++) {
 		struct snrh_host_wait *w = &o->waits[i];
-		size_t lo = 0, hi = o->nwork; /* first with end > w->end */
+		size_t lo = 0, hi = nsync; /* the first synchronization starting in the wait */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (sync[mid].start < w->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nsync && sync[lo].end <= w->end)
+			w->stream = sync[lo].stream;
+		lo = 0, hi = o->nwork; /* the first work with end > w->end */
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
 			if (o->work[idx[mid]].end <= w->end)
@@ -322,17 +351,19 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 			else
 				hi = mid;
 		}
-		if (!lo)
-			continue;
-		struct snrh_dev_work *d = &o->work[idx[lo - 1]];
-		if (d->end <= w->start)
-			continue;
-		w->work = (long)idx[lo - 1];
-		d->waits++;
-		d->wait_ns += w->end - w->start;
-		d->wake_ns += w->end - d->end;
+		for (; lo > 0 && o->work[idx[lo - 1]].end > w->start; lo--) {
+			struct snrh_dev_work *d = &o->work[idx[lo - 1]];
+			if (w->stream && (d->src != SNRH_ONDEV_CUPTI || d->stream != w->stream))
+				continue;
+			w->work = (long)idx[lo - 1];
+			d->waits++;
+			d->wait_ns += w->end - w->start;
+			d->wake_ns += w->end - d->end;
+			break;
+		}
 	}
 	free(idx);
+	free(sync);
 }
 
 void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
@@ -579,8 +610,9 @@ json_t *snrh_ondev_json(const struct snrh_ondev *o)
 	json_t *waits = json_array();
 	for (size_t i = 0; i < o->nwaits; i++) {
 		const struct snrh_host_wait *w = &o->waits[i];
-		json_t *j = json_pack("{s:I, s:s, s:I, s:I, s:I}", "tid", (json_int_t)w->tid, "call", w->call, "start_ns",
-				      (json_int_t)w->start, "end_ns", (json_int_t)w->end, "offcpu_ns", (json_int_t)w->offcpu_ns);
+		json_t *j = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I}", "tid", (json_int_t)w->tid, "call", w->call,
+				      "start_ns", (json_int_t)w->start, "end_ns", (json_int_t)w->end, "offcpu_ns",
+				      (json_int_t)w->offcpu_ns, "stream", (json_int_t)w->stream);
 		if (w->work >= 0) {
 			const struct snrh_dev_work *d = &o->work[w->work];
 			json_object_set_new(j, "ended_by",

@@ -55,7 +55,8 @@ struct snrh_host_wait {
 	uint32_t tid;
 	uint64_t start, end, offcpu_ns;
 	const char *call;
-	long work; /* index into snrh_ondev.work of the work that ended it, -1 none */
+	long work;       /* index into snrh_ondev.work of the work that ended it, -1 none */
+	uint32_t stream; /* the CUPTI stream it synchronized (a stream synchronization record inside it), 0 any */
 };
 
 struct snrh_ondev {

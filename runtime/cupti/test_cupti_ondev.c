@@ -48,10 +48,11 @@ static void kernel(const char *name, uint32_t dev, uint32_t stream, uint32_t cor
 	k->end = b;
 }
 
-static void copy(uint8_t kind, uint32_t stream, uint32_t corr, uint64_t a, uint64_t b)
+static void copy(uint8_t kind, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t a, uint64_t b)
 {
 	CUpti_ActivityMemcpy6 *m = rec(sizeof(*m), CUPTI_ACTIVITY_KIND_MEMCPY);
 	m->copyKind = kind;
+	m->deviceId = dev;
 	m->bytes = 1 << 20;
 	m->streamId = stream;
 	m->correlationId = corr;
@@ -67,7 +68,7 @@ int main(void)
 	memset(buf, 0, 1 << 16);
 	/* GPU 0, window 1000-2000 (the eBPF recording's META) */
 	api(1, 1010, 1020);                                     /* cudaMemcpyAsync */
-	copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 7, 1, 1050, 1150); /* queued 1010-1050 */
+	copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 0, 7, 1, 1050, 1150); /* queued 1010-1050 */
 	api(2, 1030, 1040);                                     /* cudaLaunchKernel */
 	kernel("gemm", 0, 8, 2, 1100, 1300);                    /* queued 1030-1100 */
 	CUpti_ActivityMemset4 *ms = rec(sizeof(*ms), CUPTI_ACTIVITY_KIND_MEMSET);
@@ -78,18 +79,28 @@ int main(void)
 	api(3, 1400, 1410);
 	kernel("relu", 0, 8, 3, 1500, 1600); /* queued 1400-1500 */
 	api(4, 1420, 1430);
-	copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 7, 4, 1580, 1700); /* queued 1420-1580 */
+	copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 0, 7, 4, 1580, 1700); /* queued 1420-1580 */
 	kernel("other", 1, 3, 0, 1200, 1250);                    /* GPU 1 */
 	CUpti_ActivitySynchronization2 *sy = rec(sizeof(*sy), CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
 	sy->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
 	sy->start = 1200;
 	sy->end = 1360;
+	/* GPU 1 at the end: a kernel on stream 3 and, overlapping it, a copy on
+	 * stream 4 that ends later; the host synchronizes stream 3 only (CUPTI's
+	 * synchronization record for stream 3 lies inside the wait) */
+	kernel("tail", 1, 3, 0, 1890, 1900);
+	copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 1, 4, 0, 1890, 1950);
+	sy = rec(sizeof(*sy), CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+	sy->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+	sy->streamId = 3;
+	sy->start = 1885;
+	sy->end = 1985;
 
 	struct snrh_trace t;
 	snrh_trace_init(&t);
 	uint64_t kept = 0, skipped = 0;
 	snr_cupti_consume_buffer(&t, buf, used, NULL, &kept, &skipped);
-	CHECK(kept == 11 && skipped == 0, "CUPTI's iterator gave %llu records (%llu skipped), want 11",
+	CHECK(kept == 14 && skipped == 0, "CUPTI's iterator gave %llu records (%llu skipped), want 14",
 	      (unsigned long long)kept, (unsigned long long)skipped);
 
 	/* what the eBPF side adds: the window, the waits and the thread's blocks */
@@ -101,9 +112,11 @@ int main(void)
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1200, 1360})); /* ended by the memset (1350) */
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1450, 1710})); /* by the DtoH copy (1700) */
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1800, 1810})); /* nothing completes in it */
+	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1880, 1990})); /* stream 3: by "tail" (1900), not the copy (1950) */
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1210, 1355, -1, -1}));
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1460, 1705, -1, -1}));
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1790, 1805, -1, -1}));
+	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1881, 1989, -1, -1}));
 
 	struct snrh_ondev o;
 	snrh_ondev_build(&t, &o);
@@ -125,7 +138,10 @@ int main(void)
 	CHECK(g0->idle == 360, "idle %llu, want 10 + 50 + 300", (unsigned long long)g0->idle);
 	CHECK(g0->compute_sum == 300 && g0->xfer_sum == 320, "sums %llu %llu", (unsigned long long)g0->compute_sum,
 	      (unsigned long long)g0->xfer_sum);
-	CHECK(g1->compute_only == 50 && g1->idle == 950 && g1->xfer_only == 0 && g1->queued == 0, "GPU 1");
+	/* GPU 1: "other" 1200-1250 compute; 1890-1900 both; 1900-1950 transfer */
+	CHECK(g1->compute_only == 50 && g1->both == 10 && g1->xfer_only == 50 && g1->idle == 890 && g1->queued == 0,
+	      "GPU 1: %llu %llu %llu %llu", (unsigned long long)g1->compute_only, (unsigned long long)g1->both,
+	      (unsigned long long)g1->xfer_only, (unsigned long long)g1->idle);
 
 	json_t *j = snrh_ondev_json(&o);
 	json_t *d0 = json_array_get(json_object_get(j, "devices"), 0);
@@ -134,21 +150,28 @@ int main(void)
 		      jint(d0, "pid") == 4242,
 	      "on-device %lld", (long long)jint(d0, "on_device_ns"));
 	json_t *hw = json_object_get(j, "host_waits");
-	CHECK(jint(hw, "count") == 3 && jint(hw, "ns") == 430 && jint(hw, "offcpu_ns") == 395 && jint(hw, "linked") == 2 &&
-		      jint(hw, "linked_ns") == 420 && jint(hw, "wake_ns") == 20,
+	/* waits 160 + 260 + 10 + 110; off-CPU 145 + 245 + 5 + 108; linked the
+	 * first, second and fourth; wake-ups 10 + 10 + 90 */
+	CHECK(jint(hw, "count") == 4 && jint(hw, "ns") == 540 && jint(hw, "offcpu_ns") == 503 && jint(hw, "linked") == 3 &&
+		      jint(hw, "linked_ns") == 530 && jint(hw, "wake_ns") == 110,
 	      "host waits: %s", json_dumps(hw, JSON_COMPACT));
 	json_t *w0 = json_array_get(json_object_get(hw, "waits"), 0), *w1 = json_array_get(json_object_get(hw, "waits"), 1);
 	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(w0, "ended_by"), "name")), "memset") &&
 		      !strcmp(json_string_value(json_object_get(json_object_get(w1, "ended_by"), "name")), "memcpy DtoH") &&
 		      json_is_null(json_object_get(json_array_get(json_object_get(hw, "waits"), 2), "ended_by")),
 	      "waits linked to the memset, the DtoH copy and nothing");
-	/* per name: DtoH ran 120, queued 160 (1420-1580), held one wait of 260 */
+	json_t *w3 = json_array_get(json_object_get(hw, "waits"), 3);
+	CHECK(jint(w3, "stream") == 3 &&
+		      !strcmp(json_string_value(json_object_get(json_object_get(w3, "ended_by"), "name")), "tail"),
+	      "the stream 3 synchronization is ended by its kernel: %s", json_dumps(w3, JSON_COMPACT));
+	/* per name: GPU 0's DtoH ran 120, queued 160 (1420-1580), held one wait of 260 */
 	size_t i;
 	json_t *w;
 	int found = 0;
 	json_array_foreach(json_object_get(j, "work"), i, w)
 	{
-		if (!strcmp(json_string_value(json_object_get(w, "name")), "memcpy DtoH"))
+		if (!strcmp(json_string_value(json_object_get(w, "name")), "memcpy DtoH") &&
+		    !strcmp(json_string_value(json_object_get(w, "device")), "GPU 0 (CUPTI)"))
 			found = jint(w, "busy_ns") == 120 && jint(w, "queued_ns") == 160 && jint(w, "waits") == 1 &&
 				jint(w, "host_wait_ns") == 260;
 	}
