@@ -108,9 +108,14 @@ static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t
 			*cap = *cap ? 2 * *cap : 64;
 			o->work = snr_xrealloc(o->work, *cap * sizeof(*o->work));
 		}
-		o->work[o->nwork++] = (struct snrh_dev_work){.src = src, .key = iv->tid, .xfer = xfer, .submit = iv->start,
-							      .start = iv->start, .end = iv->end < iv->start ? iv->start : iv->end,
-							      .name = p->symbol, .stream = iv->tid};
+		o->work[o->nwork++] = (struct snrh_dev_work){.src = src,
+							     .key = iv->tid,
+							     .xfer = xfer,
+							     .submit = iv->start,
+							     .start = iv->start,
+							     .end = iv->end < iv->start ? iv->start : iv->end,
+							     .name = p->symbol,
+							     .stream = iv->tid};
 	}
 	snr_qsort(launches, nl, sizeof(*launches), u64_start_cmp);
 	snr_qsort(o->work + nw0, o->nwork - nw0, sizeof(*o->work), work_cmp);
@@ -118,8 +123,9 @@ static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t
 	size_t *order = snr_xcalloc(o->nwork - nw0 + 1, sizeof(*order)), nb = 0;
 	for (size_t i = nw0; i < o->nwork; i++) {
 		const struct snrh_dev_work *prev =
-			i > nw0 && o->work[i - 1].src == o->work[i].src && o->work[i - 1].key == o->work[i].key ? &o->work[i - 1]
-														  : NULL;
+		    i > nw0 && o->work[i - 1].src == o->work[i].src && o->work[i - 1].key == o->work[i].key
+			? &o->work[i - 1]
+			: NULL;
 		if (o->work[i].xfer || !prev || !prev->xfer)
 			order[nb++] = i; /* begins a launch */
 		else
@@ -161,9 +167,14 @@ static void cupti_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t 
 		const struct snrh_device_rec *d = &t->device.v[i];
 		if (d->kind != SNRH_DEV_KERNEL && d->kind != SNRH_DEV_MEMCPY && d->kind != SNRH_DEV_MEMSET)
 			continue;
-		struct snrh_dev_work w = {.src = SNRH_ONDEV_CUPTI, .key = d->device, .xfer = d->kind != SNRH_DEV_KERNEL, .start = d->start,
-					  .end = d->end < d->start ? d->start : d->end, .name = snrh_str(t, d->name),
-					  .seq = d->corr, .stream = d->stream};
+		struct snrh_dev_work w = {.src = SNRH_ONDEV_CUPTI,
+					  .key = d->device,
+					  .xfer = d->kind != SNRH_DEV_KERNEL,
+					  .start = d->start,
+					  .end = d->end < d->start ? d->start : d->end,
+					  .name = snrh_str(t, d->name),
+					  .seq = d->corr,
+					  .stream = d->stream};
 		w.submit = w.start;
 		/* the earliest API record with its correlation id */
 		size_t lo = 0, hi = na;
@@ -202,7 +213,10 @@ static int edge_cmp(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static uint64_t clip(uint64_t v, uint64_t lo, uint64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static uint64_t clip(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
 
 void snrh_ondev_partition(const struct snrh_dev_work *w, size_t n, struct snrh_dev_stats *s)
 {
@@ -278,7 +292,8 @@ static const struct snrh_dev_work *by_end_base;
 
 static int end_cmp(const void *a, const void *b)
 {
-	const struct snrh_dev_work *x = &by_end_base[*(const size_t *)a], *y = &by_end_base[*(const size_t *)b];
+	const struct snrh_dev_work *x = &by_end_base[*(const size_t *)a],
+				   *y = &by_end_base[*(const size_t *)b];
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
@@ -290,8 +305,8 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 		if (!p || strcmp(p->bucket, "H:WAIT_DEV"))
 			continue;
 		o->waits = snr_xrealloc(o->waits, (o->nwaits + 1) * sizeof(*o->waits));
-		o->waits[o->nwaits++] = (struct snrh_host_wait){iv->tid, iv->start, iv->end < iv->start ? iv->start : iv->end,
-								0, p->symbol, -1, 0};
+		o->waits[o->nwaits++] = (struct snrh_host_wait){
+		    iv->tid, iv->start, iv->end < iv->start ? iv->start : iv->end, 0, p->symbol, -1, 0};
 	}
 	snr_qsort(o->waits, o->nwaits, sizeof(*o->waits), wait_cmp);
 
@@ -303,7 +318,8 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 	size_t j = 0;
 	for (size_t i = 0; i < o->nwaits; i++) {
 		struct snrh_host_wait *w = &o->waits[i];
-		while (j < t->offcpu.n && (off[j].tid < w->tid || (off[j].tid == w->tid && off[j].end <= w->start)))
+		while (j < t->offcpu.n &&
+		       (off[j].tid < w->tid || (off[j].tid == w->tid && off[j].end <= w->start)))
 			j++;
 		for (size_t k = j; k < t->offcpu.n && off[k].tid == w->tid && off[k].start < w->end; k++) {
 			uint64_t a = off[k].start > w->start ? off[k].start : w->start;
@@ -320,7 +336,8 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 	size_t nsync = 0;
 	for (size_t i = 0; i < t->device.n; i++) {
 		const struct snrh_device_rec *d = &t->device.v[i];
-		if (d->kind == SNRH_DEV_SYNC && d->stream && !strcmp(snrh_str(t, d->name), "cudaStreamSynchronize"))
+		if (d->kind == SNRH_DEV_SYNC && d->stream &&
+		    !strcmp(snrh_str(t, d->name), "cudaStreamSynchronize"))
 			sync[nsync++] = *d;
 	}
 	snr_qsort(sync, nsync, sizeof(*sync), sync_cmp);
@@ -393,7 +410,8 @@ void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
 	static const char *const sources[] = {"libta1rt", "probes", "CUPTI"};
 	for (size_t i = 0; i < o->nwork; i++) {
 		struct snrh_dev_work *w = &o->work[i];
-		if (!o->ndev || o->dev[o->ndev - 1].key != w->key || strcmp(o->dev[o->ndev - 1].source, sources[w->src])) {
+		if (!o->ndev || o->dev[o->ndev - 1].key != w->key ||
+		    strcmp(o->dev[o->ndev - 1].source, sources[w->src])) {
 			struct snrh_dev_stats *d = &o->dev[o->ndev++];
 			d->source = sources[w->src];
 			d->key = w->key;
@@ -402,8 +420,8 @@ void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
 				snprintf(d->label, sizeof(d->label), "GPU %u (CUPTI)", w->key);
 			else
 				snprintf(d->label, sizeof(d->label), "%s %s %u",
-					 w->src == SNRH_ONDEV_TA1 ? "TA1 device, thread" : "device thread", comm_of(t, w->key),
-					 w->key);
+					 w->src == SNRH_ONDEV_TA1 ? "TA1 device, thread" : "device thread",
+					 comm_of(t, w->key), w->key);
 		}
 		w->device = (uint32_t)(o->ndev - 1);
 	}
@@ -472,8 +490,9 @@ static size_t group_by_name(const struct snrh_ondev *o, struct by_name **out)
 	struct by_name *v = snr_xcalloc(o->nwork + 1, sizeof(*v));
 	for (size_t i = 0; i < o->nwork; i++) {
 		const struct snrh_dev_work *w = &o->work[i];
-		v[i] = (struct by_name){w->device, w->xfer, w->name, 1, w->end - w->start, w->start - w->submit, w->waits,
-					w->wait_ns};
+		v[i] = (struct by_name){w->device, w->xfer,	      w->name,
+					1,	   w->end - w->start, w->start - w->submit,
+					w->waits,  w->wait_ns};
 	}
 	snr_qsort(v, o->nwork, sizeof(*v), name_cmp);
 	size_t m = 0;
@@ -514,11 +533,15 @@ static struct wait_totals wait_totals(const struct snrh_ondev *o)
 	return s;
 }
 
-static double ms(uint64_t ns) { return (double)ns / 1e6; }
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
 
 static int work_wait_cmp(const void *a, const void *b)
 {
-	const struct snrh_dev_work *x = *(const struct snrh_dev_work *const *)a, *y = *(const struct snrh_dev_work *const *)b;
+	const struct snrh_dev_work *x = *(const struct snrh_dev_work *const *)a,
+				   *y = *(const struct snrh_dev_work *const *)b;
 	return x->wait_ns < y->wait_ns ? 1 : x->wait_ns > y->wait_ns ? -1 : 0;
 }
 
@@ -526,35 +549,40 @@ void snrh_ondev_print(const struct snrh_ondev *o, unsigned top, FILE *out)
 {
 	if (!o->ndev)
 		return;
-	fprintf(out, "\non/off-device (on-device = compute U transfer, each instant once; queued = submitted, "
-		     "not started, nothing running; docs/host.md \"On/off-device\")\n");
-	fprintf(out, "%-36s %8s %10s %10s %10s %10s %9s %9s %10s %7s\n", "device", "pid", "window ms", "on-device",
-		"compute", "transfer", "both", "queued", "idle", "active");
-	fprintf(out, "%-36s %8s %10s %10s %10s %10s %9s %9s %10s %7s\n", "", "", "", "ms", "only ms", "only ms", "ms",
-		"ms", "ms", "");
+	fprintf(out,
+		"\non/off-device (on-device = compute U transfer, each instant once; queued = submitted, "
+		"not started, nothing running; docs/host.md \"On/off-device\")\n");
+	fprintf(out, "%-36s %8s %10s %10s %10s %10s %9s %9s %10s %7s\n", "device", "pid", "window ms",
+		"on-device", "compute", "transfer", "both", "queued", "idle", "active");
+	fprintf(out, "%-36s %8s %10s %10s %10s %10s %9s %9s %10s %7s\n", "", "", "", "ms", "only ms",
+		"only ms", "ms", "ms", "ms", "");
 	for (size_t d = 0; d < o->ndev; d++) {
 		const struct snrh_dev_stats *s = &o->dev[d];
 		uint64_t win = s->t1 - s->t0, on = s->compute_only + s->xfer_only + s->both;
-		fprintf(out, "%-36s %8lld %10.3f %10.3f %10.3f %10.3f %9.3f %9.3f %10.3f %6.1f%%\n", s->label, s->pid,
-			ms(win), ms(on), ms(s->compute_only), ms(s->xfer_only), ms(s->both), ms(s->queued), ms(s->idle),
-			win ? 100.0 * (double)on / (double)win : 0.0);
+		fprintf(out, "%-36s %8lld %10.3f %10.3f %10.3f %10.3f %9.3f %9.3f %10.3f %6.1f%%\n", s->label,
+			s->pid, ms(win), ms(on), ms(s->compute_only), ms(s->xfer_only), ms(s->both),
+			ms(s->queued), ms(s->idle), win ? 100.0 * (double)on / (double)win : 0.0);
 	}
 	struct wait_totals wt = wait_totals(o);
 	if (wt.n)
 		fprintf(out,
-			"host waits (H:WAIT_DEV): %llu, %.3f ms (%.3f ms of it off-CPU); %llu ended by device work "
-			"completing in them, %.3f ms (%.3f ms of it after the work completed: wake-up); %llu found "
+			"host waits (H:WAIT_DEV): %llu, %.3f ms (%.3f ms of it off-CPU); %llu ended by "
+			"device work "
+			"completing in them, %.3f ms (%.3f ms of it after the work completed: wake-up); %llu "
+			"found "
 			"their work done, %.3f ms\n",
-			(unsigned long long)wt.n, ms(wt.ns), ms(wt.off), (unsigned long long)wt.linked, ms(wt.linked_ns),
-			ms(wt.wake_ns), (unsigned long long)(wt.n - wt.linked), ms(wt.ns - wt.linked_ns));
+			(unsigned long long)wt.n, ms(wt.ns), ms(wt.off), (unsigned long long)wt.linked,
+			ms(wt.linked_ns), ms(wt.wake_ns), (unsigned long long)(wt.n - wt.linked),
+			ms(wt.ns - wt.linked_ns));
 	struct by_name *v;
 	size_t m = group_by_name(o, &v);
-	fprintf(out, "%-28s %-8s %-28s %8s %11s %11s %7s %12s\n", "device", "kind", "work", "count", "busy ms",
-		"queued ms", "waits", "host wait ms");
+	fprintf(out, "%-28s %-8s %-28s %8s %11s %11s %7s %12s\n", "device", "kind", "work", "count",
+		"busy ms", "queued ms", "waits", "host wait ms");
 	for (size_t i = 0; i < m; i++)
-		fprintf(out, "%-28.28s %-8s %-28.28s %8llu %11.3f %11.3f %7llu %12.3f\n", o->dev[v[i].device].label,
-			v[i].xfer ? "transfer" : "compute", v[i].name, (unsigned long long)v[i].count, ms(v[i].busy),
-			ms(v[i].queued), (unsigned long long)v[i].waits, ms(v[i].wait_ns));
+		fprintf(out, "%-28.28s %-8s %-28.28s %8llu %11.3f %11.3f %7llu %12.3f\n",
+			o->dev[v[i].device].label, v[i].xfer ? "transfer" : "compute", v[i].name,
+			(unsigned long long)v[i].count, ms(v[i].busy), ms(v[i].queued),
+			(unsigned long long)v[i].waits, ms(v[i].wait_ns));
 	free(v);
 	/* the pieces of work the host waited on longest */
 	const struct snrh_dev_work **p = snr_xcalloc(o->nwork + 1, sizeof(*p));
@@ -569,13 +597,15 @@ void snrh_ondev_print(const struct snrh_ondev *o, unsigned top, FILE *out)
 		const struct snrh_dev_work *w = p[i];
 		char seq[32] = "";
 		if (w->seq)
-			snprintf(seq, sizeof(seq), " %s%u", strcmp(o->dev[w->device].source, "CUPTI") ? "launch #" : "corr ",
-				 w->seq);
-		fprintf(out, "  %s: %s%s ran %.3f-%.3f (%.3f ms, queued %.3f ms before), %u wait%s %.3f ms (%.3f ms "
-			     "after it completed)\n",
-			o->dev[w->device].label, w->name, seq, ms(w->start - o->dev[w->device].t0),
-			ms(w->end - o->dev[w->device].t0), ms(w->end - w->start), ms(w->start - w->submit), w->waits,
-			w->waits == 1 ? "" : "s", ms(w->wait_ns), ms(w->wake_ns));
+			snprintf(seq, sizeof(seq), " %s%u",
+				 strcmp(o->dev[w->device].source, "CUPTI") ? "launch #" : "corr ", w->seq);
+		fprintf(
+		    out,
+		    "  %s: %s%s ran %.3f-%.3f (%.3f ms, queued %.3f ms before), %u wait%s %.3f ms (%.3f ms "
+		    "after it completed)\n",
+		    o->dev[w->device].label, w->name, seq, ms(w->start - o->dev[w->device].t0),
+		    ms(w->end - o->dev[w->device].t0), ms(w->end - w->start), ms(w->start - w->submit),
+		    w->waits, w->waits == 1 ? "" : "s", ms(w->wait_ns), ms(w->wake_ns));
 	}
 	free(p);
 }
@@ -587,65 +617,74 @@ json_t *snrh_ondev_json(const struct snrh_ondev *o)
 		const struct snrh_dev_stats *s = &o->dev[d];
 		uint64_t win = s->t1 - s->t0, on = s->compute_only + s->xfer_only + s->both;
 		json_array_append_new(
-			devs, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
-					"device", s->label, "source", s->source, "key", (json_int_t)s->key, "pid",
-					(json_int_t)s->pid, "window_start_ns", (json_int_t)s->t0, "window_ns",
-					(json_int_t)win, "on_device_ns", (json_int_t)on, "compute_only_ns",
-					(json_int_t)s->compute_only, "transfer_only_ns", (json_int_t)s->xfer_only, "both_ns",
-					(json_int_t)s->both, "queued_ns", (json_int_t)s->queued, "idle_ns",
-					(json_int_t)s->idle, "active_ratio", win ? (double)on / (double)win : 0.0, "items",
-					(json_int_t)s->items, "compute_sum_ns", (json_int_t)s->compute_sum,
-					"transfer_sum_ns", (json_int_t)s->xfer_sum));
+		    devs,
+		    json_pack(
+			"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
+			"device", s->label, "source", s->source, "key", (json_int_t)s->key, "pid",
+			(json_int_t)s->pid, "window_start_ns", (json_int_t)s->t0, "window_ns",
+			(json_int_t)win, "on_device_ns", (json_int_t)on, "compute_only_ns",
+			(json_int_t)s->compute_only, "transfer_only_ns", (json_int_t)s->xfer_only, "both_ns",
+			(json_int_t)s->both, "queued_ns", (json_int_t)s->queued, "idle_ns",
+			(json_int_t)s->idle, "active_ratio", win ? (double)on / (double)win : 0.0, "items",
+			(json_int_t)s->items, "compute_sum_ns", (json_int_t)s->compute_sum, "transfer_sum_ns",
+			(json_int_t)s->xfer_sum));
 	}
 	struct by_name *v;
 	size_t m = group_by_name(o, &v);
 	json_t *work = json_array();
 	for (size_t i = 0; i < m; i++)
-		json_array_append_new(work, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "device",
-						      o->dev[v[i].device].label, "kind", v[i].xfer ? "transfer" : "compute",
-						      "name", v[i].name, "count", (json_int_t)v[i].count, "busy_ns",
-						      (json_int_t)v[i].busy, "queued_ns", (json_int_t)v[i].queued, "waits",
-						      (json_int_t)v[i].waits, "host_wait_ns", (json_int_t)v[i].wait_ns));
+		json_array_append_new(
+		    work, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "device",
+				    o->dev[v[i].device].label, "kind", v[i].xfer ? "transfer" : "compute",
+				    "name", v[i].name, "count", (json_int_t)v[i].count, "busy_ns",
+				    (json_int_t)v[i].busy, "queued_ns", (json_int_t)v[i].queued, "waits",
+				    (json_int_t)v[i].waits, "host_wait_ns", (json_int_t)v[i].wait_ns));
 	free(v);
 	json_t *waits = json_array();
 	for (size_t i = 0; i < o->nwaits; i++) {
 		const struct snrh_host_wait *w = &o->waits[i];
-		json_t *j = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I}", "tid", (json_int_t)w->tid, "call", w->call,
-				      "start_ns", (json_int_t)w->start, "end_ns", (json_int_t)w->end, "offcpu_ns",
-				      (json_int_t)w->offcpu_ns, "stream", (json_int_t)w->stream);
+		json_t *j = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I}", "tid", (json_int_t)w->tid, "call",
+				      w->call, "start_ns", (json_int_t)w->start, "end_ns", (json_int_t)w->end,
+				      "offcpu_ns", (json_int_t)w->offcpu_ns, "stream", (json_int_t)w->stream);
 		if (w->work >= 0) {
 			const struct snrh_dev_work *d = &o->work[w->work];
 			json_object_set_new(j, "ended_by",
-					    json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I}", "device", o->dev[d->device].label,
-						      "kind", d->xfer ? "transfer" : "compute", "name", d->name, "seq",
-						      (json_int_t)d->seq, "submit_ns", (json_int_t)d->submit, "start_ns",
-						      (json_int_t)d->start, "end_ns", (json_int_t)d->end));
+					    json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I}", "device",
+						      o->dev[d->device].label, "kind",
+						      d->xfer ? "transfer" : "compute", "name", d->name,
+						      "seq", (json_int_t)d->seq, "submit_ns",
+						      (json_int_t)d->submit, "start_ns", (json_int_t)d->start,
+						      "end_ns", (json_int_t)d->end));
 		} else {
 			json_object_set_new(j, "ended_by", json_null());
 		}
 		json_array_append_new(waits, j);
 	}
 	struct wait_totals wt = wait_totals(o);
-	return json_pack("{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:o}}", "devices", devs, "work", work, "host_waits",
-			 "count", (json_int_t)wt.n, "ns", (json_int_t)wt.ns, "offcpu_ns", (json_int_t)wt.off, "linked",
-			 (json_int_t)wt.linked, "linked_ns", (json_int_t)wt.linked_ns, "wake_ns", (json_int_t)wt.wake_ns,
-			 "waits", waits);
+	return json_pack("{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:o}}", "devices", devs, "work", work,
+			 "host_waits", "count", (json_int_t)wt.n, "ns", (json_int_t)wt.ns, "offcpu_ns",
+			 (json_int_t)wt.off, "linked", (json_int_t)wt.linked, "linked_ns",
+			 (json_int_t)wt.linked_ns, "wake_ns", (json_int_t)wt.wake_ns, "waits", waits);
 }
 
 /* ---- Perfetto ---- */
 
-static double us(uint64_t ns) { return (double)ns / 1e3; }
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
 
 static json_t *slice(const char *name, const char *cat, long long pid, long long tid, uint64_t a, uint64_t b)
 {
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "name", name, "cat", cat, "ph", "X", "ts", us(a), "dur",
-			 us(b - a), "pid", (json_int_t)pid, "tid", (json_int_t)tid);
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "name", name, "cat", cat, "ph", "X", "ts",
+			 us(a), "dur", us(b - a), "pid", (json_int_t)pid, "tid", (json_int_t)tid);
 }
 
 static void meta(json_t *events, const char *what, long long pid, long long tid, const char *name)
 {
-	json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:f, s:{s:s}}", "name", what, "ph", "M", "pid",
-						(json_int_t)pid, "tid", (json_int_t)tid, "ts", 0.0, "args", "name", name));
+	json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:f, s:{s:s}}", "name", what, "ph", "M",
+						"pid", (json_int_t)pid, "tid", (json_int_t)tid, "ts", 0.0,
+						"args", "name", name));
 }
 
 /* Where a device's tracks go: the libta1rt process (tids from
@@ -659,7 +698,8 @@ static long long dev_pid(const struct snrh_dev_stats *s)
 
 static int submit_cmp(const void *a, const void *b)
 {
-	const struct snrh_dev_work *x = *(const struct snrh_dev_work *const *)a, *y = *(const struct snrh_dev_work *const *)b;
+	const struct snrh_dev_work *x = *(const struct snrh_dev_work *const *)a,
+				   *y = *(const struct snrh_dev_work *const *)b;
 	return x->submit < y->submit ? -1 : x->submit > y->submit;
 }
 
@@ -709,14 +749,15 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 			if (k + 1 < ne && e[k + 1].ts == e[k].ts)
 				continue;
 			const char *now = count[0] > 0 && count[1] > 0 ? "compute+transfer"
-					  : count[0] > 0		     ? "compute"
-					  : count[1] > 0		     ? "transfer"
-					  : count[2] > 0		     ? "queued"
-									     : NULL;
+					  : count[0] > 0	       ? "compute"
+					  : count[1] > 0	       ? "transfer"
+					  : count[2] > 0	       ? "queued"
+								       : NULL;
 			uint64_t ts = k < ne ? e[k].ts : s->t1;
 			if (now != cur || k == ne) {
 				if (cur && ts > since)
-					json_array_append_new(events, slice(cur, "ondev", pid, base, since, ts));
+					json_array_append_new(events,
+							      slice(cur, "ondev", pid, base, since, ts));
 				cur = now;
 				since = ts;
 			}
@@ -726,9 +767,11 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 		for (size_t k = first; k < i && pid == SNRH_EV_PID_TA1; k++) {
 			const struct snrh_dev_work *w = &o->work[k];
 			snprintf(name, sizeof(name), "%s%s%.0u", w->name, w->seq ? " #" : "", w->seq);
-			json_t *ev = slice(name, w->xfer ? "G:XFER" : "G:COMP", pid, base + 1 + w->xfer, w->start, w->end);
-			json_object_set_new(ev, "args", json_pack("{s:I, s:f}", "launch", (json_int_t)w->seq, "queued_us",
-								  us(w->start - w->submit)));
+			json_t *ev = slice(name, w->xfer ? "G:XFER" : "G:COMP", pid, base + 1 + w->xfer,
+					   w->start, w->end);
+			json_object_set_new(ev, "args",
+					    json_pack("{s:I, s:f}", "launch", (json_int_t)w->seq, "queued_us",
+						      us(w->start - w->submit)));
 			json_array_append_new(events, ev);
 		}
 		/* queued spans (they may overlap) on as many "queued" tracks as
@@ -745,7 +788,8 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 			while (l < nlanes && lane_end[l] > q[k]->submit)
 				l++;
 			if (l == nlanes && nlanes < SNRH_EV_ONDEV_STRIDE - 3) {
-				snprintf(name, sizeof(name), "%s: queued%s%.0zu", s->label, nlanes ? " " : "", nlanes ? nlanes + 1 : 0);
+				snprintf(name, sizeof(name), "%s: queued%s%.0zu", s->label, nlanes ? " " : "",
+					 nlanes ? nlanes + 1 : 0);
 				meta(events, "thread_name", pid, base + 3 + (long long)nlanes, name);
 				nlanes++;
 			}
@@ -753,9 +797,11 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 				l--;
 			lane_end[l] = q[k]->start;
 			snprintf(name, sizeof(name), "queued: %s", q[k]->name);
-			json_t *ev = slice(name, "queued", pid, base + 3 + (long long)l, q[k]->submit, q[k]->start);
-			json_object_set_new(ev, "args", json_pack("{s:I, s:I}", "seq", (json_int_t)q[k]->seq, "submit_tid",
-								  (json_int_t)q[k]->submit_tid));
+			json_t *ev =
+			    slice(name, "queued", pid, base + 3 + (long long)l, q[k]->submit, q[k]->start);
+			json_object_set_new(ev, "args",
+					    json_pack("{s:I, s:I}", "seq", (json_int_t)q[k]->seq,
+						      "submit_tid", (json_int_t)q[k]->submit_tid));
 			json_array_append_new(events, ev);
 		}
 		free(lane_end);
@@ -770,16 +816,20 @@ void snrh_ondev_trace_events(const struct snrh_ondev *o, json_t *events, long lo
 		const struct snrh_dev_work *d = &o->work[w->work];
 		const struct snrh_dev_stats *s = &o->dev[d->device];
 		long long pid = dev_pid(s);
-		long long tid = pid == SNRH_EV_PID_TA1 ? SNRH_EV_TID_ONDEV + SNRH_EV_ONDEV_STRIDE * (long long)d->device + 1 + d->xfer
-						       : (long long)d->stream;
+		long long tid =
+		    pid == SNRH_EV_PID_TA1
+			? SNRH_EV_TID_ONDEV + SNRH_EV_ONDEV_STRIDE * (long long)d->device + 1 + d->xfer
+			: (long long)d->stream;
 		uint64_t at = d->end > d->start ? d->end - 1 : d->start;
-		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f}", "name", "waited for", "cat",
-							"ondev.wait", "ph", "s", "id", (json_int_t)((3ull << 40) | i), "pid",
-							(json_int_t)host_pid, "tid",
-							(json_int_t)(SNRH_EV_TID_CALLS + (long long)w->tid), "ts", us(w->start)));
-		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f, s:s}", "name", "waited for",
-							"cat", "ondev.wait", "ph", "f", "id", (json_int_t)((3ull << 40) | i),
-							"pid", (json_int_t)pid, "tid", (json_int_t)tid, "ts", us(at), "bp",
-							"e"));
+		json_array_append_new(events,
+				      json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f}", "name", "waited for",
+						"cat", "ondev.wait", "ph", "s", "id",
+						(json_int_t)((3ull << 40) | i), "pid", (json_int_t)host_pid,
+						"tid", (json_int_t)(SNRH_EV_TID_CALLS + (long long)w->tid),
+						"ts", us(w->start)));
+		json_array_append_new(
+		    events, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:f, s:s}", "name", "waited for", "cat",
+				      "ondev.wait", "ph", "f", "id", (json_int_t)((3ull << 40) | i), "pid",
+				      (json_int_t)pid, "tid", (json_int_t)tid, "ts", us(at), "bp", "e"));
 	}
 }

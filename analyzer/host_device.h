@@ -26,16 +26,16 @@ enum { SNRH_ONDEV_TA1, SNRH_ONDEV_PROBES, SNRH_ONDEV_CUPTI };
 
 /* One piece of device work. */
 struct snrh_dev_work {
-	uint32_t device;             /* index into snrh_ondev.dev */
-	int src;                     /* SNRH_ONDEV_TA1, _PROBES or _CUPTI */
-	uint32_t key;                /* the device thread's tid, or the CUPTI device id */
-	int xfer;                    /* 1: transfer (copy, memset, upload); 0: compute */
+	uint32_t device;	     /* index into snrh_ondev.dev */
+	int src;		     /* SNRH_ONDEV_TA1, _PROBES or _CUPTI */
+	uint32_t key;		     /* the device thread's tid, or the CUPTI device id */
+	int xfer;		     /* 1: transfer (copy, memset, upload); 0: compute */
 	uint64_t submit, start, end; /* submit == start where no submission was seen */
-	const char *name;            /* kernel name, copy kind, probed function */
-	uint32_t seq;                /* libta1rt: launch number (1-based, 0 none); CUPTI: correlation id */
-	uint32_t stream;             /* CUPTI stream; the device thread's tid for probed work */
-	uint32_t submit_tid;         /* the host thread that submitted it, 0 unknown */
-	uint32_t waits;              /* host waits it ended ... */
+	const char *name;	     /* kernel name, copy kind, probed function */
+	uint32_t seq;		     /* libta1rt: launch number (1-based, 0 none); CUPTI: correlation id */
+	uint32_t stream;	     /* CUPTI stream; the device thread's tid for probed work */
+	uint32_t submit_tid;	     /* the host thread that submitted it, 0 unknown */
+	uint32_t waits;		     /* host waits it ended ... */
 	uint64_t wait_ns, wake_ns;   /* ... their time, and the part after it completed */
 };
 
@@ -43,7 +43,7 @@ struct snrh_dev_work {
 struct snrh_dev_stats {
 	char label[128];
 	const char *source; /* "libta1rt", "probes" or "CUPTI" */
-	uint32_t key;       /* device thread's tid, or CUPTI device id */
+	uint32_t key;	    /* device thread's tid, or CUPTI device id */
 	long long pid;
 	uint64_t t0, t1;
 	uint64_t compute_only, xfer_only, both, queued, idle;
@@ -55,8 +55,9 @@ struct snrh_host_wait {
 	uint32_t tid;
 	uint64_t start, end, offcpu_ns;
 	const char *call;
-	long work;       /* index into snrh_ondev.work of the work that ended it, -1 none */
-	uint32_t stream; /* the CUPTI stream it synchronized (a stream synchronization record inside it), 0 any */
+	long work; /* index into snrh_ondev.work of the work that ended it, -1 none */
+	uint32_t
+	    stream; /* the CUPTI stream it synchronized (a stream synchronization record inside it), 0 any */
 };
 
 struct snrh_ondev {

@@ -60,17 +60,20 @@ static void copy(uint8_t kind, uint32_t dev, uint32_t stream, uint32_t corr, uin
 	m->end = b;
 }
 
-static json_int_t jint(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+static json_int_t jint(json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
 
 int main(void)
 {
 	buf = aligned_alloc(8, 1 << 16);
 	memset(buf, 0, 1 << 16);
 	/* GPU 0, window 1000-2000 (the eBPF recording's META) */
-	api(1, 1010, 1020);                                     /* cudaMemcpyAsync */
+	api(1, 1010, 1020);					    /* cudaMemcpyAsync */
 	copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 0, 7, 1, 1050, 1150); /* queued 1010-1050 */
-	api(2, 1030, 1040);                                     /* cudaLaunchKernel */
-	kernel("gemm", 0, 8, 2, 1100, 1300);                    /* queued 1030-1100 */
+	api(2, 1030, 1040);					    /* cudaLaunchKernel */
+	kernel("gemm", 0, 8, 2, 1100, 1300);			    /* queued 1030-1100 */
 	CUpti_ActivityMemset4 *ms = rec(sizeof(*ms), CUPTI_ACTIVITY_KIND_MEMSET);
 	ms->streamId = 9;
 	ms->start = 1250; /* no API record: not queued */
@@ -80,7 +83,7 @@ int main(void)
 	kernel("relu", 0, 8, 3, 1500, 1600); /* queued 1400-1500 */
 	api(4, 1420, 1430);
 	copy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 0, 7, 4, 1580, 1700); /* queued 1420-1580 */
-	kernel("other", 1, 3, 0, 1200, 1250);                    /* GPU 1 */
+	kernel("other", 1, 3, 0, 1200, 1250);			    /* GPU 1 */
 	CUpti_ActivitySynchronization2 *sy = rec(sizeof(*sy), CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
 	sy->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
 	sy->start = 1200;
@@ -107,12 +110,14 @@ int main(void)
 	json_object_set_new(t.meta, "pid", json_integer(4242));
 	json_object_set_new(t.meta, "t_start_ns", json_integer(1000));
 	json_object_set_new(t.meta, "t_end_ns", json_integer(2000));
-	struct snrh_probe p = {0, strdup("/usr/lib/libcudart.so.12"), strdup("cudaStreamSynchronize"), strdup("H:WAIT_DEV")};
+	struct snrh_probe p = {0, strdup("/usr/lib/libcudart.so.12"), strdup("cudaStreamSynchronize"),
+			       strdup("H:WAIT_DEV")};
 	SNRH_PUSH(t.probes, p);
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1200, 1360})); /* ended by the memset (1350) */
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1450, 1710})); /* by the DtoH copy (1700) */
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1800, 1810})); /* nothing completes in it */
-	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, 1880, 1990})); /* stream 3: by "tail" (1900), not the copy (1950) */
+	SNRH_PUSH(t.intervals, ((struct snrh_interval){
+				   77, 0, 1880, 1990})); /* stream 3: by "tail" (1900), not the copy (1950) */
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1210, 1355, -1, -1}));
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1460, 1705, -1, -1}));
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, 1790, 1805, -1, -1}));
@@ -131,39 +136,46 @@ int main(void)
 	 *   1580-1600 both          1600-1700 transfer (DtoH)
 	 *   1700-2000 idle */
 	CHECK(g0->key == 0 && !strcmp(g0->label, "GPU 0 (CUPTI)"), "device 0: %s", g0->label);
-	CHECK(g0->compute_only == 180, "compute only %llu, want 100 + 80", (unsigned long long)g0->compute_only);
-	CHECK(g0->xfer_only == 200, "transfer only %llu, want 50 + 50 + 100", (unsigned long long)g0->xfer_only);
+	CHECK(g0->compute_only == 180, "compute only %llu, want 100 + 80",
+	      (unsigned long long)g0->compute_only);
+	CHECK(g0->xfer_only == 200, "transfer only %llu, want 50 + 50 + 100",
+	      (unsigned long long)g0->xfer_only);
 	CHECK(g0->both == 120, "both %llu, want 50 + 50 + 20", (unsigned long long)g0->both);
 	CHECK(g0->queued == 140, "queued %llu, want 40 + 100", (unsigned long long)g0->queued);
 	CHECK(g0->idle == 360, "idle %llu, want 10 + 50 + 300", (unsigned long long)g0->idle);
-	CHECK(g0->compute_sum == 300 && g0->xfer_sum == 320, "sums %llu %llu", (unsigned long long)g0->compute_sum,
-	      (unsigned long long)g0->xfer_sum);
+	CHECK(g0->compute_sum == 300 && g0->xfer_sum == 320, "sums %llu %llu",
+	      (unsigned long long)g0->compute_sum, (unsigned long long)g0->xfer_sum);
 	/* GPU 1: "other" 1200-1250 compute; 1890-1900 both; 1900-1950 transfer */
-	CHECK(g1->compute_only == 50 && g1->both == 10 && g1->xfer_only == 50 && g1->idle == 890 && g1->queued == 0,
-	      "GPU 1: %llu %llu %llu %llu", (unsigned long long)g1->compute_only, (unsigned long long)g1->both,
-	      (unsigned long long)g1->xfer_only, (unsigned long long)g1->idle);
+	CHECK(g1->compute_only == 50 && g1->both == 10 && g1->xfer_only == 50 && g1->idle == 890 &&
+		  g1->queued == 0,
+	      "GPU 1: %llu %llu %llu %llu", (unsigned long long)g1->compute_only,
+	      (unsigned long long)g1->both, (unsigned long long)g1->xfer_only, (unsigned long long)g1->idle);
 
 	json_t *j = snrh_ondev_json(&o);
 	json_t *d0 = json_array_get(json_object_get(j, "devices"), 0);
 	/* union: 300 compute + 320 transfer - 120 overlap */
-	CHECK(jint(d0, "on_device_ns") == 500 && json_real_value(json_object_get(d0, "active_ratio")) == 0.5 &&
-		      jint(d0, "pid") == 4242,
+	CHECK(jint(d0, "on_device_ns") == 500 &&
+		  json_real_value(json_object_get(d0, "active_ratio")) == 0.5 && jint(d0, "pid") == 4242,
 	      "on-device %lld", (long long)jint(d0, "on_device_ns"));
 	json_t *hw = json_object_get(j, "host_waits");
 	/* waits 160 + 260 + 10 + 110; off-CPU 145 + 245 + 5 + 108; linked the
 	 * first, second and fourth; wake-ups 10 + 10 + 90 */
-	CHECK(jint(hw, "count") == 4 && jint(hw, "ns") == 540 && jint(hw, "offcpu_ns") == 503 && jint(hw, "linked") == 3 &&
-		      jint(hw, "linked_ns") == 530 && jint(hw, "wake_ns") == 110,
+	CHECK(jint(hw, "count") == 4 && jint(hw, "ns") == 540 && jint(hw, "offcpu_ns") == 503 &&
+		  jint(hw, "linked") == 3 && jint(hw, "linked_ns") == 530 && jint(hw, "wake_ns") == 110,
 	      "host waits: %s", json_dumps(hw, JSON_COMPACT));
-	json_t *w0 = json_array_get(json_object_get(hw, "waits"), 0), *w1 = json_array_get(json_object_get(hw, "waits"), 1);
-	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(w0, "ended_by"), "name")), "memset") &&
-		      !strcmp(json_string_value(json_object_get(json_object_get(w1, "ended_by"), "name")), "memcpy DtoH") &&
-		      json_is_null(json_object_get(json_array_get(json_object_get(hw, "waits"), 2), "ended_by")),
-	      "waits linked to the memset, the DtoH copy and nothing");
+	json_t *w0 = json_array_get(json_object_get(hw, "waits"), 0),
+	       *w1 = json_array_get(json_object_get(hw, "waits"), 1);
+	CHECK(
+	    !strcmp(json_string_value(json_object_get(json_object_get(w0, "ended_by"), "name")), "memset") &&
+		!strcmp(json_string_value(json_object_get(json_object_get(w1, "ended_by"), "name")),
+			"memcpy DtoH") &&
+		json_is_null(json_object_get(json_array_get(json_object_get(hw, "waits"), 2), "ended_by")),
+	    "waits linked to the memset, the DtoH copy and nothing");
 	json_t *w3 = json_array_get(json_object_get(hw, "waits"), 3);
-	CHECK(jint(w3, "stream") == 3 &&
-		      !strcmp(json_string_value(json_object_get(json_object_get(w3, "ended_by"), "name")), "tail"),
-	      "the stream 3 synchronization is ended by its kernel: %s", json_dumps(w3, JSON_COMPACT));
+	CHECK(
+	    jint(w3, "stream") == 3 &&
+		!strcmp(json_string_value(json_object_get(json_object_get(w3, "ended_by"), "name")), "tail"),
+	    "the stream 3 synchronization is ended by its kernel: %s", json_dumps(w3, JSON_COMPACT));
 	/* per name: GPU 0's DtoH ran 120, queued 160 (1420-1580), held one wait of 260 */
 	size_t i;
 	json_t *w;
@@ -172,8 +184,8 @@ int main(void)
 	{
 		if (!strcmp(json_string_value(json_object_get(w, "name")), "memcpy DtoH") &&
 		    !strcmp(json_string_value(json_object_get(w, "device")), "GPU 0 (CUPTI)"))
-			found = jint(w, "busy_ns") == 120 && jint(w, "queued_ns") == 160 && jint(w, "waits") == 1 &&
-				jint(w, "host_wait_ns") == 260;
+			found = jint(w, "busy_ns") == 120 && jint(w, "queued_ns") == 160 &&
+				jint(w, "waits") == 1 && jint(w, "host_wait_ns") == 260;
 	}
 	CHECK(found, "per-name row of the DtoH copy");
 	json_decref(j);

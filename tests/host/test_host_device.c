@@ -58,7 +58,10 @@ static void ta1_trace(struct snrh_trace *t)
 	SNRH_PUSH(t->offcpu, ((struct snrh_offcpu){10, 0, 1, 1690, 1705, -1, -1}));
 }
 
-static json_int_t jint(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+static json_int_t jint(json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
 
 static void test_ta1(void)
 {
@@ -66,14 +69,17 @@ static void test_ta1(void)
 	ta1_trace(&t);
 	struct snrh_ondev o;
 	snrh_ondev_build(&t, &o);
-	CHECK(o.ndev == 1 && !strcmp(o.dev[0].source, "libta1rt") && o.dev[0].key == 11, "one TA1 device, thread 11");
+	CHECK(o.ndev == 1 && !strcmp(o.dev[0].source, "libta1rt") && o.dev[0].key == 11,
+	      "one TA1 device, thread 11");
 	CHECK(o.nwork == 4, "4 pieces of work, not %zu", o.nwork);
 	const struct snrh_dev_stats *s = &o.dev[0];
 	/* idle 1000-1100, queued 1100-1130, transfer 1130-1150, compute
 	 * 1150-1400, idle 1400-1500, queued 1500-1540, transfer 1540-1560,
 	 * compute 1560-1600, idle 1600-2000 */
-	CHECK(s->t0 == 1000 && s->t1 == 2000, "window %llu-%llu", (unsigned long long)s->t0, (unsigned long long)s->t1);
-	CHECK(s->compute_only == 290, "compute only %llu, want 250 + 40", (unsigned long long)s->compute_only);
+	CHECK(s->t0 == 1000 && s->t1 == 2000, "window %llu-%llu", (unsigned long long)s->t0,
+	      (unsigned long long)s->t1);
+	CHECK(s->compute_only == 290, "compute only %llu, want 250 + 40",
+	      (unsigned long long)s->compute_only);
 	CHECK(s->xfer_only == 40, "transfer only %llu, want 20 + 20", (unsigned long long)s->xfer_only);
 	CHECK(s->both == 0, "both %llu, want 0 (one thread does both in turn)", (unsigned long long)s->both);
 	CHECK(s->queued == 70, "queued %llu, want 30 + 40", (unsigned long long)s->queued);
@@ -82,25 +88,29 @@ static void test_ta1(void)
 	CHECK(o.work[0].xfer && o.work[0].seq == 1 && o.work[0].submit == 1100 && o.work[0].submit_tid == 10,
 	      "upload #1 submitted by launch 1 at 1100 (seq %u submit %llu)", o.work[0].seq,
 	      (unsigned long long)o.work[0].submit);
-	CHECK(!o.work[1].xfer && o.work[1].seq == 1 && o.work[1].submit == o.work[1].start, "run #1 follows its upload");
+	CHECK(!o.work[1].xfer && o.work[1].seq == 1 && o.work[1].submit == o.work[1].start,
+	      "run #1 follows its upload");
 	CHECK(o.work[2].seq == 2 && o.work[2].submit == 1500 && o.work[3].seq == 2, "launch 2");
 	/* waits */
 	CHECK(o.nwaits == 2, "%zu waits", o.nwaits);
-	CHECK(o.waits[0].work == 1 && o.waits[0].offcpu_ns == 290, "wait 1 ended by run #1 (work %ld), 290 off-CPU (%llu)",
-	      o.waits[0].work, (unsigned long long)o.waits[0].offcpu_ns);
-	CHECK(o.waits[1].work == -1 && o.waits[1].offcpu_ns == 5, "wait 2 held by nothing (work %ld), 5 off-CPU",
-	      o.waits[1].work);
-	CHECK(o.work[1].waits == 1 && o.work[1].wait_ns == 300 && o.work[1].wake_ns == 20, "run #1 caused 300 ns of wait");
+	CHECK(o.waits[0].work == 1 && o.waits[0].offcpu_ns == 290,
+	      "wait 1 ended by run #1 (work %ld), 290 off-CPU (%llu)", o.waits[0].work,
+	      (unsigned long long)o.waits[0].offcpu_ns);
+	CHECK(o.waits[1].work == -1 && o.waits[1].offcpu_ns == 5,
+	      "wait 2 held by nothing (work %ld), 5 off-CPU", o.waits[1].work);
+	CHECK(o.work[1].waits == 1 && o.work[1].wait_ns == 300 && o.work[1].wake_ns == 20,
+	      "run #1 caused 300 ns of wait");
 	CHECK(o.work[3].waits == 0 && o.work[0].waits == 0, "nothing else caused waits");
 
 	json_t *j = snrh_ondev_json(&o);
 	json_t *d = json_array_get(json_object_get(j, "devices"), 0);
 	CHECK(jint(d, "on_device_ns") == 330 && jint(d, "window_ns") == 1000 &&
-		      json_real_value(json_object_get(d, "active_ratio")) == 0.33,
-	      "JSON on-device %lld of %lld", (long long)jint(d, "on_device_ns"), (long long)jint(d, "window_ns"));
+		  json_real_value(json_object_get(d, "active_ratio")) == 0.33,
+	      "JSON on-device %lld of %lld", (long long)jint(d, "on_device_ns"),
+	      (long long)jint(d, "window_ns"));
 	json_t *hw = json_object_get(j, "host_waits");
-	CHECK(jint(hw, "count") == 2 && jint(hw, "ns") == 310 && jint(hw, "linked") == 1 && jint(hw, "linked_ns") == 300 &&
-		      jint(hw, "wake_ns") == 20 && jint(hw, "offcpu_ns") == 295,
+	CHECK(jint(hw, "count") == 2 && jint(hw, "ns") == 310 && jint(hw, "linked") == 1 &&
+		  jint(hw, "linked_ns") == 300 && jint(hw, "wake_ns") == 20 && jint(hw, "offcpu_ns") == 295,
 	      "JSON host waits");
 	json_decref(j);
 
@@ -129,17 +139,21 @@ static void test_ta1(void)
 		if (cat && !strcmp(cat, "ondev.wait")) {
 			flows++;
 			if (!strcmp(ph, "s"))
-				s_ok = jint(e, "pid") == 42 && jint(e, "tid") == SNRH_EV_TID_CALLS + 10 && ts == 1.12;
+				s_ok = jint(e, "pid") == 42 && jint(e, "tid") == SNRH_EV_TID_CALLS + 10 &&
+				       ts == 1.12;
 			else
-				f_ok = jint(e, "pid") == SNRH_EV_PID_TA1 && jint(e, "tid") == SNRH_EV_TID_ONDEV + 1 &&
-				       ts == 1.399;
+				f_ok = jint(e, "pid") == SNRH_EV_PID_TA1 &&
+				       jint(e, "tid") == SNRH_EV_TID_ONDEV + 1 && ts == 1.399;
 		}
-		if (cat && !strcmp(cat, "ondev") && !strcmp(json_string_value(json_object_get(e, "name")), "compute"))
+		if (cat && !strcmp(cat, "ondev") &&
+		    !strcmp(json_string_value(json_object_get(e, "name")), "compute"))
 			compute++;
-		if (cat && !strcmp(cat, "queued") && !strcmp(ph, "X") && jint(e, "tid") == SNRH_EV_TID_ONDEV + 3)
+		if (cat && !strcmp(cat, "queued") && !strcmp(ph, "X") &&
+		    jint(e, "tid") == SNRH_EV_TID_ONDEV + 3)
 			queued_b++;
 	}
-	CHECK(flows == 2 && s_ok && f_ok, "wait flow: %d events, start ok %d, finish ok %d", flows, s_ok, f_ok);
+	CHECK(flows == 2 && s_ok && f_ok, "wait flow: %d events, start ok %d, finish ok %d", flows, s_ok,
+	      f_ok);
 	CHECK(compute == 2 && queued_b == 2, "split slices: %d compute, %d queued spans", compute, queued_b);
 	json_decref(ev);
 	snrh_ondev_free(&o);
@@ -155,9 +169,13 @@ static void test_random(void)
 		enum { N = 12, W = 400 };
 		struct snrh_dev_work w[N];
 		for (int i = 0; i < N; i++) {
-			uint64_t a = check_rand(&seed) % W, len = check_rand(&seed) % 60, q = check_rand(&seed) % 40;
-			w[i] = (struct snrh_dev_work){.xfer = (int)(check_rand(&seed) & 1), .start = a, .end = a + len,
-						      .submit = a > q ? a - q : 0, .name = "x"};
+			uint64_t a = check_rand(&seed) % W, len = check_rand(&seed) % 60,
+				 q = check_rand(&seed) % 40;
+			w[i] = (struct snrh_dev_work){.xfer = (int)(check_rand(&seed) & 1),
+						      .start = a,
+						      .end = a + len,
+						      .submit = a > q ? a - q : 0,
+						      .name = "x"};
 		}
 		struct snrh_dev_stats s = {.t0 = 0, .t1 = W + 60};
 		snrh_ondev_partition(w, N, &s);
@@ -172,13 +190,13 @@ static void test_random(void)
 			}
 			want[c && x ? 2 : c ? 0 : x ? 1 : q ? 3 : 4]++;
 		}
-		CHECK(s.compute_only == want[0] && s.xfer_only == want[1] && s.both == want[2] && s.queued == want[3] &&
-			      s.idle == want[4],
+		CHECK(s.compute_only == want[0] && s.xfer_only == want[1] && s.both == want[2] &&
+			  s.queued == want[3] && s.idle == want[4],
 		      "round %d: split %llu/%llu/%llu/%llu/%llu, counted %llu/%llu/%llu/%llu/%llu", round,
-		      (unsigned long long)s.compute_only, (unsigned long long)s.xfer_only, (unsigned long long)s.both,
-		      (unsigned long long)s.queued, (unsigned long long)s.idle, (unsigned long long)want[0],
-		      (unsigned long long)want[1], (unsigned long long)want[2], (unsigned long long)want[3],
-		      (unsigned long long)want[4]);
+		      (unsigned long long)s.compute_only, (unsigned long long)s.xfer_only,
+		      (unsigned long long)s.both, (unsigned long long)s.queued, (unsigned long long)s.idle,
+		      (unsigned long long)want[0], (unsigned long long)want[1], (unsigned long long)want[2],
+		      (unsigned long long)want[3], (unsigned long long)want[4]);
 	}
 }
 
