@@ -306,7 +306,7 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 			continue;
 		o->waits = snr_xrealloc(o->waits, (o->nwaits + 1) * sizeof(*o->waits));
 		o->waits[o->nwaits++] = (struct snrh_host_wait){
-		    iv->tid, iv->start, iv->end < iv->start ? iv->start : iv->end, 0, p->symbol, -1, 0};
+		    iv->tid, iv->start, iv->end < iv->start ? iv->start : iv->end, 0, p->symbol, -1, 0, {0}};
 	}
 	snr_qsort(o->waits, o->nwaits, sizeof(*o->waits), wait_cmp);
 
@@ -383,6 +383,108 @@ static void link_waits(const struct snrh_trace *t, struct snrh_ondev *o)
 	free(sync);
 }
 
+/* The split of [t0, t1] as segments of one part each, in time order. */
+struct seg {
+	uint64_t a, b;
+	int part;
+};
+
+static size_t split_segments(const struct snrh_dev_work *w, size_t n, uint64_t t0, uint64_t t1,
+			     struct seg **out)
+{
+	struct edge *e = snr_xcalloc(4 * n + 1, sizeof(*e));
+	size_t ne = 0, ns = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = clip(w[i].start, t0, t1), b = clip(w[i].end, t0, t1);
+		uint64_t q = clip(w[i].submit < w[i].start ? w[i].submit : w[i].start, t0, t1);
+		if (b > a) {
+			e[ne++] = (struct edge){a, w[i].xfer, +1};
+			e[ne++] = (struct edge){b, w[i].xfer, -1};
+		}
+		if (a > q) {
+			e[ne++] = (struct edge){q, 2, +1};
+			e[ne++] = (struct edge){a, 2, -1};
+		}
+	}
+	snr_qsort(e, ne, sizeof(*e), edge_cmp);
+	struct seg *sg = snr_xcalloc(ne + 2, sizeof(*sg));
+	long count[3] = {0, 0, 0};
+	uint64_t at = t0;
+	for (size_t i = 0; i <= ne; i++) {
+		uint64_t ts = i < ne ? e[i].ts : t1;
+		int part = count[0] > 0 && count[1] > 0 ? SNRH_SPLIT_BOTH
+			   : count[0] > 0		? SNRH_SPLIT_COMPUTE
+			   : count[1] > 0		? SNRH_SPLIT_XFER
+			   : count[2] > 0		? SNRH_SPLIT_QUEUED
+							: SNRH_SPLIT_IDLE;
+		if (ts > at) {
+			if (ns && sg[ns - 1].part == part && sg[ns - 1].b == at)
+				sg[ns - 1].b = ts;
+			else
+				sg[ns++] = (struct seg){at, ts, part};
+		}
+		at = ts;
+		if (i < ne)
+			count[e[i].what] += e[i].delta;
+	}
+	free(e);
+	*out = sg;
+	return ns;
+}
+
+/* Each linked wait's time by its device's split, and each piece of work's
+ * overlap with the linked waits on its device. */
+static void waits_during(struct snrh_ondev *o)
+{
+	for (size_t d = 0, i = 0; d < o->ndev; d++) {
+		size_t first = i;
+		while (i < o->nwork && o->work[i].device == d)
+			i++;
+		struct seg *sg;
+		size_t ns = split_segments(o->work + first, i - first, o->dev[d].t0, o->dev[d].t1, &sg);
+		uint64_t *maxend = snr_xcalloc(i - first + 1, sizeof(*maxend));
+		for (size_t k = first; k < i; k++)
+			maxend[k - first] = k > first && maxend[k - first - 1] > o->work[k].end
+						? maxend[k - first - 1]
+						: o->work[k].end;
+		for (size_t j = 0; j < o->nwaits; j++) {
+			struct snrh_host_wait *w = &o->waits[j];
+			if (w->work < 0 || o->work[w->work].device != d)
+				continue;
+			size_t lo = 0, hi = ns; /* the first segment ending after the wait starts */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (sg[mid].b <= w->start)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < ns && sg[lo].a < w->end; lo++) {
+				uint64_t a = sg[lo].a > w->start ? sg[lo].a : w->start;
+				uint64_t b = sg[lo].b < w->end ? sg[lo].b : w->end;
+				w->during[sg[lo].part] += b - a;
+			}
+			lo = first, hi = i; /* the first piece starting at or after the wait's end */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (o->work[mid].start < w->end)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t k = lo; k > first && maxend[k - 1 - first] > w->start; k--) {
+				struct snrh_dev_work *p = &o->work[k - 1];
+				uint64_t a = p->start > w->start ? p->start : w->start,
+					 b = p->end < w->end ? p->end : w->end;
+				if (b > a)
+					p->waited_during_ns += b - a;
+			}
+		}
+		free(maxend);
+		free(sg);
+	}
+}
+
 void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -448,6 +550,7 @@ void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
 		snrh_ondev_partition(o->work + first, i - first, &o->dev[d]);
 	}
 	link_waits(t, o);
+	waits_during(o);
 }
 
 void snrh_ondev_free(struct snrh_ondev *o)
@@ -464,7 +567,7 @@ struct by_name {
 	uint32_t device;
 	int xfer;
 	const char *name;
-	uint64_t count, busy, queued, waits, wait_ns;
+	uint64_t count, busy, queued, waits, wait_ns, during;
 };
 
 static int name_cmp(const void *a, const void *b)
@@ -492,7 +595,7 @@ static size_t group_by_name(const struct snrh_ondev *o, struct by_name **out)
 		const struct snrh_dev_work *w = &o->work[i];
 		v[i] = (struct by_name){w->device, w->xfer,	      w->name,
 					1,	   w->end - w->start, w->start - w->submit,
-					w->waits,  w->wait_ns};
+					w->waits,  w->wait_ns,	      w->waited_during_ns};
 	}
 	snr_qsort(v, o->nwork, sizeof(*v), name_cmp);
 	size_t m = 0;
@@ -503,6 +606,7 @@ static size_t group_by_name(const struct snrh_ondev *o, struct by_name **out)
 			v[m - 1].queued += v[i].queued;
 			v[m - 1].waits += v[i].waits;
 			v[m - 1].wait_ns += v[i].wait_ns;
+			v[m - 1].during += v[i].during;
 		} else {
 			v[m++] = v[i];
 		}
@@ -513,7 +617,7 @@ static size_t group_by_name(const struct snrh_ondev *o, struct by_name **out)
 }
 
 struct wait_totals {
-	uint64_t n, ns, off, linked, linked_ns, wake_ns;
+	uint64_t n, ns, off, linked, linked_ns, wake_ns, during[SNRH_SPLIT_N];
 };
 
 static struct wait_totals wait_totals(const struct snrh_ondev *o)
@@ -528,6 +632,8 @@ static struct wait_totals wait_totals(const struct snrh_ondev *o)
 			s.linked++;
 			s.linked_ns += w->end - w->start;
 			s.wake_ns += w->end - o->work[w->work].end;
+			for (int k = 0; k < SNRH_SPLIT_N; k++)
+				s.during[k] += w->during[k];
 		}
 	}
 	return s;
@@ -574,15 +680,23 @@ void snrh_ondev_print(const struct snrh_ondev *o, unsigned top, FILE *out)
 			(unsigned long long)wt.n, ms(wt.ns), ms(wt.off), (unsigned long long)wt.linked,
 			ms(wt.linked_ns), ms(wt.wake_ns), (unsigned long long)(wt.n - wt.linked),
 			ms(wt.ns - wt.linked_ns));
+	if (wt.linked)
+		fprintf(
+		    out,
+		    "  the device while those %llu waited: compute only %.3f ms, transfer only %.3f ms, both "
+		    "%.3f ms, queued %.3f ms, idle %.3f ms\n",
+		    (unsigned long long)wt.linked, ms(wt.during[SNRH_SPLIT_COMPUTE]),
+		    ms(wt.during[SNRH_SPLIT_XFER]), ms(wt.during[SNRH_SPLIT_BOTH]),
+		    ms(wt.during[SNRH_SPLIT_QUEUED]), ms(wt.during[SNRH_SPLIT_IDLE]));
 	struct by_name *v;
 	size_t m = group_by_name(o, &v);
-	fprintf(out, "%-28s %-8s %-28s %8s %11s %11s %7s %12s\n", "device", "kind", "work", "count",
-		"busy ms", "queued ms", "waits", "host wait ms");
+	fprintf(out, "%-36s %-8s %-28s %8s %11s %11s %7s %12s %12s\n", "device", "kind", "work", "count",
+		"busy ms", "queued ms", "ended", "ended ms", "waited in ms");
 	for (size_t i = 0; i < m; i++)
-		fprintf(out, "%-28.28s %-8s %-28.28s %8llu %11.3f %11.3f %7llu %12.3f\n",
+		fprintf(out, "%-36.36s %-8s %-28.28s %8llu %11.3f %11.3f %7llu %12.3f %12.3f\n",
 			o->dev[v[i].device].label, v[i].xfer ? "transfer" : "compute", v[i].name,
 			(unsigned long long)v[i].count, ms(v[i].busy), ms(v[i].queued),
-			(unsigned long long)v[i].waits, ms(v[i].wait_ns));
+			(unsigned long long)v[i].waits, ms(v[i].wait_ns), ms(v[i].during));
 	free(v);
 	/* the pieces of work the host waited on longest */
 	const struct snrh_dev_work **p = snr_xcalloc(o->nwork + 1, sizeof(*p));
@@ -610,6 +724,14 @@ void snrh_ondev_print(const struct snrh_ondev *o, unsigned top, FILE *out)
 	free(p);
 }
 
+static json_t *during_json(const uint64_t *d)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "compute_only", (json_int_t)d[SNRH_SPLIT_COMPUTE],
+			 "transfer_only", (json_int_t)d[SNRH_SPLIT_XFER], "both",
+			 (json_int_t)d[SNRH_SPLIT_BOTH], "queued", (json_int_t)d[SNRH_SPLIT_QUEUED], "idle",
+			 (json_int_t)d[SNRH_SPLIT_IDLE]);
+}
+
 json_t *snrh_ondev_json(const struct snrh_ondev *o)
 {
 	json_t *devs = json_array();
@@ -634,11 +756,12 @@ json_t *snrh_ondev_json(const struct snrh_ondev *o)
 	json_t *work = json_array();
 	for (size_t i = 0; i < m; i++)
 		json_array_append_new(
-		    work, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "device",
+		    work, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "device",
 				    o->dev[v[i].device].label, "kind", v[i].xfer ? "transfer" : "compute",
 				    "name", v[i].name, "count", (json_int_t)v[i].count, "busy_ns",
 				    (json_int_t)v[i].busy, "queued_ns", (json_int_t)v[i].queued, "waits",
-				    (json_int_t)v[i].waits, "host_wait_ns", (json_int_t)v[i].wait_ns));
+				    (json_int_t)v[i].waits, "host_wait_ns", (json_int_t)v[i].wait_ns,
+				    "waited_during_ns", (json_int_t)v[i].during));
 	free(v);
 	json_t *waits = json_array();
 	for (size_t i = 0; i < o->nwaits; i++) {
@@ -655,16 +778,18 @@ json_t *snrh_ondev_json(const struct snrh_ondev *o)
 						      "seq", (json_int_t)d->seq, "submit_ns",
 						      (json_int_t)d->submit, "start_ns", (json_int_t)d->start,
 						      "end_ns", (json_int_t)d->end));
+			json_object_set_new(j, "during_ns", during_json(w->during));
 		} else {
 			json_object_set_new(j, "ended_by", json_null());
 		}
 		json_array_append_new(waits, j);
 	}
 	struct wait_totals wt = wait_totals(o);
-	return json_pack("{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:o}}", "devices", devs, "work", work,
-			 "host_waits", "count", (json_int_t)wt.n, "ns", (json_int_t)wt.ns, "offcpu_ns",
+	return json_pack("{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}}", "devices", devs, "work",
+			 work, "host_waits", "count", (json_int_t)wt.n, "ns", (json_int_t)wt.ns, "offcpu_ns",
 			 (json_int_t)wt.off, "linked", (json_int_t)wt.linked, "linked_ns",
-			 (json_int_t)wt.linked_ns, "wake_ns", (json_int_t)wt.wake_ns, "waits", waits);
+			 (json_int_t)wt.linked_ns, "wake_ns", (json_int_t)wt.wake_ns, "during_ns",
+			 during_json(wt.during), "waits", waits);
 }
 
 /* ---- Perfetto ---- */

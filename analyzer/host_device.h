@@ -37,6 +37,17 @@ struct snrh_dev_work {
 	uint32_t submit_tid;	     /* the host thread that submitted it, 0 unknown */
 	uint32_t waits;		     /* host waits it ended ... */
 	uint64_t wait_ns, wake_ns;   /* ... their time, and the part after it completed */
+	uint64_t waited_during_ns;   /* time of linked host waits (on its device) while it ran */
+};
+
+/* The parts of a device's split, in this order. */
+enum {
+	SNRH_SPLIT_COMPUTE,
+	SNRH_SPLIT_XFER,
+	SNRH_SPLIT_BOTH,
+	SNRH_SPLIT_QUEUED,
+	SNRH_SPLIT_IDLE,
+	SNRH_SPLIT_N
 };
 
 /* The window [t0, t1] of one device, split; the five parts add up to it. */
@@ -56,8 +67,11 @@ struct snrh_host_wait {
 	uint64_t start, end, offcpu_ns;
 	const char *call;
 	long work; /* index into snrh_ondev.work of the work that ended it, -1 none */
-	uint32_t
-	    stream; /* the CUPTI stream it synchronized (a stream synchronization record inside it), 0 any */
+	/* the CUPTI stream it synchronized (a stream synchronization record
+	 * inside it), 0 any */
+	uint32_t stream;
+	/* a linked wait's time by the split of its ending work's device */
+	uint64_t during[SNRH_SPLIT_N];
 };
 
 struct snrh_ondev {

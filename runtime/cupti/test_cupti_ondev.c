@@ -171,6 +171,37 @@ int main(void)
 			"memcpy DtoH") &&
 		json_is_null(json_object_get(json_array_get(json_object_get(hw, "waits"), 2), "ended_by")),
 	    "waits linked to the memset, the DtoH copy and nothing");
+	/* the device while the linked waits ran: A 1200-1360 (compute 50, both
+	 * 50, transfer 50, idle 10), B 1450-1710 (queued 50, compute 80, both
+	 * 20, transfer 100, idle 10), D 1880-1990 on GPU 1 (idle 10, both 10,
+	 * transfer 50, idle 40) */
+	json_t *du = json_object_get(hw, "during_ns");
+	CHECK(jint(du, "compute_only") == 130 && jint(du, "transfer_only") == 200 && jint(du, "both") == 80 &&
+		  jint(du, "queued") == 50 && jint(du, "idle") == 70,
+	      "during the waits: %s", json_dumps(du, JSON_COMPACT));
+	/* the wait time each piece ran in: gemm 1200-1300, memset 1250-1350,
+	 * relu 1500-1600, GPU 0's DtoH 1580-1700, tail 1890-1900, GPU 1's copy
+	 * 1890-1950 */
+	static const struct {
+		const char *dev, *name;
+		json_int_t during;
+	} want[] = {{"GPU 0 (CUPTI)", "gemm", 100},	  {"GPU 0 (CUPTI)", "memset", 100},
+		    {"GPU 0 (CUPTI)", "relu", 100},	  {"GPU 0 (CUPTI)", "memcpy DtoH", 120},
+		    {"GPU 0 (CUPTI)", "memcpy HtoD", 0},  {"GPU 1 (CUPTI)", "tail", 10},
+		    {"GPU 1 (CUPTI)", "memcpy DtoH", 60}, {"GPU 1 (CUPTI)", "other", 0}};
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		json_int_t got = -1;
+		size_t wi;
+		json_t *row;
+		json_array_foreach(json_object_get(j, "work"), wi, row)
+		{
+			if (!strcmp(json_string_value(json_object_get(row, "name")), want[k].name) &&
+			    !strcmp(json_string_value(json_object_get(row, "device")), want[k].dev))
+				got = jint(row, "waited_during_ns");
+		}
+		CHECK(got == want[k].during, "%s %s: host wait during it %lld, want %lld", want[k].dev,
+		      want[k].name, (long long)got, (long long)want[k].during);
+	}
 	json_t *w3 = json_array_get(json_object_get(hw, "waits"), 3);
 	CHECK(
 	    jint(w3, "stream") == 3 &&

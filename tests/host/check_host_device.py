@@ -116,6 +116,21 @@ def main():
             check(w['ended_by'] is None, 'wait %d began after run #%d ended: held by nothing, not %r' %
                   (k + 1, k + 1, w['ended_by']))
     check(hw['linked'] == held, 'linked %d, want %d' % (hw['linked'], held))
+    # the device while the linked waits ran, by the same split
+    during = {'compute_only': 0, 'transfer_only': 0, 'both': 0, 'queued': 0, 'idle': 0}
+    for w in waits:
+        if w['ended_by'] is None:
+            continue
+        span = [[w['start_ns'], w['end_ns']]]
+        c, x = length(intersect(span, compute)), length(intersect(span, xfer))
+        b = length(intersect(span, both))
+        q = length(intersect(span, busy_or_queued)) - length(intersect(span, on))
+        during['compute_only'] += c - b
+        during['transfer_only'] += x - b
+        during['both'] += b
+        during['queued'] += q
+        during['idle'] += (w['end_ns'] - w['start_ns']) - length(intersect(span, busy_or_queued))
+    check(hw['during_ns'] == during, 'during the waits: report %r, from the intervals %r' % (hw['during_ns'], during))
     total = sum(b - a for a, b, _ in wait)
     check(hw['ns'] == total, 'host wait %d ns, want %d' % (hw['ns'], total))
     # the program's own clock around its ta1rt_wait calls: the probed call

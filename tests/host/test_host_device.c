@@ -101,6 +101,17 @@ static void test_ta1(void)
 	CHECK(o.work[1].waits == 1 && o.work[1].wait_ns == 300 && o.work[1].wake_ns == 20,
 	      "run #1 caused 300 ns of wait");
 	CHECK(o.work[3].waits == 0 && o.work[0].waits == 0, "nothing else caused waits");
+	/* the first wait, 1120-1420: queued 1120-1130 (launch 1 submitted at
+	 * 1100, its upload starts at 1130), transfer 1130-1150, compute
+	 * 1150-1400, idle 1400-1420 */
+	const uint64_t *du = o.waits[0].during;
+	CHECK(du[SNRH_SPLIT_QUEUED] == 10 && du[SNRH_SPLIT_XFER] == 20 && du[SNRH_SPLIT_COMPUTE] == 250 &&
+		  du[SNRH_SPLIT_IDLE] == 20 && du[SNRH_SPLIT_BOTH] == 0,
+	      "wait 1 during: %llu %llu %llu %llu %llu", (unsigned long long)du[0], (unsigned long long)du[1],
+	      (unsigned long long)du[2], (unsigned long long)du[3], (unsigned long long)du[4]);
+	CHECK(o.work[0].waited_during_ns == 20 && o.work[1].waited_during_ns == 250 &&
+		  o.work[2].waited_during_ns == 0 && o.work[3].waited_during_ns == 0,
+	      "host wait during upload #1 20, run #1 250, launch 2 none");
 
 	json_t *j = snrh_ondev_json(&o);
 	json_t *d = json_array_get(json_object_get(j, "devices"), 0);
@@ -200,8 +211,41 @@ static void test_random(void)
 	}
 }
 
+/* Overlapping device records (as CUPTI's are): a long kernel, a short copy
+ * inside it that ends before the wait, and a kernel that ends the wait;
+ * the long kernel ran through the whole wait. */
+static void test_nested(void)
+{
+	struct snrh_trace t;
+	snrh_trace_init(&t);
+	json_object_set_new(t.meta, "t_start_ns", json_integer(1));
+	json_object_set_new(t.meta, "t_end_ns", json_integer(1000));
+	SNRH_PUSH(t.device, ((struct snrh_device_rec){SNRH_DEV_KERNEL, 5, 1, 0, 0, 10, 1000, 0,
+						      snrh_intern(&t, "long")}));
+	SNRH_PUSH(t.device, ((struct snrh_device_rec){SNRH_DEV_MEMCPY, 5, 2, 0, 0, 100, 200, 8,
+						      snrh_intern(&t, "copy")}));
+	SNRH_PUSH(t.device, ((struct snrh_device_rec){SNRH_DEV_KERNEL, 5, 3, 0, 0, 550, 560, 0,
+						      snrh_intern(&t, "k3")}));
+	probe(&t, 0, "cudaDeviceSynchronize", "H:WAIT_DEV");
+	iv(&t, 9, 0, 500, 600);
+	struct snrh_ondev o;
+	snrh_ondev_build(&t, &o);
+	CHECK(o.nwork == 3 && o.nwaits == 1 && o.waits[0].work == 2, "the wait is ended by k3 (work %ld)",
+	      o.nwaits ? o.waits[0].work : -2);
+	CHECK(o.work[0].waited_during_ns == 100 && o.work[1].waited_during_ns == 0 &&
+		  o.work[2].waited_during_ns == 10,
+	      "host wait during long %llu (want 100), copy %llu (0), k3 %llu (10)",
+	      (unsigned long long)o.work[0].waited_during_ns, (unsigned long long)o.work[1].waited_during_ns,
+	      (unsigned long long)o.work[2].waited_during_ns);
+	/* 1-10 idle, 10-100 compute, 100-200 both, 200-1000 compute */
+	CHECK(o.dev[0].compute_only == 890 && o.dev[0].both == 100 && o.dev[0].idle == 9, "nested split");
+	snrh_ondev_free(&o);
+	snrh_trace_free(&t);
+}
+
 int main(void)
 {
+	test_nested();
 	test_ta1();
 	test_random();
 	/* no device work: nothing printed */
