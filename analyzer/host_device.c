@@ -434,8 +434,25 @@ static size_t split_segments(const struct snrh_dev_work *w, size_t n, uint64_t t
 
 /* Each linked wait's time by its device's split, and each piece of work's
  * overlap with the linked waits on its device. */
+static const struct snrh_ondev *wait_dev_base;
+
+static int wait_dev_cmp(const void *a, const void *b)
+{
+	const struct snrh_ondev *o = wait_dev_base;
+	uint32_t x = o->work[o->waits[*(const size_t *)a].work].device;
+	uint32_t y = o->work[o->waits[*(const size_t *)b].work].device;
+	return x < y ? -1 : x > y;
+}
+
 static void waits_during(struct snrh_ondev *o)
 {
+	/* the linked waits grouped by device, so each device visits its own */
+	size_t *lw = snr_xcalloc(o->nwaits + 1, sizeof(*lw)), nlw = 0, next = 0;
+	for (size_t j = 0; j < o->nwaits; j++)
+		if (o->waits[j].work >= 0)
+			lw[nlw++] = j;
+	wait_dev_base = o;
+	snr_qsort(lw, nlw, sizeof(*lw), wait_dev_cmp);
 	for (size_t d = 0, i = 0; d < o->ndev; d++) {
 		size_t first = i;
 		while (i < o->nwork && o->work[i].device == d)
@@ -447,10 +464,8 @@ static void waits_during(struct snrh_ondev *o)
 			maxend[k - first] = k > first && maxend[k - first - 1] > o->work[k].end
 						? maxend[k - first - 1]
 						: o->work[k].end;
-		for (size_t j = 0; j < o->nwaits; j++) {
-			struct snrh_host_wait *w = &o->waits[j];
-			if (w->work < 0 || o->work[w->work].device != d)
-				continue;
+		for (; next < nlw && o->work[o->waits[lw[next]].work].device == d; next++) {
+			struct snrh_host_wait *w = &o->waits[lw[next]];
 			size_t lo = 0, hi = ns; /* the first segment ending after the wait starts */
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
@@ -483,6 +498,7 @@ static void waits_during(struct snrh_ondev *o)
 		free(maxend);
 		free(sg);
 	}
+	free(lw);
 }
 
 void snrh_ondev_build(const struct snrh_trace *t, struct snrh_ondev *o)
