@@ -281,8 +281,19 @@ static int report_json(const struct snrh_trace *t, const struct snrh_report_opts
 
 int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
 {
-	if (o->json)
-		return report_json(t, o, out);
+	if (o->json) {
+		/* --folded and --trace-events are written as without --json */
+		int rc = 0;
+		if (o->folded_prefix || o->trace_events) {
+			struct snrh_report_opts text = *o;
+			text.json = 0;
+			FILE *sink = fopen("/dev/null", "w");
+			rc = sink ? snrh_report(t, &text, sink) : -1;
+			if (sink)
+				fclose(sink);
+		}
+		return report_json(t, o, out) || rc ? -1 : 0;
+	}
 	json_t *m = t->meta;
 	uint64_t hz = (uint64_t)json_integer_value(json_object_get(m, "hz"));
 	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(m, "t_start_ns"));

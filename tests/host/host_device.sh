@@ -34,9 +34,10 @@ for mode in plain overlap; do
   expect_rc 0
   self_wait=$(sed -n 's/.*; \([0-9.]*\) s in ta1rt_wait.*/\1/p' "$T/out")
   [ -n "$self_wait" ] || fail "$mode: ta1_serve printed no ta1rt_wait time: $(cat "$T/out")"
-  run "$SNR" host report "$T/$mode.snrh" --json
+  run "$SNR" host report "$T/$mode.snrh" --json --folded "$T/$mode"
   expect_rc 0
   cp "$T/out" "$T/$mode.report.json"
+  [ -s "$T/$mode.offcpu.folded" ] || fail "$mode: --json left out --folded's files"
   run "$SNR" host report "$T/$mode.snrh"
   expect_rc 0
   expect_out "on/off-device"
