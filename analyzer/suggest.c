@@ -9,16 +9,10 @@
  * its destination that holds no other value from that point until it
  * completes, the move is suggested, predicting S cycles saved.
  *
- * --verify replays the trace once more through a thin wrapper around the
- * TA1 GRM that records, per instruction, the decoded instruction, the
- * operand access and the source values the timing model reads. The what-if
- * feeds that stream to a fresh timing model (sim/ta1_timing.c) in the
- * original order (which must give the replay's cycles) and with the move
- * applied, one move at a time and all together, and reports the differences.
- * The stream goes to an unlinked temporary file (per execution: a static
- * instruction's number, its register values and memory regions) and is read
- * back in order for each what-if, the moved instructions (only those) held
- * in memory: its cost in memory is the static table, not the window.
+ * --verify runs the window in the TA1 timing model in the original order
+ * (which must give the replay's cycles) and with the moves applied, one
+ * static move at a time and all together, and reports the differences (the
+ * captured stream and its what-if runs: whatif.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +23,7 @@
 
 #include "analyzer/deps.h"
 #include "analyzer/suggest_words.h"
+#include "analyzer/whatif.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
 #include "lib/snr_trace.h"
@@ -41,614 +36,6 @@
 
 void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
 void snr_deps_print_dma_brief_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
-
-/* ---- the instruction stream, captured from a replay ---------------------- */
-
-/* What the stream keeps of an instruction that is the same at every
- * execution of it: its pc, the pc after it, the decoded word and its
- * register sets (a window executes few static instructions). */
-struct cap_static {
-	uint64_t pc, next_pc;
-	struct ta1_insn in;
-	uint64_t regs_read, regs_written;
-	uint8_t nvals; /* register fields other than x0: the values kept per execution */
-	uint8_t field[4]; /* their indices in xv order (rd, rs1, rs2, rs3) */
-};
-
-/* One execution, decoded from the stream: its static instruction, the
- * values of its register fields before it ran (xv: x[rd], x[rs1], x[rs2],
- * x[rs3]; 0 for x0) and its memory regions. */
-struct cap_rec {
-	uint32_t sidx;
-	uint8_t nregions;
-	uint64_t xv[4];
-	struct ta1_region region[TA1_MAX_REGIONS];
-};
-
-/* The stream lives in an unlinked temporary file, not in memory: per
- * execution 5 bytes, 8 per register field other than x0 and 40 per memory
- * region (about 30 bytes an instruction on the serving window), read back
- * in order for every what-if. Memory holds the static table and one buffer,
- * whatever the window's length. */
-#define CAP_BUF (1u << 20)
-#define CAP_REC_MAX (5 + 4 * 8 + TA1_MAX_REGIONS * sizeof(struct ta1_region))
-
-struct capture {
-	FILE *f;               /* the stream */
-	char *fbuf;            /* its stdio buffer, CAP_BUF bytes */
-	uint64_t n;            /* executions in it */
-	uint64_t bytes;        /* its size */
-	bool io_failed;        /* a write or read of the stream failed (io_err says which) */
-	char io_err[256];
-	struct cap_static *st; /* the static table */
-	size_t nst, capst;
-	uint32_t *hash;        /* open addressing over st: index + 1, 0 empty */
-	size_t hashcap;
-	unsigned pre_window[TA1_NUM_FLAGS];
-	bool seeded;
-	struct snr_config cfg;
-	unsigned chip, nchips;
-};
-
-static struct capture *cap_now; /* the capture in progress (one at a time) */
-
-struct cap_sim {
-	struct snr_sim *inner;
-};
-
-static const struct snr_sim_ops *inner_ops = &snr_sim_ta1;
-
-static struct snr_sim *cap_create(const char *cfg_json, unsigned chip, unsigned nchips, char *err, size_t errlen)
-{
-	snr_config_default(&cap_now->cfg);
-	if (cfg_json && snr_config_parse(&cap_now->cfg, cfg_json, "the machine config", err, errlen))
-		return NULL;
-	cap_now->cfg.chips = nchips; /* the pod's links reach every chip the window names */
-	cap_now->chip = chip;
-	cap_now->nchips = nchips;
-	struct cap_sim *c = snr_xcalloc(1, sizeof(*c));
-	c->inner = inner_ops->create(cfg_json, chip, nchips, err, errlen);
-	if (!c->inner) {
-		free(c);
-		return NULL;
-	}
-	return (struct snr_sim *)c;
-}
-
-#define INNER(s) (((struct cap_sim *)(s))->inner)
-static void cap_destroy(struct snr_sim *s)
-{
-	if (!s)
-		return;
-	inner_ops->destroy(INNER(s));
-	free(s);
-}
-static const char *cap_error(struct snr_sim *s) { return inner_ops->error(INNER(s)); }
-static int cap_attach(struct snr_sim *s, const struct snr_tracker *t) { return inner_ops->attach_tracker(INNER(s), t); }
-static int cap_set_reg(struct snr_sim *s, unsigned r, const uint8_t *v, unsigned n)
-{
-	return inner_ops->set_reg(INNER(s), r, v, n);
-}
-static int cap_get_reg(struct snr_sim *s, unsigned r, uint8_t *v, unsigned n)
-{
-	return inner_ops->get_reg(INNER(s), r, v, n);
-}
-static int cap_load_mem(struct snr_sim *s, uint8_t sp, uint16_t ch, uint64_t a, const void *d, uint64_t l)
-{
-	return inner_ops->load_mem(INNER(s), sp, ch, a, d, l);
-}
-static int cap_read_mem(struct snr_sim *s, uint8_t sp, uint16_t ch, uint64_t a, void *d, uint64_t l)
-{
-	return inner_ops->read_mem(INNER(s), sp, ch, a, d, l);
-}
-static int cap_load_code(struct snr_sim *s, uint64_t pc, const uint8_t *code, unsigned len)
-{
-	return inner_ops->load_code(INNER(s), pc, code, len);
-}
-static uint64_t cap_finish(struct snr_sim *s) { return inner_ops->finish(INNER(s)); }
-
-static uint64_t reg_or_zero(struct snr_sim *in, unsigned r)
-{
-	uint64_t v = 0;
-	if (inner_ops->get_reg(in, r, (uint8_t *)&v, 8))
-		return 0; /* never captured nor written: the instruction cannot read it */
-	return v;
-}
-
-static uint64_t cap_hash(uint64_t pc, uint64_t next_pc, uint32_t raw, uint64_t rr, uint64_t rw)
-{
-	uint64_t h = pc * 0x9e3779b97f4a7c15ull ^ next_pc * 0xc2b2ae3d27d4eb4full ^ raw ^ rr * 31 ^ rw * 131;
-	return h ^ (h >> 29);
-}
-
-/* The static table's entry for one execution (added when new). */
-static uint32_t cap_static_of(struct capture *c, uint64_t pc, uint64_t next_pc, const struct ta1_insn *in,
-			      uint64_t rr, uint64_t rw)
-{
-	if (2 * (c->nst + 1) > c->hashcap) {
-		size_t cap = c->hashcap ? 2 * c->hashcap : 1024;
-		free(c->hash);
-		c->hash = snr_xcalloc(cap, sizeof(*c->hash));
-		c->hashcap = cap;
-		for (size_t k = 0; k < c->nst; k++) {
-			const struct cap_static *x = &c->st[k];
-			size_t h = cap_hash(x->pc, x->next_pc, x->in.raw, x->regs_read, x->regs_written) & (cap - 1);
-			while (c->hash[h])
-				h = (h + 1) & (cap - 1);
-			c->hash[h] = (uint32_t)k + 1;
-		}
-	}
-	size_t h = cap_hash(pc, next_pc, in->raw, rr, rw) & (c->hashcap - 1);
-	for (; c->hash[h]; h = (h + 1) & (c->hashcap - 1)) {
-		const struct cap_static *x = &c->st[c->hash[h] - 1];
-		if (x->pc == pc && x->next_pc == next_pc && x->in.raw == in->raw && x->regs_read == rr &&
-		    x->regs_written == rw)
-			return c->hash[h] - 1;
-	}
-	if (c->nst == c->capst) {
-		c->capst = c->capst ? 2 * c->capst : 256;
-		c->st = snr_xrealloc(c->st, c->capst * sizeof(*c->st));
-	}
-	struct cap_static *x = &c->st[c->nst];
-	memset(x, 0, sizeof(*x));
-	x->pc = pc;
-	x->next_pc = next_pc;
-	x->in = *in;
-	x->regs_read = rr;
-	x->regs_written = rw;
-	const uint8_t fields[4] = {in->rd, in->rs1, in->rs2, in->rs3};
-	for (uint8_t k = 0; k < 4; k++)
-		if (fields[k])
-			x->field[x->nvals++] = k;
-	c->hash[h] = (uint32_t)c->nst + 1;
-	return (uint32_t)c->nst++;
-}
-
-/* Appends one execution to the stream (r->xv and r->region as the
- * static entry and r->nregions say). */
-static void cap_append(struct capture *c, const struct cap_rec *r)
-{
-	uint8_t buf[CAP_REC_MAX];
-	size_t len = 0;
-	memcpy(buf, &r->sidx, 4);
-	buf[4] = r->nregions;
-	len = 5;
-	const struct cap_static *x = &c->st[r->sidx];
-	for (unsigned k = 0; k < x->nvals; k++, len += 8)
-		memcpy(buf + len, &r->xv[x->field[k]], 8);
-	memcpy(buf + len, r->region, r->nregions * sizeof(*r->region));
-	len += r->nregions * sizeof(*r->region);
-	if (!c->io_failed && fwrite(buf, 1, len, c->f) != len) {
-		c->io_failed = true;
-		snr_fmt(c->io_err, sizeof(c->io_err), "writing the what-if stream's temporary file: %s",
-			strerror(errno));
-	}
-	c->bytes += len;
-	c->n++;
-}
-
-/* A fresh, empty stream in a temporary file in $TMPDIR (else /tmp),
- * unlinked at once; 0, or -1 with err filled. */
-static int cap_open(struct capture *c, char *err, size_t errlen)
-{
-	int fd = snr_tmpfile_fd("what-if stream", err, errlen);
-	if (fd < 0)
-		return -1;
-	c->f = fdopen(fd, "w+b");
-	if (!c->f) {
-		snr_fmt(err, errlen, "cannot open the what-if stream's temporary file: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	c->fbuf = snr_setvbuf(c->f, CAP_BUF);
-	return 0;
-}
-
-static int cap_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out)
-{
-	struct capture *c = cap_now;
-	struct snr_sim *in = INNER(s);
-	if (!c->seeded) {
-		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-			c->pre_window[f] = (unsigned)reg_or_zero(in, TA1_REG_FLAG0 + f);
-		c->seeded = true;
-	}
-	uint64_t pc = reg_or_zero(in, TA1_REG_PC);
-	uint32_t w = 0;
-	inner_ops->read_mem(in, TA1_SPACE_CORE, (uint16_t)c->chip, pc, &w, 4);
-	struct ta1_insn dec;
-	ta1_decode(w, &dec);
-	/* The query and the timing model read only the instruction's own
-	 * register fields: fetch those, not all 32. */
-	uint64_t x[32] = {0};
-	const uint8_t fields[4] = {dec.rd, dec.rs1, dec.rs2, dec.rs3};
-	for (unsigned k = 0; k < 4; k++)
-		if (fields[k] && fields[k] < 32)
-			x[fields[k]] = reg_or_zero(in, fields[k]);
-	int rc = inner_ops->step(in, index, out);
-	if (rc)
-		return rc;
-	struct ta1_query_ctx q = {.x = x,
-				  .chip = c->chip,
-				  .nchips = c->nchips,
-				  .core_size = c->cfg.core_memory_bytes,
-				  .vmem_size = c->cfg.vmem_bytes,
-				  .hbm_size = c->cfg.hbm_bytes};
-	struct ta1_access a;
-	ta1_access_query(&dec, &q, &a);
-	struct cap_rec r;
-	r.sidx = cap_static_of(c, pc, out->next_pc, &dec, a.regs_read, a.regs_written);
-	r.xv[0] = x[dec.rd];
-	r.xv[1] = x[dec.rs1];
-	r.xv[2] = x[dec.rs2];
-	r.xv[3] = x[dec.rs3];
-	r.nregions = (uint8_t)a.nregions;
-	memcpy(r.region, a.region, a.nregions * sizeof(*a.region));
-	cap_append(c, &r);
-	return 0;
-}
-
-static const struct snr_sim_ops cap_ops = {
-	.abi_version = SNR_SIM_ABI_VERSION,
-	.name = "ta1",
-	.isa = "ta1",
-	.create = cap_create,
-	.destroy = cap_destroy,
-	.error = cap_error,
-	.attach_tracker = cap_attach,
-	.set_reg = cap_set_reg,
-	.get_reg = cap_get_reg,
-	.load_mem = cap_load_mem,
-	.read_mem = cap_read_mem,
-	.load_code = cap_load_code,
-	.step = cap_step,
-	.finish = cap_finish,
-};
-
-static void capture_free(struct capture *c)
-{
-	if (c->f)
-		fclose(c->f);
-	free(c->fbuf);
-	free(c->st);
-	free(c->hash);
-	memset(c, 0, sizeof(*c));
-}
-
-static int capture_trace(struct capture *c, const struct snr_replay_opts *base, char *err, size_t errlen)
-{
-	memset(c, 0, sizeof(*c));
-	if (cap_open(c, err, errlen))
-		return -1;
-	cap_now = c;
-	struct snr_replay_opts o = *base;
-	o.sim_ops = &cap_ops;
-	struct snr_replay_result *r = snr_xcalloc(1, sizeof(*r));
-	int rc = snr_replay(&o, r, err, errlen);
-	if (!rc && !r->ok) {
-		snr_fmt(err, errlen, "%s: the what-if capture replay diverged", o.trace_path);
-		rc = -1;
-	}
-	if (!rc && (c->io_failed || fflush(c->f))) {
-		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : "flushing the what-if stream's temporary file");
-		rc = -1;
-	}
-	free(r);
-	cap_now = NULL;
-	return rc;
-}
-
-/* Reads the stream from its start, one execution at a time. */
-struct cap_reader {
-	struct capture *c;
-	uint8_t *buf;
-	size_t len, pos;
-	uint64_t k;   /* executions read */
-	uint64_t off; /* the file's bytes read (pread, past the stream's stdio buffer) */
-	int rerr;     /* errno of a failed read, 0 if none */
-};
-
-static void cap_read_begin(struct capture *c, struct cap_reader *rd)
-{
-	memset(rd, 0, sizeof(*rd));
-	rd->c = c;
-	rd->buf = snr_xmalloc(CAP_BUF);
-	if (!c->io_failed && (fflush(c->f) || fseek(c->f, 0, SEEK_SET))) {
-		c->io_failed = true;
-		snr_fmt(c->io_err, sizeof(c->io_err), "rewinding the what-if stream's temporary file: %s",
-			strerror(errno));
-	}
-}
-
-static void cap_read_fail(struct cap_reader *rd, const char *what)
-{
-	if (rd->c->io_failed)
-		return;
-	rd->c->io_failed = true;
-	snr_fmt(rd->c->io_err, sizeof(rd->c->io_err),
-		"reading the what-if stream's temporary file back: %s at execution %" PRIu64 " of %" PRIu64, what,
-		rd->k, rd->c->n);
-}
-
-/* The next execution into r; false at the end or on a failure (io_failed). */
-static inline bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
-{
-	struct capture *c = rd->c;
-	if (c->io_failed || rd->k == c->n)
-		return false;
-	if (rd->len - rd->pos < CAP_REC_MAX) {
-		memmove(rd->buf, rd->buf + rd->pos, rd->len - rd->pos);
-		rd->len -= rd->pos;
-		rd->pos = 0;
-		/* straight from the file: fread would copy it through the
-		 * stream's own 1 MiB buffer first */
-		while (rd->len < CAP_BUF && rd->off < c->bytes && !rd->rerr) {
-			ssize_t got = pread(fileno(c->f), rd->buf + rd->len, CAP_BUF - rd->len, (off_t)rd->off);
-			if (got <= 0) {
-				rd->rerr = got < 0 ? errno : EIO;
-				break;
-			}
-			rd->len += (size_t)got;
-			rd->off += (uint64_t)got;
-		}
-	}
-	const uint8_t *p = rd->buf + rd->pos, *end = rd->buf + rd->len;
-	if (end - p < 5) {
-		cap_read_fail(rd, rd->rerr ? strerror(rd->rerr) : "the file ends early");
-		return false;
-	}
-	memcpy(&r->sidx, p, 4);
-	r->nregions = p[4];
-	p += 5;
-	if (r->sidx >= c->nst || r->nregions > TA1_MAX_REGIONS) {
-		cap_read_fail(rd, "a record out of range");
-		return false;
-	}
-	const struct cap_static *x = &c->st[r->sidx];
-	size_t need = x->nvals * 8u + r->nregions * sizeof(*r->region);
-	if ((size_t)(end - p) < need) {
-		cap_read_fail(rd, "the file ends early");
-		return false;
-	}
-	memset(r->xv, 0, sizeof(r->xv));
-	for (unsigned k = 0; k < x->nvals; k++, p += 8)
-		memcpy(&r->xv[x->field[k]], p, 8);
-	for (unsigned k = 0; k < r->nregions; k++, p += sizeof(*r->region)) /* at most 4: inline */
-		memcpy(&r->region[k], p, sizeof(*r->region));
-	rd->pos = (size_t)(p - rd->buf);
-	rd->k++;
-	return true;
-}
-
-static void cap_read_end(struct cap_reader *rd)
-{
-	free(rd->buf);
-}
-
-/* An instruction a move takes earlier: it runs just before instruction
- * slot - 1 of the original order. */
-struct slotted {
-	uint64_t slot, index;
-};
-
-static int cmp_slotted(const void *a, const void *b)
-{
-	const struct slotted *x = a, *y = b;
-	if (x->slot != y->slot)
-		return x->slot < y->slot ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int cmp_slotted_index(const void *a, const void *b)
-{
-	const struct slotted *x = a, *y = b;
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
-}
-
-/* How far ahead of its slot a moved execution may lie for cap_walk to take
- * it from its read-ahead (in executions; 200 bytes each): farther, and the
- * moved executions are read in a pass of their own first. */
-#define CAP_AHEAD_MAX 65536
-
-/* Each execution of the stream with the moved instructions (nmoved, in
- * cmp_slotted order) taken out of their place and put just before their
- * slot: fn gets it with its original index and its position in the new
- * order. One pass over the stream: it reads ahead of the execution it is at
- * as far as a moved execution lies after its slot (a move takes an
- * instruction earlier, a few hundred executions on the serving loop), and
- * keeps a moved execution it passes until its slot when that comes later;
- * past CAP_AHEAD_MAX a first pass keeps the moved executions (only those).
- * Several such orders (walkers) can share the pass (cap_walk_many): each
- * gets every execution it needs from the one read. */
-typedef void (*cap_emit_fn)(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos);
-
-struct walker {
-	const struct slotted *moved;
-	size_t nmoved;
-	cap_emit_fn fn;
-	void *user;
-	/* by index: the moved executions as the stream meets them */
-	struct slotted *byindex;
-	struct cap_rec *recs; /* by place in moved */
-	uint64_t ahead;       /* the farthest a moved execution lies after its slot's execution */
-	bool kept;            /* recs holds every moved execution (the first pass) */
-	size_t mk, skip;
-	uint64_t pos;
-};
-
-static void walker_begin(struct capture *c, struct walker *w)
-{
-	w->byindex = NULL;
-	w->recs = NULL;
-	w->ahead = 0;
-	w->kept = false;
-	w->mk = w->skip = 0;
-	w->pos = 0;
-	size_t nmoved = w->nmoved;
-	const struct slotted *moved = w->moved;
-	if (!nmoved)
-		return;
-	w->byindex = snr_xmalloc(nmoved * sizeof(*w->byindex));
-	w->recs = snr_xcalloc(nmoved, sizeof(*w->recs));
-	for (size_t k = 0; k < nmoved; k++) {
-		w->byindex[k] = (struct slotted){k, moved[k].index}; /* slot: its place in moved */
-		if (moved[k].index + 1 > moved[k].slot && moved[k].index + 1 - moved[k].slot > w->ahead)
-			w->ahead = moved[k].index + 1 - moved[k].slot;
-	}
-	snr_qsort(w->byindex, nmoved, sizeof(*w->byindex), cmp_slotted_index);
-	if (w->ahead > CAP_AHEAD_MAX) {
-		struct cap_reader rd;
-		struct cap_rec r;
-		cap_read_begin(c, &rd);
-		for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
-			for (; j < nmoved && w->byindex[j].index == rd.k - 1; j++)
-				w->recs[w->byindex[j].slot] = r;
-		cap_read_end(&rd);
-		w->kept = true;
-		w->ahead = 0;
-	}
-}
-
-static void walker_end(struct walker *w)
-{
-	for (; w->mk < w->nmoved; w->mk++)
-		w->fn(w->user, &w->recs[w->mk], w->moved[w->mk].index, w->pos++);
-	free(w->recs);
-	free(w->byindex);
-}
-
-static void cap_walk_many(struct capture *c, struct walker *ws, size_t nw)
-{
-	uint64_t ahead = 0;
-	for (size_t i = 0; i < nw; i++) {
-		walker_begin(c, &ws[i]);
-		ahead = ws[i].ahead > ahead ? ws[i].ahead : ahead;
-	}
-	/* ring[i % nring]: execution i, for i in [k, got) */
-	size_t nring = (size_t)ahead + 1;
-	struct cap_rec *ring = snr_xmalloc(nring * sizeof(*ring));
-	static const struct cap_rec none; /* for a stream that failed to read (io_failed says so) */
-	struct cap_reader rd;
-	uint64_t got = 0;
-	bool more = true;
-	cap_read_begin(c, &rd);
-	for (uint64_t k = 0;; k++) {
-		while (more && got < k + nring) {
-			if (cap_read_next(&rd, &ring[got % nring]))
-				got++;
-			else
-				more = false;
-		}
-		if (k >= got)
-			break;
-		const struct cap_rec *r = &ring[k % nring];
-		for (size_t i = 0; i < nw; i++) {
-			struct walker *w = &ws[i];
-			while (w->mk < w->nmoved && w->moved[w->mk].slot <= k + 1) {
-				uint64_t q = w->moved[w->mk].index;
-				const struct cap_rec *x = w->kept || q < k ? &w->recs[w->mk] : q < got ? &ring[q % nring] : &none;
-				w->fn(w->user, x, q, w->pos++);
-				w->mk++;
-			}
-			if (w->skip < w->nmoved && w->byindex[w->skip].index == k) {
-				for (; w->skip < w->nmoved && w->byindex[w->skip].index == k; w->skip++)
-					if (!w->kept)
-						w->recs[w->byindex[w->skip].slot] = *r; /* for its slot, if that comes later */
-				continue;
-			}
-			w->fn(w->user, r, k, w->pos++);
-		}
-	}
-	cap_read_end(&rd);
-	for (size_t i = 0; i < nw; i++)
-		walker_end(&ws[i]);
-	free(ring);
-}
-
-static void cap_walk(struct capture *c, const struct slotted *moved, size_t nmoved, cap_emit_fn fn, void *user)
-{
-	struct walker w = {.moved = moved, .nmoved = nmoved, .fn = fn, .user = user};
-	cap_walk_many(c, &w, 1);
-}
-
-struct timing_emit {
-	const struct capture *c;
-	struct ta1_timing_model *t;
-	bool renumber;
-	uint64_t x[32];
-	struct ta1_access a;
-};
-
-/* x and a are reused: only the captured registers and regions are set (and
- * x cleared again after), which is all the model reads */
-static void timing_emit(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
-{
-	struct timing_emit *e = user;
-	const struct cap_static *s = &e->c->st[r->sidx];
-	uint64_t *x = e->x;
-	x[s->in.rs3] = r->xv[3];
-	x[s->in.rs2] = r->xv[2];
-	x[s->in.rs1] = r->xv[1];
-	x[s->in.rd] = r->xv[0];
-	x[0] = 0;
-	e->a.regs_read = s->regs_read;
-	e->a.regs_written = s->regs_written;
-	e->a.nregions = r->nregions;
-	for (unsigned k = 0; k < r->nregions; k++) /* at most 4: inline, not a call */
-		e->a.region[k] = r->region[k];
-	ta1_timing_insn(e->t, e->renumber ? pos : index, s->pc, &s->in, &e->a, x, s->next_pc);
-	x[s->in.rs3] = x[s->in.rs2] = x[s->in.rs1] = x[s->in.rd] = 0;
-}
-
-/* Runs the stream, with the moved instructions moved (NULL, 0: as
- * captured), through a fresh timing model, reporting to tracker (NULL:
- * none) with each instruction's original index, or its position in the new
- * order when renumber is set (a reordered window of its own, for the next
- * round's graph). totals (NULL: not wanted) gets the model's totals. */
-static uint64_t what_if_run(struct capture *c, const struct slotted *moved, size_t nmoved,
-			    const struct snr_tracker *tracker, bool renumber, struct ta1_timing_totals *totals)
-{
-	struct timing_emit e = {.c = c, .renumber = renumber};
-	e.t = ta1_timing_new(&c->cfg, tracker, c->chip);
-	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-		for (unsigned k = 0; k < c->pre_window[f]; k++)
-			ta1_timing_pre_window_dma(e.t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-	cap_walk(c, moved, nmoved, timing_emit, &e);
-	uint64_t cycles = ta1_timing_drain(e.t);
-	if (totals)
-		ta1_timing_totals(e.t, totals);
-	ta1_timing_free(e.t);
-	return cycles;
-}
-
-/* what_if_run for n orders in one pass over the stream: order k moves
- * moved[k] (nmoved[k] of them; 0: as captured); cycles[k] its cycles, and
- * totals (NULL: not wanted) the first order's model totals. No tracker. */
-static void what_if_run_many(struct capture *c, struct slotted *const *moved, const size_t *nmoved, size_t n,
-			     uint64_t *cycles, struct ta1_timing_totals *totals)
-{
-	struct timing_emit *e = snr_xcalloc(n, sizeof(*e));
-	struct walker *w = snr_xcalloc(n, sizeof(*w));
-	for (size_t k = 0; k < n; k++) {
-		e[k].c = c;
-		e[k].t = ta1_timing_new(&c->cfg, NULL, c->chip);
-		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-			for (unsigned j = 0; j < c->pre_window[f]; j++)
-				ta1_timing_pre_window_dma(e[k].t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-		w[k] = (struct walker){.moved = moved[k], .nmoved = nmoved[k], .fn = timing_emit, .user = &e[k]};
-	}
-	cap_walk_many(c, w, n);
-	for (size_t k = 0; k < n; k++) {
-		cycles[k] = ta1_timing_drain(e[k].t);
-		if (totals && !k)
-			ta1_timing_totals(e[k].t, totals);
-		ta1_timing_free(e[k].t);
-	}
-	free(w);
-	free(e);
-}
 
 /* ---- Algorithm 2 --------------------------------------------------------- */
 
@@ -837,7 +224,7 @@ static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const str
 }
 
 /* The instructions the moves of `moves` (n suggestions) take earlier, in
- * cmp_slotted order: each move's slice and DMA ISSUE, in their original
+ * an_wi_cmp_slotted order: each move's slice and DMA ISSUE, in their original
  * order, just before its point. An instruction in the slices of several
  * moves goes to the earliest of their points. Returns them (*nmoved of
  * them), allocated; their count, not the window's, is the memory. */
@@ -858,12 +245,12 @@ static struct slotted *moved_set(const struct capture *c, const struct suggestio
 		}
 	}
 	/* one entry per instruction, at its earliest point */
-	snr_qsort(v, m, sizeof(*v), cmp_slotted_index);
+	snr_qsort(v, m, sizeof(*v), an_wi_cmp_slotted_index);
 	size_t u = 0;
 	for (size_t k = 0; k < m; k++)
 		if (!u || v[u - 1].index != v[k].index)
 			v[u++] = v[k];
-	snr_qsort(v, u, sizeof(*v), cmp_slotted);
+	snr_qsort(v, u, sizeof(*v), an_wi_cmp_slotted);
 	*nmoved = u;
 	return v;
 }
@@ -873,7 +260,7 @@ static uint64_t what_if_moves(struct capture *c, const struct suggestion *const 
 {
 	size_t nmoved;
 	struct slotted *moved = moved_set(c, moves, n, &nmoved);
-	uint64_t cyc = what_if_run(c, moved, nmoved, tracker, false, totals);
+	uint64_t cyc = an_wi_run(c, moved, nmoved, tracker, false, totals);
 	free(moved);
 	return cyc;
 }
@@ -1263,7 +650,7 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 	uint64_t *cycles = snr_xcalloc(nv + 1, sizeof(*cycles));
 	for (size_t k = 0; k < nv; k++)
 		sets[k + 1] = moved_set(c, moves, group_moves(p, &p->g[k], moves), &nsets[k + 1]);
-	what_if_run_many(c, sets, nsets, nv + 1, cycles, &p->base_totals);
+	an_wi_run_many(c, sets, nsets, nv + 1, cycles, &p->base_totals);
 	for (size_t k = 0; k <= nv; k++)
 		free(sets[k]);
 	free(sets);
@@ -1316,7 +703,7 @@ static void append_emit(void *user, const struct cap_rec *r, uint64_t index, uin
 {
 	(void)index;
 	(void)pos;
-	cap_append(user, r);
+	an_wi_append(user, r);
 }
 
 /* The window with the moved instructions moved, as a stream of its own (its
@@ -1325,7 +712,7 @@ static int capture_reordered(struct capture *c, const struct slotted *moved, siz
 			     char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
-	if (cap_open(out, err, errlen))
+	if (an_wi_open(out, err, errlen))
 		return -1;
 	out->st = snr_xmemdup(c->st, (c->nst ? c->nst : 1) * sizeof(*c->st));
 	out->nst = out->capst = c->nst;
@@ -1336,7 +723,7 @@ static int capture_reordered(struct capture *c, const struct slotted *moved, siz
 	out->cfg = c->cfg;
 	out->chip = c->chip;
 	out->nchips = c->nchips;
-	cap_walk(c, moved, nmoved, append_emit, out);
+	an_wi_walk(c, moved, nmoved, append_emit, out);
 	if (c->io_failed || out->io_failed) {
 		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : out->io_err);
 		return -1;
@@ -1364,7 +751,7 @@ static int feed_round(void *user, struct snr_source *src, const struct snr_track
 	if (f->orig->metrics && !(src->metrics = snr_metrics_open(f->orig->path, err, errlen)))
 		return -1;
 	src->instructions = f->c->n;
-	src->cycles = what_if_run(f->c, NULL, 0, t, true, NULL);
+	src->cycles = an_wi_run(f->c, NULL, 0, t, true, NULL);
 	src->verified = true;
 	return 0;
 }
@@ -1407,14 +794,14 @@ static int run_rounds(struct capture *c, const struct snr_deps *d, const struct 
 		free(moved);
 		free(moves);
 		if (crc) {
-			capture_free(&next);
+			an_wi_capture_free(&next);
 			rc = -1;
 			break;
 		}
 		if (have_cur) {
 			plan_free(&pl);
 			snr_deps_free(&dn);
-			capture_free(&cur);
+			an_wi_capture_free(&cur);
 		}
 		cur = next;
 		have_cur = true;
@@ -1437,7 +824,7 @@ static int run_rounds(struct capture *c, const struct snr_deps *d, const struct 
 	if (have_cur) {
 		plan_free(&pl);
 		snr_deps_free(&dn);
-		capture_free(&cur);
+		an_wi_capture_free(&cur);
 	}
 	return rc ? -1 : (int)nr;
 }
@@ -1755,8 +1142,8 @@ static int capture_for(const struct snr_deps *d, const struct snr_deps_opts *o, 
 		snr_fmt(err, errlen, "--verify needs the trace");
 	else if (o->sim && strcmp(o->sim, "ta1"))
 		snr_fmt(err, errlen, "--verify runs the TA1 timing model; --sim %s has none", o->sim);
-	else if (capture_trace(c, &ro, err, errlen)) {
-		capture_free(c);
+	else if (an_wi_capture_trace(c, &ro, err, errlen)) {
+		an_wi_capture_free(c);
 		memset(c, 0, sizeof(*c));
 	} else
 		rc = 0;
@@ -1792,7 +1179,7 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 					nr = 0;
 				}
 			}
-			capture_free(&c);
+			an_wi_capture_free(&c);
 		}
 	}
 	if (so->json)
