@@ -6,8 +6,8 @@
  * cycles S attributed to it): if its backtail B (cycles between the farthest
  * point it could move to and its issue) exceeds S, it moves to the latest
  * point that hides S; if VMEM holds a contiguous region at least as large as
- * its destination that holds no other value from that point until it
- * completes, the move is suggested, predicting S cycles saved.
+ * its destination that holds no other value from that point until the last
+ * read of what it wrote, the move is suggested, predicting S cycles saved.
  *
  * --verify runs the window in the TA1 timing model in the original order
  * (which must give the replay's cycles) and with the moves applied, one
@@ -46,6 +46,7 @@ struct suggestion {
 	bool suggested;
 	const char *reason; /* why not */
 	uint64_t free_lo, free_hi; /* VMEM [lo, hi), addresses */
+	uint64_t free_until;       /* ... free until this cycle: the moved data's last read + 1 */
 	bool vmem_checked, own_region;
 	bool lifted;        /* the point came out of a callee (to its call) or a caller (to the entry) */
 	uint64_t predicted;
@@ -125,6 +126,35 @@ static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const 
 		}
 	}
 	return false;
+}
+
+/* The end of the moved data's lifetime: the last read (+ 1) of any value
+ * DMA m wrote in VMEM, or its completion when nothing reads it. A region it
+ * is given must hold nothing else until then, not only until the transfer
+ * completes. Each page's values are in cycle order: a binary search finds
+ * the first written at or after its issue, and the scan stops past its
+ * completion (it writes nothing later). */
+static uint64_t data_last_read(const struct snr_deps *d, const struct snr_deps_dma *m)
+{
+	uint64_t end = m->complete_cycle, pb = d->page_bytes, me = (uint64_t)m->issue_index;
+	if (m->dst_space != TA1_SPACE_VMEM || m->dst_addr < TA1_VMEM_BASE || !d->occ_start)
+		return end;
+	uint64_t p0 = (m->dst_addr - TA1_VMEM_BASE) / pb;
+	uint64_t p1 = (m->dst_addr - TA1_VMEM_BASE + (m->bytes ? m->bytes : 1) - 1) / pb;
+	for (uint64_t p = p0; p <= p1 && p < d->npages; p++) {
+		size_t lo = d->occ_start[p], hi = d->occ_start[p + 1];
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (d->occ[mid].lo < m->issue_cycle)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < d->occ_start[p + 1] && d->occ[k].lo <= m->complete_cycle; k++)
+			if (d->occ[k].writer == me && d->occ[k].hi > end)
+				end = d->occ[k].hi;
+	}
+	return end;
 }
 
 /* The cycle the core reaches instruction p: issued just before p, a DMA
@@ -214,8 +244,10 @@ static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const str
 	if (m->dst_space == TA1_SPACE_VMEM) {
 		s->vmem_checked = true;
 		uint64_t c0 = reach_cycle(d, s->at);
-		if (!free_region(d, max_hi, m, c0, m->complete_cycle, &s->free_lo, &s->free_hi, &s->own_region)) {
-			s->reason = "no contiguous VMEM region of its size is free from the earlier point";
+		s->free_until = data_last_read(d, m);
+		if (!free_region(d, max_hi, m, c0, s->free_until, &s->free_lo, &s->free_hi, &s->own_region)) {
+			s->reason = "no contiguous VMEM region of its size is free from the earlier point to the moved "
+				    "data's last read";
 			return;
 		}
 	}
@@ -853,11 +885,12 @@ static void print_group_text(FILE *f, const struct plan *p, size_t k)
 		fputs("); ", f);
 	}
 	if (s->vmem_checked && s->own_region)
-		fprintf(f, "VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from the point on (its own destination)\n",
+		fprintf(f, "VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from the point to the data's last read "
+			   "(its own destination)\n",
 			s->free_lo, s->free_hi);
 	else if (s->vmem_checked)
 		fprintf(f, "its own destination is in use then: its buffer moves to VMEM [0x%" PRIx64 ", 0x%" PRIx64
-			   "), free from the point on (to 0x%" PRIx64 ")\n",
+			   "), free from the point to the data's last read (to 0x%" PRIx64 ")\n",
 			s->free_lo, s->free_lo + s->m->bytes, s->free_hi);
 	else
 		fputs("its destination is not in VMEM\n", f);
