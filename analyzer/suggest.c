@@ -23,6 +23,7 @@
 
 #include "analyzer/deps.h"
 #include "analyzer/suggest_words.h"
+#include "analyzer/rename.h"
 #include "analyzer/whatif.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
@@ -49,6 +50,7 @@ struct suggestion {
 	uint64_t free_until;       /* ... free until this cycle: the moved data's last read + 1 */
 	bool vmem_checked, own_region;
 	bool lifted;        /* the point came out of a callee (to its call) or a caller (to the entry) */
+	bool rename;        /* its destination is in use: the what-if writes free_lo.. (its readers with it) */
 	uint64_t predicted;
 	size_t group;       /* its static move: index into the plan's groups */
 };
@@ -287,13 +289,44 @@ static struct slotted *moved_set(const struct capture *c, const struct suggestio
 	return v;
 }
 
-static uint64_t what_if_moves(struct capture *c, const struct suggestion *const *moves, size_t n,
-			      const struct snr_tracker *tracker, struct ta1_timing_totals *totals)
+static int cmp_rename(const void *a, const void *b)
 {
-	size_t nmoved;
-	struct slotted *moved = moved_set(c, moves, n, &nmoved);
-	uint64_t cyc = an_wi_run(c, moved, nmoved, tracker, false, totals);
-	free(moved);
+	const struct an_rename *x = a, *y = b;
+	return x->dma < y->dma ? -1 : x->dma > y->dma;
+}
+
+/* The what-if order of n moves: their moved instructions and the buffers
+ * they rename (allocated; order_free). */
+static void order_of(const struct capture *c, const struct suggestion *const *moves, size_t n, struct an_wi_order *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->moved = moved_set(c, moves, n, &o->nmoved);
+	struct an_rename *rn = snr_xcalloc(n + 1, sizeof(*rn));
+	for (size_t j = 0; j < n; j++)
+		if (moves[j]->rename)
+			rn[o->nrn++] = (struct an_rename){(uint64_t)moves[j]->m->issue_index, moves[j]->m->dst_addr,
+							  moves[j]->m->dst_addr + moves[j]->m->bytes, moves[j]->free_lo};
+	snr_qsort(rn, o->nrn, sizeof(*rn), cmp_rename);
+	o->rn = rn;
+}
+
+static void order_free(struct an_wi_order *o)
+{
+	free((void *)o->moved);
+	free((void *)o->rn);
+	memset(o, 0, sizeof(*o));
+}
+
+static uint64_t what_if_moves(struct capture *c, const struct suggestion *const *moves, size_t n,
+			      const struct snr_tracker *tracker, struct ta1_timing_totals *totals,
+			      struct an_conflict *conflict)
+{
+	struct an_wi_order o;
+	order_of(c, moves, n, &o);
+	uint64_t cyc = an_wi_run_order(c, &o, tracker, false, totals);
+	if (conflict)
+		*conflict = o.conflict;
+	order_free(&o);
 	return cyc;
 }
 
@@ -306,6 +339,8 @@ struct move_group {
 	size_t *members, n; /* indices into the plan's suggestions, in window order */
 	uint64_t estimate;  /* Algorithm 2's: the instances' stalls summed, an upper bound */
 	bool verified, confirmed;
+	bool refused;        /* the moved window would compute something else (reason says what) */
+	size_t renamed;      /* instances that write a second buffer (every other one: by parity) */
 	uint64_t cycles_after;
 	int64_t realized;
 	char reason[1024];   /* for an unconfirmed group: what the moved replay shows */
@@ -421,6 +456,21 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 		k = e;
 	}
 	free(idx);
+	/* A move whose own destination is in use gets a second buffer: every
+	 * other instance of the group writes it (by iteration parity), so that
+	 * one instance's data is not overwritten by the next's while still read
+	 * (the what-if checks that it is not) */
+	for (size_t k = 0; k < p->ng; k++) {
+		struct move_group *g = &p->g[k];
+		size_t in_use = 0;
+		for (size_t j = 0; j < g->n; j++) {
+			struct suggestion *s = &p->sg[g->members[j]];
+			if (s->vmem_checked && !s->own_region && in_use++ % 2 == 0) {
+				s->rename = true;
+				g->renamed++;
+			}
+		}
+	}
 	snr_qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
 	for (size_t k = 0; k < p->ng; k++)
 		for (size_t j = 0; j < p->g[k].n; j++)
@@ -564,7 +614,7 @@ static void diagnose(struct capture *c, const struct plan *p, struct move_group 
 				.on_stall = diag_on_stall,
 				.on_dma = diag_on_dma};
 	struct ta1_timing_totals tot;
-	what_if_moves(c, moves, n, &t, &tot);
+	what_if_moves(c, moves, n, &t, &tot, NULL);
 	diag_sort(&dg);
 	/* the instance whose WAIT stalls most on another DMA, or on its own */
 	const struct suggestion *worst_other = NULL, *worst_own = NULL;
@@ -669,6 +719,38 @@ static void diagnose(struct capture *c, const struct plan *p, struct move_group 
 	free(moves);
 }
 
+/* A refused move's reason: what it would change, in the program's terms. */
+static void refusal(const struct capture *c, const struct snr_deps *d, const struct an_conflict *cf, char *buf,
+		    size_t len)
+{
+	char a[512], b[512];
+	uint64_t mpc = snr_deps_insn_get(d, cf->moved).pc, opc = snr_deps_insn_get(d, cf->other).pc;
+	(void)c;
+	an_sg_place(&d->an.src, mpc, "the instruction", a, sizeof(a));
+	an_sg_place(&d->an.src, opc, "the instruction", b, sizeof(b));
+	if (cf->kind == AN_CONFLICT_RENAMED)
+		snr_fmt(buf, len,
+			"refused: it would change what the program computes: the second buffer of %s is used by %s "
+			"before the moved data's last read",
+			a, b);
+	else if (cf->kind == AN_CONFLICT_PARTIAL)
+		snr_fmt(buf, len,
+			"refused: it would change what the program computes: %s reads part of the renamed buffer of %s "
+			"and part of something else",
+			b, a);
+	else if (cf->kind == AN_CONFLICT_REGISTER)
+		snr_fmt(buf, len, "refused: it would change what the program computes: moved, %s %s, %s (x%" PRIu64 ")",
+			a, an_conflict_kind_words(cf->kind), b, cf->addr);
+	else if (cf->kind == AN_CONFLICT_FLAG)
+		snr_fmt(buf, len,
+			"refused: it would change what the program computes: moved, %s %s, %s (flag %" PRIu64
+			"; give it a flag of its own)",
+			a, an_conflict_kind_words(cf->kind), b, cf->addr);
+	else
+		snr_fmt(buf, len, "refused: it would change what the program computes: moved, %s %s, %s (at 0x%" PRIx64 ")",
+			a, an_conflict_kind_words(cf->kind), b, cf->addr);
+}
+
 /* Each group's what-if (all its instances moved; the verify_max largest
  * estimates), then all the confirmed groups together. */
 static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
@@ -677,16 +759,11 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 	/* the window as captured and each group's what-if (the groups are in
 	 * estimate order), in one pass over the stream */
 	size_t nv = p->ng < verify_max ? p->ng : verify_max;
-	struct slotted **sets = snr_xcalloc(nv + 1, sizeof(*sets));
-	size_t *nsets = snr_xcalloc(nv + 1, sizeof(*nsets));
+	struct an_wi_order *ord = snr_xcalloc(nv + 1, sizeof(*ord));
 	uint64_t *cycles = snr_xcalloc(nv + 1, sizeof(*cycles));
 	for (size_t k = 0; k < nv; k++)
-		sets[k + 1] = moved_set(c, moves, group_moves(p, &p->g[k], moves), &nsets[k + 1]);
-	an_wi_run_many(c, sets, nsets, nv + 1, cycles, &p->base_totals);
-	for (size_t k = 0; k <= nv; k++)
-		free(sets[k]);
-	free(sets);
-	free(nsets);
+		order_of(c, moves, group_moves(p, &p->g[k], moves), &ord[k + 1]);
+	an_wi_run_many(c, ord, nv + 1, cycles, &p->base_totals);
 	p->baseline = cycles[0];
 	p->verified = true;
 	for (size_t k = 0; k < nv; k++) {
@@ -694,22 +771,45 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 		g->cycles_after = cycles[k + 1];
 		g->realized = (int64_t)p->baseline - (int64_t)g->cycles_after;
 		g->verified = true;
-		g->confirmed = g->realized > 0 && 2 * (uint64_t)g->realized >= g->estimate;
-		if (!g->confirmed)
+		if (ord[k + 1].conflict.kind != AN_CONFLICT_NONE) {
+			g->refused = true;
+			refusal(c, p->d, &ord[k + 1].conflict, g->reason, sizeof(g->reason));
+		}
+		g->confirmed = !g->refused && g->realized > 0 && 2 * (uint64_t)g->realized >= g->estimate;
+		if (!g->confirmed && !g->refused)
 			diagnose(c, p, g);
 		p->nverified++;
 	}
+	for (size_t k = 0; k <= nv; k++)
+		order_free(&ord[k]);
+	free(ord);
 	free(cycles);
-	size_t n = group_moves(p, NULL, moves);
+	snr_qsort(p->g, p->ng, sizeof(*p->g), cmp_group); /* the confirmed first, by what they realize */
 	for (size_t k = 0; k < p->ng; k++)
 		if (p->g[k].confirmed) {
 			p->cb.moves++;
 			p->cb.sum_groups += p->g[k].realized;
 		}
-	if (p->cb.moves) {
-		p->cb.moved = what_if_moves(c, moves, n, NULL, NULL);
-		p->cb.realized = (int64_t)p->baseline - (int64_t)p->cb.moved;
-		p->cb.done = true;
+	/* All the confirmed moves together; when together they would compute
+	 * something else (each is safe alone), the one that realizes least is
+	 * refused and the rest are run again. */
+	while (p->cb.moves) {
+		struct an_conflict cf;
+		size_t n = group_moves(p, NULL, moves);
+		p->cb.moved = what_if_moves(c, moves, n, NULL, NULL, &cf);
+		if (cf.kind == AN_CONFLICT_NONE) {
+			p->cb.realized = (int64_t)p->baseline - (int64_t)p->cb.moved;
+			p->cb.done = true;
+			break;
+		}
+		struct move_group *last = &p->g[p->cb.moves - 1];
+		char why[1024];
+		refusal(c, p->d, &cf, why, sizeof(why));
+		snr_fmt(last->reason, sizeof(last->reason), "with the moves that realize more applied too: %s", why);
+		last->confirmed = false;
+		last->refused = true;
+		p->cb.moves--;
+		p->cb.sum_groups -= last->realized;
 	}
 	free(moves);
 	snr_qsort(p->g, p->ng, sizeof(*p->g), cmp_group);
@@ -731,17 +831,10 @@ struct round {
 	size_t nmoves;
 };
 
-static void append_emit(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
-{
-	(void)index;
-	(void)pos;
-	an_wi_append(user, r);
-}
-
 /* The window with the moved instructions moved, as a stream of its own (its
  * static table a copy of c's); 0, or -1 with err filled. */
-static int capture_reordered(struct capture *c, const struct slotted *moved, size_t nmoved, struct capture *out,
-			     char *err, size_t errlen)
+static int capture_reordered(struct capture *c, struct an_wi_order *o, struct capture *out, char *err,
+			     size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (an_wi_open(out, err, errlen))
@@ -755,7 +848,7 @@ static int capture_reordered(struct capture *c, const struct slotted *moved, siz
 	out->cfg = c->cfg;
 	out->chip = c->chip;
 	out->nchips = c->nchips;
-	an_wi_walk(c, moved, nmoved, append_emit, out);
+	an_wi_reorder(c, o, out);
 	if (c->io_failed || out->io_failed) {
 		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : out->io_err);
 		return -1;
@@ -820,10 +913,10 @@ static int run_rounds(struct capture *c, const struct snr_deps *d, const struct 
 	while (nr < rounds && prev_p->cb.moves) {
 		const struct suggestion **moves = snr_xcalloc(prev_p->nsug + 1, sizeof(*moves));
 		size_t n = group_moves(prev_p, NULL, moves);
-		size_t nmoved;
-		struct slotted *moved = moved_set(prev_c, moves, n, &nmoved);
-		int crc = capture_reordered(prev_c, moved, nmoved, &next, err, errlen);
-		free(moved);
+		struct an_wi_order ord;
+		order_of(prev_c, moves, n, &ord);
+		int crc = capture_reordered(prev_c, &ord, &next, err, errlen);
+		order_free(&ord);
 		free(moves);
 		if (crc) {
 			an_wi_capture_free(&next);
@@ -888,10 +981,16 @@ static void print_group_text(FILE *f, const struct plan *p, size_t k)
 		fprintf(f, "VMEM [0x%" PRIx64 ", 0x%" PRIx64 ") is free from the point to the data's last read "
 			   "(its own destination)\n",
 			s->free_lo, s->free_hi);
+	else if (s->vmem_checked && g->renamed < g->n)
+		fprintf(f, "its own destination is still being read then: double-buffer it: a second %" PRIu64
+			   "-byte buffer at VMEM [0x%" PRIx64 ", 0x%" PRIx64 "), free from the point to the data's last "
+			   "read; alternate by iteration parity (%zu of the %zu instances write the second buffer, their "
+			   "readers read there)\n",
+			s->m->bytes, s->free_lo, s->free_lo + s->m->bytes, g->renamed, g->n);
 	else if (s->vmem_checked)
-		fprintf(f, "its own destination is in use then: its buffer moves to VMEM [0x%" PRIx64 ", 0x%" PRIx64
-			   "), free from the point to the data's last read (to 0x%" PRIx64 ")\n",
-			s->free_lo, s->free_lo + s->m->bytes, s->free_hi);
+		fprintf(f, "its own destination is still being read then: its buffer moves to VMEM [0x%" PRIx64 ", 0x%" PRIx64
+			   "), free from the point to the data's last read (its readers read there)\n",
+			s->free_lo, s->free_lo + s->m->bytes);
 	else
 		fputs("its destination is not in VMEM\n", f);
 	if (!g->verified)
@@ -938,7 +1037,9 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 	for (; k < p->ng && p->g[k].confirmed; k++)
 		print_group_text(f, p, k);
 	if (nunconf)
-		fputs("\nunconfirmed (the what-if realizes less than half the estimate):\n", f);
+		fputs("\nunconfirmed (the what-if realizes less than half the estimate, or the moved window would compute "
+		      "something else):\n",
+		      f);
 	for (; k < p->ng && p->g[k].verified; k++)
 		print_group_text(f, p, k);
 	if (k < p->ng)
@@ -1041,14 +1142,18 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 			fprintf(f, "%s%" PRIu64, j ? "," : "", p->sg[g->members[j]].m->id);
 		fprintf(f, "],\"estimate_cycles\":%" PRIu64, g->estimate);
 		if (g->verified) {
-			fprintf(f, ",\"realized_cycles\":%" PRId64 ",\"cycles_after\":%" PRIu64 ",\"confirmed\":%s,\"reason\":",
-				g->realized, g->cycles_after, g->confirmed ? "true" : "false");
+			fprintf(f, ",\"realized_cycles\":%" PRId64 ",\"cycles_after\":%" PRIu64
+				   ",\"confirmed\":%s,\"refused\":%s,\"reason\":",
+				g->realized, g->cycles_after, g->confirmed ? "true" : "false", g->refused ? "true" : "false");
 			if (g->confirmed)
 				fputs("null", f);
 			else
 				snr_deps_json_str(f, g->reason);
 		} else
-			fputs(",\"realized_cycles\":null,\"cycles_after\":null,\"confirmed\":null,\"reason\":null", f);
+			fputs(",\"realized_cycles\":null,\"cycles_after\":null,\"confirmed\":null,\"refused\":null,"
+			      "\"reason\":null",
+			      f);
+		fprintf(f, ",\"renamed_instances\":%zu", g->renamed);
 		if (s->vmem_checked)
 			fprintf(f, ",\"vmem_free\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"own_destination\":%s}}", s->free_lo,
 				s->free_hi, s->own_region ? "true" : "false");

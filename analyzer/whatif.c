@@ -360,6 +360,12 @@ static void cap_read_end(struct cap_reader *rd)
 }
 
 
+int an_wi_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 int an_wi_cmp_slotted(const void *a, const void *b)
 {
 	const struct slotted *x = a, *y = b;
@@ -504,16 +510,57 @@ void an_wi_walk(struct capture *c, const struct slotted *moved, size_t nmoved, c
 struct timing_emit {
 	const struct capture *c;
 	struct ta1_timing_model *t;
+	struct capture *out; /* an_wi_reorder: the stream appended to, not a model */
 	bool renumber;
 	uint64_t x[32];
 	struct ta1_access a;
+	struct an_wi_order *o;
+	struct an_renamer rn;
+	struct an_checker ck;
 };
+
+static void order_begin(struct timing_emit *e, struct an_wi_order *o)
+{
+	e->o = o;
+	an_rename_begin(&e->rn, o->rn, o->nrn);
+	uint64_t *idx = snr_xmalloc((o->nmoved ? o->nmoved : 1) * sizeof(*idx));
+	for (size_t k = 0; k < o->nmoved; k++)
+		idx[k] = o->moved[k].index;
+	snr_qsort(idx, o->nmoved, sizeof(*idx), an_wi_cmp_u64);
+	an_check_begin(&e->ck, e->c, idx, o->nmoved);
+	free(idx);
+}
+
+static void order_end(struct timing_emit *e)
+{
+	struct an_wi_order *o = e->o;
+	o->conflict = e->ck.first;
+	if (e->rn.clash) /* the renamed buffer's region, taken before the data's last read: that first */
+		o->conflict = (struct an_conflict){
+			e->rn.clash_partial ? AN_CONFLICT_PARTIAL : AN_CONFLICT_RENAMED, e->rn.clash_dma,
+			e->rn.clash_partial ? e->rn.clash_reader : e->rn.clash_index, 0, 0, e->rn.clash_reader};
+	an_rename_end(&e->rn);
+	an_check_end(&e->ck);
+}
 
 /* x and a are reused: only the captured registers and regions are set (and
  * x cleared again after), which is all the model reads */
-static void timing_emit(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
+static void timing_emit(void *user, const struct cap_rec *r0, uint64_t index, uint64_t pos)
 {
 	struct timing_emit *e = user;
+	struct cap_rec rr;
+	const struct cap_rec *r = r0;
+	if (e->o) {
+		rr = *r0;
+		if (e->o->nrn)
+			an_rename_apply(&e->rn, &rr, index, an_check_moved(&e->ck, index));
+		an_check_exec(&e->ck, &rr, index);
+		r = &rr;
+	}
+	if (e->out) {
+		an_wi_append(e->out, r);
+		return;
+	}
 	const struct cap_static *s = &e->c->st[r->sidx];
 	uint64_t *x = e->x;
 	x[s->in.rs3] = r->xv[3];
@@ -530,6 +577,32 @@ static void timing_emit(void *user, const struct cap_rec *r, uint64_t index, uin
 	x[s->in.rs3] = x[s->in.rs2] = x[s->in.rs1] = x[s->in.rd] = 0;
 }
 
+static struct ta1_timing_model *model_new(struct capture *c, const struct snr_tracker *tracker)
+{
+	struct ta1_timing_model *t = ta1_timing_new(&c->cfg, tracker, c->chip);
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+		for (unsigned k = 0; k < c->pre_window[f]; k++)
+			ta1_timing_pre_window_dma(t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+	return t;
+}
+
+uint64_t an_wi_run_order(struct capture *c, struct an_wi_order *o, const struct snr_tracker *tracker, bool renumber,
+			 struct ta1_timing_totals *totals)
+{
+	struct timing_emit e = {.c = c, .renumber = renumber};
+	e.t = model_new(c, tracker);
+	if (o)
+		order_begin(&e, o);
+	an_wi_walk(c, o ? o->moved : NULL, o ? o->nmoved : 0, timing_emit, &e);
+	if (o)
+		order_end(&e);
+	uint64_t cycles = ta1_timing_drain(e.t);
+	if (totals)
+		ta1_timing_totals(e.t, totals);
+	ta1_timing_free(e.t);
+	return cycles;
+}
+
 /* Runs the stream, with the moved instructions moved (NULL, 0: as
  * captured), through a fresh timing model, reporting to tracker (NULL:
  * none) with each instruction's original index, or its position in the new
@@ -538,37 +611,24 @@ static void timing_emit(void *user, const struct cap_rec *r, uint64_t index, uin
 uint64_t an_wi_run(struct capture *c, const struct slotted *moved, size_t nmoved,
 			    const struct snr_tracker *tracker, bool renumber, struct ta1_timing_totals *totals)
 {
-	struct timing_emit e = {.c = c, .renumber = renumber};
-	e.t = ta1_timing_new(&c->cfg, tracker, c->chip);
-	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-		for (unsigned k = 0; k < c->pre_window[f]; k++)
-			ta1_timing_pre_window_dma(e.t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-	an_wi_walk(c, moved, nmoved, timing_emit, &e);
-	uint64_t cycles = ta1_timing_drain(e.t);
-	if (totals)
-		ta1_timing_totals(e.t, totals);
-	ta1_timing_free(e.t);
-	return cycles;
+	struct an_wi_order o = {.moved = moved, .nmoved = nmoved};
+	return an_wi_run_order(c, nmoved ? &o : NULL, tracker, renumber, totals);
 }
 
-/* an_wi_run for n orders in one pass over the stream: order k moves
- * moved[k] (nmoved[k] of them; 0: as captured); cycles[k] its cycles, and
- * totals (NULL: not wanted) the first order's model totals. No tracker. */
-void an_wi_run_many(struct capture *c, struct slotted *const *moved, const size_t *nmoved, size_t n,
-			     uint64_t *cycles, struct ta1_timing_totals *totals)
+void an_wi_run_many(struct capture *c, struct an_wi_order *o, size_t n, uint64_t *cycles,
+		    struct ta1_timing_totals *totals)
 {
 	struct timing_emit *e = snr_xcalloc(n, sizeof(*e));
 	struct walker *w = snr_xcalloc(n, sizeof(*w));
 	for (size_t k = 0; k < n; k++) {
 		e[k].c = c;
-		e[k].t = ta1_timing_new(&c->cfg, NULL, c->chip);
-		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-			for (unsigned j = 0; j < c->pre_window[f]; j++)
-				ta1_timing_pre_window_dma(e[k].t, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-		w[k] = (struct walker){.moved = moved[k], .nmoved = nmoved[k], .fn = timing_emit, .user = &e[k]};
+		e[k].t = model_new(c, NULL);
+		order_begin(&e[k], &o[k]);
+		w[k] = (struct walker){.moved = o[k].moved, .nmoved = o[k].nmoved, .fn = timing_emit, .user = &e[k]};
 	}
 	cap_walk_many(c, w, n);
 	for (size_t k = 0; k < n; k++) {
+		order_end(&e[k]);
 		cycles[k] = ta1_timing_drain(e[k].t);
 		if (totals && !k)
 			ta1_timing_totals(e[k].t, totals);
@@ -576,4 +636,12 @@ void an_wi_run_many(struct capture *c, struct slotted *const *moved, const size_
 	}
 	free(w);
 	free(e);
+}
+
+void an_wi_reorder(struct capture *c, struct an_wi_order *o, struct capture *out)
+{
+	struct timing_emit e = {.c = c, .out = out};
+	order_begin(&e, o);
+	an_wi_walk(c, o->moved, o->nmoved, timing_emit, &e);
+	order_end(&e);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyzer/reorder_check.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
 #include "replayer/replay.h"
@@ -73,6 +74,7 @@ struct slotted {
 /* cmp_slotted order: by slot, then index; and by index, then slot. */
 int an_wi_cmp_slotted(const void *a, const void *b);
 int an_wi_cmp_slotted_index(const void *a, const void *b);
+int an_wi_cmp_u64(const void *a, const void *b);
 
 /* Each execution of the stream in the changed order (an_wi_walk, whatif.c). */
 typedef void (*cap_emit_fn)(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos);
@@ -93,9 +95,26 @@ void an_wi_walk(struct capture *c, const struct slotted *moved, size_t nmoved, c
  * renumber is set; totals (NULL: not wanted) the model's totals. */
 uint64_t an_wi_run(struct capture *c, const struct slotted *moved, size_t nmoved,
 		   const struct snr_tracker *tracker, bool renumber, struct ta1_timing_totals *totals);
-/* an_wi_run for n orders in one pass over the stream (no tracker); totals
- * the first order's. */
-void an_wi_run_many(struct capture *c, struct slotted *const *moved, const size_t *nmoved, size_t n,
-		    uint64_t *cycles, struct ta1_timing_totals *totals);
+/* A what-if order: the moved executions (in cmp_slotted order), the buffers
+ * renamed (sorted by DMA index), and after the run the first dependence it
+ * breaks (kind AN_CONFLICT_NONE: the moved window computes what the original
+ * did; reorder_check.c, rename.c). */
+struct an_wi_order {
+	const struct slotted *moved;
+	size_t nmoved;
+	const struct an_rename *rn;
+	size_t nrn;
+	struct an_conflict conflict;
+};
+/* an_wi_run on an order, renames applied and checked. */
+uint64_t an_wi_run_order(struct capture *c, struct an_wi_order *o, const struct snr_tracker *tracker, bool renumber,
+			 struct ta1_timing_totals *totals);
+/* n orders in one pass over the stream (no tracker): cycles[k] order k's,
+ * totals the first order's. */
+void an_wi_run_many(struct capture *c, struct an_wi_order *o, size_t n, uint64_t *cycles,
+		    struct ta1_timing_totals *totals);
+/* The stream of order o (renames applied) appended to out (an_wi_open'ed);
+ * o->conflict filled. */
+void an_wi_reorder(struct capture *c, struct an_wi_order *o, struct capture *out);
 
 #endif
