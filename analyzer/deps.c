@@ -35,7 +35,6 @@
 
 #include "analyzer/annotate.h"
 #include "isa/ta1/ta1_isa.h"
-#include "lib/snr_outfile.h"
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
 
@@ -1142,7 +1141,7 @@ const char *snr_anchor_kind_name(enum snr_anchor_kind k)
 
 /* ---- output -------------------------------------------------------------- */
 
-static const char *space_name(const struct snr_deps *d, unsigned s)
+const char *snr_deps_space_name(const struct snr_deps *d, unsigned s)
 {
 	static const char *n[] = {"core", "vmem", "mxuw", "hbm", "none"};
 	if (!d->ta1)
@@ -1227,7 +1226,7 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 		",\"wait_index\":%" PRId64 ",\"flag\":%u,\"bytes\":%" PRIu64 ",\"src\":\"%s\",\"dst\":\"%s\""
 		",\"src_addr\":%" PRIu64 ",\"dst_addr\":%" PRIu64 ",\"issue_cycle\":%" PRIu64
 		",\"complete_cycle\":%" PRIu64 ",\"stall_cycles\":%" PRIu64,
-		m->waited ? m->wait_index : -1, m->flag, m->bytes, space_name(d, m->src_space), space_name(d, m->dst_space),
+		m->waited ? m->wait_index : -1, m->flag, m->bytes, snr_deps_space_name(d, m->src_space), snr_deps_space_name(d, m->dst_space),
 		m->src_addr, m->dst_addr, m->issue_cycle, m->complete_cycle, m->stall_cycles);
 	if (m->issue_index < 0) {
 		fputs(",\"relaxed\":null}", f);
@@ -1240,7 +1239,7 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 		char rb[16];
 		fprintf(f, "%s{\"producer\":%" PRIu64 ",\"kind\":\"%s\",\"what\":\"%s\"}", k ? "," : "", (uint64_t)e[k].producer,
 			e[k].kind == SNR_DEP_REG ? "reg" : "mem",
-			e[k].kind == SNR_DEP_REG ? reg_name(d, e[k].reg, rb, sizeof(rb)) : space_name(d, e[k].space));
+			e[k].kind == SNR_DEP_REG ? reg_name(d, e[k].reg, rb, sizeof(rb)) : snr_deps_space_name(d, e[k].space));
 	}
 	fprintf(f,
 		"],\"relaxed\":{\"anchor\":\"%s\",\"anchor_index\":%" PRId64 ",\"anchor_dma\":%" PRIu64
@@ -1359,7 +1358,7 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 		snr_source_json_print(f, &d->an.src, pp[k].ppc);
 		fprintf(f, ",\"kind\":\"%s\",\"what\":\"%s\",\"count\":%" PRIu64 "}",
 			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",
-			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : space_name(d, pp[k].what),
+			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : snr_deps_space_name(d, pp[k].what),
 			pp[k].count);
 	}
 	free(pp);
@@ -1373,7 +1372,7 @@ static void print_json(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 			char rb[16];
 			fprintf(f, "%s\n[%" PRIu64 ",%" PRIu64 ",\"%s\",\"%s\"]", k ? "," : "", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
-				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : space_name(d, e->space));
+				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : snr_deps_space_name(d, e->space));
 		}
 		fputs("]", f);
 	}
@@ -1394,7 +1393,7 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 	for (size_t k = 0; k < d->ndmas; k++) {
 		const struct snr_deps_dma *m = &d->dmas[k];
 		char sym[256], link[16], anc[64];
-		snprintf(link, sizeof(link), "%s>%s", space_name(d, m->src_space), space_name(d, m->dst_space));
+		snprintf(link, sizeof(link), "%s>%s", snr_deps_space_name(d, m->src_space), snr_deps_space_name(d, m->dst_space));
 		if (m->issue_index < 0) {
 			fprintf(f, "%4" PRIu64 " %7s %-24s %9s %-9s %6" PRIu64 " %-24s\n", m->id, "-", "(before window)",
 				"-", "-", m->stall_cycles, "-");
@@ -1420,7 +1419,7 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 		cs[28] = ps[28] = 0;
 		fprintf(f, "%9" PRIu64 "  %-28s <- %-28s %-4s %s\n", pp[k].count, cs, ps,
 			pp[k].kind == SNR_DEP_REG ? "reg" : "mem",
-			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : space_name(d, pp[k].what));
+			pp[k].kind == SNR_DEP_REG ? reg_name(d, pp[k].what, rb, sizeof(rb)) : snr_deps_space_name(d, pp[k].what));
 	}
 	free(pp);
 	if (edges) {
@@ -1431,90 +1430,12 @@ static void print_text(FILE *f, const struct snr_deps *d, bool edges, unsigned t
 			char rb[16];
 			fprintf(f, "%8" PRIu64 " <- %-8" PRIu64 "  %-4s  %s\n", (uint64_t)e->consumer, (uint64_t)e->producer,
 				e->kind == SNR_DEP_REG ? "reg" : "mem",
-				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : space_name(d, e->space));
+				e->kind == SNR_DEP_REG ? reg_name(d, e->reg, rb, sizeof(rb)) : snr_deps_space_name(d, e->space));
 		}
 	}
 }
 
 /* The DMA whose ISSUE is instruction i, or NULL (DMAs are in issue order). */
-static const struct snr_deps_dma *dma_issued_at(const struct snr_deps *d, uint64_t i)
-{
-	if (!is_dma_issue(d, i))
-		return NULL;
-	size_t a = 0, b = d->ndmas;
-	while (a < b) {
-		size_t mid = (a + b) / 2;
-		int64_t x = d->dmas[mid].issue_index;
-		if (x < (int64_t)i)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a < d->ndmas && d->dmas[a].issue_index == (int64_t)i ? &d->dmas[a] : NULL;
-}
-
-static int write_dot(const char *path, const struct snr_deps *d)
-{
-	struct snr_outfile of;
-	char oerr[600];
-	FILE *f = snr_outfile_fopen(&of, path, oerr, sizeof(oerr));
-	if (!f) {
-		snr_err("analyze deps: %s", oerr);
-		return -1;
-	}
-	fprintf(f, "digraph deps {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n");
-	for (size_t k = 0; k < d->ndmas; k++) {
-		const struct snr_deps_dma *m = &d->dmas[k];
-		char sym[256] = "before the window";
-		if (m->issue_index >= 0)
-			snr_source_symbolize(&d->an.src, snr_deps_insn_get(d, m->issue_index).pc, sym, sizeof(sym));
-		fprintf(f,
-			"  dma%" PRIu64 " [shape=box, style=filled, fillcolor=\"%s\", label=\"DMA %" PRIu64
-			" #%" PRId64 "\\n%s\\n%" PRIu64 " B %s>%s\\nstall %" PRIu64 ", backtail %" PRIu64 " cyc\"];\n",
-			m->id, m->stall_cycles ? "#f4b6b6" : "#d7ecd7", m->id, m->issue_index, sym, m->bytes,
-			space_name(d, m->src_space), space_name(d, m->dst_space), m->stall_cycles, m->backtail_cycles);
-		if (m->waited)
-			fprintf(f,
-				"  wait%" PRId64 " [shape=ellipse, label=\"WAIT #%" PRId64 "\\nflag %u\"];\n"
-				"  dma%" PRIu64 " -> wait%" PRId64 " [style=dashed, label=\"flag %u\"];\n",
-				m->wait_index, m->wait_index, m->flag, m->id, m->wait_index, m->flag);
-		if (m->issue_index < 0)
-			continue;
-		/* DMA -> DMA through memory (its source written by another DMA) */
-		size_t ne;
-		const struct snr_dep_edge *e = snr_deps_edges_of(d, (uint64_t)m->issue_index, &ne);
-		for (size_t j = 0; j < ne; j++) {
-			const struct snr_deps_dma *q = e[j].kind == SNR_DEP_MEM ? dma_issued_at(d, e[j].producer) : NULL;
-			if (q)
-				fprintf(f, "  dma%" PRIu64 " -> dma%" PRIu64 " [label=\"src data\"];\n", q->id, m->id);
-		}
-		switch (m->anchor_kind) {
-		case SNR_ANCHOR_DMA:
-			fprintf(f, "  wait%" PRId64 " -> dma%" PRIu64
-				   " [color=red, penwidth=2, label=\"relaxed: %zu insns\"];\n",
-				d->dmas[m->anchor_dma - 1].wait_index, m->id, m->slice_total);
-			break;
-		case SNR_ANCHOR_INSN:
-		case SNR_ANCHOR_FLAG:
-		case SNR_ANCHOR_HEAVY:
-			if (m->anchor_index >= 0) {
-				fprintf(f, "  i%" PRId64 " [shape=plaintext, label=\"#%" PRId64 " %s\"];\n", m->anchor_index,
-					m->anchor_index, ta1_class_name(snr_deps_insn_get(d, m->anchor_index).cls));
-				fprintf(f, "  i%" PRId64 " -> dma%" PRIu64 " [color=red, label=\"relaxed (%s)\"];\n",
-					m->anchor_index, m->id, snr_anchor_kind_name(m->anchor_kind));
-			}
-			break;
-		default: break;
-		}
-	}
-	fprintf(f, "}\n");
-	if (snr_outfile_close(&of, true, oerr, sizeof(oerr))) {
-		snr_err("analyze deps: %s", oerr);
-		return -1;
-	}
-	return 0;
-}
-
 int snr_deps_parse_count(const char *arg, const char *cmd, const char *opt, unsigned *out)
 {
 	uint64_t v;
@@ -1602,7 +1523,7 @@ int snr_analyze_deps(int argc, char **argv)
 		print_json(stdout, &d, edges, top);
 	else
 		print_text(stdout, &d, edges, top);
-	if (dot && write_dot(dot, &d))
+	if (dot && snr_deps_write_dot(dot, &d))
 		rc = 1;
 	snr_deps_free(&d);
 	return rc;

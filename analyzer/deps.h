@@ -183,6 +183,10 @@ struct snr_deps_edge_iter {
 bool snr_deps_edge_next(const struct snr_deps *d, struct snr_deps_edge_iter *it, struct snr_dep_edge *e);
 #define SNR_DEPS_EDGE_BLOCK 256
 const char *snr_anchor_kind_name(enum snr_anchor_kind k);
+/* "core", "vmem", "mxuw", "hbm" ("mem" for host code). */
+const char *snr_deps_space_name(const struct snr_deps *d, unsigned s);
+/* The DMA-centric Graphviz graph to path (deps_dot.c); 0, or -1 said on stderr. */
+int snr_deps_write_dot(const char *path, const struct snr_deps *d);
 /* s as a JSON string, quoted and escaped. */
 void snr_deps_json_str(FILE *f, const char *s);
 
