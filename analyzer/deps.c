@@ -576,8 +576,8 @@ struct walk {
 	size_t seen_cap, nseen;
 	uint64_t *stack, *slice;
 	size_t nstack, stack_cap, nslice, slice_cap;
-	/* the best anchor so far */
-	uint64_t pos;
+	/* the best anchor so far, and the best that is not the flag rule */
+	uint64_t pos, pos_nf;
 	uint8_t kind;
 	int64_t anchor_index;
 	uint64_t anchor_dma;
@@ -643,6 +643,8 @@ static bool lightweight(uint8_t cls)
 
 static void anchor(struct walk *w, uint8_t kind, uint64_t pos, int64_t idx, uint64_t dma)
 {
+	if (kind != SNR_ANCHOR_FLAG && pos > w->pos_nf)
+		w->pos_nf = pos;
 	/* on a tie, what the walk found names the anchor rather than the flag rule */
 	if (pos > w->pos || (pos == w->pos && (w->kind == SNR_ANCHOR_WINDOW_START ||
 					       (w->kind == SNR_ANCHOR_FLAG && kind != SNR_ANCHOR_FLAG)))) {
@@ -738,7 +740,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 	uint64_t i = (uint64_t)m->issue_index;
 	seen_clear(w);
 	w->nstack = w->nslice = 0;
-	w->pos = 0;
+	w->pos = w->pos_nf = 0;
 	w->kind = SNR_ANCHOR_WINDOW_START;
 	w->anchor_index = -1;
 	w->anchor_dma = 0;
@@ -790,7 +792,7 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 	}
 	if (heavy) {
 		w->nslice = 0;
-		w->pos = any_direct ? latest_direct + 1 : 0;
+		w->pos = w->pos_nf = any_direct ? latest_direct + 1 : 0;
 		w->kind = SNR_ANCHOR_HEAVY;
 		w->anchor_index = any_direct ? (int64_t)latest_direct : -1;
 		w->anchor_dma = 0;
@@ -798,6 +800,8 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 	}
 	if (w->pos > i)
 		w->pos = i;
+	if (w->pos_nf > w->pos)
+		w->pos_nf = w->pos;
 	m->anchor_kind = w->kind;
 	m->anchor_index = w->anchor_index;
 	m->anchor_dma = w->anchor_dma;
@@ -815,6 +819,9 @@ static void relax_one(struct walk *w, struct snr_deps_dma *m, const uint64_t (*w
 	m->backtail_insns = i - w->pos;
 	uint64_t at = w->pos < d->ninsn ? snr_deps_insn_get(d, w->pos).issue : 0;
 	m->backtail_cycles = snr_deps_insn_get(d, i).issue > at ? snr_deps_insn_get(d, i).issue - at : 0;
+	m->position_other_flag = w->pos_nf;
+	at = w->pos_nf < d->ninsn ? snr_deps_insn_get(d, w->pos_nf).issue : 0;
+	m->backtail_other_flag_cycles = snr_deps_insn_get(d, i).issue > at ? snr_deps_insn_get(d, i).issue - at : 0;
 }
 
 static void relax(struct snr_deps *d)

@@ -82,6 +82,9 @@ struct snr_deps_dma {
 	uint64_t anchor_dma;   /* for SNR_ANCHOR_DMA: its id */
 	uint64_t position;     /* it may issue just before this instruction index */
 	uint64_t backtail_insns, backtail_cycles;
+	/* the same with a sync flag of its own (the flag rule set aside): the
+	 * position and backtail a second flag would give it */
+	uint64_t position_other_flag, backtail_other_flag_cycles;
 	uint64_t *slice;       /* lightweight instructions that compute its operands, ascending */
 	size_t nslice;
 	size_t slice_total;    /* the slice the walk took in, including any part a later anchor put before position */

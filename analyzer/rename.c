@@ -26,9 +26,10 @@ static void region_span(const struct ta1_region *g, uint64_t *lo, uint64_t *hi)
 	*hi = (g->stride < 0 ? g->addr : g->addr + reach) + g->row_bytes;
 }
 
-void an_rename_begin(struct an_renamer *r, const struct an_rename *rn, size_t n)
+void an_rename_begin(struct an_renamer *r, const struct capture *c, const struct an_rename *rn, size_t n)
 {
 	memset(r, 0, sizeof(*r));
+	r->c = c;
 	r->rn = rn;
 	r->n = n;
 	r->state = snr_xcalloc(n ? n : 1, sizeof(*r->state));
@@ -37,6 +38,13 @@ void an_rename_begin(struct an_renamer *r, const struct an_rename *rn, size_t n)
 	for (size_t k = 0; k < n; k++)
 		r->kill[k] = UINT64_MAX;
 	r->live = snr_xcalloc(n ? n : 1, sizeof(*r->live));
+	r->waits = snr_xcalloc(n ? n : 1, sizeof(*r->waits));
+	for (size_t k = 0; k < n; k++)
+		if (rn[k].flag_to >= 0 && rn[k].wait >= 0) {
+			r->waits[r->nwaits][0] = (uint64_t)rn[k].wait;
+			r->waits[r->nwaits++][1] = k;
+		}
+	snr_qsort(r->waits, r->nwaits, sizeof(*r->waits), an_wi_cmp_u64);
 }
 
 void an_rename_end(struct an_renamer *r)
@@ -45,10 +53,12 @@ void an_rename_end(struct an_renamer *r)
 	free(r->foreign);
 	free(r->kill);
 	free(r->live);
+	free(r->waits);
 	r->state = NULL;
 	r->foreign = NULL;
 	r->kill = NULL;
 	r->live = NULL;
+	r->waits = NULL;
 }
 
 static void clash(struct an_renamer *r, uint64_t dma, uint64_t index, uint64_t reader, bool partial)
@@ -60,6 +70,27 @@ static void clash(struct an_renamer *r, uint64_t dma, uint64_t index, uint64_t r
 	r->clash_index = index;
 	r->clash_reader = reader;
 	r->clash_partial = partial;
+}
+
+/* The flag of a DMA (x[rd]; ta.dma2d: x[rs3] bits 63:48; ta.dma.notify:
+ * x[rd] bits 31:0) or of its WAIT (x[rs1]) set to x->flag_to. */
+static void flag_rename(struct an_renamer *r, struct cap_rec *rec, const struct an_rename *x, bool wait)
+{
+	const struct cap_static *s = &r->c->st[rec->sidx];
+	if (wait) {
+		if (rec->xv[1] != (uint64_t)x->flag_from)
+			return;
+		rec->xv[1] = (uint64_t)x->flag_to;
+	} else if (s->in.op == TA1_OP_TA_DMA2D) {
+		rec->xv[3] = (rec->xv[3] & 0x0000ffffffffffffull) | (uint64_t)x->flag_to << 48;
+	} else if (s->in.op == TA1_OP_TA_DMA_NOTIFY) {
+		rec->xv[0] = (rec->xv[0] & ~0xffffffffull) | (uint64_t)x->flag_to;
+	} else {
+		rec->xv[0] = (uint64_t)x->flag_to;
+	}
+	rec->flag_renamed = true;
+	rec->flag_from = (uint8_t)x->flag_from;
+	rec->flag_to = (uint8_t)x->flag_to;
 }
 
 void an_rename_apply(struct an_renamer *r, struct cap_rec *rec, uint64_t index, bool moved)
@@ -74,7 +105,19 @@ void an_rename_apply(struct an_renamer *r, struct cap_rec *rec, uint64_t index, 
 			hi = mid;
 	}
 	size_t self = r->n;
-	if (lo < r->n && r->rn[lo].dma == index && rec->nregions == 2 && rec->region[1].space == TA1_SPACE_VMEM &&
+	if (lo < r->n && r->rn[lo].dma == index && r->rn[lo].flag_to >= 0)
+		flag_rename(r, rec, &r->rn[lo], false);
+	size_t wlo = 0, whi = r->nwaits;
+	while (wlo < whi) {
+		size_t mid = wlo + (whi - wlo) / 2;
+		if (r->waits[mid][0] < index)
+			wlo = mid + 1;
+		else
+			whi = mid;
+	}
+	if (wlo < r->nwaits && r->waits[wlo][0] == index)
+		flag_rename(r, rec, &r->rn[r->waits[wlo][1]], true);
+	if (lo < r->n && r->rn[lo].dma == index && r->rn[lo].old_hi > r->rn[lo].old_lo && rec->nregions == 2 && rec->region[1].space == TA1_SPACE_VMEM &&
 	    rec->region[1].addr >= r->rn[lo].old_lo && rec->region[1].addr < r->rn[lo].old_hi) {
 		const struct an_rename *x = &r->rn[lo];
 		rec->region[1].addr = rec->region[1].addr - x->old_lo + x->new_lo;

@@ -18,7 +18,9 @@ struct cap_rec;
 /* The DMA issued at original index `dma` writes new_lo.. instead of VMEM
  * [old_lo, old_hi). */
 struct an_rename {
-	uint64_t dma, old_lo, old_hi, new_lo;
+	uint64_t dma, old_lo, old_hi, new_lo; /* old_lo == old_hi: the buffer is not renamed */
+	int flag_from, flag_to;               /* flag_to < 0: the flag is not renamed */
+	int64_t wait;                         /* the WAIT that consumes the DMA (its flag renamed with it), -1 none */
 };
 
 /* Applies a set of renames (sorted by dma) to the executions of a moved
@@ -27,6 +29,7 @@ struct an_rename {
  * data still had a read to come, and that read: the renamed window would
  * not compute what the original did. */
 struct an_renamer {
+	const struct capture *c;
 	const struct an_rename *rn;
 	size_t n;
 	uint8_t *state;    /* per rename: 0 before its DMA, 1 live, 2 its old buffer written again */
@@ -38,9 +41,11 @@ struct an_renamer {
 	uint64_t clash_index, clash_reader; /* original indices */
 	uint64_t clash_dma;                 /* the renamed DMA's */
 	bool clash_partial;                 /* the reader read part of the old buffer, part elsewhere */
+	uint64_t (*waits)[2];               /* (WAIT index, rename) of the renamed flags, by index */
+	size_t nwaits;
 };
 
-void an_rename_begin(struct an_renamer *r, const struct an_rename *rn, size_t n);
+void an_rename_begin(struct an_renamer *r, const struct capture *c, const struct an_rename *rn, size_t n);
 /* rec (execution `index` of the original order) with its regions renamed;
  * moved: the order takes it earlier than its place. */
 void an_rename_apply(struct an_renamer *r, struct cap_rec *rec, uint64_t index, bool moved);

@@ -70,6 +70,15 @@ static void span(const struct ta1_region *g, uint64_t *lo, uint64_t *hi)
 	*hi = (g->stride < 0 ? g->addr : g->addr + reach) + g->row_bytes;
 }
 
+/* The sync flags an execution uses (as renamed in the what-if). */
+static uint64_t flags_of(const struct cap_static *s, const struct cap_rec *r)
+{
+	uint64_t f = (s->regs_read | s->regs_written) & (((1ull << TA1_NUM_FLAGS) - 1) << TA1_REG_FLAG0);
+	if (r->flag_renamed && (f >> (TA1_REG_FLAG0 + r->flag_from) & 1))
+		f = (f & ~(1ull << (TA1_REG_FLAG0 + r->flag_from))) | 1ull << (TA1_REG_FLAG0 + r->flag_to);
+	return f;
+}
+
 /* The dependence of moved execution q on p, which it now passes. */
 static enum an_conflict_kind depends(const struct an_checker *k, const struct an_checker_entry *q,
 				     const struct cap_rec *p, uint64_t *addr)
@@ -91,8 +100,7 @@ static enum an_conflict_kind depends(const struct an_checker *k, const struct an
 			       : x->write	   ? AN_CONFLICT_WRITES_READ
 						   : AN_CONFLICT_READS_WRITTEN;
 		}
-	uint64_t flags = ((1ull << TA1_NUM_FLAGS) - 1) << TA1_REG_FLAG0;
-	uint64_t fq = (sq->regs_read | sq->regs_written) & flags, fp = (sp->regs_read | sp->regs_written) & flags;
+	uint64_t fq = flags_of(sq, &q->rec), fp = flags_of(sp, p);
 	if (fq & fp) {
 		*addr = (uint64_t)__builtin_ctzll(fq & fp) - TA1_REG_FLAG0;
 		return AN_CONFLICT_FLAG;

@@ -51,7 +51,10 @@ struct suggestion {
 	bool vmem_checked, own_region;
 	bool lifted;        /* the point came out of a callee (to its call) or a caller (to the entry) */
 	bool rename;        /* its destination is in use: the what-if writes free_lo.. (its readers with it) */
+	bool other_flag;    /* it moves above a WAIT on its own flag: it needs a flag of its own */
+	bool rename_flag;   /* ... and this instance uses it (by parity; the plan's free flag) */
 	uint64_t predicted;
+	int flag_to;        /* with rename_flag: the flag it and its WAIT use */
 	size_t group;       /* its static move: index into the plan's groups */
 };
 
@@ -220,7 +223,14 @@ static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const str
 {
 	memset(s, 0, sizeof(*s));
 	s->m = m;
-	if (m->backtail_cycles <= m->stall_cycles) {
+	uint64_t position = m->position;
+	if (m->backtail_cycles <= m->stall_cycles && m->anchor_kind == SNR_ANCHOR_FLAG &&
+	    m->backtail_other_flag_cycles > m->stall_cycles && m->wait_index >= 0) {
+		/* held back only by a WAIT on its own flag: with a flag of its
+		 * own it can move above that WAIT */
+		position = m->position_other_flag;
+		s->other_flag = true;
+	} else if (m->backtail_cycles <= m->stall_cycles) {
 		s->reason = m->anchor_kind == SNR_ANCHOR_DMA || m->anchor_kind == SNR_ANCHOR_NO_WAIT
 				    ? "its inputs come from a DMA just before: backtail does not exceed the stall"
 				    : "backtail does not exceed the stall";
@@ -231,7 +241,7 @@ static void evaluate(const struct snr_deps *d, const uint64_t *max_hi, const str
 	 * holds its buffer, and hoists instructions, no longer than needed. */
 	uint64_t i = (uint64_t)m->issue_index, issue = snr_deps_insn_get(d, i).issue;
 	s->at = i;
-	while (s->at > m->position && issue - reach_cycle(d, s->at) < m->stall_cycles)
+	while (s->at > position && issue - reach_cycle(d, s->at) < m->stall_cycles)
 		s->at--;
 	if (s->at == i) {
 		s->reason = "its own issue waits at least its stall: no earlier point hides more";
@@ -301,11 +311,27 @@ static void order_of(const struct capture *c, const struct suggestion *const *mo
 {
 	memset(o, 0, sizeof(*o));
 	o->moved = moved_set(c, moves, n, &o->nmoved);
-	struct an_rename *rn = snr_xcalloc(n + 1, sizeof(*rn));
+	struct an_rename *rn = snr_xcalloc(2 * n + 1, sizeof(*rn));
 	for (size_t j = 0; j < n; j++)
 		if (moves[j]->rename)
 			rn[o->nrn++] = (struct an_rename){(uint64_t)moves[j]->m->issue_index, moves[j]->m->dst_addr,
-							  moves[j]->m->dst_addr + moves[j]->m->bytes, moves[j]->free_lo};
+							  moves[j]->m->dst_addr + moves[j]->m->bytes, moves[j]->free_lo,
+							  moves[j]->m->flag, -1, -1};
+	for (size_t j = 0; j < n; j++) {
+		const struct suggestion *s = moves[j];
+		if (!s->rename_flag)
+			continue;
+		struct an_rename *x = NULL;
+		for (size_t k = 0; k < o->nrn && !x; k++)
+			if (rn[k].dma == (uint64_t)s->m->issue_index)
+				x = &rn[k];
+		if (!x) {
+			x = &rn[o->nrn++];
+			*x = (struct an_rename){(uint64_t)s->m->issue_index, 0, 0, 0, s->m->flag, -1, -1};
+		}
+		x->flag_to = s->flag_to;
+		x->wait = s->m->wait_index;
+	}
 	snr_qsort(rn, o->nrn, sizeof(*rn), cmp_rename);
 	o->rn = rn;
 }
@@ -341,6 +367,7 @@ struct move_group {
 	bool verified, confirmed;
 	bool refused;        /* the moved window would compute something else (reason says what) */
 	size_t renamed;      /* instances that write a second buffer (every other one: by parity) */
+	size_t flagged;      /* instances that use a flag of their own (every other one: by parity) */
 	uint64_t cycles_after;
 	int64_t realized;
 	char reason[1024];   /* for an unconfirmed group: what the moved replay shows */
@@ -365,6 +392,7 @@ struct plan {
 	uint64_t baseline;
 	struct ta1_timing_totals base_totals;
 	struct combined cb;
+	int free_flag;         /* a sync flag no DMA of the window uses, -1 none */
 };
 
 static uint64_t sg_dma_pc(const struct snr_deps *d, const struct suggestion *s)
@@ -424,6 +452,13 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 	p->d = d;
 	p->sg = snr_xcalloc(d->ndmas + 1, sizeof(*p->sg));
 	uint64_t *max_hi = occ_max_hi(d);
+	unsigned used = 0;
+	for (size_t k = 0; k < d->ndmas; k++)
+		used |= d->dmas[k].flag < TA1_NUM_FLAGS ? 1u << d->dmas[k].flag : 0;
+	p->free_flag = -1;
+	for (int f = TA1_NUM_FLAGS - 1; f >= 0; f--)
+		if (!(used >> f & 1))
+			p->free_flag = f;
 	for (size_t k = 0; k < d->ndmas; k++) {
 		const struct snr_deps_dma *m = &d->dmas[k];
 		if (m->stall_cycles == 0 || m->issue_index < 0)
@@ -462,12 +497,22 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 	 * (the what-if checks that it is not) */
 	for (size_t k = 0; k < p->ng; k++) {
 		struct move_group *g = &p->g[k];
-		size_t in_use = 0;
+		size_t in_use = 0, flagged = 0;
 		for (size_t j = 0; j < g->n; j++) {
 			struct suggestion *s = &p->sg[g->members[j]];
 			if (s->vmem_checked && !s->own_region && in_use++ % 2 == 0) {
 				s->rename = true;
 				g->renamed++;
+			}
+			if (s->other_flag && flagged++ % 2 == 0) {
+				if (p->free_flag < 0) {
+					s->suggested = false;
+					s->reason = "held back by a WAIT on its own flag, and no sync flag is free in the window";
+					continue;
+				}
+				s->rename_flag = true;
+				s->flag_to = p->free_flag;
+				g->flagged++;
 			}
 		}
 	}
@@ -993,6 +1038,10 @@ static void print_group_text(FILE *f, const struct plan *p, size_t k)
 			s->free_lo, s->free_lo + s->m->bytes);
 	else
 		fputs("its destination is not in VMEM\n", f);
+	if (g->flagged)
+		fprintf(f, "     it moves above a WAIT on its own sync flag %u: give it a flag of its own: flag %d for %zu of the "
+			   "%zu instances (by iteration parity), their WAITs waiting on it\n",
+			s->m->flag, p->free_flag, g->flagged, g->n);
 	if (!g->verified)
 		fprintf(f, "     estimate: at most %" PRIu64 " cycles (Algorithm 2; not verified)\n", g->estimate);
 	else if (g->confirmed)
@@ -1153,7 +1202,7 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 			fputs(",\"realized_cycles\":null,\"cycles_after\":null,\"confirmed\":null,\"refused\":null,"
 			      "\"reason\":null",
 			      f);
-		fprintf(f, ",\"renamed_instances\":%zu", g->renamed);
+		fprintf(f, ",\"renamed_instances\":%zu,\"own_flag_instances\":%zu", g->renamed, g->flagged);
 		if (s->vmem_checked)
 			fprintf(f, ",\"vmem_free\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"own_destination\":%s}}", s->free_lo,
 				s->free_hi, s->own_region ? "true" : "false");

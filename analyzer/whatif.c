@@ -522,7 +522,7 @@ struct timing_emit {
 static void order_begin(struct timing_emit *e, struct an_wi_order *o)
 {
 	e->o = o;
-	an_rename_begin(&e->rn, o->rn, o->nrn);
+	an_rename_begin(&e->rn, e->c, o->rn, o->nrn);
 	uint64_t *idx = snr_xmalloc((o->nmoved ? o->nmoved : 1) * sizeof(*idx));
 	for (size_t k = 0; k < o->nmoved; k++)
 		idx[k] = o->moved[k].index;

@@ -36,6 +36,10 @@ struct cap_static {
 struct cap_rec {
 	uint32_t sidx;
 	uint8_t nregions;
+	/* in a what-if only (not in the stream): the sync flag this execution
+	 * uses renamed (a DMA given a flag of its own, and its WAIT) */
+	bool flag_renamed;
+	uint8_t flag_from, flag_to;
 	uint64_t xv[4];
 	struct ta1_region region[TA1_MAX_REGIONS];
 };

@@ -53,7 +53,7 @@ static struct an_conflict run(const struct cap_rec *recs, const uint64_t *order,
 	struct an_checker k;
 	struct an_renamer r;
 	an_check_begin(&k, &c, moved, nmoved);
-	an_rename_begin(&r, rn, nrn);
+	an_rename_begin(&r, &c, rn, nrn);
 	for (size_t j = 0; j < n; j++) {
 		struct cap_rec x = recs[order[j]];
 		an_rename_apply(&r, &x, order[j], an_check_moved(&k, order[j]));
@@ -89,7 +89,7 @@ int main(void)
 	      "the DMA moved over a read of its buffer: kind %d moved %llu other %llu addr 0x%llx", cf.kind,
 	      (unsigned long long)cf.moved, (unsigned long long)cf.other, (unsigned long long)cf.addr);
 	/* renamed to a free region: safe, and the reader of the new tile reads there */
-	struct an_rename rn = {1, V, V + 4096, V + 0x40000};
+	struct an_rename rn = {1, V, V + 4096, V + 0x40000, 0, -1, -1};
 	struct cap_rec out[3];
 	cf = run(recs, early, 3, moved, 1, &rn, 1, out);
 	CHECK(cf.kind == AN_CONFLICT_NONE, "renamed: kind %d", cf.kind);
