@@ -97,4 +97,7 @@ static inline uint64_t reg_u64(const struct rec *r, size_t i)
 	return v;
 }
 
+/* The ISA register named `name` (or aliased so), -1 if none. */
+int reg_named(const struct rec *r, const char *name);
+
 #endif
