@@ -487,6 +487,12 @@ enum rsp_error rsp_parse(const char *payload, size_t len, uint8_t *scratch, size
 				return RSP_E_SYNTAX;
 			cmd->kind = RSP_CMD_SNR_IGNORE;
 		}
+		if (len > 8 && !memcmp(payload, "QSnrPod:", 8)) {
+			c.p = payload + 8;
+			if (!hex_u64(&c, &cmd->value) || cmd->value > 1 || !at_end(&c))
+				return RSP_E_SYNTAX;
+			cmd->kind = RSP_CMD_SNR_POD;
+		}
 		return RSP_OK;
 	}
 	return RSP_OK;

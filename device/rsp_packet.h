@@ -128,6 +128,7 @@ enum rsp_kind {
 	RSP_CMD_Q_CRC,         /* qCRC:addr,len: addr, len */
 	RSP_CMD_START_NOACK,   /* QStartNoAckMode */
 	RSP_CMD_SNR_IGNORE,    /* QSnrIgnore:addr,count (snr's own): addr, value */
+	RSP_CMD_SNR_POD,       /* QSnrPod:0|1 (snr's own): value */
 };
 
 /* Thread ids: -1 = all threads, 0 = any thread, n > 0 = chip n - 1. */

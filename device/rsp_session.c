@@ -24,6 +24,17 @@
  * completes as usual. So a debugger that steps one chip of a pod (the snr
  * recorder's --chip) sees its wait end as it would on the hardware. A
  * pod-wide deadlock stops the stepped chip with SIGSEGV and the message.
+ *
+ * Pod mode (QSnrPod:1, snr's own; `snr record --pod` sets it) is for a
+ * debugger that steps every chip itself, so that no chip runs unseen:
+ * - a step of a chip blocked at a ta.wait runs nothing else: it stops at
+ *   once with SIGTRAP, the pc and instret unchanged;
+ * - a continue whose resumed chips are all blocked (none made progress in a
+ *   slice) and the pod is not deadlocked stops with SIGTRAP at the first
+ *   blocked one's wait, rather than waiting for chips it did not resume;
+ * - a continue whose resumed chips all exited, while other chips have not,
+ *   stops with w (GDB's thread-exit reply: wEXIT;THREAD) naming the first
+ *   of them, rather than running the chips it did not resume.
  */
 #include "rsp_session.h"
 
@@ -59,6 +70,7 @@ struct rsp_session {
 	 * continue passes without stopping (snr record --method sim reaches
 	 * the n-th arrival at a pc with one continue) */
 	uint64_t ignore_addr, ignore_left;
+	bool pod; /* QSnrPod:1: no chip runs unless resumed (the comment at the top) */
 	enum rsp_end end;
 	/* The last stop, for '?': a signal on a chip, or the program's end. */
 	bool stop_exited;
@@ -240,6 +252,21 @@ static void stop_exited(struct rsp_session *s)
 	send_stop_reply(s);
 }
 
+/* Pod mode: chip i exited while others have not (GDB's wEXIT;THREAD). */
+static void stop_thread_exited(struct rsp_session *s, unsigned i)
+{
+	s->running = false;
+	memset(s->action, 0, s->nchips);
+	s->stop_exited = false;
+	s->stop_sig = SIG_TRAP; /* '?' after it: the chips left are stopped */
+	s->stop_chip = i;
+	s->g_chip = i;
+	s->c_chip = -1;
+	reply_start(s);
+	reply_fmt(s, "w%02x;%x", (unsigned)ta1_chip_exit_code(chip(s, i)) & 0xff, i + 1);
+	reply_send(s);
+}
+
 static void report_fault(struct rsp_session *s, unsigned i)
 {
 	snr_err("device: %s", ta1_chip_fault(chip(s, i)));
@@ -306,6 +333,10 @@ void rsp_session_run_slice(struct rsp_session *s)
 		struct ta1_chip *c = chip(s, i);
 		bool was_running = ta1_chip_state(c) == TA1_CHIP_RUNNING;
 		enum ta1_stop r = ta1_chip_step(c);
+		if (r == TA1_STOP_BLOCKED && s->pod) {
+			stop(s, i, SIG_TRAP); /* nothing ran: the pc is the wait's */
+			return;
+		}
 		if (r == TA1_STOP_BLOCKED && (r = run_others_through_wait(s, i)) == TA1_STOP_BLOCKED) {
 			s->action[i] = 's'; /* still blocked: the step goes on in the next slice */
 			return;
@@ -367,6 +398,20 @@ void rsp_session_run_slice(struct rsp_session *s)
 		report_fault(s, dead);
 		stop(s, dead, SIG_SEGV);
 		return;
+	}
+	if (any && !progress && s->pod) { /* blocked on chips it did not resume */
+		for (unsigned i = 0; i < s->nchips; i++)
+			if (s->action[i] == 'c' && ta1_chip_state(chip(s, i)) == TA1_CHIP_RUNNING) {
+				stop(s, i, SIG_TRAP);
+				return;
+			}
+	}
+	if (!any && s->pod && !all_exited(s)) {
+		for (unsigned i = 0; i < s->nchips; i++)
+			if (s->action[i] == 'c' && ta1_chip_state(chip(s, i)) == TA1_CHIP_EXITED) {
+				stop_thread_exited(s, i);
+				return;
+			}
 	}
 	if (!any) {
 		/* The resumed chips are done; the rest of the pod, if any, runs on
@@ -735,7 +780,7 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 	case RSP_CMD_Q_SUPPORTED:
 		reply_start(s);
 		reply_fmt(s, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;vContSupported+;QSnrIgnore+;"
-			  "binary-upload+",
+			  "QSnrPod+;binary-upload+",
 			  RSP_MAX_PAYLOAD);
 		reply_send(s);
 		break;
@@ -759,6 +804,10 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 	case RSP_CMD_SNR_IGNORE:
 		s->ignore_addr = cmd.addr;
 		s->ignore_left = cmd.value;
+		send_str(s, "OK");
+		break;
+	case RSP_CMD_SNR_POD:
+		s->pod = cmd.value != 0;
 		send_str(s, "OK");
 		break;
 	case RSP_CMD_START_NOACK:

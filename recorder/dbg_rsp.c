@@ -95,6 +95,7 @@ struct snr_dbg {
 	char (*threads)[64];
 	int nthreads, cur_thread;
 	bool snr_ignore; /* the stub counts breakpoint hits (QSnrIgnore+: snr device) */
+	bool snr_pod;    /* the stub steps one chip of a pod alone (QSnrPod+: snr device) */
 	bool has_auxv;   /* qXfer:auxv:read+ (gdbserver): the program's auxiliary vector */
 	bool binary_read; /* binary-upload+ (snr device, gdb 16's x): memory read without hex, until a stub
 			   * answers x as unsupported */
@@ -983,6 +984,17 @@ static int parse_stop(struct snr_dbg *d, const char *what, struct snr_dbg_stop *
 		stop->code = sig;
 		d->attached = false;
 		return 0;
+	case 'w': { /* one thread exited, others remain (snr device's pod mode) */
+		stop->kind = SNR_DBG_STOP_EXITED;
+		stop->code = sig;
+		const char *t = p[3] == ';' ? p + 4 : NULL;
+		if (!t || !*t)
+			return fail(d, "rsp: %s: thread-exit reply without a thread \"%.40s\"", what, p);
+		stop->thread = thread_index(d, t);
+		if (stop->thread < 0)
+			return fail(d, "rsp: %s: thread-exit reply names unknown thread %.20s", what, t);
+		return 0;
+	}
 	case 'S':
 	case 'T':
 		break;
@@ -1129,6 +1141,8 @@ static int handshake(struct snr_dbg *d)
 			d->multiprocess = true;
 		} else if (!strcmp(f, "QSnrIgnore+")) {
 			d->snr_ignore = true;
+		} else if (!strcmp(f, "QSnrPod+")) {
+			d->snr_pod = true;
 		} else if (!strcmp(f, "binary-upload+")) {
 			d->binary_read = true;
 		}
@@ -1592,6 +1606,14 @@ static int rsp_cont_to_hit(struct snr_dbg *d, uint64_t addr, uint64_t hits, stru
 	if (expect_ok(d, cmd) < 0)
 		return -1;
 	return rsp_cont_selected(d, 0, stop);
+}
+
+int snr_dbg_rsp_pod_mode(struct snr_dbg *d)
+{
+	if (!d->snr_pod)
+		return fail(d, "rsp: the stub does not offer QSnrPod+ (snr device does): it cannot step one chip of a "
+			    "pod without running the others");
+	return expect_ok(d, "QSnrPod:1") < 0 ? -1 : 0;
 }
 
 static int rsp_step(struct snr_dbg *d, struct snr_dbg_stop *stop)

@@ -162,6 +162,11 @@ struct snr_dbg_ops {
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;
+/* snr device's pod mode on an rsp connection (QSnrPod:1, device/rsp_session.c):
+ * a step of a chip blocked at a ta.wait runs no other chip and stops with
+ * the pc unchanged; `snr record --pod` steps every chip itself. 0, or -1
+ * (error() says why: the stub does not offer QSnrPod+). */
+int snr_dbg_rsp_pod_mode(struct snr_dbg *d);
 extern const struct snr_dbg_ops snr_dbg_ptrace;
 
 #endif
