@@ -32,9 +32,10 @@
  * - a continue whose resumed chips are all blocked (none made progress in a
  *   slice) and the pod is not deadlocked stops with SIGTRAP at the first
  *   blocked one's wait, rather than waiting for chips it did not resume;
- * - a continue whose resumed chips all exited, while other chips have not,
- *   stops with w (GDB's thread-exit reply: wEXIT;THREAD) naming the first
- *   of them, rather than running the chips it did not resume.
+ * - a step that exits its chip, or a continue whose resumed chips all
+ *   exited, while other chips have not, stops with w (GDB's thread-exit
+ *   reply: wEXIT;THREAD) naming the chip, rather than running the chips
+ *   it did not resume.
  */
 #include "rsp_session.h"
 
@@ -357,7 +358,12 @@ void rsp_session_run_slice(struct rsp_session *s)
 			stop(s, (unsigned)stepped, SIG_TRAP);
 			return;
 		}
-		/* The stepped chip exited: let the others run on to a stop. */
+		/* The stepped chip exited: let the others run on to a stop
+		 * (pod mode: report the exit; nothing else runs). */
+		if (s->pod && !all_exited(s)) {
+			stop_thread_exited(s, (unsigned)stepped);
+			return;
+		}
 		if (stop_if_nothing_runs(s))
 			return;
 		for (unsigned i = 0; i < s->nchips; i++)
