@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_lines.h"
 #include "lib/snr_set.h"
 #include "lib/snr_util.h"
 
@@ -76,6 +77,7 @@ struct pod {
 	unsigned streak; /* turns in a row that ended blocked with no progress */
 	bool failed;
 	char why[4096]; /* what ended the pod's recording, if failed */
+	struct snr_lines *lines; /* of --elf: where a chip waits, by file:line */
 	size_t instret_off, regs_len;
 	uint8_t *regbuf;
 };
@@ -330,9 +332,15 @@ static void chip_wait_text(struct pod *p, char *out, size_t len)
 				   : o->phase == AT_HIT ? "stopped at its breakpoint hit"
 				   : o->blocked		? "blocked at a ta.wait"
 							: "running";
-		at += (size_t)snprintf(out + at, len - at, "%schip %u %s", i ? "; " : "", i, what);
-		if (o->blocked && o->phase != DONE && o->phase != AT_HIT && at < len)
-			at += (size_t)snprintf(out + at, len - at, " at pc 0x%llx", (unsigned long long)o->blocked_pc);
+		at += (size_t)snprintf(out + at, len - at, "%schip %u: %s", i ? "; " : "", i, what);
+		if (o->blocked && o->phase != DONE && o->phase != AT_HIT && at < len) {
+			const struct snr_place *pl = p->lines ? snr_lines_find(p->lines, o->blocked_pc) : NULL;
+			char place[600] = "";
+			if (pl)
+				snr_place_text(pl, place, sizeof(place));
+			at += (size_t)snprintf(out + at, len - at, " at pc 0x%llx%s%s", (unsigned long long)o->blocked_pc,
+					       pl ? ", " : "", place);
+		}
 	}
 }
 
@@ -540,6 +548,14 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 		goto out;
 	}
 	p.regbuf = snr_xcalloc(1, p.regs_len);
+	if (o->elf_path) {
+		char lerr[300];
+		p.lines = snr_lines_new();
+		if (snr_lines_add(p.lines, o->elf_path, 0, NULL, lerr, sizeof(lerr))) {
+			snr_lines_free(p.lines); /* the chips' recorders name what is wrong with it */
+			p.lines = NULL;
+		}
+	}
 	json_t *info = json_object();
 	json_t *pod = json_object();
 	json_object_set_new(pod, "chips", json_integer(p.n));
@@ -592,7 +608,8 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 	if (p.failed) {
 		size_t at = (size_t)snprintf(err, errlen, "%s", p.why);
 		for (unsigned k = 0; k < p.n && at < errlen; k++)
-			if (p.chips[k].rc && !strstr(p.chips[k].rerr, "the pod's recording stopped"))
+			if (p.chips[k].rc && !strstr(p.chips[k].rerr, "the pod's recording stopped") &&
+			    !strstr(p.why, p.chips[k].rerr) && !strstr(p.chips[k].rerr, p.why))
 				at += (size_t)snprintf(err + at, errlen - at, "\n  chip %u: %s", k, p.chips[k].rerr);
 		goto out;
 	}
@@ -617,7 +634,8 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 	}
 out:
 	if (set) {
-		sum->set_path = snr_set_writer_dir(set);
+		snprintf(sum->partial, sizeof(sum->partial), "%s", snr_set_writer_dir(set));
+		sum->set_path = sum->partial;
 		snr_set_abandon(set, "the pod's recording failed");
 	}
 	if (p.d)
@@ -626,6 +644,8 @@ out:
 		free(p.chips[k].out_path);
 	free(p.chips);
 	free(p.regbuf);
+	if (p.lines)
+		snr_lines_free(p.lines);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cv);
 	return rc;

@@ -7,11 +7,12 @@
 
 #include "recorder/record.h"
 
-#define SNR_POD_MAX_CHIPS 64
+#define SNR_POD_MAX_CHIPS 256
 
 struct snr_pod_summary {
 	unsigned chips;
 	const char *set_path; /* the trace set written (o->out_path), or its .partial folder */
+	char partial[4096];
 	struct snr_record_summary chip[SNR_POD_MAX_CHIPS];
 	uint64_t at_pc[SNR_POD_MAX_CHIPS]; /* where each chip's window ended */
 };
