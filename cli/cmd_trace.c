@@ -9,18 +9,21 @@
 
 #include "lib/snr_lines.h"
 #include "lib/snr_partial.h"
+#include "lib/snr_pod.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "isa/snr_isa.h"
 #include "snr_cli.h"
 
 static const char trace_usage[] =
-	"usage: snr trace info T.snrt [--json]\n"
+	"usage: snr trace info T.snrt|POD [--json]\n"
 	"       snr trace dump T.snrt [--json] [--limit N]\n"
 	"       snr trace verify T.snrt\n"
 	"\n"
 	"info    what the trace holds: ISA, target, breakpoint, instructions, how\n"
-	"        recording ended, what was captured, size\n"
+	"        recording ended, what was captured, size; of a pod recording (POD,\n"
+	"        from record --pod): its chips, each trace checked to be that chip of\n"
+	"        one recording of one program\n"
 	"dump    one line per instruction: index, pc, symbol+offset, disassembly, its\n"
 	"        source line (\"at file:line (function)\", from the program's DWARF), and\n"
 	"        the registers and memory captured just before it (--json: one JSON\n"
@@ -397,6 +400,45 @@ static int cmd_verify(struct snr_trace *t, const char *path)
 	return rc;
 }
 
+/* info of a pod recording (record --pod): its chips, each checked to
+ * belong to it (lib/snr_pod.h). */
+static int pod_info(const char *path, int as_json)
+{
+	struct snr_pod pod;
+	char err[1200];
+	if (snr_pod_open(path, &pod, err, sizeof(err))) {
+		snr_err("trace: %s", err);
+		return 1;
+	}
+	if (as_json) {
+		json_t *o = json_object(), *chips = json_array();
+		json_object_set_new(o, "pod", json_string(path));
+		for (unsigned k = 0; k < pod.chips; k++) {
+			json_t *c = json_object();
+			json_object_set_new(c, "chip", json_integer(k));
+			json_object_set_new(c, "instructions", json_integer((json_int_t)pod.chip[k].instructions));
+			json_object_set_new(c, "end", json_string(pod.chip[k].end));
+			json_object_set_new(c, "breakpoint_address", json_integer((json_int_t)pod.chip[k].breakpoint));
+			json_object_set_new(c, "trace", json_string(pod.chip[k].path));
+			json_array_append_new(chips, c);
+		}
+		json_object_set_new(o, "chips", chips);
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("pod          %s: %u chip%s, each chip's window from its own hit of the breakpoint (0x%llx)\n", path,
+		       pod.chips, pod.chips == 1 ? "" : "s", (unsigned long long)pod.chip[0].breakpoint);
+		printf("%-5s %12s  %-9s %s\n", "chip", "instructions", "end", "trace");
+		for (unsigned k = 0; k < pod.chips; k++)
+			printf("%-5u %12llu  %-9s %s\n", k, (unsigned long long)pod.chip[k].instructions, pod.chip[k].end,
+			       pod.chip[k].path);
+	}
+	snr_pod_free(&pod);
+	return 0;
+}
+
 int snr_cmd_trace(int argc, char **argv)
 {
 	if (snr_wants_help(argc, argv)) {
@@ -440,6 +482,8 @@ int snr_cmd_trace(int argc, char **argv)
 		return 2;
 	}
 	char err[600];
+	if (!strcmp(sub, "info") && snr_pod_is(path))
+		return pod_info(path, as_json);
 	struct snr_trace *t = snr_trace_open(path, err, sizeof(err));
 	if (!t) {
 		snr_err("trace: %s", err);

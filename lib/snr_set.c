@@ -220,6 +220,16 @@ static int expand_set(const char *dir, struct snr_inputs *in, char *err, size_t 
 		snr_fmt(err, errlen, "%s: not a set manifest (no \"format\": \"snr set\" with a \"windows\" array)", m);
 		goto out;
 	}
+	if (json_is_object(json_object_get(j, "pod")) && !strcmp(json_string_value(json_object_get(j, "kind")) ?
+								    json_string_value(json_object_get(j, "kind")) : "", "trace")) {
+		/* its windows are one run's chips, which only replay together */
+		snr_fmt(err, errlen,
+			"%s is a pod recording (record --pod): its chips replay only together, which is not built yet; "
+			"`snr trace info %s` lists them, and %s/window-K.snrt replays chip K alone (stopping at its first "
+			"wait for another chip's signal)",
+			dir, dir, dir);
+		goto out;
+	}
 	size_t nw = json_array_size(wins);
 	json_int_t asked = json_integer_value(json_object_get(j, "windows_requested"));
 	if (!json_is_true(json_object_get(j, "complete"))) {
