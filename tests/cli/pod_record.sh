@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# snr record --pod (docs/recording.md, "A pod"): every chip of a pod on
+# `snr device --gdb` into one trace set, the chips stepped in turns through
+# the device's pod mode (QSnrPod), none running unrecorded.
+# - the ring all-reduce (workloads/allreduce.c) on 2, 4 and 8 chips, all-to-all
+#   and ring, and with chip 1 late (-DLATE); the All-Gather (workloads/
+#   allgather.c) on a ring and all-to-all: every chip's window is the function's
+#   whole call (--until-return), as many instructions as `snr profile` counts
+#   per call; each chip's pc sequence equals the one `record --chip C` records
+#   of that chip alone (a chip that ran unrecorded inside the windows would
+#   leave a gap); the program run on after the recording detached computes
+#   the right result on every chip;
+# - `snr trace info POD` lists the chips; a pod's windows are not replayed one
+#   by one as if independent;
+# - refused, named: a chip that never hits the breakpoint (it exits), a chip
+#   that cannot reach it (it waits for a signal from a chip stopped at its
+#   hit), a deadlock inside the windows (both chips wait; or the signalling
+#   chip's window ended by --count), a manifest naming a missing chip file, a
+#   chip trace from another pod or program, --pod with --method sim,
+#   --windows or a target other than a stub.
+# usage: pod_record.sh SNR SRCDIR
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../gdb_device.sh"
+SRC=${2:?usage: pod_record.sh SNR SRCDIR}
+
+"$SNR" cc "$SRC/workloads/allreduce.c" -o "$T/ar.elf" || fail "snr cc allreduce"
+"$SNR" cc "$SRC/workloads/allreduce.c" -DLATE=2000 -o "$T/arl.elf" || fail "snr cc allreduce -DLATE"
+"$SNR" cc "$SRC/workloads/allgather.c" -o "$T/ag.elf" || fail "snr cc allgather"
+echo '{"ici": {"topology": "ring"}}' >"$T/ring.json"
+echo '{"ici": {"topology": "all-to-all"}}' >"$T/a2a.json"
+
+pcs() { # trace -> its pc sequence, one per line
+  "$SNR" trace dump "$1" --json | sed 's/.*"pc":\([0-9]*\).*/\1/'
+}
+
+# pod ELF FUNC CHIPS CONFIG NAME: records the pod, checks it against profile,
+# --chip C and the program's own output
+pod() {
+  local elf=$1 fn=$2 n=$3 cfg=$4 name=$5
+  gdb_device "$SNR" "$T" "$elf" --chips "$n" --config "$cfg"
+  run "$SNR" record --pod --target tcp:127.0.0.1:$PORT --elf "$elf" --config "$cfg" --breakpoint "$fn" \
+    --until-return --count 10M -o "$T/$name.snrs"
+  expect_rc 0
+  wait "$DEV" || fail "$name: the device exited $? after the pod recording detached: $(cat "$T/dev.err")"
+  case $fn in
+    allreduce) [ "$(grep -c ", 0 wrong$" "$T/dev.out")" -eq "$n" ] || fail "$name: after the recording: $(cat "$T/dev.out")" ;;
+    gather) grep -q "checksum" "$T/dev.out" || fail "$name: after the recording: $(cat "$T/dev.out")" ;;
+  esac
+  run "$SNR" trace info "$T/$name.snrs" --json
+  expect_rc 0
+  cp "$T/out" "$T/$name.info.json"
+  "$SNR" profile "$elf" --chips "$n" --config "$cfg" --json >"$T/prof.json" 2>/dev/null || fail "$name: snr profile"
+  python3 - "$T/$name.info.json" "$T/prof.json" "$fn" "$n" <<'EOF' || fail "$name: the chips' windows against snr profile"
+import json, sys
+info, prof, fn, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], int(sys.argv[4])
+chips = info["chips"]
+assert [c["chip"] for c in chips] == list(range(n)), chips
+f = [x for x in prof["functions"] if x["function"] == fn][0]
+ipc = f["instructions_per_call"]
+assert f["calls"] == n, f
+for c in chips:
+    assert c["end"] == "returned", c
+    assert ipc["min"] <= c["instructions"] <= ipc["max"], (c, ipc)
+if ipc["min"] == ipc["max"]:
+    assert all(c["instructions"] == ipc["min"] for c in chips), (chips, ipc)
+EOF
+  # each chip's pcs as record --chip C records that chip alone (the others run through its waits)
+  for c in 0 $((n - 1)); do
+    gdb_device "$SNR" "$T" "$elf" --chips "$n" --config "$cfg"
+    run "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$elf" --config "$cfg" --breakpoint "$fn" --chip $c \
+      --until-return --count 10M --method step --kill -o "$T/$name.c$c.snrt"
+    expect_rc 0
+    wait "$DEV" 2>/dev/null
+    pcs "$T/$name.snrs/window-$c.snrt" >"$T/a.pcs"
+    pcs "$T/$name.c$c.snrt" >"$T/b.pcs"
+    [ -s "$T/a.pcs" ] && cmp -s "$T/a.pcs" "$T/b.pcs" ||
+      fail "$name: chip $c's pcs in the pod recording ($(wc -l <"$T/a.pcs")) differ from record --chip $c's ($(wc -l <"$T/b.pcs")): $(diff "$T/a.pcs" "$T/b.pcs" | head -5)"
+  done
+}
+
+for n in 2 4 8; do
+  pod "$T/ar.elf" allreduce $n "$T/a2a.json" ar$n
+  pod "$T/ar.elf" allreduce $n "$T/ring.json" ar${n}ring
+done
+pod "$T/arl.elf" allreduce 4 "$T/a2a.json" late4
+pod "$T/ag.elf" gather 4 "$T/a2a.json" ag4
+pod "$T/ag.elf" gather 4 "$T/ring.json" ag4ring
+
+# trace info lists the chips
+run "$SNR" trace info "$T/ar4.snrs"
+expect_rc 0
+expect_out "4 chips"
+for c in 0 1 2 3; do grep -Eq "^$c +134 +returned +.*window-$c.snrt" "$T/out" || fail "trace info lacks chip $c: $(cat "$T/out")"; done
+# a pod's windows are not replayed one by one as independent windows
+run "$SNR" replay "$T/ar4.snrs"
+expect_rc 1
+expect_err "is a pod recording"
+
+# bad pods: a missing chip file; a chip of another pod (2 chips); a chip of another program (LATE)
+cp -r "$T/ar4.snrs" "$T/miss.snrs"
+rm "$T/miss.snrs/window-2.snrt"
+run "$SNR" trace info "$T/miss.snrs"
+expect_rc 1
+expect_err "chip 2's trace"
+cp -r "$T/ar4.snrs" "$T/other.snrs"
+cp "$T/ar2.snrs/window-1.snrt" "$T/other.snrs/window-1.snrt"
+run "$SNR" trace info "$T/other.snrs"
+expect_rc 1
+expect_err "is chip 1 of 2 chips: not a trace of this pod"
+cp -r "$T/ar4.snrs" "$T/prog.snrs"
+cp "$T/late4.snrs/window-3.snrt" "$T/prog.snrs/window-3.snrt"
+run "$SNR" trace info "$T/prog.snrs"
+expect_rc 1
+expect_err "chip 3 was recorded from another program or machine than chip 0"
+
+# chips that cannot be recorded, each named
+cat >"$T/nohit.c" <<'EOF'
+#include <stdint.h>
+#include "ta1.h"
+TA_HBM_DATA static uint64_t box[4];
+volatile uint64_t sink;
+__attribute__((noinline)) void step(uint64_t me) { sink = me * 3 + 1; }
+static void signal_chip1(void)
+{
+	ta_dma_notify(ta_hbm_of(1, ta_addr(box) - TA_HBM_BASE), ta_addr(box), 8, 1, 3);
+	ta_wait(1, 1);
+}
+__attribute__((noinline)) void handoff(uint64_t me)
+{
+#ifdef DEADLOCK
+	ta_wait(3, 1); /* both chips wait first: neither signals */
+#endif
+	if (me == 0) {
+		for (volatile int i = 0; i < 200; i++)
+			;
+		signal_chip1();
+	} else {
+		ta_wait(3, 1);
+	}
+}
+int main(void)
+{
+	uint64_t me = ta_chip_id();
+#ifdef NOHIT
+	if (me == 0) /* chip 1 never calls step */
+		step(me);
+#elif defined(AFTER)
+	if (me == 1) /* chip 1 reaches step only after chip 0 signalled it from past step */
+		ta_wait(3, 1);
+	step(me);
+	if (me == 0)
+		signal_chip1();
+#else
+	handoff(me);
+#endif
+	return 0;
+}
+EOF
+for v in NOHIT AFTER DEADLOCK PLAIN; do "$SNR" cc -g "$T/nohit.c" -D$v -o "$T/$v.elf" || fail "snr cc nohit.c -D$v"; done
+rec2() { # ELF BREAKPOINT OUT [record args]: a 2-chip pod
+  local elf=$1 bp=$2 out=$3
+  shift 3
+  gdb_device "$SNR" "$T" "$elf" --chips 2
+  run "$SNR" record --pod --target tcp:127.0.0.1:$PORT --elf "$elf" --breakpoint "$bp" -o "$T/$out" "$@"
+  kill "$DEV" 2>/dev/null
+  wait "$DEV" 2>/dev/null
+}
+rec2 "$T/NOHIT.elf" step nohit.snrs --count 100
+expect_rc 1
+expect_err "chip 1: the program exited with status 0 before reaching breakpoint step"
+[ ! -e "$T/nohit.snrs" ] || fail "a pod with a chip that never hit was written as complete"
+rec2 "$T/AFTER.elf" step after.snrs --count 100
+expect_rc 1
+expect_err "chip 1 cannot reach the breakpoint"
+expect_err "chip 0: stopped at its breakpoint hit; chip 1: blocked at a ta.wait at pc 0x"
+expect_err "nohit.c:3"
+rec2 "$T/DEADLOCK.elf" handoff dead.snrs --count 100
+expect_rc 1
+expect_err "the pod deadlocked inside the windows"
+expect_err "chip 0: blocked at a ta.wait at pc 0x"
+expect_err "chip 1: blocked at a ta.wait at pc 0x"
+grep -q "(handoff)" "$T/err" || fail "the deadlock does not name the function: $(cat "$T/err")"
+rec2 "$T/PLAIN.elf" handoff short.snrs --count 50
+expect_rc 1
+expect_err "chip 0: its window ended; chip 1: blocked at a ta.wait"
+# the same pod whole: chip 1's window passes its wait once chip 0 signalled
+rec2 "$T/PLAIN.elf" handoff whole.snrs --until-return --count 100k
+expect_rc 0
+run "$SNR" trace info "$T/whole.snrs" --json
+python3 -c "
+import json, sys
+c = json.load(open('$T/out'))['chips']
+assert [x['end'] for x in c] == ['returned', 'returned'] and c[0]['instructions'] > 1000 and c[1]['instructions'] > 2, c
+" || fail "the handoff pod: $(cat "$T/out")"
+
+# usage
+run "$SNR" record --pod --target tcp:127.0.0.1:1 --elf "$T/ar.elf" --breakpoint allreduce --count 10 --method sim -o "$T/x"
+expect_rc 2
+expect_err "--pod --method sim is not built"
+run "$SNR" record --pod --target tcp:127.0.0.1:1 --elf "$T/ar.elf" --breakpoint allreduce --count 10 --windows 2 -o "$T/x"
+expect_rc 2
+expect_err "not with --windows"
+run "$SNR" record --pod --pid 1 --breakpoint allreduce --count 10 -o "$T/x"
+expect_rc 2
+expect_err "give --target"
+exit 0
