@@ -33,6 +33,7 @@
 #include "lib/snr_util.h"
 
 #define TURN_STEPS 256 /* instructions a chip runs per turn */
+#define POD_FLAGS 16   /* TA1's sync flags, registers flag0..flag15 */
 
 enum phase {
 	TO_HIT,    /* running to its breakpoint hit */
@@ -52,6 +53,7 @@ struct snr_dbg { /* one chip of the pod, as a debugger connection */
 	unsigned turn_steps; /* steps in this turn */
 	bool blocked;        /* its last step or continue blocked */
 	uint64_t blocked_pc;
+	uint64_t flags[POD_FLAGS]; /* its sync flags when the windows started */
 	char err[1024];
 	/* the recorder of this chip */
 	pthread_t th;
@@ -79,6 +81,7 @@ struct pod {
 	char why[4096]; /* what ended the pod's recording, if failed */
 	struct snr_lines *lines; /* of --elf: where a chip waits, by file:line */
 	size_t instret_off, regs_len;
+	long flag_off[POD_FLAGS]; /* offsets of flag0..flag15 in the register buffer, -1 if absent */
 	uint8_t *regbuf;
 };
 
@@ -91,12 +94,28 @@ static bool runnable(const struct pod *p, const struct snr_dbg *c)
 	return c->phase == TO_HIT || (p->started && c->phase == WINDOW);
 }
 
+static int select_chip(struct snr_dbg *c);
+
 /* Every chip is at its hit (or done): the windows start. Called locked. */
 static void start_windows(struct pod *p)
 {
-	for (unsigned i = 0; i < p->n; i++)
-		if (p->chips[i].phase == AT_HIT)
-			p->chips[i].phase = WINDOW;
+	for (unsigned i = 0; i < p->n; i++) {
+		struct snr_dbg *c = &p->chips[i];
+		if (c->phase != AT_HIT)
+			continue;
+		c->phase = WINDOW;
+		/* the flags as the windows start: a flag a chip's window reads
+		 * first after a peer signalled it is captured with that signal in
+		 * its count, which a replay of the pod sends again */
+		if (!p->failed && (select_chip(c) || p->real->read_regs(p->d, p->regbuf))) {
+			p->failed = true;
+			snr_fmt(p->why, sizeof(p->why), "reading chip %u's flags at the windows' start: %s", i,
+				p->real->error(p->d));
+		}
+		for (unsigned f = 0; f < POD_FLAGS && !p->failed; f++)
+			if (p->flag_off[f] >= 0)
+				memcpy(&c->flags[f], p->regbuf + p->flag_off[f], 8);
+	}
 	p->started = true;
 	p->streak = 0;
 	if (p->have_bp && !p->failed) {
@@ -535,7 +554,13 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 	size_t nregs = 0;
 	const struct snr_dbg_reg *regs = o->dbg->registers(p.d, &nregs);
 	bool have_instret = false;
+	for (unsigned f = 0; f < POD_FLAGS; f++)
+		p.flag_off[f] = -1;
 	for (size_t i = 0; i < nregs; i++) {
+		unsigned f;
+		char tail;
+		if (sscanf(regs[i].name, "flag%u%c", &f, &tail) == 1 && f < POD_FLAGS && regs[i].size == 8)
+			p.flag_off[f] = regs[i].offset;
 		if (!strcmp(regs[i].name, "instret") && regs[i].size == 8) {
 			p.instret_off = regs[i].offset;
 			have_instret = true;
@@ -620,6 +645,10 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 		json_object_set_new(e, "hit", json_integer((json_int_t)(o->skip + 1)));
 		json_object_set_new(e, "instructions", json_integer((json_int_t)s->instructions));
 		json_object_set_new(e, "end", json_string(s->end_reason));
+		json_t *fl = json_array();
+		for (unsigned f = 0; f < POD_FLAGS; f++)
+			json_array_append_new(fl, json_integer((json_int_t)p.chips[k].flags[f]));
+		json_object_set_new(e, "flags_at_start", fl);
 		if (snr_set_add(set, k, e, err, errlen))
 			goto out;
 	}

@@ -91,6 +91,12 @@ run "$SNR" trace info "$T/ar4.snrs"
 expect_rc 0
 expect_out "4 chips"
 for c in 0 1 2 3; do grep -Eq "^$c +134 +returned +.*window-$c.snrt" "$T/out" || fail "trace info lacks chip $c: $(cat "$T/out")"; done
+# every chip's sync flags as the windows started, in the manifest
+python3 -c "
+import json
+w = json.load(open('$T/ar4.snrs/set.json'))['windows']
+assert [x['chip'] for x in w] == [0, 1, 2, 3] and all(len(x['flags_at_start']) == 16 for x in w), w
+" || fail "the pod manifest's chips and flags_at_start"
 # a pod's windows are not replayed one by one as independent windows
 run "$SNR" replay "$T/ar4.snrs"
 expect_rc 1
