@@ -16,8 +16,9 @@
 
 static json_t *manifest(const char *dir, char *err, size_t errlen)
 {
-	char *m = snr_xmalloc(strlen(dir) + sizeof(SNR_SET_MANIFEST) + 2);
-	sprintf(m, "%s/%s", dir, SNR_SET_MANIFEST);
+	size_t len = strlen(dir) + sizeof(SNR_SET_MANIFEST) + 2;
+	char *m = snr_xmalloc(len);
+	snprintf(m, len, "%s/%s", dir, SNR_SET_MANIFEST);
 	json_error_t je;
 	json_t *j = json_load_file(m, 0, &je);
 	if (!j && err)
@@ -75,8 +76,9 @@ int snr_pod_open(const char *dir, struct snr_pod *pod, char *err, size_t errlen)
 				SNR_SET_MANIFEST, k, k);
 			goto out;
 		}
-		char *path = snr_xmalloc(strlen(dir) + strlen(file) + 2);
-		sprintf(path, "%s/%s", dir, file);
+		size_t plen = strlen(dir) + strlen(file) + 2;
+		char *path = snr_xmalloc(plen);
+		snprintf(path, plen, "%s/%s", dir, file);
 		pod->chip[k].path = path;
 		struct stat st;
 		if (stat(path, &st)) {
