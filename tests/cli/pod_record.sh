@@ -6,8 +6,8 @@
 #   and ring, and with chip 1 late (-DLATE); the All-Gather (workloads/
 #   allgather.c) on a ring and all-to-all: every chip's window is the function's
 #   whole call (--until-return), as many instructions as `snr profile` counts
-#   per call; each chip's pc sequence equals the one `record --chip C` records
-#   of that chip alone (a chip that ran unrecorded inside the windows would
+#   per call; the last chip's pc sequence (and chip 0's on 4 chips) equals the
+#   one `record --chip C` records of that chip alone (a chip that ran unrecorded inside the windows would
 #   leave a gap); the program run on after the recording detached computes
 #   the right result on every chip;
 # - `snr trace info POD` lists the chips; a pod's windows are not replayed one
@@ -65,7 +65,7 @@ if ipc["min"] == ipc["max"]:
     assert all(c["instructions"] == ipc["min"] for c in chips), (chips, ipc)
 EOF
   # each chip's pcs as record --chip C records that chip alone (the others run through its waits)
-  for c in 0 $((n - 1)); do
+  for c in $([ "$name" = ar4 ] && echo 0) $((n - 1)); do
     gdb_device "$SNR" "$T" "$elf" --chips "$n" --config "$cfg"
     run "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$elf" --config "$cfg" --breakpoint "$fn" --chip $c \
       --until-return --count 10M --method step --kill -o "$T/$name.c$c.snrt"
