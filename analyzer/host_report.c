@@ -14,6 +14,7 @@
 #include "analyzer/host_report.h"
 #include "analyzer/host_device.h"
 #include "analyzer/host_events.h"
+#include "analyzer/progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -253,8 +254,8 @@ static void print_stack(const struct snrh_trace *t, int32_t idx, const char *pre
 	}
 }
 
-/* --json: the thread table (the scheduler's exact totals) and on/off-device
- * (analyzer/host_device.c). */
+/* --json: the thread table (the scheduler's exact totals), on/off-device
+ * (analyzer/host_device.c) and the progress points (analyzer/progress.c). */
 static int report_json(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
 {
 	json_t *m = t->meta, *threads = json_array();
@@ -273,6 +274,18 @@ static int report_json(const struct snrh_trace *t, const struct snrh_report_opts
 				json_integer_value(json_object_get(m, "t_end_ns")), "truncated", o->truncated != NULL,
 				"threads", threads, "on_off_device", snrh_ondev_json(&od));
 	snrh_ondev_free(&od);
+	/* the progress points (analyzer/progress.h) */
+	struct snrh_point *pts = NULL;
+	char perr[300];
+	int npts = snrh_points_build(t, &pts, perr, sizeof(perr));
+	if (npts < 0) {
+		snr_err("%s", perr);
+		json_decref(doc);
+		return -1;
+	}
+	json_object_set_new(doc, "progress",
+			    snrh_progress_json(pts, npts, (uint64_t)json_integer_value(json_object_get(m, "t_start_ns")), 10));
+	snrh_points_free(pts, npts);
 	int rc = json_dumpf(doc, out, JSON_INDENT(1)) ? -1 : 0;
 	fputc('\n', out);
 	json_decref(doc);
@@ -530,6 +543,16 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	free(offv);
 	free(onv);
 	free(b.p);
+
+	struct snrh_point *pts = NULL;
+	char perr[300];
+	int npts = snrh_points_build(t, &pts, perr, sizeof(perr));
+	if (npts < 0) {
+		snr_err("%s", perr);
+		rc = -1;
+	}
+	snrh_progress_report(pts, npts, t0, 10, out);
+	snrh_points_free(pts, npts);
 
 	if (o->trace_events) {
 		json_t *events = json_array();

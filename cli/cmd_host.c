@@ -17,21 +17,26 @@
 #include "snr_cli.h"
 #ifdef SNR_HAVE_HOST_BPF
 #include "recorder/host/host_record.h"
+#include "recorder/host/progress.h"
 #endif
 
 static const char host_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [OPTIONS] -o H.snrh\n"
 	"       snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
+	"       snr host causal H.snrh [--speedup PCT] [--json] [--html OUT.html]\n"
 	"\n"
 	"The host side of a run: record traces one process with eBPF (on/off-CPU time,\n"
 	"runtime API buckets, GPU activity through CUPTI); report summarizes a host\n"
-	"trace. `snr host record --help` and `snr host report --help` describe each.\n"
+	"trace; causal predicts what speeding up each function or bucket would do to\n"
+	"the progress points recorded. `snr host record --help`, `snr host report\n"
+	"--help` and `snr host causal --help` describe each.\n"
 	"docs/host.md.\n";
 
 static const char host_record_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
 	"                       [--unwind dwarf|fp] [--stack-bytes N] [--uprobe LIB:SYMBOL:BUCKET]...\n"
-	"                       [--no-presets] [--io-calls] [--no-cupti] [--quiet] -o H.snrh [--force]\n"
+	"                       [--no-presets] [--io-calls] [--no-cupti] [--quiet]\n"
+	"                       [--progress SYM]... [--latency BEGIN:END[:arg]]... -o H.snrh [--force]\n"
 	"\n"
 	"Traces one process with eBPF (as root): every scheduler switch of its\n"
 	"threads (off-CPU intervals with state, user+kernel stack and waker), on-CPU\n"
@@ -56,6 +61,13 @@ static const char host_record_usage[] =
 	"not already set; --no-cupti: never), so a CUDA program's GPU activity lands in\n"
 	"the same trace when it exits normally.\n"
 	"\n"
+	"Progress points (docs/host.md, \"Progress points\"): --progress SYM puts a uprobe\n"
+	"on the program's function SYM, each call one unit of work (a token); --latency\n"
+	"BEGIN:END pairs each call of BEGIN with the next call of END on the same\n"
+	"thread (BEGIN:END:arg: with the END whose first argument equals BEGIN's), one\n"
+	"request each. Several of each are allowed; `snr host report` shows their\n"
+	"rate and latency, `snr host causal` what speeding up each function would do.\n"
+	"\n"
 	"It writes H.snrh as it goes, so a recorder killed (even by SIGKILL) leaves\n"
 	"everything up to its last drain (every 50 ms), read as truncated. A command\n"
 	"it started dies with it. -o is required; an existing H.snrh is replaced only\n"
@@ -63,7 +75,8 @@ static const char host_record_usage[] =
 	"\n"
 	"examples:\n"
 	"  sudo snr host record -o serve.snrh -- ./ta1_serve prog.elf 20\n"
-	"  sudo snr host record -p 1234 -d 10 -F 199 --uprobe libfoo:foo_wait:H:WAIT_DEV -o h.snrh\n";
+	"  sudo snr host record -p 1234 -d 10 -F 199 --uprobe libfoo:foo_wait:H:WAIT_DEV -o h.snrh\n"
+	"  sudo snr host record --progress emit_token --latency req_begin:req_end -o t.snrh -- ./serve\n";
 
 static const char host_report_usage[] =
 	"usage: snr host report H.snrh [CUPTI.snrh...] [--folded PREFIX] [--top N] [--trace-events OUT.json]\n"
@@ -85,7 +98,9 @@ static const char host_report_usage[] =
 	"  --trace-events OUT    write Chrome/Perfetto trace-event JSON\n"
 	"  --top N               the off-CPU stacks listed\n"
 	"  --json                JSON instead of text: threads and on/off-device (with\n"
-	"                        every host wait and the work that ended it), in ns\n"
+	"                        every host wait and the work that ended it), in ns, and\n"
+	"                        the progress points (count, rate, latency or inter-arrival\n"
+	"                        p50/p90/p99, and over 10 slices of the run)\n"
 	"  --allow-truncated     a trace cut short (its recorder killed): exit 0, not 3\n"
 	"  --force               replace outputs that exist (never an input trace)\n"
 	"\n"
@@ -216,8 +231,12 @@ static int host_record_main(int argc, char **argv)
 					     {"unwind", required_argument, NULL, 'U'},
 					     {"stack-bytes", required_argument, NULL, 'S'},
 					     {"quiet", no_argument, NULL, 'q'},
+					     {"progress", required_argument, NULL, 'g'},
+					     {"latency", required_argument, NULL, 'l'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0}};
+	const char **progress = snr_xcalloc((size_t)argc + 1, sizeof(*progress));
+	const char **latency = snr_xcalloc((size_t)argc + 1, sizeof(*latency));
 	struct snrh_record_opts o = {
 		.hz = 99, .io_syscalls = false, .presets = true, .cupti = true, .stack_bytes = 16384};
 	int c, rc = 2;
@@ -283,6 +302,8 @@ static int host_record_main(int argc, char **argv)
 		case 'I': o.io_syscalls = true; break;
 		case 'C': o.cupti = false; break;
 		case 'q': o.quiet = true; break;
+		case 'g': progress[o.nprogress++] = optarg; break;
+		case 'l': latency[o.nlatency++] = optarg; break;
 		case 'h': fputs(host_record_usage, stdout); rc = 0; goto out;
 		default: fputs(host_record_usage, stderr); goto out;
 		}
@@ -297,9 +318,15 @@ static int host_record_main(int argc, char **argv)
 		snr_err("host record: -o H.snrh is required");
 		goto out;
 	}
+	char err[1024];
+	o.progress = progress;
+	o.latency = latency;
+	if (snrh_progress_check(progress, o.nprogress, latency, o.nlatency, err, sizeof(err))) {
+		snr_err("host record: %s", err);
+		goto out;
+	}
 	if (o.cmd)
 		snr_output_input_program(o.cmd[0]);
-	char err[1024];
 	if (snr_output_check(o.output, false, err, sizeof(err))) {
 		snr_err("host record: -o: %s", err);
 		rc = 1;
@@ -313,6 +340,8 @@ out:
 		free(o.uprobes[i].bucket);
 	}
 	free(o.uprobes);
+	free(progress);
+	free(latency);
 	return rc;
 }
 #endif
@@ -321,12 +350,14 @@ int snr_cmd_host(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2)
-			snr_err("host: give a subcommand: record or report");
+			snr_err("host: give a subcommand: record, report or causal");
 		fputs(host_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "report"))
 		return host_report_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "causal"))
+		return snr_cmd_host_causal(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "record")) {
 		if (snr_wants_help(argc - 1, argv + 1)) {
 			fputs(host_record_usage, stdout);
@@ -340,6 +371,6 @@ int snr_cmd_host(int argc, char **argv)
 		return 1;
 #endif
 	}
-	snr_err("host: unknown subcommand '%s' (record, report)", argv[1]);
+	snr_err("host: unknown subcommand '%s' (record, report, causal)", argv[1]);
 	return 2;
 }

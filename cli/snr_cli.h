@@ -17,6 +17,7 @@ int snr_cmd_sweep(int argc, char **argv);
 int snr_cmd_profile(int argc, char **argv);
 int snr_cmd_analyze(int argc, char **argv);
 int snr_cmd_host(int argc, char **argv);
+int snr_cmd_host_causal(int argc, char **argv); /* snr host causal */
 
 /* True if argv has -h or --help before any "--". */
 int snr_wants_help(int argc, char **argv);

@@ -40,6 +40,7 @@ void snrh_trace_free(struct snrh_trace *t)
 	free(t->offcpu.v);
 	free(t->samples.v);
 	free(t->intervals.v);
+	free(t->marks.v);
 	free(t->probes.v);
 	free(t->device.v);
 	free(t->hash);
@@ -205,6 +206,14 @@ static void put_interval(struct snr_buf *b, const struct snrh_interval *iv)
 	snr_buf_varint(b, iv->end - iv->start);
 }
 
+static void put_mark(struct snr_buf *b, const struct snrh_mark *m)
+{
+	snr_buf_varint(b, m->tid);
+	snr_buf_varint(b, m->mark);
+	snr_buf_varint(b, m->ts);
+	snr_buf_varint(b, m->arg);
+}
+
 static void put_device(struct snr_buf *b, const struct snrh_device_rec *d)
 {
 	snr_buf_varint(b, d->kind);
@@ -282,6 +291,7 @@ int snrh_writer_flush(struct snrh_writer *w, const struct snrh_trace *t, char *e
 	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_OFFCPU, t->offcpu, &w->offcpu, put_offcpu);
 	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_SAMPLES, t->samples, &w->samples, put_sample);
 	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_INTERVALS, t->intervals, &w->intervals, put_interval);
+	PUT_NEW(&w->cw, &w->buf, SNRH_CHUNK_MARKS, t->marks, &w->marks, put_mark);
 	return writer_status(w, err, errlen);
 }
 
@@ -509,6 +519,17 @@ static int read_chunk(struct snrh_trace *t, struct reader *r, int first_file)
 			iv.start = snr_cur_varint(c);
 			iv.end = iv.start + snr_cur_varint(c);
 			SNRH_PUSH(t->intervals, iv);
+		}
+		break;
+	case SNRH_CHUNK_MARKS:
+		n = snr_cur_varint(c);
+		for (uint64_t i = 0; i < n && !c->bad; i++) {
+			struct snrh_mark m = {0};
+			m.tid = (uint32_t)snr_cur_varint(c);
+			m.mark = (uint32_t)snr_cur_varint(c);
+			m.ts = snr_cur_varint(c);
+			m.arg = snr_cur_varint(c);
+			SNRH_PUSH(t->marks, m);
 		}
 		break;
 	case SNRH_CHUNK_END:

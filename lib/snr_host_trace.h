@@ -28,6 +28,9 @@
  *   9     MAPS       JSON array of {start, end, offset, path, build_id}
  *   10    DEVICE     n, then n x (kind, device, stream, corr, tid, start, dur, bytes, name)
  *   11    END        empty: the recording finished and everything is here
+ *   12    MARKS      n, then n x (tid, mark, ts, arg)    (calls of --progress and
+ *                    --latency functions; META.marks names each mark, META.progress
+ *                    says which marks make which progress point)
  *
  * Times are nanoseconds on CLOCK_MONOTONIC (bpf_ktime_get_ns); CUPTI's are
  * put on the same clock (META.cupti says how). Stacks are leaf first; sym and
@@ -59,7 +62,8 @@ enum snrh_chunk_type {
 	SNRH_CHUNK_MAPS,
 	SNRH_CHUNK_DEVICE,
 	SNRH_CHUNK_END,
-	SNRH_CHUNK_MAX = SNRH_CHUNK_END,
+	SNRH_CHUNK_MARKS,
+	SNRH_CHUNK_MAX = SNRH_CHUNK_MARKS,
 };
 
 struct snrh_thread {
@@ -83,6 +87,13 @@ struct snrh_sample {
 struct snrh_interval {
 	uint32_t tid, probe;
 	uint64_t start, end;
+};
+
+/* One call of a marked function: a unit of work (--progress) or a
+ * request's begin or end (--latency); mark indexes META.marks. */
+struct snrh_mark {
+	uint32_t tid, mark;
+	uint64_t ts, arg;
 };
 
 struct snrh_probe {
@@ -132,6 +143,7 @@ struct snrh_trace {
 	SNRH_VEC(struct snrh_interval) intervals;
 	SNRH_VEC(struct snrh_probe) probes;
 	SNRH_VEC(struct snrh_device_rec) device;
+	SNRH_VEC(struct snrh_mark) marks;
 	/* string interning (writer side) */
 	uint32_t *hash;
 	size_t hash_cap;
@@ -164,7 +176,7 @@ static inline const char *snrh_str(const struct snrh_trace *t, uint32_t i)
 struct snrh_writer {
 	struct snr_chunk_writer cw;
 	struct snr_buf buf;
-	size_t strings, stacks, offcpu, samples, intervals, device; /* written so far */
+	size_t strings, stacks, offcpu, samples, intervals, device, marks; /* written so far */
 };
 int snrh_writer_open(struct snrh_writer *w, const struct snrh_trace *t, const char *path, char *err, size_t errlen);
 int snrh_writer_flush(struct snrh_writer *w, const struct snrh_trace *t, char *err, size_t errlen);

@@ -9,6 +9,7 @@
  *   oncpu.bpf.c    perf_event (cpu-clock at -F HZ)    -> snrh_sample_event
  *   buckets.bpf.c  uprobe/uretprobe on runtime APIs,
  *                  raw_tp sys_enter/sys_exit for I/O  -> snrh_interval_event
+ *   progress.bpf.c uprobe on progress/latency marks    -> snrh_mark_event
  *
  * With DWARF unwinding (--unwind dwarf, the default) the user stack is not
  * walked in the kernel: a sample becomes an snrh_sample_event followed by
@@ -40,6 +41,7 @@ enum snrh_event_kind {
 	SNRH_EV_INTERVAL = 3,
 	SNRH_EV_SAMPLE_DWARF = 4, /* snrh_sample_event, then snrh_ustack */
 	SNRH_EV_SWITCH_STACK = 5, /* snrh_switch_stack_event, then snrh_ustack */
+	SNRH_EV_MARK = 6,         /* snrh_mark_event */
 };
 
 /* User registers in DWARF's x86-64 numbering: rax rdx rcx rbx rsi rdi rbp
@@ -108,6 +110,17 @@ struct snrh_interval_event {
 	unsigned long long start_ns, end_ns;
 	unsigned int probe; /* uprobe index, or SNRH_PROBE_SYSCALL | nr */
 	unsigned int pad;
+};
+
+/* One call of a marked function (--progress, --latency): point is the
+ * mark's index (the uprobe's cookie), arg the call's first argument. */
+struct snrh_mark_event {
+	unsigned int kind;
+	unsigned int tid;
+	unsigned long long ts_ns;
+	unsigned int point;
+	unsigned int pad;
+	unsigned long long arg;
 };
 
 /* Exact per-thread scheduler totals, kept in a hash map by tid. */

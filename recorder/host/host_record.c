@@ -48,6 +48,7 @@
 #include "lib/snr_util.h"
 #include "offcpu.skel.h"
 #include "oncpu.skel.h"
+#include "progress.h"
 
 #define STACK_MAP_ENTRIES 16384
 #define POLL_MS 50      /* how often the rings are drained (and the process checked) */
@@ -303,6 +304,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		const struct snrh_interval_event *e = data;
 		struct snrh_interval iv = {e->tid, e->probe, e->start_ns, e->end_ns};
 		SNRH_PUSH(st->t->intervals, iv);
+	} else if (kind == SNRH_EV_MARK) {
+		snrh_progress_event(st->t, data, size);
 	}
 	return 0;
 }
@@ -591,6 +594,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	struct offcpu_bpf *off_skel = NULL;
 	struct oncpu_bpf *on_skel = NULL;
 	struct buckets_bpf *bk_skel = NULL;
+	struct snrh_progress *progress = NULL;
 	struct ring_buffer *rb = NULL;
 	struct bpf_link **links = NULL, **perf_links = NULL;
 	int *perf_fds = NULL, nperf = 0, nlinks = 0;
@@ -737,6 +741,11 @@ int snrh_record(const struct snrh_record_opts *o)
 		     strerror(errno));
 		goto cleanup;
 	}
+	if (snrh_progress_load(o->progress, o->nprogress, o->latency, o->nlatency, pid, &progress, err, sizeof(err)) ||
+	    snrh_progress_attach(progress, exe, &trace, err, sizeof(err))) {
+		fail("%s", err);
+		goto cleanup;
+	}
 	/* a command not yet exec'd is still the tracer's child (host_bpf.h) */
 	if (child) {
 		uint32_t k = 0, closed = 1;
@@ -811,7 +820,8 @@ int snrh_record(const struct snrh_record_opts *o)
 	}
 	rb = ring_buffer__new(bpf_map__fd(off_skel->maps.events), handle_event, &st, NULL);
 	if (!rb || ring_buffer__add(rb, bpf_map__fd(on_skel->maps.events), handle_event, &st) ||
-	    ring_buffer__add(rb, bpf_map__fd(bk_skel->maps.events), handle_event, &st)) {
+	    ring_buffer__add(rb, bpf_map__fd(bk_skel->maps.events), handle_event, &st) ||
+	    (progress && ring_buffer__add(rb, snrh_progress_ring_fd(progress), handle_event, &st))) {
 		fail("cannot set up the ring buffers: %s", strerror(errno));
 		goto cleanup;
 	}
@@ -976,6 +986,8 @@ int snrh_record(const struct snrh_record_opts *o)
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
 				      (json_int_t)on_skel->bss->dropped_events, "buckets",
 				      (json_int_t)bk_skel->bss->dropped_events));
+	if (progress)
+		json_object_set_new(trace.meta, "dropped_marks", json_integer((json_int_t)snrh_progress_dropped(progress)));
 	json_object_set_new(trace.meta, "repaired_switch_ins", json_integer((json_int_t)off_skel->bss->repaired_switch_ins));
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -1036,6 +1048,7 @@ cleanup:
 	free(links);
 	free(perf_links);
 	free(perf_fds);
+	snrh_progress_free(progress);
 	buckets_bpf__destroy(bk_skel);
 	oncpu_bpf__destroy(on_skel);
 	offcpu_bpf__destroy(off_skel);

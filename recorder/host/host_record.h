@@ -27,6 +27,10 @@ struct snrh_record_opts {
 	bool unwind_fp;       /* --unwind fp: frame pointers, walked in the kernel */
 	unsigned stack_bytes; /* --unwind dwarf: user stack copied per sample and switch */
 	bool cupti; /* -- CMD: inject libsnr_cupti.so (CUDA_INJECTION64_PATH) and merge its records */
+	const char *const *progress; /* --progress SYM (progress.h) */
+	unsigned nprogress;
+	const char *const *latency; /* --latency BEGIN:END[:arg] */
+	unsigned nlatency;
 };
 
 /* Returns 0, or 1 with a message printed. */

@@ -1,0 +1,76 @@
+/*
+ * causal_page.c: see causal_page.h. The page holds the causal JSON
+ * (snrh_causal_json) and a short script that draws it; nothing is fetched.
+ */
+#include "analyzer/causal_page.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/snr_outfile.h"
+#include "lib/snr_util.h"
+
+extern const char snr_echarts_js[];
+extern const unsigned long snr_echarts_js_len;
+
+static const char page_head[] =
+	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>snr causal profile</title>\n"
+	"<style>body{font-family:sans-serif;margin:1em}.plot{display:inline-block;width:420px;height:300px;"
+	"margin:4px;border:1px solid #ddd}.note{color:#555;max-width:60em}</style>\n<script>\n";
+
+/* Draws one chart per candidate from the JSON in #causal-data: x the
+ * candidate's speedup (0 and the speedups predicted), y the change in % of
+ * each point's throughput (solid) and latency p50/p99 (dashed, dotted). */
+static const char page_script[] =
+	"function drawCausal(){\n"
+	" var d=JSON.parse(document.getElementById('causal-data').textContent);\n"
+	" var by={},order=[];\n"
+	" d.candidates.forEach(function(c){var k=(c.bucket?'bucket ':'')+(c.function||c.bucket);\n"
+	"  if(!by[k]){by[k]={c:c,rows:[]};order.push(k);} by[k].rows.push(c);});\n"
+	" var root=document.getElementById('plots');\n"
+	" order.forEach(function(k){var e=by[k],div=document.createElement('div');div.className='plot';\n"
+	"  root.appendChild(div);var series=[];\n"
+	"  d.progress.forEach(function(p){[['throughput_pct','throughput','solid'],['latency_p50_pct','p50 latency','dashed'],\n"
+	"    ['latency_p99_pct','p99 latency','dotted']].forEach(function(m){\n"
+	"   var pts=[[0,0]];e.rows.forEach(function(r){pts.push([r.speedup_pct,r.effect[p.name][m[0]]]);});\n"
+	"   series.push({name:p.name+' '+m[1],type:'line',data:pts,lineStyle:{type:m[2]},symbolSize:5});});});\n"
+	"  var where=e.c.file?(e.c.file.split('/').pop()+':'+e.c.line):(e.c.bucket?'bucket':(e.c.module||''));\n"
+	"  echarts.init(div).setOption({title:{text:'#'+e.c.rank+' '+k,subtext:where+', '+e.c.self_pct.toFixed(1)+\n"
+	"   '% of on-CPU samples'+(e.c.off_critical_path?' (off the critical path)':''),textStyle:{fontSize:13}},\n"
+	"   tooltip:{trigger:'axis'},legend:{bottom:0,type:'scroll'},grid:{top:60,bottom:50,left:50,right:20},\n"
+	"   xAxis:{type:'value',name:'speedup %',min:0},yAxis:{type:'value',name:'change %'},series:series});});\n"
+	"}\n";
+
+int snrh_causal_page(const struct snrh_causal *c, const char *trace_path, const char *out, char *err, size_t errlen)
+{
+	struct snr_outfile of;
+	FILE *f = snr_outfile_fopen(&of, out, err, errlen);
+	if (!f)
+		return -1;
+	json_t *j = snrh_causal_json(c);
+	char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	fputs(page_head, f);
+	fwrite(snr_echarts_js, 1, snr_echarts_js_len, f);
+	fputs("\n</script>\n<script>\n", f);
+	fputs(page_script, f);
+	fputs("</script></head><body onload=\"drawCausal()\">\n<h2>Causal profile: ", f);
+	for (const char *p = trace_path; *p; p++) /* the name, HTML-escaped */
+		fputs(*p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;" : (char[]){*p, 0}, f);
+	fputs("</h2>\n<p class=\"note\">Each plot: the predicted change of every progress point's throughput "
+	      "(solid), latency p50 (dashed) and p99 (dotted) if that candidate were made faster by the speedup on "
+	      "the x axis, from a replay of the recorded dependency graph (docs/host.md, \"Causal profile\"). A flat "
+	      "line at 0 is a candidate off the critical path. Ranked by the first point's throughput at the largest "
+	      "speedup. Predictions, not measurements.</p>\n<div id=\"plots\"></div>\n"
+	      "<script type=\"application/json\" id=\"causal-data\">",
+	      f);
+	for (const char *p = text; p && *p; p++) { /* nothing in the data may close the script */
+		if (*p == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(*p, f);
+	}
+	fputs("</script>\n</body></html>\n", f);
+	free(text);
+	return snr_outfile_close(&of, true, err, errlen);
+}

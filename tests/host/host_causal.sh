@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# snr host record --progress/--latency, snr host report's progress points and
+# snr host causal against real speedups (issue 25's known answers).
+#
+# causal_tokens (tests/host/causal_tokens.c: two threads work in parallel,
+# work_a the longer, then serial_step, then a token) is recorded, and
+# `snr host causal --speedup 20` predicts each function's effect on the
+# token rate. The -DFAST_A/-DFAST_B/-DFAST_S builds make work_a, work_b or
+# serial_step 20% faster for real; they run alternately with the baseline
+# and the medians give each measured change. Wanted: each prediction within
+# max(30% of the measured change, 3 points) of it; work_b (off the critical
+# path) predicted within 3 points of zero; the three ranked as measured.
+#
+# Robust under load: the programs run under SCHED_FIFO (causal_tokens
+# `fifo`), so the other jobs of a shared 2-CPU machine do not preempt them
+# (at load 16 the spread between runs was about 1%; without it, 20%); the
+# work is a fixed number of iterations (CPU work), 150 tokens a run, the
+# prediction is the median of 3 recordings and each measurement the median
+# of $ROUNDS alternating runs. Needs root (eBPF, SCHED_FIFO): 77 otherwise.
+. "$(dirname "$0")/../cli/lib.sh"
+BASE=${2:?causal_tokens}
+FAST_A=${3:?causal_tokens_fast_a}
+FAST_B=${4:?causal_tokens_fast_b}
+FAST_S=${5:?causal_tokens_fast_s}
+ROUNDS=${CAUSAL_ROUNDS:-7}
+TOKENS=150
+skip() { echo "SKIP: $*"; exit 77; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
+[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
+grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
+[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
+"$BASE" 10 fifo >/dev/null 2>"$T/fifo.err" || skip "SCHED_FIFO refused here: $(cat "$T/fifo.err")"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- errors, named where they are ---
+run "$SNR" host record --progress 'no such' -o "$T/x.snrh" -- "$BASE" 10
+expect_rc 2; expect_err "--progress 'no such'"
+run "$SNR" host record --latency begin_only -o "$T/x.snrh" -- "$BASE" 10
+expect_rc 2; expect_err "--latency 'begin_only'"
+run "$SNR" host record --latency a:b:byname -o "$T/x.snrh" -- "$BASE" 10
+expect_rc 2; expect_err "BEGIN:END:arg"
+run "$SNR" host record --progress not_a_function_here -o "$T/x.snrh" -- "$BASE" 10
+expect_rc 1; expect_err "'not_a_function_here'"
+[ -e "$T/x.snrh" ] && fail "a refused recording left $T/x.snrh"
+run "$SNR" host record -o "$T/plain.snrh" -- "$BASE" 10
+expect_rc 0
+run "$SNR" host causal "$T/plain.snrh"
+expect_rc 1; expect_err "no progress point"
+run "$SNR" host causal "$T/plain.snrh" --speedup 0
+expect_rc 2; expect_err "--speedup"
+run "$SNR" host causal "$T/nothing.snrh"
+expect_rc 1; expect_err "nothing.snrh"
+
+# --- progress points and latency: counts and matching ---
+# per thread (request_begin and request_end run on the main thread) and by
+# argument; every call of emit_token is one unit
+run "$SNR" host record -F 997 --progress emit_token --latency request_begin:request_end \
+  --latency request_begin:emit_token:arg -o "$T/p.snrh" -- "$BASE" 40 fifo
+expect_rc 0
+run "$SNR" host report "$T/p.snrh" --json
+expect_rc 0
+python3 - "$T/out" <<'PY' || fail "progress JSON: $(head -c 1500 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x['name']: x for x in d['progress']}
+assert set(p) == {'emit_token', 'request_begin:request_end', 'request_begin:emit_token'}, p.keys()
+for n, x in p.items():
+    assert x['count'] == 40 and x['unmatched'] == 0, (n, x['count'], x['unmatched'])
+    assert len(x['over_time']) == 10 and sum(w['count'] for w in x['over_time']) == 40, n
+e, l = p['emit_token'], p['request_begin:request_end']
+# a token every ~10 ms: rate and inter-arrival agree with each other
+assert abs(e['per_second'] * e['interarrival_ms']['p50'] / 1000 - 1) < 0.5, e
+assert 0 < l['latency_ms']['p50'] <= l['latency_ms']['p90'] <= l['latency_ms']['p99'] <= l['latency_ms']['max']
+# request_end comes just before emit_token: the by-argument pairs are a bit longer
+assert p['request_begin:emit_token']['latency_ms']['p50'] >= l['latency_ms']['p50']
+PY
+run "$SNR" host report "$T/p.snrh"
+expect_rc 0; expect_out "progress points"; expect_out "emit_token over time"
+
+# --- causal: predictions from 3 recordings of the baseline ---
+for i in 1 2 3; do
+  run "$SNR" host record -F 997 --progress emit_token -o "$T/base$i.snrh" -- "$BASE" $TOKENS fifo
+  expect_rc 0
+  run "$SNR" host causal "$T/base$i.snrh" --speedup 20 --json
+  expect_rc 0
+  cp "$T/out" "$T/causal$i.json"
+done
+run "$SNR" host causal "$T/base1.snrh" --speedup 20
+expect_rc 0
+cp "$T/out" "$T/causal1.txt"
+expect_out "off the critical path"
+grep -q "^  work_b (causal_tokens.c:" "$T/out" || fail "work_b not named off the critical path with its file:line: $(cat "$T/out")"
+
+# --- reality: the FAST builds against the baseline, alternately ---
+for r in $(seq "$ROUNDS"); do
+  for v in BASE FAST_A FAST_B FAST_S; do
+    "${!v}" $TOKENS fifo | sed -n "s/^tokens_per_s /$v /p" >>"$T/measured" || fail "$v did not run"
+  done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$T" <<'PY' || fail "causal predictions against the real speedups"
+import json, statistics, sys
+T = sys.argv[1]
+runs = {}
+for line in open(f'{T}/measured'):
+    v, r = line.split()
+    runs.setdefault(v, []).append(float(r))
+base = statistics.median(runs['BASE'])
+meas = {f: (statistics.median(runs[v]) / base - 1) * 100 for f, v in
+        (('work_a', 'FAST_A'), ('work_b', 'FAST_B'), ('serial_step', 'FAST_S'))}
+preds = {f: [] for f in meas}
+for i in (1, 2, 3):
+    d = json.load(open(f'{T}/causal{i}.json'))
+    assert d['progress'][0]['name'] == 'emit_token'
+    got = {c['function']: c for c in d['candidates'] if 'function' in c}
+    for f in meas:
+        assert f in got, f'{f} is no candidate in recording {i}: {sorted(got)}'
+        c = got[f]
+        assert c['speedup_pct'] == 20 and c['file'].endswith('causal_tokens.c') and c['line'] > 0, c
+        preds[f].append(c['effect']['emit_token']['throughput_pct'])
+pred = {f: statistics.median(v) for f, v in preds.items()}
+ok = True
+for f in meas:
+    tol = max(0.3 * abs(meas[f]), 3.0)
+    good = abs(pred[f] - meas[f]) <= tol
+    ok &= good
+    print(f'{f}: predicted {pred[f]:+.2f}% (recordings {", ".join("%+.2f" % p for p in preds[f])}), '
+          f'measured {meas[f]:+.2f}% (median of {len(runs["BASE"])} runs), tolerance {tol:.2f} points: '
+          f'{"ok" if good else "OFF"}')
+if abs(pred['work_b']) > 3.0:
+    ok = False
+    print(f'work_b is off the critical path: predicted {pred["work_b"]:+.2f}%, want within 3 points of 0')
+rank_p = sorted(meas, key=lambda f: -pred[f])
+rank_m = sorted(meas, key=lambda f: -meas[f])
+print('ranked by prediction:', rank_p, ' by measurement:', rank_m)
+ok &= rank_p == rank_m
+print('tokens/s medians:', {v: round(statistics.median(r), 2) for v, r in runs.items()})
+sys.exit(0 if ok else 1)
+PY
+
+# --- the page: COZ-style plots; never over an existing file without --force ---
+run "$SNR" host causal "$T/base1.snrh" --html "$T/causal.html"
+expect_rc 0
+grep -q "causal-data" "$T/causal.html" || fail "no data in the causal page"
+grep -q '"function":"work_a"' "$T/causal.html" || fail "work_a missing from the page"
+run "$SNR" host causal "$T/base1.snrh" --html "$T/causal.html"
+expect_rc 1; expect_err "causal.html"
+run "$SNR" host causal "$T/base1.snrh" --html "$T/base1.snrh" --force
+expect_rc 1; expect_err "base1.snrh"
+echo "host_causal: ok"
