@@ -40,6 +40,7 @@ struct thread_tl {
 struct order {
 	uint64_t b;
 	uint32_t th, i;
+	uint32_t off; /* a wait (1) or a run (0) */
 };
 
 struct causal_model {
@@ -60,6 +61,8 @@ static int order_cmp(const void *a, const void *b)
 	const struct order *x = a, *y = b;
 	if (x->b != y->b)
 		return x->b < y->b ? -1 : 1;
+	if (x->off != y->off) /* at one instant a switch-out comes before a switch-in */
+		return x->off < y->off ? -1 : 1;
 	if (x->th != y->th)
 		return x->th < y->th ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
@@ -277,7 +280,7 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 	size_t n = 0;
 	for (size_t k = 0; k < m->nth; k++) {
 		for (size_t i = 0; i < m->th[k].it.n; i++)
-			m->ord[n++] = (struct order){m->th[k].it.v[i].b, (uint32_t)k, (uint32_t)i};
+			m->ord[n++] = (struct order){m->th[k].it.v[i].b, (uint32_t)k, (uint32_t)i, m->th[k].it.v[i].off};
 		m->th[k].nend = snr_xcalloc(m->th[k].it.n + 1, sizeof(double));
 	}
 	snr_qsort(m->ord, m->nord, sizeof(*m->ord), order_cmp);
@@ -318,6 +321,12 @@ static double map_time(const struct thread_tl *th, uint64_t ts, const struct shr
 	long i = item_at(th, ts);
 	if (i < 0)
 		return (double)ts;
+	if ((size_t)i == th->done + 1 && !th->it.v[i - 1].off && th->it.v[i].off) {
+		/* a wait whose run before it ends when the wait being replayed
+		 * does: that run's new end needs nothing else */
+		const struct item *r = &th->it.v[i - 1];
+		return nstart_of(th, (size_t)i - 1) + (double)(r->b - r->a) - item_cut(th, r, k);
+	}
 	if ((size_t)i > th->done) { /* not reached yet (equal end times): shift as the last one done */
 		double shift = th->done ? th->nend[th->done - 1] - (double)th->it.v[th->done - 1].b : 0;
 		return (double)ts + shift;
