@@ -24,6 +24,10 @@
 #   sample    --no-presets                + on-CPU sampling at 99 Hz
 #   uprobes   -F 0                        + runtime API uprobes
 #   iocalls   --io-calls                  the default + every I/O system call
+#   progress  --progress unit_done        the default + a progress point: host_work
+#             split into 500 units (about 1,000 uprobe hits a second), each
+#             ended by a call of unit_done, traced and untraced alike (host_work
+#             only: ta1_serve has no function of its own per request)
 # usage: host_overhead.sh SNR HOST_WORK TA1_SERVE [REPS]   (MODES="all sched ..." WORKLOADS="work serve")
 set -u
 SNR=$1 WORK=$2 SERVE=$3 REPS=${4:-5}
@@ -35,11 +39,15 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 elapsed() { sed -n 's/.* in \([0-9.]*\) s .*/\1/p' "$1"; }
 cputime() { sed -n 's/.*cpu \([0-9.]*\) s$/\1/p' "$1"; }
 for name in $WORKLOADS; do
-  if [ "$name" = work ]; then cmd=("$WORK" 400000000); else cmd=("$SERVE" "$T/mlp.elf" 20 "$T"); fi
   for mode in $MODES; do
+    if [ "$name" = work ]; then cmd=("$WORK" 400000000); else cmd=("$SERVE" "$T/mlp.elf" 20 "$T"); fi
+    if [ "$mode" = progress ]; then
+      [ "$name" = work ] || { echo "$name progress: skipped (no function of ta1_serve's own per request)"; continue; }
+      cmd=("$WORK" 400000000 500)
+    fi
     case $mode in
       all) opts=();; fp) opts=(--unwind fp);; sched) opts=(-F 0 --no-presets);; sample) opts=(--no-presets);;
-      uprobes) opts=(-F 0);; iocalls) opts=(--io-calls);;
+      uprobes) opts=(-F 0);; iocalls) opts=(--io-calls);; progress) opts=(--progress unit_done);;
       *) echo "host_overhead: unknown mode $mode"; exit 2;;
     esac
     : >"$T/plain"; : >"$T/traced"; : >"$T/ratio"; : >"$T/cpu"; : >"$T/polls"; : >"$T/cpuratio"; : >"$T/bytes"
