@@ -54,6 +54,7 @@ for name in $WORKLOADS; do
     for _ in $(seq "$REPS"); do
       "${cmd[@]}" >"$T/out" 2>&1 || { cat "$T/out"; exit 1; }
       p=$(elapsed "$T/out") pc=$(cputime "$T/out")
+      rm -f "$T/h.snrh" # outputs are never replaced without --force
       "$SNR" host record -F 99 "${opts[@]}" -o "$T/h.snrh" -- "${cmd[@]}" >"$T/out" 2>"$T/err" ||
         { echo "host_overhead: snr host record failed: $(tail -3 "$T/err")"; exit 0; }
       t=$(elapsed "$T/out") tc=$(cputime "$T/out")
