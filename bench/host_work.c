@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-__attribute__((noinline)) static uint64_t work(uint64_t n)
+/* seed: each unit's differs, so the compiler cannot compute one unit for
+ * all (work is pure) */
+__attribute__((noinline)) static uint64_t work(uint64_t n, uint64_t seed)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull ^ seed;
 	for (uint64_t i = 0; i < n; i++)
 		h = (h ^ i) * 1099511628211ull;
 	return h;
@@ -31,7 +33,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	uint64_t h = 0;
 	for (uint64_t u = 0; u < units; u++) {
-		h ^= work(n / units);
+		h ^= work(n / units, u);
 		unit_done(u, h);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
