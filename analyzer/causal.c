@@ -166,6 +166,19 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 		memcpy(smp, t->samples.v, t->samples.n * sizeof(*smp));
 	snr_qsort(smp, t->samples.n, sizeof(*smp), sample_cmp);
 
+	/* each thread's first and last mark, in one pass */
+	uint64_t *mark_first = snr_xcalloc(m->nth + 1, sizeof(uint64_t)), *mark_last = snr_xcalloc(m->nth + 1, sizeof(uint64_t));
+	for (size_t k = 0; k < m->nth; k++)
+		mark_first[k] = UINT64_MAX;
+	for (size_t i = 0; i < t->marks.n; i++) {
+		long k = thread_index(m, t->marks.v[i].tid);
+		if (k < 0)
+			continue;
+		if (t->marks.v[i].ts < mark_first[k])
+			mark_first[k] = t->marks.v[i].ts;
+		if (t->marks.v[i].ts > mark_last[k])
+			mark_last[k] = t->marks.v[i].ts;
+	}
 	/* function ids: the user stack's leaf symbol */
 	uint32_t *fid_of_sym = snr_xcalloc(t->strings.n + 1, sizeof(*fid_of_sym)); /* string -> id + 1 */
 	size_t oi = 0, si = 0;
@@ -192,11 +205,10 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 			first = smp[s0].ts < first ? smp[s0].ts : first;
 			last = smp[si - 1].ts > last ? smp[si - 1].ts : last;
 		}
-		for (size_t i = 0; i < t->marks.n; i++)
-			if (t->marks.v[i].tid == tid) {
-				first = t->marks.v[i].ts < first ? t->marks.v[i].ts : first;
-				last = t->marks.v[i].ts > last ? t->marks.v[i].ts : last;
-			}
+		if (mark_first[k] < first)
+			first = mark_first[k];
+		if (mark_last[k] > last)
+			last = mark_last[k];
 		if (tid == pid && t0 && t0 < first)
 			first = t0;
 		if (t1 > last && oi > o0 && off[oi - 1].end >= last)
@@ -257,6 +269,8 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 		}
 	}
 	free(fid_of_sym);
+	free(mark_first);
+	free(mark_last);
 	free(off);
 	free(smp);
 	/* wakers: tid -> thread index + 1, only threads of the process */
@@ -666,12 +680,14 @@ void snrh_causal_free(struct snrh_causal *c)
 #define OFF_PATH_PCT 1.0   /* |effect| below this at the largest speedup: gains nothing */
 #define HOT_SELF_PCT 5.0   /* a function with this much of the samples is hot */
 
-static double max_abs_effect(const struct snrh_causal *c, const struct snrh_causal_cand *cd, unsigned s)
+/* The largest change a candidate makes to any point at speedup s: of the
+ * throughput and the median latency (tail: of the p99 instead). */
+static double max_abs_effect(const struct snrh_causal *c, const struct snrh_causal_cand *cd, unsigned s, bool tail)
 {
 	double mx = 0;
 	for (int p = 0; p < c->npoints; p++) {
 		const struct snrh_causal_effect *e = &cd->effect[(size_t)s * (size_t)c->npoints + (size_t)p];
-		double v = fmax(fabs(e->throughput_pct), fmax(fabs(e->latency_p50_pct), fabs(e->latency_p99_pct)));
+		double v = tail ? fabs(e->latency_p99_pct) : fmax(fabs(e->throughput_pct), fabs(e->latency_p50_pct));
 		mx = fmax(mx, v);
 	}
 	return mx;
@@ -723,14 +739,18 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 	int said = 0;
 	for (size_t ci = 0; ci < c->ncands; ci++) {
 		const struct snrh_causal_cand *cd = &c->cands[ci];
-		if (cd->bucket || cd->self_pct < HOT_SELF_PCT || max_abs_effect(c, cd, last) >= OFF_PATH_PCT)
+		if (cd->bucket || cd->self_pct < HOT_SELF_PCT || max_abs_effect(c, cd, last, false) >= OFF_PATH_PCT)
 			continue;
 		if (!said++)
 			fprintf(out, "\noff the critical path (hot, yet speeding them up gains nothing):\n");
 		char wb[300];
 		fprintf(out, "  %s (%s, %.1f%% of on-CPU samples): %g%% faster changes no progress point's throughput or "
-			     "latency by %.0f%% or more; what the progress waits for runs elsewhere meanwhile\n",
+			     "median latency by %.0f%% or more; what the progress waits for runs elsewhere meanwhile",
 			cd->name, where(cd, wb, sizeof(wb)), cd->self_pct, c->speedups[last], OFF_PATH_PCT);
+		double tail = max_abs_effect(c, cd, last, true);
+		if (tail >= OFF_PATH_PCT)
+			fprintf(out, " (but a p99 latency moves %.1f%%: on a few units it was the last to finish)", tail);
+		fputc('\n', out);
 	}
 	fprintf(out, "\nthroughput: units per second between the first and the last unit; latency: a --latency point's "
 		     "end - begin, a --progress point's inter-arrival time. Predictions, not measurements: "
@@ -764,7 +784,7 @@ json_t *snrh_causal_json(const struct snrh_causal *c)
 					      cd->self_pct, "off_cpu_ms", cd->off_ms, "samples", (json_int_t)cd->samples,
 					      "speedup_pct", c->speedups[s], "effect", eff, "off_critical_path",
 					      !cd->bucket && cd->self_pct >= HOT_SELF_PCT &&
-						      max_abs_effect(c, cd, c->nspeedups - 1) < OFF_PATH_PCT);
+						      max_abs_effect(c, cd, c->nspeedups - 1, false) < OFF_PATH_PCT);
 			json_object_set_new(o, "file", cd->file ? json_string(cd->file) : json_null());
 			json_object_set_new(o, "line", cd->file ? json_integer(cd->line) : json_null());
 			if (!cd->bucket) {

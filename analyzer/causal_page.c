@@ -15,8 +15,8 @@ extern const unsigned long snr_echarts_js_len;
 
 static const char page_head[] =
 	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>snr causal profile</title>\n"
-	"<style>body{font-family:sans-serif;margin:1em}.plot{display:inline-block;width:420px;height:300px;"
-	"margin:4px;border:1px solid #ddd}.note{color:#555;max-width:60em}</style>\n<script>\n";
+	"<style>body{font-family:sans-serif;margin:1em}.cell{display:inline-block;margin:4px;border:1px solid #ddd;"
+	"vertical-align:top}.head{font-size:13px;padding:4px;width:460px}.plot{width:470px;height:280px}.note{color:#555;max-width:60em}</style>\n<script>\n";
 
 /* Draws one chart per candidate from the JSON in #causal-data: x the
  * candidate's speedup (0 and the speedups predicted), y the change in % of
@@ -28,17 +28,21 @@ static const char page_script[] =
 	" d.candidates.forEach(function(c){var k=(c.bucket?'bucket ':'')+(c.function||c.bucket);\n"
 	"  if(!by[k]){by[k]={c:c,rows:[]};order.push(k);} by[k].rows.push(c);});\n"
 	" var root=document.getElementById('plots');\n"
-	" order.forEach(function(k){var e=by[k],div=document.createElement('div');div.className='plot';\n"
-	"  root.appendChild(div);var series=[];\n"
+	" order.forEach(function(k){var e=by[k],cell=document.createElement('div');cell.className='cell';\n"
+	"  var h=document.createElement('div');h.className='head';\n"
+	"  var where=e.c.file?(e.c.file.split('/').pop()+':'+e.c.line+' pc 0x'+e.c.pc.toString(16)):\n"
+	"   (e.c.bucket?'bucket':((e.c.module||'')+' pc 0x'+(e.c.pc||0).toString(16)));\n"
+	"  h.textContent='#'+e.c.rank+' '+k+' ('+where+', '+e.c.self_pct.toFixed(1)+'% of on-CPU samples)'+\n"
+	"   (e.c.off_critical_path?': off the critical path':'');\n"
+	"  var div=document.createElement('div');div.className='plot';cell.appendChild(h);cell.appendChild(div);\n"
+	"  root.appendChild(cell);var series=[];\n"
 	"  d.progress.forEach(function(p){[['throughput_pct','throughput','solid'],['latency_p50_pct','p50 latency','dashed'],\n"
 	"    ['latency_p99_pct','p99 latency','dotted']].forEach(function(m){\n"
 	"   var pts=[[0,0]];e.rows.forEach(function(r){pts.push([r.speedup_pct,r.effect[p.name][m[0]]]);});\n"
 	"   series.push({name:p.name+' '+m[1],type:'line',data:pts,lineStyle:{type:m[2]},symbolSize:5});});});\n"
-	"  var where=e.c.file?(e.c.file.split('/').pop()+':'+e.c.line):(e.c.bucket?'bucket':(e.c.module||''));\n"
-	"  echarts.init(div).setOption({title:{text:'#'+e.c.rank+' '+k,subtext:where+', '+e.c.self_pct.toFixed(1)+\n"
-	"   '% of on-CPU samples'+(e.c.off_critical_path?' (off the critical path)':''),textStyle:{fontSize:13}},\n"
-	"   tooltip:{trigger:'axis'},legend:{bottom:0,type:'scroll'},grid:{top:60,bottom:50,left:50,right:20},\n"
-	"   xAxis:{type:'value',name:'speedup %',min:0},yAxis:{type:'value',name:'change %'},series:series});});\n"
+	"  echarts.init(div).setOption({tooltip:{trigger:'axis'},legend:{bottom:0,type:'scroll'},\n"
+	"   grid:{top:30,bottom:50,left:50,right:60},xAxis:{type:'value',name:'speedup %',min:0},\n"
+	"   yAxis:{type:'value',name:'change %'},series:series});});\n"
 	"}\n";
 
 int snrh_causal_page(const struct snrh_causal *c, const char *trace_path, const char *out, char *err, size_t errlen)

@@ -46,6 +46,11 @@ double snrh_quantile_u64(uint64_t *v, size_t n, double q)
 }
 
 /* An open BEGIN of a --latency point. */
+/* Requests open at once per point: each END searches them, so the cost is
+ * at most MAX_OPEN per mark (linear in the marks); more are counted as
+ * unmatched, oldest first. */
+#define MAX_OPEN 4096
+
 struct open_begin {
 	uint32_t tid;
 	uint64_t ts, arg;
@@ -111,7 +116,7 @@ int snrh_points_build(const struct snrh_trace *t, struct snrh_point **out, char 
 			}
 			if (m[k].mark == mb && mb != me) {
 				struct open_begin ob = {m[k].tid, m[k].ts, m[k].arg};
-				if (open.n >= 65536) { /* bounded: the oldest is dropped as unmatched */
+				if (open.n >= MAX_OPEN) { /* bounded: the oldest is dropped as unmatched */
 					memmove(&open.v[0], &open.v[1], (open.n - 1) * sizeof(*open.v));
 					open.n--;
 					p[i].unmatched++;

@@ -36,7 +36,7 @@ static const struct command commands[] = {
 	{"annotate", snr_cmd_annotate, "cycles and stall causes per source line and instruction of a window"},
 	{"report", snr_cmd_report, "write one self-contained HTML report of a trace or metrics file"},
 	{"export", snr_cmd_export, "export events: perfetto (Chrome trace-event JSON)"},
-	{"host", snr_cmd_host, "host side: on/off-CPU (eBPF), runtime API buckets, GPU activity (CUPTI)"},
+	{"host", snr_cmd_host, "host side: on/off-CPU (eBPF), runtime API buckets, GPU activity (CUPTI), progress points, causal profile"},
 };
 
 static void usage(FILE *f)

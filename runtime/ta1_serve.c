@@ -22,6 +22,12 @@
 
 #include "ta1rt.h"
 
+/* The tokenizer's work per request; tests build variants with more or
+ * fewer rounds (tests/host/host_causal.sh: a faster control step). */
+#ifndef TOKENIZE_ROUNDS
+#define TOKENIZE_ROUNDS 20000
+#endif
+
 /* CPU-bound stand-in for a tokenizer: hash a prompt many times. */
 __attribute__((noinline)) static uint64_t tokenize(const char *prompt, int rounds)
 {
@@ -82,7 +88,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t1, w0, w1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < requests; i++) {
-		uint64_t tokens = tokenize(prompt, 20000);
+		uint64_t tokens = tokenize(prompt, TOKENIZE_ROUNDS);
 		if (stage_request(dir, i, tokens)) {
 			fprintf(stderr, "ta1_serve: cannot write to %s\n", dir);
 			return 1;

@@ -4,7 +4,9 @@
  * BPF cookie; --progress SYM makes every call of SYM a unit of work,
  * --latency BEGIN:END pairs each call of BEGIN with the next END on the
  * same thread (or, with a third field `arg`, with the END whose first
- * argument equals BEGIN's).
+ * argument equals BEGIN's). A function GCC cloned at -O2 (a static one
+ * whose symbol became `read_response.isra.0`, `.constprop.0`, `.part.0`)
+ * is found under its plain name when the plain one is not there.
  */
 #include "progress.h"
 
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "lib/snr_elf.h"
 #include "lib/snr_util.h"
 #include "progress.skel.h"
 
@@ -123,6 +126,30 @@ int snrh_progress_load(const char *const *progress, unsigned nprogress, const ch
 	return 0;
 }
 
+/* The symbol of exe to probe for sym: sym itself, else the one clone of it
+ * (sym followed by '.' and GCC's suffix). NULL: neither (or several). */
+static const char *resolve_symbol(const struct snr_elf *elf, const char *sym)
+{
+	if (!elf)
+		return sym;
+	size_t n = strlen(sym);
+	const char *clone = NULL;
+	for (size_t i = 0; i < elf->nsymbols; i++) {
+		const struct snr_elf_symbol *e = &elf->symbols[i];
+		if (!e->is_func || strncmp(e->name, sym, n))
+			continue;
+		if (!e->name[n])
+			return sym;
+		/* a clone, not the cold part split out of one (no entry there) */
+		if (e->name[n] == '.' && !strstr(e->name + n, ".cold")) {
+			if (clone && strcmp(clone, e->name))
+				return NULL;
+			clone = e->name;
+		}
+	}
+	return clone;
+}
+
 int snrh_progress_attach(struct snrh_progress *p, const char *exe, struct snrh_trace *t, char *err,
 			 size_t errlen)
 {
@@ -146,8 +173,18 @@ int snrh_progress_attach(struct snrh_progress *p, const char *exe, struct snrh_t
 							by_arg ? "arg" : "thread"));
 	}
 	int rc = 0;
+	char eerr[300];
+	struct snr_elf *elf = snr_elf_open(exe, eerr, sizeof(eerr));
 	for (unsigned i = 0; i < p->nsyms && !rc; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = p->syms[i], .retprobe = false, .bpf_cookie = i);
+		const char *sym = resolve_symbol(elf, p->syms[i]);
+		if (!sym) {
+			snprintf(err, errlen,
+				 "cannot put a progress uprobe on '%s' in %s: no such function (or several clones of it)",
+				 p->syms[i], exe);
+			rc = -1;
+			break;
+		}
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = sym, .retprobe = false, .bpf_cookie = i);
 		p->links[i] = bpf_program__attach_uprobe_opts(p->skel->progs.mark, -1, exe, 0, &uo);
 		if (!p->links[i]) {
 			snprintf(err, errlen,
@@ -156,9 +193,10 @@ int snrh_progress_attach(struct snrh_progress *p, const char *exe, struct snrh_t
 				 p->syms[i], exe, strerror(errno));
 			rc = -1;
 		}
-		json_array_append_new(marks, json_pack("{s:I, s:s, s:s}", "id", (json_int_t)i, "symbol", p->syms[i],
-						       "path", exe));
+		json_array_append_new(marks, json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)i, "symbol", p->syms[i],
+						       "probed", sym, "path", exe));
 	}
+	snr_elf_free(elf);
 	json_object_set_new(t->meta, "marks", marks);
 	json_object_set_new(t->meta, "progress", points);
 	return rc;
