@@ -166,6 +166,7 @@ static struct snr_elf *parse(struct snr_elf *e, char *err, size_t errlen)
 			s->addr = sym.st_value;
 			s->size = sym.st_size;
 			s->is_func = type == STT_FUNC;
+			s->is_object = type == STT_OBJECT;
 		}
 	}
 	}

@@ -18,6 +18,7 @@ struct snr_elf_symbol {
 	char *name;
 	uint64_t addr, size;
 	int is_func;
+	int is_object; /* STT_OBJECT: data */
 };
 
 struct snr_elf {

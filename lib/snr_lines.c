@@ -158,6 +158,8 @@ int snr_lines_add(struct snr_lines *l, const char *path, uint64_t bias, const ch
 	return 0;
 }
 
+struct Dwfl *snr_lines_dwfl(struct snr_lines *l) { return l->dwfl; }
+
 bool snr_lines_have_lines(const struct snr_lines *l)
 {
 	return l && l->have_lines;

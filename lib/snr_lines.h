@@ -60,6 +60,9 @@ void snr_lines_free(struct snr_lines *l);
  * An object without DWARF is added (0) and answers no lines. */
 int snr_lines_add(struct snr_lines *l, const char *path, uint64_t bias, const char *expected_build_id, char *err,
 		  size_t errlen);
+/* The libdwfl session holding the added objects (lib/snr_line_sites.c
+ * walks their line tables). */
+struct Dwfl *snr_lines_dwfl(struct snr_lines *l);
 /* Whether any added object has a line table. */
 bool snr_lines_have_lines(const struct snr_lines *l);
 

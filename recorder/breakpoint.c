@@ -13,32 +13,43 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/snr_line_sites.h"
+#include "lib/snr_lines.h"
 #include "lib/snr_util.h"
 #include "recorder/record.h"
 
-int snr_parse_breakpoint(const char *spec, char *sym, size_t symlen, uint64_t *value)
+int snr_breakpoint_parse(const char *spec, struct snr_bp_spec *bs, char *err, size_t errlen)
 {
-	if (!spec || !*spec)
-		return -1;
+	memset(bs, 0, sizeof(*bs));
+	if (spec && snr_line_spec_parse(spec, bs->file, sizeof(bs->file), &bs->line))
+		return 0;
 	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", spec);
 	uint64_t off = 0;
-	char *plus = strrchr(buf, '+');
+	char *plus = NULL;
+	if (spec && *spec && strlen(spec) < sizeof(buf)) {
+		memcpy(buf, spec, strlen(spec) + 1);
+		plus = strrchr(buf, '+');
+	} else {
+		buf[0] = 0;
+	}
 	if (plus) {
 		*plus = 0;
 		if (!snr_parse_u64(plus + 1, &off, false))
-			return -1;
+			buf[0] = 0;
 	}
-	if (!buf[0])
+	if (!buf[0]) {
+		snr_fmt(err, errlen,
+			"--breakpoint '%s': expected FILE:LINE, SYMBOL, 0xADDRESS, SYMBOL+OFFSET or 0xADDRESS+OFFSET",
+			spec ? spec : "");
 		return -1;
+	}
 	uint64_t a;
 	if ((buf[0] >= '0' && buf[0] <= '9') && snr_parse_u64(buf, &a, false)) {
-		sym[0] = 0;
-		*value = a + off;
+		bs->value = a + off;
 		return 0;
 	}
-	snprintf(sym, symlen, "%s", buf);
-	*value = off;
+	snprintf(bs->sym, sizeof(bs->sym), "%s", buf);
+	bs->value = off;
 	return 0;
 }
 
@@ -166,19 +177,83 @@ void snr_rec_free_symbols(struct loaded_obj *objs, size_t n)
 	free(objs);
 }
 
-/* The symbol sym of the breakpoint spec, looked up in every object in order,
- * added with its object's load bias to *bp (the spec's offset). */
-int snr_breakpoint_resolve(const char *spec, const char *sym, const struct loaded_obj *objs, size_t nobjs,
-			   uint64_t *bp, char *err, size_t errlen)
+/* FILE:LINE through the objects' line tables: the first site (by address)
+ * of the line; several are named on stderr, with the one used. */
+static int resolve_line(const char *spec, const struct snr_bp_spec *bs, const struct loaded_obj *objs, size_t nobjs,
+			uint64_t *bp, char *err, size_t errlen)
 {
+	struct snr_lines *l = snr_lines_new();
+	struct snr_line_sites ls = {0};
+	char why[600];
+	int rc = -1;
+	if (!l) {
+		snr_fmt(err, errlen, "--breakpoint %s: cannot start libdwfl", spec);
+		return -1;
+	}
+	if (!nobjs) {
+		snr_fmt(err, errlen, "--breakpoint %s: no program to read line tables from: give --elf PROG", spec);
+		goto out;
+	}
+	for (size_t i = 0; i < nobjs; i++)
+		if (snr_lines_add(l, objs[i].elf->path, objs[i].bias, NULL, why, sizeof(why)))
+			snr_warn("record: %s", why);
+	if (snr_line_sites_find(l, bs->file, bs->line, &ls, why, sizeof(why))) {
+		snr_fmt(err, errlen, "--breakpoint %s: %s in %s", spec, why, objs[0].elf->path);
+		goto out;
+	}
+	if (!ls.nsites) {
+		char near[80] = "";
+		if (ls.before && ls.after)
+			snr_fmt(near, sizeof(near), "the nearest lines with code are %u and %u", ls.before, ls.after);
+		else if (ls.before || ls.after)
+			snr_fmt(near, sizeof(near), "the nearest line with code is %u", ls.before ? ls.before : ls.after);
+		snr_fmt(err, errlen, "--breakpoint %s: no code at line %u of %s; %s", spec, bs->line, ls.file, near);
+		goto out;
+	}
+	*bp = ls.sites[0].addr;
+	if (ls.nsites > 1) {
+		fprintf(stderr, "snr: record: --breakpoint %s has code in %zu functions; the window starts at the first:\n",
+			spec, ls.nsites);
+		for (size_t i = 0; i < ls.nsites; i++)
+			fprintf(stderr, "  0x%llx in %s%s%s\n", (unsigned long long)ls.sites[i].addr,
+				ls.sites[i].function ? ls.sites[i].function : "(no function)",
+				ls.sites[i].inlined ? " (inlined)" : "", i ? "" : "  <- used (--breakpoint 0xADDR picks another)");
+	} else {
+		fprintf(stderr, "snr: record: --breakpoint %s is at 0x%llx in %s%s\n", spec, (unsigned long long)*bp,
+			ls.sites[0].function ? ls.sites[0].function : "(no function)", ls.sites[0].inlined ? " (inlined)" : "");
+	}
+	rc = 0;
+out:
+	snr_line_sites_free(&ls);
+	snr_lines_free(l);
+	return rc;
+}
+
+int snr_breakpoint_resolve(const char *spec, const struct snr_bp_spec *bs, const struct loaded_obj *objs,
+			   size_t nobjs, uint64_t *bp, char *err, size_t errlen)
+{
+	*bp = bs->value;
+	if (bs->line)
+		return resolve_line(spec, bs, objs, nobjs, bp, err, errlen);
+	if (!bs->sym[0])
+		return 0;
 	const struct snr_elf_symbol *s = NULL;
 	size_t which = 0;
 	for (size_t i = 0; i < nobjs && !s; i++)
-		if ((s = snr_elf_find(objs[i].elf, sym)))
+		if ((s = snr_elf_find(objs[i].elf, bs->sym)))
 			which = i;
 	if (!s) {
-		snr_fmt(err, errlen, "--breakpoint %s: no symbol '%s' in %s", spec, sym,
+		snr_fmt(err, errlen, "--breakpoint %s: no symbol '%s' in %s", spec, bs->sym,
 			nobjs ? objs[0].elf->path : "(no symbols: give --elf PROG)");
+		return -1;
+	}
+	if (s->is_object) {
+		/* a breakpoint there is never hit: the program would run to its end */
+		snr_fmt(err, errlen,
+			"--breakpoint %s: '%s' is a data object (%llu bytes at 0x%llx in %s), not code: give a function, "
+			"FILE:LINE or a code address",
+			spec, bs->sym, (unsigned long long)s->size, (unsigned long long)(s->addr + objs[which].bias),
+			objs[which].elf->path);
 		return -1;
 	}
 	*bp += s->addr + objs[which].bias;

@@ -1124,18 +1124,15 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		goto out;
 
 	/* Breakpoint */
-	char sym[256];
+	struct snr_bp_spec bs;
 	uint64_t bp;
-	if (snr_parse_breakpoint(o->breakpoint, sym, sizeof(sym), &bp)) {
-		snr_fmt(err, errlen, "--breakpoint '%s': expected SYMBOL, 0xADDRESS, SYMBOL+OFFSET or 0xADDRESS+OFFSET",
-			o->breakpoint ? o->breakpoint : "");
+	if (snr_breakpoint_parse(o->breakpoint, &bs, err, errlen))
 		goto out;
-	}
 	if (snr_rec_load_symbols(o->elf_path, o->dbg->pid(r.d), &objs, &nobjs, err, errlen))
 		goto out;
 	if (check_elf_arch(&r, arch, objs, nobjs, err, errlen))
 		goto out;
-	if (sym[0] && snr_breakpoint_resolve(o->breakpoint, sym, objs, nobjs, &bp, err, errlen))
+	if (snr_breakpoint_resolve(o->breakpoint, &bs, objs, nobjs, &bp, err, errlen))
 		goto out;
 	if (o->until_return) {
 		/* the return address is known at a function's entry only */

@@ -94,8 +94,4 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen);
 const struct snr_dbg_ops *snr_dbg_load(const char *path, char *err, size_t errlen);
 
-/* Parses "SYM", "SYM+OFF", "0xADDR", "0xADDR+OFF" into a symbol name (or
- * NULL) and an offset/address. */
-int snr_parse_breakpoint(const char *spec, char *sym, size_t symlen, uint64_t *value);
-
 #endif
