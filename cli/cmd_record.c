@@ -13,11 +13,12 @@
 #include "lib/snr_util.h"
 #include "recorder/pod.h"
 #include "recorder/record.h"
+#include "recorder/run_device.h"
 #include "snr_cli.h"
 
 static const char record_usage[] =
-	"usage: snr record (--target tcp:HOST:PORT|unix:PATH | --pid PID | -- CMD ARGS...)\n"
-	"                  --breakpoint SYM|0xADDR[+OFF] --count N -o T.snrt\n"
+	"usage: snr record (--run PROG.elf [--chips N] | --target tcp:HOST:PORT|unix:PATH | --pid PID\n"
+	"                   | -- CMD ARGS...) --breakpoint FILE:LINE|SYM|0xADDR[+OFF] --count N -o T.snrt\n"
 	"                  [--elf PROG] [--skip K] [--chip C] [--isa auto|ta1|x86-64|aarch64|PATH.so]\n"
 	"                  [--timeout SECONDS] [--config M.json] [--kill] [--debugger PATH.so]\n"
 	"                  [--method auto|sim|step] [--until-return] [--windows K [--every N]] [--force]\n"
@@ -28,13 +29,22 @@ static const char record_usage[] =
 	"instruction reads before the window wrote it (Snap & Replay, Algorithm 1).\n"
 	"\n"
 	"targets:\n"
+	"  --run PROG.elf                     a TA1 program: snr starts `snr device PROG.elf\n"
+	"                                     --gdb ... --halt` itself (on a Unix socket in a\n"
+	"                                     private folder), records, and stops the device\n"
+	"                                     on every exit (--elf defaults to PROG.elf;\n"
+	"                                     --chips N and --config go to the device too)\n"
 	"  --target tcp:HOST:PORT|unix:PATH   a GDB remote stub: `snr device --gdb`,\n"
 	"                                     gdbserver, qemu -g\n"
 	"  --pid PID                          attach to a local process with ptrace\n"
-	"  -- CMD ARGS...                     launch a local command under ptrace\n"
+	"  -- CMD ARGS...                     launch a local command under ptrace (a program\n"
+	"                                     of another machine, such as a TA1 ELF, is refused:\n"
+	"                                     use --run, or a stub with --target)\n"
 	"\n"
 	"options:\n"
-	"  --breakpoint SPEC  where the window starts: a symbol, an address, either +OFFSET\n"
+	"  --breakpoint SPEC  where the window starts: FILE:LINE (the line's first statement,\n"
+	"                     as gdb's break FILE:LINE; the address used is said), a function,\n"
+	"                     an address, either +OFFSET (a data object is refused)\n"
 	"  --count N          instructions to record (K, M suffixes allowed)\n"
 	"  --until-return     end the window when the function the breakpoint is at the entry\n"
 	"                     of returns to its caller (callees included); --count is then a\n"
@@ -46,13 +56,15 @@ static const char record_usage[] =
 	"                     its mapped objects, with their load bias)\n"
 	"  --skip K           record from the (K+1)-th hit of the breakpoint (default 0)\n"
 	"  --chip C           thread (TA1 chip) to record (default 0)\n"
+	"  --chips N          with --run: chips in the device's pod (default: the config's)\n"
 	"  --isa NAME         instruction set (default auto: from the target's architecture),\n"
 	"                     or a vendor's ISA plugin (docs/recorder-plugins.md)\n"
 	"  --debugger PATH.so a vendor's debugger backend; --target, --pid or -- CMD go to\n"
 	"                     its open() as they are (docs/recorder-plugins.md)\n"
 	"  --timeout SECONDS  give up if the breakpoint is not hit in time (default 60)\n"
 	"  --config M.json    TA1 machine config stored in the trace\n"
-	"  --kill             end the program after recording (default: detach, it goes on)\n"
+	"  --kill             end the program after recording (default: detach, it goes on;\n"
+	"                     with --run the program is always ended, and the device with it)\n"
 	"  --method M         sim: run the window in the ISA's simulator, reading registers,\n"
 	"                     code and memory from the halted target on their first use,\n"
 	"                     then run the target through the window and check it against\n"
@@ -96,11 +108,65 @@ static const char record_usage[] =
 
 static volatile int stop_signal, in_window;
 
+/* `-- CMD`: a program built for another machine (a TA1 ELF is RISC-V) does
+ * not run here under ptrace; execvp would hand it to /bin/sh, and the
+ * recorder then look for the breakpoint in the shell. Said here instead,
+ * with what to do. A script or a missing file goes on to ptrace as before. */
+static int refuse_foreign_program(const char *cmd)
+{
+	char path[4096];
+	if (strchr(cmd, '/')) {
+		snprintf(path, sizeof(path), "%s", cmd);
+	} else {
+		const char *p = getenv("PATH");
+		path[0] = 0;
+		while (p && *p) {
+			size_t n = strcspn(p, ":");
+			snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, cmd);
+			if (!access(path, X_OK))
+				break;
+			path[0] = 0;
+			p += n + (p[n] == ':');
+		}
+	}
+	unsigned char h[20];
+	FILE *f = path[0] ? fopen(path, "rb") : NULL;
+	size_t got = f ? fread(h, 1, sizeof(h), f) : 0;
+	if (f)
+		fclose(f);
+	if (got < sizeof(h) || memcmp(h, "\177ELF", 4) || h[5] != 1) /* little-endian ELFs only */
+		return 0;
+	unsigned machine = h[18] | (unsigned)h[19] << 8;
+#if defined(__x86_64__)
+	const unsigned host = 62; /* EM_X86_64 */
+	const char *host_name = "x86-64";
+#elif defined(__aarch64__)
+	const unsigned host = 183; /* EM_AARCH64 */
+	const char *host_name = "aarch64";
+#else
+	return 0;
+#endif
+	if (machine == host)
+		return 0;
+	if (machine == 243) /* EM_RISCV */
+		snr_err("record: %s is a RISC-V ELF, which does not run on this %s machine under ptrace. A TA1 "
+			"program (built by `snr cc`) runs on the device: `snr record --run %s --breakpoint ... "
+			"--count N -o T.snrt` starts it and records; a RISC-V Linux program runs under qemu-riscv64 "
+			"-g PORT, recorded with --target tcp:127.0.0.1:PORT",
+			path, host_name, cmd);
+	else
+		snr_err("record: %s is an ELF for machine %u, which does not run on this %s machine under ptrace: "
+			"run it under its debugger stub (an emulator's -g) and give --target",
+			path, machine, host_name);
+	return 1;
+}
+
 /* Before the window (connecting, waiting for the breakpoint) the signal
  * does what it always does; inside it, the window ends cleanly. */
 static void on_stop(int sig)
 {
 	if (!in_window) {
+		snr_run_device_kill_now(); /* --run: no device outlives snr */
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
@@ -210,10 +276,11 @@ int snr_cmd_record(int argc, char **argv)
 		{"debugger", required_argument, NULL, 'D'}, {"method", required_argument, NULL, 'M'},
 		{"until-return", no_argument, NULL, 'R'}, {"windows", required_argument, NULL, 'W'},
 		{"every", required_argument, NULL, 'E'}, {"pod", no_argument, NULL, 'P'},
+		{"run", required_argument, NULL, 'r'},    {"chips", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct snr_record_opts o = {.isa = "auto", .timeout_s = 60};
-	const char *pid = NULL, *debugger = NULL;
+	const char *pid = NULL, *debugger = NULL, *run = NULL, *chips = NULL;
 	bool pod = false;
 	uint64_t v;
 	char pidtarget[64];
@@ -232,6 +299,14 @@ int snr_cmd_record(int argc, char **argv)
 		case 'R': o.until_return = true; break;
 		case 'P': pod = true; break;
 		case 'D': debugger = optarg; break;
+		case 'r': run = optarg; break;
+		case 'N':
+			if (!snr_parse_u64(optarg, &v, false) || v == 0 || v > 65536) {
+				snr_err("record: --chips needs a count of chips, not '%s'", optarg);
+				return 2;
+			}
+			chips = optarg;
+			break;
 		case 'M':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "sim") && strcmp(optarg, "step")) {
 				snr_err("record: --method must be auto, sim or step, not '%s'", optarg);
@@ -281,9 +356,9 @@ int snr_cmd_record(int argc, char **argv)
 		default: fputs(record_usage, stderr); return 2;
 		}
 	}
-	int ntargets = !!o.target + !!pid + (optind < argc);
+	int ntargets = !!run + !!o.target + !!pid + (optind < argc);
 	if (ntargets != 1) {
-		snr_err("record: give exactly one of --target, --pid or -- CMD");
+		snr_err("record: give exactly one of --run, --target, --pid or -- CMD");
 		fputs(record_usage, stderr);
 		return 2;
 	}
@@ -300,8 +375,16 @@ int snr_cmd_record(int argc, char **argv)
 			"--method step");
 		return 2;
 	}
-	if (pod && !o.target) {
-		snr_err("record: --pod records a TA1 pod on snr device: give --target tcp:HOST:PORT or unix:PATH");
+	if (pod && !o.target && !run) {
+		snr_err("record: --pod records a TA1 pod on snr device: give --target tcp:HOST:PORT or unix:PATH, or --run PROG.elf --chips N");
+		return 2;
+	}
+	if (chips && !run) {
+		snr_err("record: --chips goes with --run (a device started elsewhere has its own)");
+		return 2;
+	}
+	if (run && debugger) {
+		snr_err("record: --run starts snr device, which --debugger does not talk to");
 		return 2;
 	}
 	if (o.every && !o.windows) {
@@ -336,9 +419,16 @@ int snr_cmd_record(int argc, char **argv)
 		snprintf(pidtarget, sizeof(pidtarget), "pid:%llu", (unsigned long long)v);
 		o.target = pidtarget;
 		o.dbg = &snr_dbg_ptrace;
-	} else {
+	} else if (!run) {
 		o.argv = argv + optind;
+		if (refuse_foreign_program(o.argv[0]))
+			return 1;
 		o.dbg = &snr_dbg_ptrace;
+	} else {
+		o.dbg = &snr_dbg_rsp;
+		o.kill_after = true;
+		if (!o.elf_path)
+			o.elf_path = run;
 	}
 	/* the inputs the output is checked against (with the path, before the
 	 * target runs): the ELF, the config, the program launched or attached */
@@ -351,7 +441,7 @@ int snr_cmd_record(int argc, char **argv)
 		snprintf(exe, sizeof(exe), "/proc/%s/exe", pid);
 		snr_output_input(exe);
 	}
-	if (pod && !debugger)
+	if (pod && !debugger && !run)
 		return record_pod(&o);
 	o.progress = isatty(2);
 	struct snr_record_summary s;
@@ -366,7 +456,43 @@ int snr_cmd_record(int argc, char **argv)
 	o.window_done = window_done;
 	o.window_ctx = &o;
 	o.in_window = &in_window;
-	int rc = snr_record(&o, &s, err, sizeof(err));
+	char endpoint[4200];
+	int rc;
+	if (run) {
+		struct snr_run_device_opts ro = {.program = run, .chips = chips, .config = o.config_path,
+						 .timeout_s = o.timeout_s};
+		rc = snr_run_device_start(&ro, endpoint, sizeof(endpoint), err, sizeof(err));
+		if (rc == 0 && pod) {
+			o.target = endpoint;
+			rc = record_pod(&o);
+			snr_run_device_stop(0);
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			return rc;
+		}
+		if (rc == 0) {
+			o.target = endpoint;
+			rc = snr_record(&o, &s, err, sizeof(err));
+			/* the recorder killed the program (the device then ends by
+			 * itself), or failed and left it halted: stopped either way */
+			int dev = snr_run_device_stop(rc ? 0 : 10);
+			if (rc) {
+				/* what the recorder says about leaving the target halted
+				 * for the next debugger no longer holds */
+				char *halted = strstr(err, "; the target was not continued: snr left it halted");
+				if (!halted)
+					halted = strstr(err, "; the target was interrupted: snr left it halted");
+				if (halted)
+					*halted = 0;
+				size_t l = strlen(err);
+				snr_fmt(err + l, sizeof(err) - l, " (--run: the device was stopped)");
+			} else if (dev != 3 && dev != 0) {
+				snr_warn("record: --run: snr device ended with status %d after the recording", dev);
+			}
+		}
+	} else {
+		rc = snr_record(&o, &s, err, sizeof(err));
+	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc) {
