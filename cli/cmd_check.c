@@ -3,7 +3,9 @@
  * traces. Every NAME.snrt in DIR is replayed in its simulator and its
  * summary (instructions, cycles, IPC, stall cycles by cause, DMA totals,
  * whether the replay reproduced the recording) is compared with the golden
- * NAME.golden.json beside it. One line per trace, then "N passed, N failed".
+ * NAME.golden.json beside it (cli/check_golden.c: exactly, or the timing
+ * within --tolerance or the golden's own). One line per trace, then "N
+ * passed, N failed".
  *
  * --shard K/N runs the K-th of N shares (traces in name order, trace i in
  * share i mod N + 1), so that N array tasks of a cluster's engine (a Slurm
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/check_golden.h"
 #include "lib/snr_junit.h"
 #include "lib/snr_outfile.h"
 #include "lib/snr_output.h"
@@ -24,14 +27,23 @@
 #include "snr_cli.h"
 
 static const char check_usage[] =
-	"usage: snr check DIR [--update] [--shard K/N] [--junit FILE [--force]]\n"
+	"usage: snr check DIR [--tolerance P%] [--update] [--shard K/N] [--junit FILE [--force]]\n"
 	"\n"
 	"Replays every DIR/NAME.snrt and compares its summary with DIR/NAME.golden.json:\n"
 	"instructions, cycles, stall cycles by cause, DMA count and bytes, and the\n"
 	"verification (every pc and the end state against the recording). Prints a\n"
 	"line per trace naming what changed, then \"N passed, N failed\".\n"
+	"Exact by default: any change fails, named with its direction (improved or\n"
+	"regressed); accept an intended one with --update.\n"
 	"\n"
-	"  --update        write the goldens from this replay (on purpose: review the diff)\n"
+	"  --tolerance P%   compare the timing as performance: cycles and stall cycles\n"
+	"                  may grow, IPC fall, by at most P% (a stall cause relative to\n"
+	"                  the cycles); beyond it a regression fails and an improvement\n"
+	"                  passes, labelled IMPROVED. Instructions, DMAs and the\n"
+	"                  verification stay exact. A golden's own \"tolerance\": \"P%\"\n"
+	"                  wins over this\n"
+	"  --update        write the goldens from this replay (on purpose: review the diff;\n"
+	"                  a golden's \"tolerance\" is kept)\n"
 	"  --shard K/N     only the K-th of N shares of the traces (1 <= K <= N; in name\n"
 	"                  order, trace i is in share i mod N + 1): N array tasks of a\n"
 	"                  cluster run the whole set once (docs/sweep.md)\n"
@@ -42,44 +54,14 @@ static const char check_usage[] =
 	"Exit status: 0 all passed, 1 a trace regressed or could not be replayed,\n"
 	"2 bad usage.\n";
 
-/* Appends "key: old -> new" for every leaf that differs, and "key (not in
- * the golden)" for every leaf of the replay the golden lacks: a golden
- * that holds less than the summary checks less than it seems to. */
-static void diff(const char *prefix, json_t *want, json_t *got, char *out, size_t len)
-{
-	const char *k;
-	json_t *wv, *gv0;
-	json_object_foreach(got, k, gv0) {
-		if (json_object_get(want, k))
-			continue;
-		size_t used = strlen(out);
-		snprintf(out + used, len - used, "%s%s%s%s (not in the golden)", used ? "; " : "", prefix,
-			 *prefix ? "." : "", k);
-	}
-	json_object_foreach(want, k, wv) {
-		json_t *gv = json_object_get(got, k);
-		char key[128];
-		snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? "." : "", k);
-		if (json_is_object(wv) && json_is_object(gv)) {
-			diff(key, wv, gv, out, len);
-			continue;
-		}
-		if (gv && json_equal(wv, gv))
-			continue;
-		char *a = json_dumps(wv, JSON_ENCODE_ANY), *b = gv ? json_dumps(gv, JSON_ENCODE_ANY) : NULL;
-		size_t used = strlen(out);
-		snprintf(out + used, len - used, "%s%s %s -> %s", used ? "; " : "", key, a, b ? b : "(missing)");
-		free(a);
-		free(b);
-	}
-}
-
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int snr_cmd_check(int argc, char **argv)
 {
 	const char *dir = NULL, *junit_path = NULL;
 	int update = 0;
+	bool tolerant = false;
+	double tolerance = 0;
 	unsigned shard_k = 1, shard_n = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -90,6 +72,14 @@ int snr_cmd_check(int argc, char **argv)
 			snr_output_keep_existing(false); /* rewriting the goldens is what --update is for */
 		} else if (!strcmp(argv[i], "--force")) {
 			snr_output_keep_existing(false); /* the --junit file may be replaced */
+		} else if (!strcmp(argv[i], "--tolerance")) {
+			if (i + 1 >= argc || snr_tolerance_parse(argv[i + 1], &tolerance)) {
+				snr_err("check: --tolerance needs a percentage below 100, such as 2%% or 0.5%%%s%s%s",
+					i + 1 < argc ? ", not '" : "", i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "");
+				return 2;
+			}
+			tolerant = true;
+			i++;
 		} else if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--junit")) {
 			if (i + 1 >= argc) {
 				snr_err("check: %s needs a value", argv[i]);
@@ -142,7 +132,7 @@ int snr_cmd_check(int argc, char **argv)
 	closedir(d);
 	if (n)
 		snr_qsort(names, n, sizeof(*names), cmp_names);
-	unsigned passed = 0, failed = 0, ran = 0;
+	unsigned passed = 0, failed = 0, ran = 0, improved = 0;
 	char suite[4200];
 	if (shard_n > 1)
 		snprintf(suite, sizeof(suite), "snr check %s (shard %u/%u)", dir, shard_k, shard_n);
@@ -182,6 +172,12 @@ int snr_cmd_check(int argc, char **argv)
 			fprintf(msg, "the replay diverged from the recording:\n%s", r->report);
 			failed++;
 		} else if (update) {
+			/* a golden's tolerance is the user's, not the replay's: kept */
+			json_t *old = json_load_file(golden, 0, NULL);
+			json_t *tol = old ? json_object_get(old, "tolerance") : NULL;
+			if (tol)
+				json_object_set(got, "tolerance", tol);
+			json_decref(old);
 			char *text = json_dumps(got, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			int wrc = snr_outfile_write_text(golden, text, strlen(text), err, sizeof(err));
 			free(text);
@@ -203,16 +199,29 @@ int snr_cmd_check(int argc, char **argv)
 				fprintf(msg, "no golden summary (%s: %s); run snr check --update", golden, je.text);
 				failed++;
 			} else {
-				char what[2048] = "";
-				diff("", want, got, what, sizeof(what));
-				if (what[0]) {
-					printf("FAIL %s: %s\n", names[i], what);
-					fprintf(msg, "%s", what);
+				struct snr_golden_cmp c;
+				if (snr_golden_compare(want, got, tolerant, tolerance, &c, err, sizeof(err))) {
+					printf("FAIL %s: %s: %s\n", names[i], golden, err);
+					fprintf(msg, "%s: %s", golden, err);
 					failed++;
+				} else if (c.failed[0]) {
+					printf("FAIL %s: %s\n", names[i], c.failed);
+					fprintf(msg, "%s", c.failed);
+					failed++;
+				} else if (c.improved[0]) {
+					printf("IMPROVED %s: %s (beyond the %g%% tolerance, faster: snr check --update makes "
+					       "it the golden)%s%s\n",
+					       names[i], c.improved, 100 * c.tolerance, c.within[0] ? "; within it: " : "",
+					       c.within);
+					improved++;
+					passed++;
 				} else {
-					printf("PASS %s: %llu instructions, %llu cycles, IPC %.3f\n", names[i],
+					printf("PASS %s: %llu instructions, %llu cycles, IPC %.3f", names[i],
 					       (unsigned long long)r->instructions, (unsigned long long)r->cycles,
 					       r->cycles ? (double)r->instructions / (double)r->cycles : 0.0);
+					if (c.within[0])
+						printf("; within the %g%% tolerance: %s", 100 * c.tolerance, c.within);
+					printf("\n");
 					passed++;
 				}
 				json_decref(want);
@@ -242,6 +251,9 @@ int snr_cmd_check(int argc, char **argv)
 	snr_junit_free(&junit);
 	if (shard_n > 1)
 		printf("shard %u/%u: ", shard_k, shard_n);
-	printf("%u passed, %u failed\n", passed, failed);
+	printf("%u passed, %u failed", passed, failed);
+	if (improved)
+		printf(" (%u of the passed improved beyond the tolerance)", improved);
+	printf("\n");
 	return rc;
 }

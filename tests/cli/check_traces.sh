@@ -2,6 +2,8 @@
 # snr check: the stored traces pass against their goldens; a golden that no
 # longer matches fails naming the field and both values; a trace of another
 # format version is refused naming the version; --update rewrites goldens.
+# Tolerances (--tolerance, a golden's "tolerance"): improvements pass as
+# IMPROVED, regressions beyond fail, functional fields stay exact.
 . "$(dirname "$0")/lib.sh"
 TRACES=$2
 run "$SNR" check "$TRACES"
@@ -48,6 +50,57 @@ run "$SNR" check "$T/tr" --update
 expect_rc 0; expect_out "UPDATED ta1-rec-window.snrt"
 run "$SNR" check "$T/tr"
 expect_rc 0
+# Tolerances: the golden edited so that the replay is 10% faster, then
+# 10% slower, than it says (cycles; the register stall by 3% of the cycles).
+golden_edit() { # CYCLES_FACTOR [TOLERANCE]
+  python3 - "$TRACES/ta1-rec-window.golden.json" "$T/tr/ta1-rec-window.golden.json" "$@" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1])); f = float(sys.argv[3])
+g["cycles"] = int(g["cycles"] * f); g["stall_cycles"]["register"] += int(g["cycles"] * 0.03 * (f > 1 and 1 or -1))
+if len(sys.argv) > 4: g["tolerance"] = json.loads(sys.argv[4])
+json.dump(g, open(sys.argv[2], "w"))
+PY
+}
+golden_edit 1.1
+run "$SNR" check "$T/tr"
+expect_rc 1; expect_out "FAIL ta1-rec-window.snrt: cycles"; expect_out "(-9.09%), improved"
+run "$SNR" check "$T/tr" --tolerance 2% --junit "$T/imp.xml" --force
+expect_rc 0; expect_out "IMPROVED ta1-rec-window.snrt: cycles"; expect_out "beyond the 2% tolerance, faster"
+expect_out "1 passed, 0 failed (1 of the passed improved beyond the tolerance)"
+grep -q 'failures="0"' "$T/imp.xml" || fail "an improvement is a JUnit failure: $(cat "$T/imp.xml")"
+run "$SNR" check "$T/tr" --tolerance 15%
+expect_rc 0; expect_out "PASS ta1-rec-window.snrt"; expect_out "within the 15% tolerance: cycles"
+golden_edit 0.9
+run "$SNR" check "$T/tr" --tolerance 2%
+expect_rc 1; expect_out "(+11.11%), regressed beyond 2%"; expect_out "0 passed, 1 failed"
+run "$SNR" check "$T/tr" --tolerance 12
+expect_rc 0; expect_out "within the 12% tolerance"
+# the golden's own tolerance wins over the command's
+golden_edit 0.9 '"1%"'
+run "$SNR" check "$T/tr" --tolerance 50%
+expect_rc 1; expect_out "regressed beyond 1%"
+golden_edit 1.1 '"12%"'
+run "$SNR" check "$T/tr"
+expect_rc 0; expect_out "within the 12% tolerance"
+# --update keeps the golden's tolerance
+run "$SNR" check "$T/tr" --update
+expect_rc 0
+grep -q '"tolerance": "12%"' "$T/tr/ta1-rec-window.golden.json" || fail "--update dropped the golden's tolerance"
+# functional fields stay exact under any tolerance
+python3 - "$T/tr/ta1-rec-window.golden.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1])); g["instructions"] += 1; json.dump(g, open(sys.argv[1], "w"))
+PY
+run "$SNR" check "$T/tr" --tolerance 50%
+expect_rc 1; expect_out "FAIL ta1-rec-window.snrt: instructions 60001 -> 60000"
+golden_edit 1.0 '"abc"'
+run "$SNR" check "$T/tr"
+expect_rc 1; expect_out "the golden's \"tolerance\" is \"abc\""
+for bad in 5%x -1 100 "" x; do
+  run "$SNR" check "$T/tr" --tolerance "$bad"
+  expect_rc 2; expect_err "--tolerance needs a percentage"
+done
+cp "$TRACES/ta1-rec-window.golden.json" "$T/tr/"
 # A version-2 file header (checksum valid): refused, naming both versions.
 python3 - "$T/tr/ta1-rec-window.snrt" "$T/tr/future.snrt" <<'PY'
 import struct, sys
