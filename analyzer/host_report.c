@@ -93,6 +93,8 @@ const char *snrh_bucket_for(const struct snrh_bucketer *b, uint32_t tid, uint64_
 	const char *bucket = snrh_bucket_at(b, tid, ts);
 	if (!bucket && snrh_stack_io_syscall(b->t, kstack))
 		bucket = "H:IO";
+	if (!bucket && snrh_stack_sleep_syscall(b->t, kstack))
+		bucket = "H:SLEEP"; /* the program asked to wait: nanosleep, usleep, sleep */
 	return bucket;
 }
 
@@ -121,6 +123,31 @@ static struct bucket_row *row_for(struct thread_rows *tr, const char *name)
 		return &tr->rows[MAX_BUCKETS - 1];
 	tr->rows[tr->n] = (struct bucket_row){name, 0, 0, 0};
 	return &tr->rows[tr->n++];
+}
+
+/* "(futex)": the innermost system call of an off-CPU kernel stack, in
+ * parentheses (not a bucket), or "(no bucket)" without one. The names are
+ * kept for the process's life: a handful of distinct system calls. */
+static const char *blocked_in(const struct snrh_trace *t, int32_t kstack)
+{
+	static char **names;
+	static size_t nnames;
+	if (kstack < 0 || (size_t)kstack >= t->stacks.n || !t->stacks.v[kstack].kernel)
+		return "(no bucket)";
+	const struct snrh_stack *s = &t->stacks.v[kstack];
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		const char *n = snrh_str(t, s->frames[f].sym), *sys = strstr(n, "_sys_");
+		if (!sys || strncmp(n, "__", 2))
+			continue;
+		char want[80];
+		snprintf(want, sizeof(want), "(%s)", sys + 5);
+		for (size_t i = 0; i < nnames; i++)
+			if (!strcmp(names[i], want))
+				return names[i];
+		names = snr_xrealloc(names, (nnames + 1) * sizeof(*names));
+		return names[nnames++] = snr_xstrdup(want);
+	}
+	return "(no bucket)";
 }
 
 static struct thread_rows *rows_for(struct thread_rows *v, size_t n, uint32_t tid)
@@ -405,8 +432,12 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	for (size_t i = 0; i < t->offcpu.n; i++) {
 		struct thread_rows *tr = rows_for(rows, t->threads.n, t->offcpu.v[i].tid);
 		const char *b = snrh_bucket_for(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start, t->offcpu.v[i].kstack);
+		/* no bucket: said what it is, a preemption or the system call it
+		 * blocked in ("(futex)": a join, a lock, a condition variable) */
+		if (!b)
+			b = (t->offcpu.v[i].state & 3) == 0 ? "(preempted)" : blocked_in(t, t->offcpu.v[i].kstack);
 		if (tr)
-			row_for(tr, b ? b : "(no bucket)")->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
+			row_for(tr, b)->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
 	}
 	fprintf(out, "\nbuckets (gPerf host side; on-CPU estimated from samples, off-CPU from blocks >= threshold)\n");
 	fprintf(out, "%-16s %8s %-12s %12s %12s %12s\n", "thread", "tid", "bucket", "in-call ms", "on-CPU ms~",

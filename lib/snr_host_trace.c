@@ -118,6 +118,29 @@ const char *snrh_stack_io_syscall(const struct snrh_trace *t, int32_t kstack)
 	return NULL;
 }
 
+const char *snrh_stack_sleep_syscall(const struct snrh_trace *t, int32_t kstack)
+{
+	static const char *const prefixes[] = {"__x64_sys_", "__arm64_sys_", "__ia32_sys_"};
+	static const char *const sleeps[] = {"nanosleep", "clock_nanosleep", "clock_nanosleep_time32",
+					     "nanosleep_time32"};
+	if (kstack < 0 || (size_t)kstack >= t->stacks.n || !t->stacks.v[kstack].kernel)
+		return NULL;
+	const struct snrh_stack *s = &t->stacks.v[kstack];
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		const char *n = snrh_str(t, s->frames[f].sym);
+		for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+			size_t l = strlen(prefixes[p]);
+			if (strncmp(n, prefixes[p], l))
+				continue;
+			for (size_t i = 0; i < sizeof(sleeps) / sizeof(sleeps[0]); i++)
+				if (!strcmp(n + l, sleeps[i]))
+					return sleeps[i];
+			return NULL; /* the innermost system call is another one */
+		}
+	}
+	return NULL;
+}
+
 const char *snrh_probe_name(const struct snrh_trace *t, uint32_t probe, char *buf, size_t len)
 {
 	if (probe & 0x80000000u) {

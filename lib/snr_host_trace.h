@@ -208,6 +208,10 @@ const char *snrh_syscall_name(uint32_t nr);
 /* The I/O system call a kernel stack is inside ("fsync", from its
  * __x64_sys_fsync frame), or NULL: H:IO without tracing system calls. */
 const char *snrh_stack_io_syscall(const struct snrh_trace *t, int32_t kstack);
+/* The sleep system call a kernel stack is inside ("nanosleep",
+ * "clock_nanosleep": usleep, sleep and nanosleep in libc), or NULL: an
+ * off-CPU interval there outside a probed call is H:SLEEP. */
+const char *snrh_stack_sleep_syscall(const struct snrh_trace *t, int32_t kstack);
 /* Name of a probe id: "ta1rt_wait", "sys:read". */
 const char *snrh_probe_name(const struct snrh_trace *t, uint32_t probe, char *buf, size_t len);
 /* The bucket of a probe id: the probe's own, "H:IO" for system calls. */

@@ -47,6 +47,13 @@ s_ms=$(awk '$1 == "sleeper" && $2 ~ /^[0-9]+$/ { print $6; exit }' "$T/facts.rep
 [ -n "$s_ms" ] || fail "no sleeper thread in the report: $(cat "$T/facts.report")"
 awk -v s="$s_ms" -v w="$sw" 'BEGIN { exit !(s >= 190 && s <= w * 1050 + 2) }' || \
   fail "sleeper off-CPU S = $s_ms ms, want its own measure $sw s (>= 190 ms)"
+# its sleeps are bucket H:SLEEP (not "(no bucket)"), with the same time
+hs=$(awk '$1 == "sleeper" && $3 == "H:SLEEP" { print $6; exit }' "$T/facts.report")
+[ -n "$hs" ] || fail "the sleeper's nanosleep time is in no H:SLEEP row: $(sed -n '/^buckets/,/^totals/p' "$T/facts.report")"
+awk -v s="$hs" -v w="$sw" 'BEGIN { exit !(s >= 190 && s <= w * 1050 + 2) }' || \
+  fail "sleeper H:SLEEP = $hs ms, want its own measure $sw s (>= 190 ms)"
+awk '$1 == "sleeper" && $3 == "(no" { f = 1 } END { exit f }' "$T/facts.report" || \
+  fail "the sleeper has off-CPU time in no bucket: $(sed -n '/^buckets/,/^totals/p' "$T/facts.report")"
 # its off-CPU stacks go through nanosleep, weights in us summing to the same
 w=$(awk '/^sleeper;/ && /nanosleep/ { s += $NF } END { print s + 0 }' "$T/facts.offcpu.folded")
 awk -v x="$w" -v w="$sw" 'BEGIN { exit !(x >= 190000 && x <= w * 1050000 + 2000) }' || \
