@@ -13,6 +13,8 @@
  */
 #include "analyzer/host_report.h"
 #include "analyzer/host_device.h"
+#include "analyzer/host_lines.h"
+#include "lib/snr_lines.h"
 #include "analyzer/host_events.h"
 #include "analyzer/progress.h"
 
@@ -267,7 +269,10 @@ static int write_folded(const char *path, struct folded *v, size_t n)
 	return 0;
 }
 
-static void print_stack(const struct snrh_trace *t, int32_t idx, const char *prefix, FILE *out)
+/* One frame a line: func+0x... (module), and for a user frame with a line
+ * table its file:line (lines NULL: kernel frames, or none). */
+static void print_stack(const struct snrh_trace *t, int32_t idx, const char *prefix, struct snr_lines *lines,
+			FILE *out)
 {
 	if (idx < 0 || (size_t)idx >= t->stacks.n)
 		return;
@@ -276,8 +281,11 @@ static void print_stack(const struct snrh_trace *t, int32_t idx, const char *pre
 		const struct snrh_frame *f = &s->frames[i];
 		const char *mod = snrh_str(t, f->module);
 		const char *base = strrchr(mod, '/');
-		fprintf(out, "        %s%s+0x%llx (%s)\n", prefix, snrh_str(t, f->sym), (unsigned long long)f->offset,
-			base ? base + 1 : mod);
+		char line[300] = "";
+		if (lines && !s->kernel)
+			snrh_frame_line(lines, f->addr, i > 0, line, sizeof(line));
+		fprintf(out, "        %s%s+0x%llx (%s)%s\n", prefix, snrh_str(t, f->sym), (unsigned long long)f->offset,
+			base ? base + 1 : mod, line);
 	}
 }
 
@@ -550,13 +558,14 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		rc |= write_folded(path, offv, noff);
 	}
 	snr_qsort(offv, noff, sizeof(*offv), folded_cmp_weight);
+	struct snr_lines *lines = (noff || non) && o->top ? snrh_lines_open(t) : NULL;
 	if (noff && o->top)
 		fprintf(out, "\ntop off-CPU stacks (leaf first)\n");
 	for (size_t i = 0; i < noff && i < o->top; i++) {
 		fprintf(out, "  %10.3f ms  %-5s x%-6llu %s\n", (double)offv[i].weight / 1e3, state_names[offv[i].state & 3],
 			(unsigned long long)offv[i].count, comm_of(t, offv[i].tid));
-		print_stack(t, offv[i].kstack, "[k] ", out);
-		print_stack(t, offv[i].ustack, "", out);
+		print_stack(t, offv[i].kstack, "[k] ", NULL, out);
+		print_stack(t, offv[i].ustack, "", lines, out);
 	}
 	snr_qsort(onv, non, sizeof(*onv), folded_cmp_weight);
 	if (non && o->top)
@@ -564,8 +573,8 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	for (size_t i = 0; i < non && i < o->top / 2 + 1; i++) {
 		fprintf(out, "  %10.3f ms  %6llu samples  %s\n", (double)onv[i].weight / 1e3,
 			(unsigned long long)onv[i].count, comm_of(t, onv[i].tid));
-		print_stack(t, onv[i].kstack, "[k] ", out);
-		print_stack(t, onv[i].ustack, "", out);
+		print_stack(t, onv[i].kstack, "[k] ", NULL, out);
+		print_stack(t, onv[i].ustack, "", lines, out);
 	}
 	for (size_t i = 0; i < noff; i++)
 		free(offv[i].key);
@@ -574,6 +583,7 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	free(offv);
 	free(onv);
 	free(b.p);
+	snr_lines_free(lines);
 
 	struct snrh_point *pts = NULL;
 	char perr[300];

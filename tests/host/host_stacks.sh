@@ -12,6 +12,8 @@
 #     in about six runs at load 20)
 #   - blocking in read() on a pipe under main;pipe_reader, within 5%
 #   - a tail call: tail_target's caller is main (tail_caller jumped away)
+#   - the report's frames carry file:line from the DWARF line tables:
+#     sleeper's is its nanosleep call, main's a call (return address - 1)
 #   - a 150-deep recursion: stacks reach main through >= 100 recurse frames
 #     (its copies are cut at the thread's learned reach, its outermost frame)
 #   - a process that exits 20 ms after exec: its sleep in libc is under
@@ -71,6 +73,15 @@ for bin in "$FP" "$NOFP"; do
   # the copies stop at the thread's outermost frame once it is known, and
   # every stack below still reaches main (the checks below)
   expect_out "learned for 1 threads, dropped 0 times"
+  # frames in the program's DWARF line tables are given their file:line:
+  # sleeper's is the nanosleep call, main's a call of sleeper()
+  src=$(dirname "$0")/host_stacks.c
+  nl=$(awk '/void sleeper\(long ms\)/ { f = 1 } f && /nanosleep\(&ts, NULL\)/ { print NR; exit }' "$src")
+  grep -Eq "^ +sleeper\+0x[0-9a-f]+ \($name\) host_stacks.c:$nl$" "$T/out" || \
+    fail "$name: sleeper's frame is not placed at host_stacks.c:$nl: $(grep -m3 'sleeper+' "$T/out")"
+  ml=$(grep -E "^ +main\+0x[0-9a-f]+ \($name\) host_stacks.c:[0-9]+$" "$T/out" | head -1 | sed 's/.*://')
+  [ -n "$ml" ] && sed -n "${ml}p" "$src" | grep -q "sleeper(\|spinner(" || \
+    fail "$name: main's frame is not at a call: line ${ml:-none}: $(grep -m3 'main+' "$T/out")"
   w=$(weight "$T/ss.offcpu.folded" ";main;sleeper;")
   within "$w" "$(awk -v s="$sleep_wall" 'BEGIN { print s * 1e6 }')" 5 || \
     fail "$name: off-CPU under main;sleeper = $w us, want $sleep_wall s +- 5%: $(sort -t' ' -k2 -n "$T/ss.offcpu.folded" | tail -3)"
