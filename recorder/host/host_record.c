@@ -461,6 +461,19 @@ static const struct snrh_uprobe_spec presets[] = {
 	{"libta1rt", "ta1rt_device_run", "G:COMP", true},
 };
 
+/* Whether hash maps may be created without preallocation for tracing
+ * programs: from Linux 6.1 (bpf_mem_alloc) they allocate safely in any
+ * context; older verifiers refuse non-preallocated hash maps in tracepoint
+ * and perf_event programs. */
+static bool hash_maps_lazy(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 1);
+}
+
 /* ---- stacks ---- */
 
 struct stack_remap {
@@ -727,6 +740,16 @@ int snrh_record(const struct snrh_record_opts *o)
 	}
 	bk_skel->rodata->target_tgid = pid;
 	bk_skel->rodata->trace_io_syscalls = o->io_syscalls;
+	if (hash_maps_lazy()) {
+		/* per-thread hash maps allocate their entries as threads appear
+		 * rather than all 65,536 at load: preallocating them was the
+		 * largest part of the fixed start (bench/host_startup.sh) */
+		struct bpf_map *lazy[] = {off_skel->maps.starts, off_skel->maps.wakers, off_skel->maps.totals,
+					  off_skel->maps.stack_reach, off_skel->maps.uret_slots, bk_skel->maps.open_calls,
+					  bk_skel->maps.open_syscalls};
+		for (size_t i = 0; i < sizeof(lazy) / sizeof(lazy[0]); i++)
+			bpf_map__set_map_flags(lazy[i], bpf_map__map_flags(lazy[i]) | BPF_F_NO_PREALLOC);
+	}
 	/* load: the maps the three share (host_bpf.h) are offcpu's */
 	if (offcpu_bpf__load(off_skel) ||
 	    bpf_map__reuse_fd(on_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
