@@ -53,6 +53,13 @@ fi
 "$SNR" trace info "$T/c1.snrt" >"$T/info.txt" 2>&1 || fail "trace info: $(cat "$T/info.txt")"
 grep -qi "chip.*1" "$T/info.txt" || fail "the trace is not chip 1's: $(cat "$T/info.txt")"
 no_device "record --run --chips 2"
+# every chip of the pod in one command: --run --chips 2 --pod
+"$SNR" record --run "$T/sm.elf" --chips 2 --pod --breakpoint softmax_rows --count 500 -o "$T/pod.snrs" >/dev/null 2>"$T/rec.err" ||
+  fail "record --run --chips 2 --pod: $(cat "$T/rec.err")"
+"$SNR" trace info "$T/pod.snrs" --json >"$T/pod.json" 2>&1 || fail "trace info of the pod: $(cat "$T/pod.json")"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["chips"]; assert [x["chip"] for x in c]==[0,1] and all(x["instructions"]==500 for x in c), c' "$T/pod.json" ||
+  fail "record --run --pod: not both chips' windows of 500: $(cat "$T/pod.json")"
+no_device "record --run --chips 2 --pod"
 
 # 2. refusals, each at once
 expect() { # NAME WANT ARGS...
