@@ -97,6 +97,21 @@ enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **mod
 			ret = TA1_STOP_EXIT;
 			break;
 		}
+		/* A blocked chip runs again once some chip issues its ta.dma.notify:
+		 * not before the best's clock + 1, and its DMA completes a base
+		 * latency later at the soonest; from then on it may issue DMAs of its
+		 * own, which the fabric must not have passed. */
+		uint64_t lookahead = ta1_machine_config(m)->dma_base_latency_cycles;
+		for (unsigned i = 0; best >= 0 && i < n; i++) {
+			if (!blocked[i] || ta1_chip_state(ta1_machine_chip(m, i)) != TA1_CHIP_RUNNING)
+				continue;
+			uint64_t now = ta1_timing_now(models[i]), key = parked[i] > now ? parked[i] : now;
+			uint64_t soonest = best_key > UINT64_MAX - 1 - lookahead ? UINT64_MAX : best_key + 1 + lookahead;
+			if (key < soonest)
+				key = soonest;
+			if (key < second)
+				second = key;
+		}
 		if (best < 0) {
 			if (ta1_machine_deadlock(m, which)) {
 				ret = TA1_STOP_FAULT;
@@ -107,7 +122,6 @@ enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **mod
 		}
 		/* No other chip's DMA can reach the fabric before `second` + 1 + Tb:
 		 * the chip may run, and the fabric be advanced, to `second` + Tb. */
-		uint64_t lookahead = ta1_machine_config(m)->dma_base_latency_cycles;
 		uint64_t horizon = second > UINT64_MAX - lookahead ? UINT64_MAX : second + lookahead;
 		struct ta1_chip *c = ta1_machine_chip(m, (unsigned)best);
 		struct ta1_timing_model *t = models[best];
