@@ -15,6 +15,7 @@
 #include "metrics.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ enum {
 	EV_REG = SNR_MW_REG,
 	EV_BUSY = SNR_MW_BUSY,
 	EV_INSN = SNR_MW_INSN,
+	EV_PEER = SNR_MW_PEER,
+	EV_FABRIC = SNR_MW_FABRIC,
 }; /* the reader's names for the writer's record kinds */
 #define METRICS_INDEX_SLACK 65536 /* how far an instruction index may run past the records read */
 /* how far a SUMMARY's cycles may run past the events' last cycle: the
@@ -157,6 +160,39 @@ void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e) { snr_mw_dma(u, e);
 void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e) { snr_mw_mem(u, e); }
 void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e) { snr_mw_reg(u, e); }
 void snr_metrics_on_busy(void *u, const struct snr_ev_busy *e) { snr_mw_busy(u, e); }
+/* A pod's records (version 6): rare (one per peer wait, one per resource and
+ * sampling period), so written plainly, every field a varint. */
+void snr_metrics_on_peer(void *u, const struct snr_ev_peer *e)
+{
+	struct snr_metrics_writer *w = u;
+	uint8_t *p = snr_mw_begin(w);
+	*p++ = EV_PEER;
+	const uint64_t v[] = {e->wait_index, e->wait_pc,   e->wait_start,  e->stall_cycles,
+			      e->dma_id,     e->chip,      e->flag,        snr_zigzag(e->issue_index),
+			      e->issue_pc,   e->issue_cycle, e->done_cycle, e->bytes};
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		p = snr_mw_put(p, v[k]);
+	w->wp = p;
+}
+
+static uint64_t fabric_units(double x)
+{
+	double q = nearbyint(x * SNR_METRICS_FABRIC_UNIT);
+	return q > 0 && q < 1.8e19 ? (uint64_t)q : 0;
+}
+
+void snr_metrics_on_fabric(void *u, const struct snr_ev_fabric *e)
+{
+	struct snr_metrics_writer *w = u;
+	uint8_t *p = snr_mw_begin(w);
+	*p++ = EV_FABRIC;
+	const uint64_t v[] = {e->resource, e->kind, e->from, e->to, e->start, e->end - e->start, e->bytes_per_cycle,
+			      fabric_units(e->bytes), fabric_units(e->busy_cycles), fabric_units(e->contended_cycles)};
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		p = snr_mw_put(p, v[k]);
+	w->wp = p;
+}
+
 void snr_metrics_on_insn(void *u, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread, unsigned nwrite)
 {
 	snr_mw_insn_regs(u, e, regs, nread, nwrite);
@@ -187,6 +223,8 @@ struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta
 		.on_reg = snr_metrics_on_reg,
 		.on_busy = snr_metrics_on_busy,
 		.on_insn = snr_metrics_on_insn,
+		.on_peer = snr_metrics_on_peer,
+		.on_fabric = snr_metrics_on_fabric,
 	};
 	return w;
 }
@@ -456,7 +494,7 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 			return -1;
 		}
 		struct snr_cursor cu = {m->f.raw, m->f.raw + n, 0};
-		const bool delta = m->f.version >= 3, insn = m->f.version >= 5;
+		const bool delta = m->f.version >= 3, insn = m->f.version >= 5, pod = m->f.version >= 6;
 		struct snr_mw_ctx x = {0};
 		if (m->f.version >= 4) {
 			/* Each chunk says how many records came before it: chunks
@@ -599,6 +637,49 @@ int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char 
 				REACH(cycle_end, e.end);
 				if (!cu.bad && t->on_busy)
 					t->on_busy(t->user, &e);
+				break;
+			}
+			case EV_PEER: {
+				struct snr_ev_peer e;
+				e.wait_index = V();
+				e.wait_pc = V();
+				e.wait_start = V();
+				e.stall_cycles = V();
+				e.dma_id = V();
+				e.chip = (uint16_t)V();
+				e.flag = (uint16_t)V();
+				e.issue_index = Z();
+				e.issue_pc = V();
+				e.issue_cycle = V();
+				e.done_cycle = V();
+				e.bytes = V();
+				if (!pod)
+					cu.bad = 1; /* version 6's record */
+				REACH(cycle_end, e.done_cycle);
+				if (!cu.bad && t->abi_version >= 3 && t->on_peer)
+					t->on_peer(t->user, &e);
+				break;
+			}
+			case EV_FABRIC: {
+				/* not REACHed: a link's or port's sample may run past its owner's
+				 * last cycle (another chip's transfer through it) */
+				struct snr_ev_fabric e;
+				e.resource = (uint32_t)V();
+				e.kind = (uint8_t)V();
+				e.from = (uint16_t)V();
+				e.to = (uint16_t)V();
+				e.start = V();
+				uint64_t len = V();
+				e.end = e.start + len;
+				e.bytes_per_cycle = V();
+				e.bytes = (double)V() / SNR_METRICS_FABRIC_UNIT;
+				e.busy_cycles = (double)V() / SNR_METRICS_FABRIC_UNIT;
+				e.contended_cycles = (double)V() / SNR_METRICS_FABRIC_UNIT;
+				if (!pod || e.kind >= SNR_FABRIC_KIND_COUNT || e.end < e.start ||
+				    e.busy_cycles > (double)len + 1 || e.contended_cycles > e.busy_cycles + 1)
+					cu.bad = 1;
+				if (!cu.bad && t->abi_version >= 3 && t->on_fabric)
+					t->on_fabric(t->user, &e);
 				break;
 			}
 			default:

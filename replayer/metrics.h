@@ -18,10 +18,13 @@
 #include "sim/snr_tracker.h"
 
 #define SNR_METRICS_MAGIC "SNRMETRC"
-#define SNR_METRICS_VERSION 5 /* 2: DMA events carry the WAITED stall split and slack;
+#define SNR_METRICS_VERSION 6 /* 2: DMA events carry the WAITED stall split and slack;
 				 3: indices, pcs, cycles, addresses as deltas;
 				 4: each EVENTS chunk starts with the count of records before it;
-				 5: one INSN record for an instruction's ISSUE, RETIRE and REGs */
+				 5: one INSN record for an instruction's ISSUE, RETIRE and REGs;
+				 6: a pod's PEER and FABRIC records */
+/* FABRIC's bytes and cycles are stored in units of 1/SNR_METRICS_FABRIC_UNIT */
+#define SNR_METRICS_FABRIC_UNIT 256
 
 struct snr_metrics_writer;
 
@@ -38,6 +41,8 @@ const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w);
 void snr_metrics_on_issue(void *u, const struct snr_ev_insn *e);
 void snr_metrics_on_retire(void *u, const struct snr_ev_insn *e);
 void snr_metrics_on_stall(void *u, const struct snr_ev_stall *e);
+void snr_metrics_on_peer(void *u, const struct snr_ev_peer *e);
+void snr_metrics_on_fabric(void *u, const struct snr_ev_fabric *e);
 void snr_metrics_on_dma(void *u, const struct snr_ev_dma *e);
 void snr_metrics_on_mem(void *u, const struct snr_ev_mem *e);
 void snr_metrics_on_reg(void *u, const struct snr_ev_reg *e);

@@ -16,7 +16,10 @@
 #include "lib/snr_chunkfile.h"
 #include "replayer/metrics.h"
 
-enum { SNR_MW_ISSUE = 1, SNR_MW_RETIRE, SNR_MW_STALL, SNR_MW_DMA, SNR_MW_MEM, SNR_MW_REG, SNR_MW_BUSY, SNR_MW_INSN };
+enum {
+	SNR_MW_ISSUE = 1, SNR_MW_RETIRE, SNR_MW_STALL, SNR_MW_DMA, SNR_MW_MEM, SNR_MW_REG, SNR_MW_BUSY, SNR_MW_INSN,
+	SNR_MW_PEER, SNR_MW_FABRIC, /* version 6 */
+};
 #define SNR_MW_INSN_REGS_MAX 127 /* register events one INSN record carries (its count stays one byte) */
 #define SNR_MW_EVENTS_PER_CHUNK 65536
 

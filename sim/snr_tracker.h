@@ -1,5 +1,5 @@
 /*
- * snr_tracker.h: the performance tracker's callback layer (version 2).
+ * snr_tracker.h: the performance tracker's callback layer (version 3).
  *
  * A simulator's components report what happens, as it happens, through the
  * callbacks a tracker registered: instruction issue and retire, stalls with
@@ -16,12 +16,15 @@
 #ifndef SNR_TRACKER_H
 #define SNR_TRACKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define SNR_TRACKER_ABI_VERSION 2
-/* Version 2 added on_insn. A simulator accepts a tracker of any version from
- * 1 to the one it was built with, and reads on_insn only when abi_version >= 2
- * (snr_tracker_mask does). */
+#define SNR_TRACKER_ABI_VERSION 3
+/* Version 2 added on_insn, version 3 on_peer and on_fabric (a pod's events).
+ * A simulator accepts a tracker of any version from 1 to the one it was built
+ * with, and reads on_insn only when abi_version >= 2 and on_peer and
+ * on_fabric only when it is >= 3 (snr_tracker_mask does); it copies a
+ * tracker only as far as its version has fields (snr_tracker_size). */
 
 enum snr_unit {
 	SNR_UNIT_SCALAR,
@@ -106,6 +109,47 @@ struct snr_ev_busy {
 	uint64_t index;      /* the instruction that kept it busy */
 };
 
+/* Version 3. A WAIT on this chip consumed the signal of a DMA another chip
+ * of the pod issued (ta.dma.notify): which chip's DMA ended the wait. Reported
+ * on the waiting chip, after the WAIT's stalls. */
+struct snr_ev_peer {
+	uint64_t wait_index, wait_pc; /* the WAIT on this chip */
+	uint64_t wait_start;          /* cycle the WAIT began waiting for this signal (its stall's start) */
+	uint64_t stall_cycles;        /* of that stall, the part spent on this signal (PEER, base, transfer) */
+	uint64_t dma_id;              /* the DMA (ids are pod-wide) */
+	uint16_t chip;                /* the chip that issued it */
+	uint16_t flag;                /* this chip's flag it signalled */
+	int64_t issue_index;          /* its ta.dma.notify's index on that chip, -1 if before its window */
+	uint64_t issue_pc;            /* and pc (0 if not known) */
+	uint64_t issue_cycle;         /* the issue's cycle on the pod's clock */
+	uint64_t done_cycle;          /* when its transfer completed and the signal arrived */
+	uint64_t bytes;
+};
+
+enum snr_fabric_kind {
+	SNR_FABRIC_CORE_PORT, /* a chip's core memory port */
+	SNR_FABRIC_VMEM_PORT,
+	SNR_FABRIC_HBM_PORT,
+	SNR_FABRIC_LINK,      /* an inter-chip link, one way */
+	SNR_FABRIC_KIND_COUNT,
+};
+
+/* Version 3. One port's or link's use over [start, end): a sample of the
+ * pod's fabric, reported to the tracker of the chip that owns the resource
+ * (a port's chip, a link's source chip), for every interval of the fabric's
+ * sampling period in which the resource moved bytes. A resource's samples
+ * add up to its totals (`snr device --timing --stats`). */
+struct snr_ev_fabric {
+	uint32_t resource;       /* the fabric's resource number (ports first: chip c 3c core, 3c+1 VMEM, 3c+2 HBM) */
+	uint8_t kind;            /* enum snr_fabric_kind */
+	uint16_t from, to;       /* a link's chips; a port's chip in both */
+	uint64_t start, end;     /* cycles */
+	uint64_t bytes_per_cycle; /* its bandwidth */
+	double bytes;            /* moved through it in the interval */
+	double busy_cycles;      /* time with at least one transfer on it */
+	double contended_cycles; /* time with two or more */
+};
+
 struct snr_tracker {
 	uint32_t abi_version; /* SNR_TRACKER_ABI_VERSION */
 	void *user;
@@ -127,7 +171,18 @@ struct snr_tracker {
 	 * metrics writer's INSN record) three of about four calls per instruction. */
 	void (*on_insn)(void *user, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread,
 			unsigned nwrite);
+	/* Version 3. */
+	void (*on_peer)(void *user, const struct snr_ev_peer *e);
+	void (*on_fabric)(void *user, const struct snr_ev_fabric *e);
 };
+
+/* How much of *t its version has: what a simulator copies. */
+#define SNR_TRACKER_SIZE_V1 offsetof(struct snr_tracker, on_insn)
+#define SNR_TRACKER_SIZE_V2 offsetof(struct snr_tracker, on_peer)
+static inline size_t snr_tracker_size(const struct snr_tracker *t)
+{
+	return t->abi_version >= 3 ? sizeof(*t) : t->abi_version == 2 ? SNR_TRACKER_SIZE_V2 : SNR_TRACKER_SIZE_V1;
+}
 
 enum {
 	SNR_TRACK_ISSUE = 1 << 0,
@@ -138,6 +193,8 @@ enum {
 	SNR_TRACK_REG = 1 << 5,
 	SNR_TRACK_BUSY = 1 << 6,
 	SNR_TRACK_INSN = 1 << 7, /* on_insn (with on_issue, on_retire and on_reg) */
+	SNR_TRACK_PEER = 1 << 8,
+	SNR_TRACK_FABRIC = 1 << 9,
 };
 
 /* Which callbacks are registered, as SNR_TRACK_* bits. */
@@ -148,7 +205,9 @@ static inline unsigned snr_tracker_mask(const struct snr_tracker *t)
 	return (t->on_issue ? SNR_TRACK_ISSUE : 0) | (t->on_retire ? SNR_TRACK_RETIRE : 0) |
 	       (t->on_stall ? SNR_TRACK_STALL : 0) | (t->on_dma ? SNR_TRACK_DMA : 0) |
 	       (t->on_mem ? SNR_TRACK_MEM : 0) | (t->on_reg ? SNR_TRACK_REG : 0) | (t->on_busy ? SNR_TRACK_BUSY : 0) |
-	       (t->abi_version >= 2 && t->on_insn && t->on_issue && t->on_retire && t->on_reg ? SNR_TRACK_INSN : 0);
+	       (t->abi_version >= 2 && t->on_insn && t->on_issue && t->on_retire && t->on_reg ? SNR_TRACK_INSN : 0) |
+	       (t->abi_version >= 3 && t->on_peer ? SNR_TRACK_PEER : 0) |
+	       (t->abi_version >= 3 && t->on_fabric ? SNR_TRACK_FABRIC : 0);
 }
 
 const char *snr_stall_cause_name(enum snr_stall_cause c);

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "lib/snr_util.h"
+#include "sim/snr_tracker.h"
 
 #define NIL TA1_FABRIC_NIL
 #define PORTS_PER_CHIP 3
@@ -45,6 +46,9 @@ struct resource {
 	double bw;
 	unsigned nactive;
 	double bytes, busy, contended;
+	/* the sampling period in progress (ta1_fabric_flush_samples) */
+	double s_bytes, s_busy, s_contended;
+	bool sampled; /* in the fabric's `sampled` list */
 	/* progressive filling's scratch */
 	double cap;
 	unsigned left;
@@ -86,6 +90,9 @@ struct ta1_fabric {
 	uint32_t *fix; /* recompute_rates' scratch */
 	uint32_t cap_fix;
 	double et;
+	uint64_t period;     /* the sampling period in progress: [period, period + TA1_FABRIC_SAMPLE_CYCLES) */
+	uint32_t *sampled;   /* resources with a share of it */
+	uint32_t nsampled;
 	double next_event;
 	uint64_t next_event_cycle;
 	uint64_t next_id;
@@ -146,6 +153,7 @@ struct ta1_fabric *ta1_fabric_new(const struct snr_config *cfg, char *err, size_
 	f->models = snr_xcalloc(n, sizeof(*f->models));
 	size_t maxlinks = cfg->ici_topology == SNR_TOPOLOGY_ALL_TO_ALL ? (size_t)n * (n - 1) : 4 * (size_t)n;
 	f->res = snr_xcalloc(PORTS_PER_CHIP * n + maxlinks + 1, sizeof(*f->res));
+	f->sampled = snr_xcalloc(PORTS_PER_CHIP * n + maxlinks + 1, sizeof(*f->sampled));
 	for (unsigned c = 0; c < n; c++) {
 		f->res[f->nres++] = (struct resource){.bw = (double)cfg->dma_core_bytes_per_cycle, .from = UINT32_MAX};
 		f->res[f->nres++] = (struct resource){.bw = (double)cfg->dma_vmem_bytes_per_cycle, .from = UINT32_MAX};
@@ -195,6 +203,7 @@ void ta1_fabric_free(struct ta1_fabric *f)
 	free(f->active);
 	free(f->used);
 	free(f->fix);
+	free(f->sampled);
 	free(f);
 }
 
@@ -546,12 +555,93 @@ static int cmp_by_id(const void *a, const void *b, void *dmas)
 	return x < y ? -1 : x > y;
 }
 
+/* ---- samples ------------------------------------------------------------- */
+
+/* Reports the period in progress's share of every resource that had one, to
+ * the model of the chip that owns it, and starts the next. */
+void ta1_fabric_flush_samples(struct ta1_fabric *f)
+{
+	for (uint32_t k = 0; k < f->nsampled; k++) {
+		uint32_t i = f->sampled[k];
+		struct resource *r = &f->res[i];
+		bool port = r->from == UINT32_MAX;
+		unsigned owner = port ? i / PORTS_PER_CHIP : r->from;
+		struct snr_ev_fabric e = {
+		    .resource = i,
+		    .kind = (uint8_t)(port ? i % PORTS_PER_CHIP : SNR_FABRIC_LINK),
+		    .from = (uint16_t)owner,
+		    .to = (uint16_t)(port ? owner : r->to),
+		    .start = f->period,
+		    .end = f->period + TA1_FABRIC_SAMPLE_CYCLES,
+		    .bytes_per_cycle = (uint64_t)r->bw,
+		    .bytes = r->s_bytes,
+		    .busy_cycles = r->s_busy,
+		    .contended_cycles = r->s_contended,
+		};
+		if (f->models[owner] && e.bytes > 0)
+			ta1_timing_fabric_sample(f->models[owner], &e);
+		r->s_bytes = r->s_busy = r->s_contended = 0;
+		r->sampled = false;
+	}
+	f->nsampled = 0;
+	f->period += TA1_FABRIC_SAMPLE_CYCLES;
+}
+
+/* The active transfers' share of [from, to), inside one sampling period. */
+static void sample(struct ta1_fabric *f, double from, double to)
+{
+	double dt = to - from;
+	uint32_t crossed[MAX_CROSSED];
+	for (uint32_t k = 0; k < f->nactive; k++) {
+		const struct ta1_dma *d = &f->dmas[f->active[k]];
+		unsigned n = resources_of(f, d, crossed, MAX_CROSSED);
+		for (unsigned j = 0; j < n; j++)
+			f->res[crossed[j]].s_bytes += d->rate * dt;
+	}
+	for (uint32_t u = 0; u < f->nused; u++) {
+		struct resource *r = &f->res[f->used[u]];
+		r->s_busy += dt;
+		if (r->nactive > 1)
+			r->s_contended += dt;
+		if (!r->sampled) {
+			r->sampled = true;
+			f->sampled[f->nsampled++] = f->used[u];
+		}
+	}
+}
+
+/* [et, now) into the sampling periods it spans; an idle stretch skips them. */
+static void sample_until(struct ta1_fabric *f, double now)
+{
+	double at = f->et;
+	while (at < now) {
+		double end = (double)(f->period + TA1_FABRIC_SAMPLE_CYCLES);
+		if (!f->nused) { /* nothing moves: on to now's period */
+			if (now < end)
+				return;
+			if (f->nsampled)
+				ta1_fabric_flush_samples(f);
+			uint64_t p = (uint64_t)(now / TA1_FABRIC_SAMPLE_CYCLES) * TA1_FABRIC_SAMPLE_CYCLES;
+			if (p > f->period)
+				f->period = p;
+			return;
+		}
+		double to = now < end ? now : end;
+		sample(f, at, to);
+		if (to < end)
+			return;
+		ta1_fabric_flush_samples(f);
+		at = to;
+	}
+}
+
 /* Moves every active transfer's bytes on to `now` and counts the resources'
  * bytes and busy and contended time. */
 static void advance(struct ta1_fabric *f, double now)
 {
 	double dt = now - f->et;
 	if (dt > 0) {
+		sample_until(f, now);
 		uint32_t crossed[MAX_CROSSED];
 		for (uint32_t k = 0; k < f->nactive; k++) {
 			struct ta1_dma *d = &f->dmas[f->active[k]];

@@ -44,6 +44,13 @@ struct ta1_fabric_resource {
 };
 void ta1_fabric_resource(const struct ta1_fabric *f, size_t i, struct ta1_fabric_resource *out);
 
+/* The fabric's samples (snr_ev_fabric): every port and link that moved
+ * bytes in a sampling period (TA1_FABRIC_SAMPLE_CYCLES) is reported, once the
+ * period is over, to the tracker of the chip that owns it. Reports the
+ * period in progress: the owner calls it once every chip drained. */
+#define TA1_FABRIC_SAMPLE_CYCLES 1000
+void ta1_fabric_flush_samples(struct ta1_fabric *f);
+
 /* The inter-chip hops from chip a to chip b on the topology. */
 unsigned ta1_fabric_hops(const struct ta1_fabric *f, unsigned a, unsigned b);
 
@@ -60,6 +67,7 @@ struct ta1_dma {
 	uint64_t id;          /* 1-based, in issue order across the pod */
 	int64_t issue_index;  /* the ISSUE's instruction index on its chip, -1 before the window */
 	uint64_t issue_cycle; /* the ISSUE's cycle (0 for a DMA from before the window) */
+	uint64_t issue_pc;    /* the ISSUE's pc (0 for a DMA from before the window) */
 	uint64_t base_end;    /* cycle its base latency (and hops) end and it joins its queue */
 	uint64_t bytes;
 	double remaining, rate; /* while ACTIVE: bytes left as of the engine time, bytes per cycle */
@@ -110,3 +118,5 @@ void ta1_timing_dma_started(struct ta1_timing_model *t, const struct ta1_dma *d)
 void ta1_timing_dma_active(struct ta1_timing_model *t, const struct ta1_dma *d, uint64_t cycle);
 void ta1_timing_dma_completed(struct ta1_timing_model *t, uint32_t i, const struct ta1_dma *d);
 void ta1_timing_dma_signalled(struct ta1_timing_model *t, uint32_t i, const struct ta1_dma *d);
+struct snr_ev_fabric;
+void ta1_timing_fabric_sample(struct ta1_timing_model *t, const struct snr_ev_fabric *e);

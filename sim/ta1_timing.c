@@ -211,9 +211,7 @@ static struct ta1_timing_model *model_new(const struct snr_config *cfg, const st
 	struct ta1_timing_model *t = snr_xcalloc(1, sizeof(*t));
 	t->cfg = *cfg;
 	if (tracker && tracker->abi_version >= 1 && tracker->abi_version <= SNR_TRACKER_ABI_VERSION) {
-		/* a version 1 tracker ends before on_insn */
-		memcpy(&t->tr, tracker,
-		       tracker->abi_version >= 2 ? sizeof(*tracker) : offsetof(struct snr_tracker, on_insn));
+		memcpy(&t->tr, tracker, snr_tracker_size(tracker)); /* a version 1 or 2 tracker ends sooner */
 		t->mask = snr_tracker_mask(tracker);
 	}
 	t->chip = chip;
@@ -318,6 +316,12 @@ void ta1_timing_dma_completed(struct ta1_timing_model *t, uint32_t i, const stru
 	if (d->has_regions && d->queue != NIL)
 		emit_region(t, (uint64_t)d->issue_index, d->done_cycle, &d->dst);
 	flag_push(t, d->flag, i, d->done_cycle);
+}
+
+void ta1_timing_fabric_sample(struct ta1_timing_model *t, const struct snr_ev_fabric *e)
+{
+	if (t->mask & SNR_TRACK_FABRIC)
+		t->tr.on_fabric(t->tr.user, e);
 }
 
 void ta1_timing_dma_signalled(struct ta1_timing_model *t, uint32_t i, const struct ta1_dma *d)
@@ -492,7 +496,7 @@ static inline __attribute__((always_inline)) void scalar_busy(struct ta1_timing_
 /* WAIT(flag, count) ready to issue at `at`: consumes `count` completions of
  * the flag in completion order, splits the stall per DMA (Figure 4) and
  * returns the WAIT's issue cycle. */
-static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at, unsigned flag,
+static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t pc, uint64_t at, unsigned flag,
 			uint64_t count)
 {
 	struct ta1_fabric *fab = t->fabric;
@@ -513,7 +517,7 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 		const struct ta1_dma *d = ta1_fabric_dma(fab, i);
 		/* another chip's DMA has no ISSUE in this chip's window */
 		int64_t responsible = d->owner == t->chip ? d->issue_index : -1;
-		uint64_t stall_base = 0, stall_xfer = 0, slack = 0;
+		uint64_t stall_base = 0, stall_xfer = 0, slack = 0, wait_from = seg_start;
 		if (d->done_cycle <= at) {
 			slack = at - d->done_cycle;
 		} else if (seg_start < d->done_cycle) {
@@ -534,6 +538,24 @@ static uint64_t do_wait(struct ta1_timing_model *t, uint64_t index, uint64_t at,
 			seg_start = b;
 		}
 		emit_dma(t, d, SNR_DMA_WAITED, issue, (int64_t)index, stall_base, stall_xfer, slack);
+		if (d->owner != t->chip && (t->mask & SNR_TRACK_PEER)) {
+			/* which chip's DMA this wait took its signal from (the pod's critical path) */
+			const struct snr_ev_peer e = {
+			    .wait_index = index,
+			    .wait_pc = pc,
+			    .wait_start = wait_from,
+			    .stall_cycles = d->done_cycle > wait_from ? d->done_cycle - wait_from : 0,
+			    .dma_id = d->id,
+			    .chip = d->owner,
+			    .flag = d->peer_flag,
+			    .issue_index = d->issue_index,
+			    .issue_pc = d->issue_pc,
+			    .issue_cycle = d->issue_cycle,
+			    .done_cycle = d->done_cycle,
+			    .bytes = d->bytes,
+			};
+			t->tr.on_peer(t->tr.user, &e);
+		}
 		ta1_fabric_release(fab, i);
 		t->compl[c].next = t->compl_free;
 		t->compl_free = c;
@@ -782,7 +804,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	}
 	/* 5. DMA WAIT. */
 	if (cls == TA1_CLASS_DMA_WAIT && x[in->rs1] < TA1_NUM_FLAGS)
-		at = do_wait(t, index, at, (unsigned)x[in->rs1], x[in->rs2]);
+		at = do_wait(t, index, pc, at, (unsigned)x[in->rs1], x[in->rs2]);
 
 	const uint64_t issue = at;
 	const uint64_t latency = legal ? t->op_latency[in->op] : t->cfg.scalar_alu_cycles;
@@ -803,6 +825,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 		struct ta1_dma *d = ta1_fabric_dma(t->fabric, i);
 		d->owner = (uint16_t)t->chip;
 		d->issue_index = (int64_t)index;
+		d->issue_pc = pc;
 		d->issue_cycle = issue;
 		d->flag = (uint16_t)(in->op == TA1_OP_TA_DMA ? x[in->rd]
 				     : in->op == TA1_OP_TA_DMA2D ? x[in->rs3] >> 48
@@ -882,6 +905,8 @@ uint64_t ta1_timing_now(const struct ta1_timing_model *t)
 uint64_t ta1_timing_drain(struct ta1_timing_model *t)
 {
 	ta1_fabric_run_until(t->fabric, INFINITY);
+	if (t->own_fabric)
+		ta1_fabric_flush_samples(t->fabric);
 	if (t->scalar_run) {
 		emit_busy(t, SNR_UNIT_SCALAR, t->scalar_run_start, t->scalar_run_end, t->scalar_run_index);
 		t->scalar_run = false;

@@ -32,7 +32,8 @@
 #include "replayer/metrics.h"
 #include "tests/check.h"
 
-enum { K_ISSUE, K_RETIRE, K_STALL, K_DMA, K_MEM, K_REG, K_BUSY, K_COUNT };
+enum { K_ISSUE, K_RETIRE, K_STALL, K_DMA, K_MEM, K_REG, K_BUSY, K_PEER, K_FABRIC, K_COUNT };
+#define ALL_KINDS ((1u << K_COUNT) - 1)
 #define NEV 200000
 
 struct ev {
@@ -44,6 +45,8 @@ struct ev {
 		struct snr_ev_mem mem;
 		struct snr_ev_reg reg;
 		struct snr_ev_busy busy;
+		struct snr_ev_peer peer;
+		struct snr_ev_fabric fabric;
 	} u;
 };
 
@@ -94,6 +97,24 @@ static void make(struct ev *e, int kind)
 	case K_BUSY: {
 		uint64_t a = val(), b = val();
 		e->u.busy = (struct snr_ev_busy){(uint8_t)(rnd() % SNR_UNIT_COUNT), a < b ? a : b, a < b ? b : a, val()};
+		break;
+	}
+	case K_PEER:
+		e->u.peer = (struct snr_ev_peer){.wait_index = val(), .wait_pc = val(), .wait_start = val(),
+						 .stall_cycles = val(), .dma_id = val(), .chip = (uint16_t)val(),
+						 .flag = (uint16_t)val(), .issue_index = sval(), .issue_pc = val(),
+						 .issue_cycle = val(), .done_cycle = val() >> 2, .bytes = val()};
+		break;
+	case K_FABRIC: {
+		/* bytes and cycles in 1/256 units (what the file keeps), busy within
+		 * the interval and contended within busy */
+		uint64_t len = val() >> 12, busy = len ? rnd() % (len * 256 + 1) : 0, cont = busy ? rnd() % (busy + 1) : 0;
+		uint64_t start = val() >> 2;
+		e->u.fabric = (struct snr_ev_fabric){.resource = (uint32_t)val(), .kind = (uint8_t)(rnd() % SNR_FABRIC_KIND_COUNT),
+						     .from = (uint16_t)val(), .to = (uint16_t)val(), .start = start,
+						     .end = start + len, .bytes_per_cycle = val(),
+						     .bytes = (double)(val() >> 12) / 256,
+						     .busy_cycles = (double)busy / 256, .contended_cycles = (double)cont / 256};
 		break;
 	}
 	}
@@ -194,6 +215,26 @@ static void r_busy(void *u, const struct snr_ev_busy *e)
 	const struct snr_ev_busy *w = &x->u.busy;
 	SAME(unit); SAME(start); SAME(end); SAME(index);
 }
+static void r_peer(void *u, const struct snr_ev_peer *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_PEER);
+	if (!x)
+		return;
+	const struct snr_ev_peer *w = &x->u.peer;
+	SAME(wait_index); SAME(wait_pc); SAME(wait_start); SAME(stall_cycles); SAME(dma_id); SAME(chip); SAME(flag);
+	SAME(issue_index); SAME(issue_pc); SAME(issue_cycle); SAME(done_cycle); SAME(bytes);
+}
+static void r_fabric(void *u, const struct snr_ev_fabric *e)
+{
+	struct cmp *c = u;
+	const struct ev *x = expect(c, K_FABRIC);
+	if (!x)
+		return;
+	const struct snr_ev_fabric *w = &x->u.fabric;
+	SAME(resource); SAME(kind); SAME(from); SAME(to); SAME(start); SAME(end); SAME(bytes_per_cycle);
+	SAME(bytes); SAME(busy_cycles); SAME(contended_cycles);
+}
 
 static void emit(const struct snr_tracker *t, const struct ev *e)
 {
@@ -205,6 +246,8 @@ static void emit(const struct snr_tracker *t, const struct ev *e)
 	case K_MEM: t->on_mem(t->user, &e->u.mem); break;
 	case K_REG: t->on_reg(t->user, &e->u.reg); break;
 	case K_BUSY: t->on_busy(t->user, &e->u.busy); break;
+	case K_PEER: t->on_peer(t->user, &e->u.peer); break;
+	case K_FABRIC: t->on_fabric(t->user, &e->u.fabric); break;
 	}
 }
 
@@ -236,6 +279,10 @@ static size_t replay_into(const char *path, const struct ev *want, size_t n, uns
 		t.on_reg = r_reg;
 	if (all_callbacks || (kinds >> K_BUSY & 1))
 		t.on_busy = r_busy;
+	if (all_callbacks || (kinds >> K_PEER & 1))
+		t.on_peer = r_peer;
+	if (all_callbacks || (kinds >> K_FABRIC & 1))
+		t.on_fabric = r_fabric;
 	struct snr_metrics *m = snr_metrics_open(path, err, errlen);
 	*rc = -1;
 	if (!m)
@@ -268,6 +315,7 @@ static void summary_of(const struct ev *evs, size_t n)
 		case K_DMA: REACH(cycles, e->u.dma.cycle); break;
 		case K_MEM: REACH(cycles, e->u.mem.cycle); break;
 		case K_BUSY: REACH(cycles, e->u.busy.end); break;
+		case K_PEER: REACH(cycles, e->u.peer.done_cycle); break;
 		}
 	}
 #undef REACH
@@ -286,7 +334,7 @@ static void write_file(const char *path, const struct ev *evs, size_t n)
 	const char *const names[2] = {"main", "window"};
 	CHECK(snr_metrics_write_symbols(w, 2, addr, size, names) == 0, "symbols");
 	const struct snr_tracker *t = snr_metrics_tracker(w);
-	CHECK(snr_tracker_mask(t) == 0xff, "the writer registers every callback, on_insn too");
+	CHECK(snr_tracker_mask(t) == 0x3ff, "the writer registers every callback, on_insn, on_peer and on_fabric too");
 	for (size_t i = 0; i < n; i++)
 		emit(t, &evs[i]);
 	summary_of(evs, n);
@@ -381,14 +429,14 @@ static void test_round_trip(const char *path, struct ev *evs)
 	CHECK(strstr(sym, "window") != NULL, "0x10104 symbolizes as %s", sym);
 	snr_metrics_close(m);
 	int rc;
-	size_t got = replay_into(path, evs, NEV, 0x7f, true, err, sizeof(err), &rc);
+	size_t got = replay_into(path, evs, NEV, ALL_KINDS, true, err, sizeof(err), &rc);
 	CHECK(rc == 0 && got == NEV, "round trip: %zu of %d events (%s)", got, NEV, rc ? err : "");
 	/* Only DMA and stall callbacks: the others are skipped, these still come in order. */
 	got = replay_into(path, evs, NEV, 1u << K_DMA | 1u << K_STALL, false, err, sizeof(err), &rc);
 	CHECK(rc == 0 && got == NEV, "with NULL callbacks: %s", rc ? err : "events differ");
 	/* An empty stream is a valid file too. */
 	write_file(tmp_path("empty.snrm"), evs, 0);
-	got = replay_into(tmp_path("empty.snrm"), evs, 0, 0x7f, true, err, sizeof(err), &rc);
+	got = replay_into(tmp_path("empty.snrm"), evs, 0, ALL_KINDS, true, err, sizeof(err), &rc);
 	CHECK(rc == 0 && got == 0, "empty: %s", err);
 	unlink(tmp_path("empty.snrm"));
 }
@@ -406,7 +454,9 @@ static int64_t edge(void)
 }
 static void test_one_byte_edges(const char *path, struct ev *evs)
 {
-	uint64_t index = 0, pc = 0x10000, cycle = 1000;
+	/* the cycle's random walk stays above 0 whatever the random stream (it
+	 * moves at most 8,193 a step) and below what a SUMMARY can count */
+	uint64_t index = 0, pc = 0x10000, cycle = (uint64_t)1 << 40;
 	static const uint8_t small[] = {0, 1, 126, 127, 128, 129, 255};
 	for (size_t i = 0; i < NEV; i++) {
 		int kind = rnd() % 3 == 0 ? K_REG : rnd() % 2 ? K_ISSUE : K_RETIRE;
@@ -429,7 +479,7 @@ static void test_one_byte_edges(const char *path, struct ev *evs)
 	write_file(path, evs, NEV);
 	char err[600];
 	int rc;
-	size_t got = replay_into(path, evs, NEV, 0x7f, true, err, sizeof(err), &rc);
+	size_t got = replay_into(path, evs, NEV, ALL_KINDS, true, err, sizeof(err), &rc);
 	CHECK(rc == 0 && got == NEV, "one-byte edges: %zu of %d events (%s)", got, NEV, rc ? err : "");
 }
 
@@ -501,7 +551,7 @@ static void test_insn_records(const char *path, struct ev *evs)
 	write_file(path, evs, n);
 	char err[600];
 	int rc;
-	size_t got = replay_into(path, evs, n, 0x7f, true, err, sizeof(err), &rc);
+	size_t got = replay_into(path, evs, n, ALL_KINDS, true, err, sizeof(err), &rc);
 	CHECK(rc == 0 && got == n, "replay-shaped stream: %zu of %zu events (%s)", got, n, rc ? err : "");
 	/* Only the registers: those inside INSN records still come, in order. */
 	got = replay_into(path, evs, n, 1u << K_REG, false, err, sizeof(err), &rc);
@@ -552,7 +602,7 @@ static void test_insn_by_hand(const char *path)
 			{.kind = K_REG, .u.reg = {8, 9, 0}},
 		};
 		int rc;
-		size_t got = replay_into(path, want, 5, 0x7f, true, err, sizeof(err), &rc);
+		size_t got = replay_into(path, want, 5, ALL_KINDS, true, err, sizeof(err), &rc);
 		if (version == 5)
 			CHECK(rc == 0 && got == 5, "INSN by hand: %zu of 5 events (%s)", got, rc ? err : "");
 		else
@@ -585,7 +635,7 @@ static void test_corruption(const char *path, const struct ev *evs)
 		orig[off] ^= 0x5a;
 		char err[600] = "";
 		int rc;
-		replay_into(bad, evs, 300, 0x7f, true, err, sizeof(err), &rc);
+		replay_into(bad, evs, 300, ALL_KINDS, true, err, sizeof(err), &rc);
 		CHECK(rc != 0, "byte %zu changed: the reader did not notice", off);
 		if (rc != 0) {
 			CHECK(names_place(err), "byte %zu changed: the error names no place: %s", off, err);

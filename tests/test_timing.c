@@ -151,7 +151,7 @@ static void sim_init(struct sim *s, unsigned nchips, bool track)
 	s->log = calloc(1, sizeof(*s->log));
 	s->tr = (struct snr_tracker){
 	    SNR_TRACKER_ABI_VERSION, s->log, on_issue, on_retire, on_stall, on_dma, on_mem, on_reg, on_busy,
-	    use_insn ? on_insn : NULL};
+	    use_insn ? on_insn : NULL, NULL, NULL};
 	s->t = ta1_timing_new(&s->cfg, track ? &s->tr : NULL, 0);
 	s->pc = CORE;
 	s->q = (struct ta1_query_ctx){
