@@ -15,13 +15,14 @@
 #include "lib/snr_config.h"
 #include "lib/snr_elf.h"
 #include "lib/snr_util.h"
+#include "device/timed_metrics.h"
 #include "device/timed_run.h"
 #include "sim/ta1_timing.h"
 #include "snr_cli.h"
 
 static const char device_usage[] =
 	"usage: snr device PROG.elf [--chips N] [--config M.json] [--gdb tcp:HOST:PORT|unix:PATH]\n"
-	"                  [--halt] [--stats] [--limit N] [--timing] [--test-dma CHIP,INSTRET,ADDR,LEN]\n"
+	"                  [--halt] [--stats] [--limit N] [--timing [-o MSET]] [--test-dma CHIP,INSTRET,ADDR,LEN]\n"
 	"\n"
 	"Runs a TA1 program (built with `snr cc`) from reset on every chip of the\n"
 	"pod, passes its writes to stdout and exits with chip 0's exit code.\n"
@@ -52,6 +53,11 @@ static const char device_usage[] =
 	"  --timing           run under the TA1 timing model (docs/ta1-timing.md):\n"
 	"                     the cycle CSR reads modelled cycles; with --stats,\n"
 	"                     cycles, IPC, stalls by cause and DMAs per chip\n"
+	"  -o MSET            with --timing: write the run's events as a metrics set,\n"
+	"                     one .snrm per chip and a manifest naming the chips\n"
+	"                     (docs/metrics-format.md, \"A pod's metrics set\"), for\n"
+	"                     snr analyze pod, report and export; an existing MSET\n"
+	"                     is never replaced; a run that fails writes none\n"
 	"  --dump-config      print the machine config in effect as JSON and exit\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -137,14 +143,15 @@ int snr_cmd_device(int argc, char **argv)
 		{"stats", no_argument, NULL, 's'},       {"limit", required_argument, NULL, 'l'},
 		{"dump-config", no_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
 		{"timing", no_argument, NULL, 't'},      {"test-dma", required_argument, NULL, 'D'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *config_path = NULL, *gdb = NULL;
 	uint64_t chips = 0, limit = 0;
 	int halt = 0, stats = 0, dump = 0, timing = 0, opt;
-	const char *test_dma = NULL;
+	const char *test_dma = NULL, *out = NULL;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			if (!snr_parse_u64(optarg, &chips, false) || chips < 1 || chips > TA1_MAX_CHIPS) {
@@ -159,6 +166,7 @@ int snr_cmd_device(int argc, char **argv)
 		case 'd': dump = 1; break;
 		case 't': timing = 1; break;
 		case 'D': test_dma = optarg; break;
+		case 'o': out = optarg; break;
 		case 'l':
 			if (!snr_parse_u64(optarg, &limit, true) || limit == 0) {
 				snr_err("device: --limit needs a positive instruction count, not '%s'", optarg);
@@ -197,6 +205,10 @@ int snr_cmd_device(int argc, char **argv)
 		snr_err("device: --timing and --gdb cannot be combined (the model runs the whole program)");
 		return 2;
 	}
+	if (out && !timing) {
+		snr_err("device: -o %s needs --timing (the metrics are the timing model's events)", out);
+		return 2;
+	}
 	struct snr_elf *elf = snr_elf_open(argv[optind], err, sizeof(err));
 	if (!elf) {
 		snr_err("device: %s", err);
@@ -222,11 +234,22 @@ int snr_cmd_device(int argc, char **argv)
 		ta1_machine_inject_write(m, (unsigned)v[0], v[1], v[2], v[3]);
 	}
 	int status;
+	bool failed = false;
 	unsigned nchips = ta1_machine_nchips(m);
 	struct ta1_timing_model **models = NULL;
 	struct ta1_fabric *fabric = NULL;
-	if (timing && !(models = ta1_timed_models_new(&cfg, NULL, &fabric, err, sizeof(err)))) {
+	struct ta1_timed_metrics *mset = NULL;
+	if (out && !(mset = ta1_timed_metrics_new(out, &cfg, elf, err, sizeof(err)))) {
 		snr_err("device: %s", err);
+		ta1_machine_free(m);
+		snr_elf_free(elf);
+		return 1;
+	}
+	if (timing && !(models = ta1_timed_models_new(&cfg, mset ? ta1_timed_metrics_trackers(mset) : NULL, &fabric,
+						       err, sizeof(err)))) {
+		snr_err("device: %s", err);
+		if (mset)
+			ta1_timed_metrics_abandon(mset, "error");
 		ta1_machine_free(m);
 		snr_elf_free(elf);
 		return 1;
@@ -244,11 +267,13 @@ int snr_cmd_device(int argc, char **argv)
 		case TA1_STOP_FAULT:
 			snr_err("device: %s", ta1_chip_fault(c));
 			status = 3;
+			failed = true;
 			break;
 		case TA1_STOP_EBREAK:
 			snr_err("device: chip %u: ebreak at pc 0x%llx with no debugger attached", which,
 				(unsigned long long)ta1_chip_get_reg(c, TA1_REG_PC));
 			status = 3;
+			failed = true;
 			break;
 		case TA1_STOP_BUDGET:
 		case TA1_STOP_BREAKPOINT:
@@ -256,6 +281,7 @@ int snr_cmd_device(int argc, char **argv)
 			snr_err("device: chip %u reached --limit %llu instructions at pc 0x%llx", which,
 				(unsigned long long)limit, (unsigned long long)ta1_chip_get_reg(c, TA1_REG_PC));
 			status = 3;
+			failed = true;
 			break;
 		}
 	}
@@ -264,6 +290,14 @@ int snr_cmd_device(int argc, char **argv)
 	if (timing) {
 		for (unsigned i = 0; i < nchips; i++)
 			ta1_timing_drain(models[i]);
+		ta1_fabric_flush_samples(fabric);
+		if (mset && failed) {
+			snr_err("device: no metrics set written (%s): the run did not finish", out);
+			ta1_timed_metrics_abandon(mset, "error");
+		} else if (mset && ta1_timed_metrics_finish(mset, models, "exit", err, sizeof(err))) {
+			snr_err("device: %s", err);
+			status = 1;
+		}
 		if (stats) {
 			print_timing(models, nchips);
 			print_fabric(fabric);
