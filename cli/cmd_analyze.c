@@ -10,6 +10,7 @@
 #include "analyzer/analyses.h"
 #include "lib/snr_util.h"
 #include "analyzer/deps.h"
+#include "analyzer/pod.h"
 #include "analyzer/windows.h"
 #include "lib/snr_set.h"
 #include "snr_cli.h"
@@ -18,15 +19,17 @@ struct analysis {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	bool whole_set; /* reads a set as one input (the pod's chips together), not window by window */
 };
 
 static const struct analysis analyses[] = {
-	{"dma", snr_analyze_dma, "per DMA: issue, wait, link, base-latency and transfer stall, slack"},
-	{"vmem", snr_analyze_vmem, "VMEM pages over time: used, unused, free, largest free region"},
-	{"util", snr_analyze_util, "busy fraction per window: scalar, vector, MXU, DMA links, HBM"},
-	{"deps", snr_analyze_deps, "dependency graph, conservative and relaxed; per DMA its backtail"},
-	{"suggest", snr_analyze_suggest, "Algorithm 2: DMA moves that remove stalls (--verify: what-if replay)"},
-	{NULL, NULL, NULL},
+	{"dma", snr_analyze_dma, "per DMA: issue, wait, link, base-latency and transfer stall, slack", false},
+	{"vmem", snr_analyze_vmem, "VMEM pages over time: used, unused, free, largest free region", false},
+	{"util", snr_analyze_util, "busy fraction per window: scalar, vector, MXU, DMA links, HBM", false},
+	{"deps", snr_analyze_deps, "dependency graph, conservative and relaxed; per DMA its backtail", false},
+	{"suggest", snr_analyze_suggest, "Algorithm 2: DMA moves that remove stalls (--verify: what-if replay)", false},
+	{"pod", snr_analyze_pod, "a pod's set: critical path across chips, ports and links, Elk's breakdown", true},
+	{NULL, NULL, NULL, false},
 };
 
 static void usage(FILE *f)
@@ -179,7 +182,7 @@ int snr_cmd_analyze(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		if (argc < 2)
-			snr_err("analyze: give an analysis: dma, vmem, util, deps or suggest");
+			snr_err("analyze: give an analysis: dma, vmem, util, deps, suggest or pod");
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
@@ -196,7 +199,8 @@ int snr_cmd_analyze(int argc, char **argv)
 			else
 				inputs[ninputs++] = k - 1;
 		}
-		int rc = !help && (ninputs > 1 || (ninputs == 1 && snr_is_set(argv[inputs[0] + 1])))
+		int rc = !help && !analyses[i].whole_set &&
+				 (ninputs > 1 || (ninputs == 1 && snr_is_set(argv[inputs[0] + 1])))
 				 ? analyze_windows(&analyses[i], argc - 1, argv + 1, inputs, ninputs)
 				 : ninputs == 0 && !help ? missing_input(argv[1])
 							 : analyses[i].run(argc - 1, argv + 1);
