@@ -94,8 +94,7 @@ struct ta1_timed_metrics *ta1_timed_metrics_new(const char *dir, const struct sn
 	free(sz);
 	free(sn);
 	if (rc) {
-		snr_set_abandon(m->set, "error");
-		writers_abandon(m);
+		ta1_timed_metrics_abandon(m, "error");
 		return NULL;
 	}
 	return m;
@@ -151,17 +150,18 @@ int ta1_timed_metrics_finish(struct ta1_timed_metrics *m, struct ta1_timing_mode
 		else
 			json_decref(entry);
 	}
+	struct snr_set_writer *set = m->set;
+	writers_abandon(m); /* every writer finished or abandoned: frees m */
 	if (rc)
-		snr_set_abandon(m->set, "error");
+		snr_set_abandon(set, "error");
 	else
-		rc = snr_set_finish(m->set, end, err, errlen);
-	m->set = NULL;
-	writers_abandon(m);
+		rc = snr_set_finish(set, end, err, errlen);
 	return rc;
 }
 
 void ta1_timed_metrics_abandon(struct ta1_timed_metrics *m, const char *end)
 {
-	snr_set_abandon(m->set, end);
-	writers_abandon(m);
+	struct snr_set_writer *set = m->set;
+	writers_abandon(m); /* their temporaries first: the set's folder is then empty and goes */
+	snr_set_abandon(set, end);
 }
