@@ -37,6 +37,7 @@ struct an_dma {
 	uint64_t base_cycles, transfer_cycles;
 	uint64_t stall_base, stall_transfer, slack;
 	int link; /* index into an_data.links, -1 for a DMA without a link (0 bytes) */
+	int32_t peer_owner; /* another chip's ta.dma.notify whose signal a WAIT here took: that chip; else -1 */
 };
 
 struct an_link {

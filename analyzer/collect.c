@@ -64,6 +64,7 @@ static void on_dma(void *user, const struct snr_ev_dma *e)
 			d->dmas[i].wait_index = -1;
 			d->dmas[i].issue_index = -1;
 			d->dmas[i].link = -1;
+			d->dmas[i].peer_owner = -1;
 		}
 	}
 	if (e->id > d->ndmas)
@@ -233,6 +234,15 @@ static void derive_active(struct an_data *d)
 	free(order);
 }
 
+/* A WAIT here took another chip's signal: which chip issued the DMA (its
+ * WAITED record came just before). */
+static void on_peer(void *user, const struct snr_ev_peer *e)
+{
+	struct an_data *d = user;
+	if (e->dma_id && e->dma_id <= d->ndmas && d->dmas[e->dma_id - 1].id == e->dma_id)
+		d->dmas[e->dma_id - 1].peer_owner = e->chip;
+}
+
 void an_collect_tracker(struct an_data *d, unsigned want, struct snr_tracker *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -248,6 +258,7 @@ void an_collect_tracker(struct an_data *d, unsigned want, struct snr_tracker *t)
 	if (want & AN_WANT_DMA) {
 		t->on_issue = on_issue;
 		t->on_dma = on_dma;
+		t->on_peer = on_peer;
 	}
 	if (want & AN_WANT_BUSY) {
 		t->on_busy = on_busy;

@@ -552,16 +552,27 @@ static const char *json_inner(const char *s, char *buf, size_t len);
 /* A slice [start, end) cycles named name (raw text) with args (a JSON
  * object's members, or NULL); flow flow_out (0: none) starts at it, and
  * the flows ends[n] end in it at cycle end_at. */
-static void slice_flows(struct out *o, const struct an_data *d, int pid, int tid, const char *name,
-			const char *cat, uint64_t start, uint64_t end, const char *args, uint64_t flow_out,
-			const uint64_t *ends, size_t nends, uint64_t end_at)
+/* A flow from a chip's ta.dma.notify to the WAIT on another chip of its pod
+ * that took its signal: the pod's first process (the one of chip 0) and the
+ * DMA, whose ids are the pod's. */
+#define PEER_FLOW ((uint64_t)1 << 62)
+static uint64_t peer_flow(int pod_pid, uint64_t id) { return PEER_FLOW | (uint64_t)pod_pid << 32 | id; }
+
+static void slice_flows2(struct out *o, const struct an_data *d, int pid, int tid, const char *name,
+			 const char *cat, uint64_t start, uint64_t end, const char *args, uint64_t flow_out,
+			 uint64_t flow_out2, const uint64_t *ends, size_t nends, uint64_t end_at)
 {
 	if (end < start)
 		end = start;
 	int64_t ts_ns = t_ns(o, d, start);
 	if (o->pb) {
-		proto_slice(o, pid, tid, name, cat, ts_ns, t_ns(o, d, end), args, &flow_out, flow_out ? 1 : 0,
-			    ends, nends);
+		uint64_t outs[2];
+		size_t nouts = 0;
+		if (flow_out)
+			outs[nouts++] = flow_out;
+		if (flow_out2)
+			outs[nouts++] = flow_out2;
+		proto_slice(o, pid, tid, name, cat, ts_ns, t_ns(o, d, end), args, outs, nouts, ends, nends);
 		return;
 	}
 	ev_begin(o);
@@ -572,25 +583,36 @@ static void slice_flows(struct out *o, const struct an_data *d, int pid, int tid
 	    json_inner(name, ename, sizeof(ename)), cat, pid, tid, us_text(ts, ts_ns),
 	    us_text(dur, t_ns(o, d, end) - ts_ns), args ? ",\"args\":{" : "", args ? args : "",
 	    args ? "}" : "");
-	/* flows as s -> f events: named by the DMA (the low 32 bits of the id) */
-	if (flow_out) {
+	/* flows as s -> f events: named by the DMA (the low 32 bits of the id);
+	 * a peer signal's in category peer.flow */
+	const uint64_t outs[2] = {flow_out, flow_out2};
+	for (int k = 0; k < 2; k++) {
+		if (!outs[k])
+			continue;
 		ev_begin(o);
 		fprintf(o->f,
-			"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,\"pid\":%d,"
+			"{\"ph\":\"s\",\"name\":\"dma#%llu\",\"cat\":\"%s\",\"id\":%llu,\"pid\":%d,"
 			"\"tid\":%d,"
 			"\"ts\":%s}",
-			(unsigned long long)(flow_out & 0xffffffffu), (unsigned long long)flow_out, pid, tid,
-			ts);
+			(unsigned long long)(outs[k] & 0xffffffffu), outs[k] & PEER_FLOW ? "peer.flow" : "dma.flow",
+			(unsigned long long)outs[k], pid, tid, ts);
 	}
 	for (size_t i = 0; i < nends; i++) {
 		ev_begin(o);
 		fprintf(o->f,
-			"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"dma.flow\",\"id\":%llu,"
+			"{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"dma#%llu\",\"cat\":\"%s\",\"id\":%llu,"
 			"\"pid\":%d,"
 			"\"tid\":%d,\"ts\":%s}",
-			(unsigned long long)(ends[i] & 0xffffffffu), (unsigned long long)ends[i], pid, tid,
-			ts_us(ts, o, d, end_at));
+			(unsigned long long)(ends[i] & 0xffffffffu), ends[i] & PEER_FLOW ? "peer.flow" : "dma.flow",
+			(unsigned long long)ends[i], pid, tid, ts_us(ts, o, d, end_at));
 	}
+}
+
+static void slice_flows(struct out *o, const struct an_data *d, int pid, int tid, const char *name,
+			const char *cat, uint64_t start, uint64_t end, const char *args, uint64_t flow_out,
+			const uint64_t *ends, size_t nends, uint64_t end_at)
+{
+	slice_flows2(o, d, pid, tid, name, cat, start, end, args, flow_out, 0, ends, nends, end_at);
 }
 
 static void slice(struct out *o, const struct an_data *d, int pid, int tid, const char *name, const char *cat,
@@ -653,11 +675,42 @@ static void insn_label(struct an_pcinfo *info, const struct an_data *d, int64_t 
 	snprintf(args, alen, "\"index\":%lld,%s", (long long)index, an_pcinfo_args(info, pc));
 }
 
+/* Whether path is a chip's file of a pod's metrics set (its folder's
+ * manifest says "pod": docs/metrics-format.md, "A pod's metrics set"). */
+static bool in_pod_set(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char man[4096];
+	snprintf(man, sizeof(man), "%.*s/%s", slash ? (int)(slash - path) : 1, slash ? path : ".", SNR_SET_MANIFEST);
+	json_t *m = json_load_file(man, 0, NULL);
+	bool pod = json_is_true(json_object_get(m, "pod"));
+	json_decref(m);
+	return pod;
+}
+
 static int export_one(struct out *o, const struct an_data *d, int pid, const char *label)
 {
 	struct an_pcinfo *info = an_pcinfo_new(&d->src);
+	/* a chip of a pod (a pod's set gives its chips in order, a process
+	 * each): the pod's first process, for its signals' flows; -1 if not */
+	int pod_pid = -1;
+	json_t *meta = json_loads(d->src.meta_json ? d->src.meta_json : "{}", 0, NULL);
+	json_t *chip = json_object_get(meta, "chip"), *chips = json_object_get(meta, "chips");
+	if (json_is_integer(chip) && json_is_integer(chips) && json_integer_value(chips) > 1 &&
+	    json_integer_value(chip) < pid && in_pod_set(d->src.path))
+		pod_pid = pid - (int)json_integer_value(chip);
 	char lname[1024], largs[2048];
-	name_meta(o, "process_name", pid, 0, label, pid);
+	if (pod_pid >= 0) {
+		size_t n = strlen(label) + 64;
+		char *pname = snr_xmalloc(n);
+		snprintf(pname, n, "chip %lld of %lld: %s", (long long)json_integer_value(chip),
+			 (long long)json_integer_value(chips), label);
+		name_meta(o, "process_name", pid, 0, pname, pid);
+		free(pname);
+	} else {
+		name_meta(o, "process_name", pid, 0, label, pid);
+	}
+	json_decref(meta);
 	static const char *unit_names[] = {"scalar", "vector", "mxu", "dma engine"};
 	for (int u = 0; u < 4; u++)
 		name_meta(o, "thread_name", pid, TID_SCALAR + u, unit_names[u], TID_SCALAR + u);
@@ -790,6 +843,8 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 				const struct an_dma *g = &d->dmas[by_wait[waits[wi][1] + k][1]];
 				if (g->issue_index >= 0 && g->issue != AN_NONE)
 					ends[n++] = ((uint64_t)pid << 32) | g->id;
+				else if (g->peer_owner >= 0 && pod_pid >= 0) /* another chip's signal */
+					ends[n++] = peer_flow(pod_pid, g->id);
 			}
 			char prefix[48];
 			snprintf(prefix, sizeof(prefix), "WAIT flag %u ", f->flag);
@@ -804,8 +859,12 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 		snprintf(prefix, sizeof(prefix), "ISSUE dma#%llu ", (unsigned long long)m->id);
 		insn_label(info, d, m->issue_index, prefix, false, lname, sizeof(lname), largs,
 			   sizeof(largs));
-		slice_flows(o, d, pid, TID_DMAOPS, lname, "dma.issue", m->issue, m->issue + 1, largs,
-			    ((uint64_t)pid << 32) | m->id, NULL, 0, 0);
+		char mn[64] = "";
+		if (pod_pid >= 0 && (uint64_t)m->issue_index < d->pcs->n)
+			an_pcinfo_mnemonic(info, an_pc(d, (uint64_t)m->issue_index), mn, sizeof(mn));
+		slice_flows2(o, d, pid, TID_DMAOPS, lname, "dma.issue", m->issue, m->issue + 1, largs,
+			     ((uint64_t)pid << 32) | m->id, !strcmp(mn, "ta.dma.notify") ? peer_flow(pod_pid, m->id) : 0,
+			     NULL, 0, 0);
 	}
 	free(ends);
 	free(waits);

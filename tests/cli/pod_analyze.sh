@@ -12,6 +12,8 @@
 #   cycles), each port's and link's series to the fabric's totals;
 # - k chips pulling from one port: its contended cycles are those of --stats,
 #   none for one puller;
+# - Perfetto of a pod's set: a process per chip and a flow per peer signal, from the notifying chip to the
+#   waiting one;
 # - bad input refused clearly: a set missing a chip, an unfinished set, a
 #   damaged chip file, a plain metrics file, a set that is not a pod's; -o
 #   without --timing, over an existing set, and a run that faults (no set).
@@ -118,6 +120,32 @@ assert abs(port["contended_cycles"] - (port["busy_cycles"] if k > 1 else 0)) <= 
 print("%d puller(s): port busy %.0f, contended %.0f" % (k, port["busy_cycles"], port["contended_cycles"]))
 PY
 done
+
+# Perfetto of a pod's set: a process per chip, named so, and a flow from each ta.dma.notify to the WAIT on the
+# chip that took its signal (4 chips x 6 ring steps: 24), each between two different chips' processes
+"$SNR" cc "$SRC/workloads/allreduce.c" -DELEMS=1024 -o "$T/ars.elf" || fail "snr cc allreduce -DELEMS=1024"
+run "$SNR" device "$T/ars.elf" --chips 4 --timing -o "$T/small"
+expect_rc 0
+run "$SNR" export perfetto "$T/small" -o "$T/small.json"
+expect_rc 0
+python3 - "$T/small.json" <<'PY' || fail "the pod's Perfetto export"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+assert sorted(n.split(":")[0] for n in procs.values()) == ["chip %d of 4" % c for c in range(4)], procs
+chip = {pid: int(n.split()[1]) for pid, n in procs.items()}
+starts = {e["id"]: e for e in ev if e.get("ph") == "s" and e.get("cat") == "peer.flow"}
+ends = [e for e in ev if e.get("ph") == "f" and e.get("cat") == "peer.flow"]
+assert len(starts) == 24 and len(ends) == 24, (len(starts), len(ends))
+for e in ends:
+    s = starts[e["id"]]
+    # a ring: chip c's notify lands on chip c + 1
+    assert chip[e["pid"]] == (chip[s["pid"]] + 1) % 4, (s, e)
+    assert e["ts"] > s["ts"], (s, e)
+print("perfetto: 24 peer flows, each from chip c to chip c + 1")
+PY
+run "$SNR" export perfetto "$T/small" --format proto -o "$T/small.pb"
+expect_rc 0
 
 # bad input
 run "$SNR" analyze pod "$T/late/window-0.snrm"
