@@ -444,6 +444,26 @@ static void pod_text(struct pod *p, const struct step *steps, size_t nsteps, uns
 		printf("(no port or link moved bytes, or the set was written without fabric samples)\n");
 }
 
+json_t *an_pod_document(const char *dir, char *err, size_t errlen, int *status)
+{
+	struct pod p;
+	if (pod_load(&p, dir, err, errlen, status)) {
+		pod_free(&p);
+		return NULL;
+	}
+	size_t nsteps;
+	unsigned last;
+	struct step *steps = critical_path(&p, &nsteps, &last);
+	json_t *root = NULL;
+	if (top_lines(&p, steps, nsteps, err, errlen))
+		*status = 3;
+	else
+		root = pod_json(&p, steps, nsteps, last);
+	free(steps);
+	pod_free(&p);
+	return root;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snr analyze pod MSET [--json]\n"

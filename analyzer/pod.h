@@ -70,6 +70,9 @@ void pod_free(struct pod *p);
 const char *pod_where(struct pod *p, unsigned chip, uint64_t pc, char *buf, size_t len);
 json_t *pod_source_json(struct pod *p, unsigned chip, uint64_t pc);
 
+/* The --json document of `snr analyze pod DIR` (the report's pod section);
+ * NULL with err and the exit status in *status. */
+json_t *an_pod_document(const char *dir, char *err, size_t errlen, int *status);
 /* `snr analyze pod MSET [--json]` (argv[0] = "pod"). */
 int snr_analyze_pod(int argc, char **argv);
 

@@ -20,8 +20,11 @@
 
 #include "analyzer/analyses.h"
 #include "analyzer/annotate.h"
+#include "analyzer/pod.h"
+#include "analyzer/report_pod.h"
 #include "analyzer/windows.h"
 #include "lib/snr_outfile.h"
+#include "lib/snr_set.h"
 #include "lib/snr_util.h"
 
 extern const char snr_echarts_js[];
@@ -192,6 +195,21 @@ int an_report_windows(int nargs, char **args, const char *out_path, const char *
 	if (rc)
 		goto out;
 
+	/* a pod's metrics set: the pod's section (snr analyze pod) */
+	json_t *pod = NULL;
+	if (nargs == 1 && snr_is_set(args[0])) {
+		char man[4096];
+		snprintf(man, sizeof(man), "%s/%s", args[0], SNR_SET_MANIFEST);
+		json_t *m = json_load_file(man, 0, NULL);
+		bool is_pod = json_is_true(json_object_get(m, "pod"));
+		json_decref(m);
+		int status = 0;
+		if (is_pod && !(pod = an_pod_document(args[0], err, sizeof(err), &status))) {
+			snr_err("report: %s", err);
+			rc = status;
+			goto out;
+		}
+	}
 	json_t *wj = an_windows_json(&w);
 	json_t *causes = json_array();
 	for (int c = 0; c < SNR_STALL_COUNT; c++)
@@ -207,6 +225,7 @@ int an_report_windows(int nargs, char **args, const char *out_path, const char *
 		snr_err("report: %s", oerr);
 		free(js);
 		json_decref(wj);
+		json_decref(pod);
 		rc = 1;
 		goto out;
 	}
@@ -250,6 +269,8 @@ int an_report_windows(int nargs, char **args, const char *out_path, const char *
 		fputs("</tbody>", f);
 	}
 	fputs("</table>\n", f);
+	if (pod)
+		an_report_pod_section(f, pod);
 	fputs("<h2>Cycles of each window by cause</h2><div id=\"c-windows\" class=\"chart\"></div>\n"
 	      "<h2>Share of cycles by cause, per group and together</h2><div id=\"c-groups\" class=\"chart\"></div>\n",
 	      f);
@@ -288,6 +309,14 @@ int an_report_windows(int nargs, char **args, const char *out_path, const char *
 	fputs("<p>Definitions: docs/analyses.md. Charts: Apache ECharts (Apache-2.0).</p>\n<script>\nwindow.SNR_WINDOWS = ",
 	      f);
 	script_json(f, js);
+	if (pod) {
+		char *pj = json_dumps(pod, JSON_COMPACT);
+		fputs(";\nwindow.SNR_POD = ", f);
+		script_json(f, pj);
+		free(pj);
+		fprintf(f, ";\n%s", an_report_pod_js);
+		json_decref(pod);
+	}
 	fprintf(f, ";\n%s</script>\n</body></html>\n", charts_js);
 	free(js);
 	json_decref(wj);

@@ -13,7 +13,7 @@
 # - k chips pulling from one port: its contended cycles are those of --stats,
 #   none for one puller;
 # - Perfetto of a pod's set: a process per chip and a flow per peer signal, from the notifying chip to the
-#   waiting one;
+#   waiting one; the report's pod section holds analyze pod's critical path and draws its charts;
 # - bad input refused clearly: a set missing a chip, an unfinished set, a
 #   damaged chip file, a plain metrics file, a set that is not a pod's; -o
 #   without --timing, over an existing set, and a run that faults (no set).
@@ -146,6 +146,34 @@ print("perfetto: 24 peer flows, each from chip c to chip c + 1")
 PY
 run "$SNR" export perfetto "$T/small" --format proto -o "$T/small.pb"
 expect_rc 0
+
+# the report of a pod's set: the pod's section (the critical path's steps with chip, pc and place, as analyze pod
+# gives them), its charts drawn in Chromium with no script error
+run "$SNR" report "$T/small" -o "$T/r.html"
+expect_rc 0
+run "$SNR" analyze pod "$T/small" --json
+expect_rc 0
+cp "$T/out" "$T/small.pod.json"
+. "$(dirname "$0")/../an/lib.sh"
+mkdir "$T/page"
+render_report "$T/page" "$T/r.html" 1300,2400
+python3 - "$T/page/dom.html" "$T/small.pod.json" <<'PY' || fail "the pod's report page"
+import html, json, re, sys
+dom, pod = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+assert 'data-ready="1"' in dom, "the page script did not finish"
+m = re.search(r'<pre id="errors"[^>]*>(.*?)</pre>', dom, re.S)
+assert not (m and m.group(1).strip()), m.group(1)
+for id in ("c-pod-elk", "c-pod-res"):
+    div = dom[dom.find('id="%s"' % id):]
+    assert "<svg" in div[:div.find("</div>") + 200000][:2000] or "<svg" in div[:5000], id + " not drawn"
+table = re.search(r'<table class="pod-path">(.*?)</table>', dom, re.S).group(1)
+rows = re.findall(r'<tr><td class="num">(\d+)</td><td class="num">(\d+)</td><td class="num">(\d+)</td>'
+                  r'<td class="num">(\d+)</td><td><code>0x([0-9a-f]+)</code></td><td>([^<]*)</td>', table)
+want = [(s["chip"], s["start"], s["end"], s["cycles"], s["pc"], s["where"]) for s in pod["critical_path"]]
+got = [(int(a), int(b), int(c), int(d), int(e, 16), html.unescape(w)) for a, b, c, d, e, w in rows]
+assert got == want, (got[:3], want[:3])
+print("report: the pod's section, %d path steps, charts drawn" % len(got))
+PY
 
 # bad input
 run "$SNR" analyze pod "$T/late/window-0.snrm"
