@@ -38,19 +38,40 @@ struct step {
 	uint64_t line_cycles;     /* RUN: the top line's cycles in the stretch */
 };
 
-/* The signal that released chip c last at or before cycle t: of the peer
- * waits that stalled, the latest to arrive. */
-static const struct snr_ev_peer *last_signal(const struct pod_chip *c, uint64_t t)
+/* The signals that released each chip (those that stalled it), by arrival:
+ * the walk asks each chip for ever earlier cycles, so a cursor per chip
+ * moves back once over them (linear in the signals). */
+struct released {
+	const struct snr_ev_peer **v;
+	size_t n, cursor;
+};
+
+static int cmp_done(const void *a, const void *b)
 {
-	const struct snr_ev_peer *best = NULL;
+	const struct snr_ev_peer *x = *(const struct snr_ev_peer *const *)a, *y = *(const struct snr_ev_peer *const *)b;
+	return x->done_cycle < y->done_cycle ? -1 : x->done_cycle > y->done_cycle;
+}
+
+static void released_init(struct released *r, const struct pod_chip *c)
+{
+	r->v = snr_xcalloc(c->npeers + 1, sizeof(*r->v));
+	r->n = 0;
 	for (size_t i = 0; i < c->npeers; i++) {
 		const struct snr_ev_peer *e = &c->peers[i];
-		if (!e->stall_cycles || e->done_cycle > t || e->issue_cycle >= e->done_cycle)
-			continue;
-		if (!best || e->done_cycle > best->done_cycle)
-			best = e;
+		if (e->stall_cycles && e->issue_cycle < e->done_cycle)
+			r->v[r->n++] = e;
 	}
-	return best;
+	qsort(r->v, r->n, sizeof(*r->v), cmp_done);
+	r->cursor = r->n;
+}
+
+/* The signal that released the chip last at or before cycle t: of the peer
+ * waits that stalled, the latest to arrive. */
+static const struct snr_ev_peer *last_signal(struct released *r, uint64_t t)
+{
+	while (r->cursor && r->v[r->cursor - 1]->done_cycle > t)
+		r->cursor--;
+	return r->cursor ? r->v[r->cursor - 1] : NULL;
 }
 
 /* Per running stretch: cycles per pc (an instruction's cycles run from its
@@ -89,13 +110,18 @@ struct attrib {
 	size_t nsteps;
 	unsigned chip;
 	struct pcmap *maps; /* one per step */
+	size_t k;           /* the first step not yet ended */
 	bool have;
 	uint64_t pc, issue;
 };
 
 static void attribute(struct attrib *a, uint64_t pc, uint64_t from, uint64_t to)
 {
-	for (size_t k = 0; k < a->nsteps; k++) {
+	/* the steps are disjoint stretches in time order and the instructions
+	 * come in issue order: those that ended are passed for good */
+	while (a->k < a->nsteps && a->steps[a->k].end <= from)
+		a->k++;
+	for (size_t k = a->k; k < a->nsteps && a->steps[k].start < to; k++) {
 		struct step *s = &a->steps[k];
 		if (s->kind != STEP_RUN || s->chip != a->chip || from >= s->end || to <= s->start)
 			continue;
@@ -114,6 +140,18 @@ static void on_issue(void *u, const struct snr_ev_insn *e)
 	a->issue = e->issue;
 }
 
+struct byline {
+	char *where;
+	uint64_t pc, cycles;
+};
+
+static int cmp_byline(const void *a, const void *b)
+{
+	const struct byline *x = a, *y = b;
+	int c = strcmp(x->where, y->where);
+	return c ? c : x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
 /* Each running stretch's top line (by cycles, its pcs' summed) and, in it,
  * its busiest pc: one more read of the chips that have stretches. */
 static int top_lines(struct pod *p, struct step *steps, size_t nsteps, char *err, size_t errlen)
@@ -126,7 +164,7 @@ static int top_lines(struct pod *p, struct step *steps, size_t nsteps, char *err
 			any |= steps[k].kind == STEP_RUN && steps[k].chip == c;
 		if (!any)
 			continue;
-		struct attrib a = {steps, nsteps, c, maps, false, 0, 0};
+		struct attrib a = {steps, nsteps, c, maps, 0, false, 0, 0};
 		struct snr_tracker t = {.abi_version = SNR_TRACKER_ABI_VERSION, .user = &a, .on_issue = on_issue};
 		rc = snr_metrics_replay(p->chips[c].m, &t, err, errlen);
 		if (!rc && a.have && p->chips[c].cycles > a.issue)
@@ -135,36 +173,37 @@ static int top_lines(struct pod *p, struct step *steps, size_t nsteps, char *err
 	for (size_t k = 0; k < nsteps; k++) {
 		struct pcmap *m = &maps[k];
 		struct step *s = &steps[k];
-		/* by line: the pcs' where-text (file:line (function)), summed */
-		char **where = snr_xcalloc(m->cap + 1, sizeof(*where));
-		uint64_t best_cycles = 0;
+		/* by line: the pcs' where-text (file:line (function)), summed: sorted
+		 * by it, then one pass */
+		struct byline *v = snr_xcalloc(m->n + 1, sizeof(*v));
+		size_t nv = 0;
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->cycles[i])
 				continue;
 			char buf[1024];
-			where[i] = snr_xstrdup(pod_where(p, s->chip, m->pc[i], buf, sizeof(buf)));
+			v[nv++] = (struct byline){snr_xstrdup(pod_where(p, s->chip, m->pc[i], buf, sizeof(buf))), m->pc[i],
+						  m->cycles[i]};
 		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->cycles[i])
-				continue;
-			uint64_t line = 0, top = 0, top_pc = m->pc[i];
-			for (size_t j = 0; j < m->cap; j++)
-				if (m->cycles[j] && !strcmp(where[i], where[j])) {
-					line += m->cycles[j];
-					if (m->cycles[j] > top || (m->cycles[j] == top && m->pc[j] < top_pc)) {
-						top = m->cycles[j];
-						top_pc = m->pc[j];
-					}
+		qsort(v, nv, sizeof(*v), cmp_byline);
+		uint64_t best_cycles = 0;
+		for (size_t i = 0, j; i < nv; i = j) {
+			uint64_t line = 0, top = 0, top_pc = v[i].pc;
+			for (j = i; j < nv && !strcmp(v[j].where, v[i].where); j++) {
+				line += v[j].cycles;
+				if (v[j].cycles > top || (v[j].cycles == top && v[j].pc < top_pc)) {
+					top = v[j].cycles;
+					top_pc = v[j].pc;
 				}
+			}
 			if (line > best_cycles || (line == best_cycles && top_pc < s->pc)) {
 				best_cycles = line;
 				s->pc = top_pc;
 			}
 		}
+		for (size_t i = 0; i < nv; i++)
+			free(v[i].where);
+		free(v);
 		s->line_cycles = best_cycles;
-		for (size_t i = 0; i < m->cap; i++)
-			free(where[i]);
-		free(where);
 		free(m->pc);
 		free(m->cycles);
 	}
@@ -182,6 +221,9 @@ static struct step *critical_path(struct pod *p, size_t *n, unsigned *last)
 	*last = c;
 	size_t cap = 16, k = 0;
 	struct step *s = snr_xcalloc(cap, sizeof(*s));
+	struct released *rel = snr_xcalloc(p->nchips, sizeof(*rel));
+	for (unsigned i = 0; i < p->nchips; i++)
+		released_init(&rel[i], &p->chips[i]);
 	uint64_t t = p->chips[c].cycles;
 	const struct snr_ev_peer *ended = NULL; /* the wait the stretch after it ends at */
 	for (;;) {
@@ -189,7 +231,7 @@ static struct step *critical_path(struct pod *p, size_t *n, unsigned *last)
 			cap *= 2;
 			s = snr_xrealloc(s, cap * sizeof(*s));
 		}
-		const struct snr_ev_peer *e = last_signal(&p->chips[c], t);
+		const struct snr_ev_peer *e = last_signal(&rel[c], t);
 		if (!e || e->chip >= p->nchips) {
 			s[k++] = (struct step){.kind = STEP_RUN, .chip = c, .start = 0, .end = t, .peer = ended};
 			break;
@@ -207,6 +249,9 @@ static struct step *critical_path(struct pod *p, size_t *n, unsigned *last)
 		c = e->chip;
 		ended = NULL;
 	}
+	for (unsigned i = 0; i < p->nchips; i++)
+		free(rel[i].v);
+	free(rel);
 	for (size_t i = 0; i < k / 2; i++) { /* time order */
 		struct step x = s[i];
 		s[i] = s[k - 1 - i];
