@@ -733,7 +733,7 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 	int *lane_of = snr_xcalloc(d->ndmas + 1, sizeof(int));
 	for (size_t i = 0; i < d->ndmas; i++) {
 		const struct an_dma *m = &d->dmas[i];
-		if (!m->id)
+		if (!m->id || m->peer_owner >= 0) /* another chip's DMA: drawn on that chip's process */
 			continue;
 		int l = m->link >= 0 ? m->link : d->nlinks; /* 0-byte DMAs: a lane group of their own */
 		uint64_t s = m->issue == AN_NONE ? 0 : m->issue + 1;
@@ -760,7 +760,7 @@ static int export_one(struct out *o, const struct an_data *d, int pid, const cha
 	/* each DMA: its slice, and inside it its phases, in the order they begin */
 	for (size_t i = 0; i < d->ndmas; i++) {
 		const struct an_dma *m = &d->dmas[i];
-		if (!m->id)
+		if (!m->id || m->peer_owner >= 0) /* another chip's DMA: only its signal's WAIT is here */
 			continue;
 		int l = m->link >= 0 ? m->link : d->nlinks;
 		uint64_t s = m->issue == AN_NONE ? 0 : m->issue + 1;
