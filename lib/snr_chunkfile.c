@@ -7,6 +7,8 @@
  */
 #include "snr_chunkfile.h"
 
+#include "snr_partial.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -307,6 +309,7 @@ void snr_chunkw_abort(struct snr_chunk_writer *w)
 
 int snr_chunkf_fail(struct snr_chunk_file *f, const struct snr_chunk *c, const char *fmt, ...)
 {
+	snr_partial_damaged(); /* a damaged file: snr exits 3 (snr_partial.h) */
 	char what[400];
 	va_list ap;
 	va_start(ap, fmt);
@@ -348,6 +351,7 @@ int snr_chunkf_open(struct snr_chunk_file *f, const char *path, const char magic
 	}
 	if (snr_crc32c(0, f->map, 12) != get_le(f->map + 12, 4)) {
 		snr_fmt(err, errlen, "%s: file header (offset 0) is corrupt: checksum mismatch", path);
+		snr_partial_damaged();
 		goto out;
 	}
 	f->version = (uint32_t)get_le(f->map + 8, 4);

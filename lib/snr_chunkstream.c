@@ -7,6 +7,8 @@
  */
 #include "snr_chunkstream.h"
 
+#include "snr_partial.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +39,7 @@ static uint64_t get_le(const uint8_t *p, int n)
 static int stream_fail(struct snr_chunk_stream *s, uint64_t at, const char *fmt, ...) SNR_PRINTF(3, 4);
 static int stream_fail(struct snr_chunk_stream *s, uint64_t at, const char *fmt, ...)
 {
+	snr_partial_damaged(); /* a damaged file: snr exits 3 (snr_partial.h) */
 	char what[400];
 	va_list ap;
 	va_start(ap, fmt);
@@ -103,6 +106,7 @@ int snr_chunks_open(struct snr_chunk_stream *s, const char *path, const char mag
 	}
 	if (snr_crc32c(0, s->buf, 12) != get_le(s->buf + 12, 4)) {
 		snr_fmt(err, errlen, "%s: file header (offset 0) is corrupt: checksum mismatch", path);
+		snr_partial_damaged();
 		goto fail;
 	}
 	s->version = (uint32_t)get_le(s->buf + 8, 4);

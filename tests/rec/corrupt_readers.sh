@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every reader of a trace (snr trace info, dump, verify, snr replay) reports
-# a corrupted byte with the chunk and offset, exits 1, and never crashes.
+# a corrupted byte with the chunk and offset, exits 3 (a damaged input, as
+# every reader: README.md, "Exit status"), and never crashes.
 # usage: corrupt_readers.sh SNR CORPUS_TRACE
 set -u
 SNR=$1; SRC=$2
@@ -15,7 +16,7 @@ for off in 20 60 100 $((size / 2)) $((size - 5)); do
   for cmd in "trace info" "trace dump" "trace verify" "replay"; do
     $SNR $cmd "$T/bad.snrt" >/dev/null 2>"$T/err"
     rc=$?
-    [ $rc -eq 1 ] || fail "snr $cmd with byte $off corrupted: exit $rc ($(cat "$T/err"))"
+    [ $rc -eq 3 ] || fail "snr $cmd with byte $off corrupted: exit $rc ($(cat "$T/err"))"
     grep -q "chunk [0-9]* (offset [0-9]*)\|file header" "$T/err" || fail "snr $cmd: no place named: $(cat "$T/err")"
   done
 done

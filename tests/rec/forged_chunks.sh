@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Behind the CRCs: chunks re-encoded with valid checksums (chunk_forge) but a
 # mutated payload, a forged raw length, two chunks exchanged, one dropped.
-# Every reader names the chunk and fails (exit 1), none crashes or reads on;
+# Every reader names the chunk and refuses the damaged file (exit 3, README.md's
+# "Exit status"), none crashes or reads on;
 # a metrics file's EVENTS chunks exchanged or left out are caught as such.
 # And nothing a user has is lost: a replay that fails part-way leaves the
 # good .snrm at its -o path as it was; an export or a report that fails
@@ -25,7 +26,7 @@ for forge in "flip 3 5" "flip 3 200" "flip 1 0" "rawlen 3 99999" "rawlen 3 10" "
     extra=""; [ "$cmd" = replay ] && extra="-o $T/good.snrm --force"
     $SNR $cmd "$T/bad.snrt" $extra >"$T/out.txt" 2>&1
     rc=$?
-    [ $rc -eq 1 ] || fail "$cmd on a trace with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
+    [ $rc -eq 3 ] || fail "$cmd on a trace with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
     grep -q "chunk [0-9]* (offset [0-9]*)\|no META\|not an snr" "$T/out.txt" ||
       fail "$cmd on $forge: the message names no chunk: $(head -c 300 "$T/out.txt")"
   done
@@ -40,7 +41,7 @@ for forge in "flip 2 3" "rawlen 2 5" "drop 0"; do
   "$FORGE" "$T/good.snrm" "$T/bad.snrm" $forge || fail "chunk_forge $forge on the metrics file"
   "$SNR" analyze dma "$T/bad.snrm" >"$T/out.txt" 2>&1
   rc=$?
-  [ $rc -eq 1 ] || fail "analyze dma on a metrics file with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
+  [ $rc -eq 3 ] || fail "analyze dma on a metrics file with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
 done
 # Its EVENTS chunks in another order, or some left out, each renumbered with
 # valid checksums: refused (each chunk says how many records precede it, and
@@ -54,7 +55,7 @@ for forge in "swap 2 3" "swap 3 4" "drop 2" "drop 3" "drop 4"; do
   for cmd in "analyze dma" "analyze util" "annotate" "analyze suggest"; do
     $SNR $cmd "$T/bad.snrm" >"$T/out.txt" 2>&1
     rc=$?
-    [ $rc -eq 1 ] || fail "$cmd on a metrics file with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
+    [ $rc -eq 3 ] || fail "$cmd on a metrics file with $forge: exit $rc: $(head -c 300 "$T/out.txt")"
     grep -q "chunk [0-9]* (offset [0-9]*): EVENTS out of order\|chunk [0-9]* (offset [0-9]*): the events' end" \
       "$T/out.txt" || fail "$cmd on $forge: $(head -c 300 "$T/out.txt")"
   done
