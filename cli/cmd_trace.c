@@ -1,5 +1,6 @@
 /*
- * cmd_trace.c: `snr trace info|dump|verify`, reading .snrt files.
+ * cmd_trace.c: `snr trace info|dump|verify`, reading .snrt files, and `snr trace
+ * finish`, writing the trace of a journal whose recording ended.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ static const char trace_usage[] =
 	"usage: snr trace info T.snrt|POD [--json]\n"
 	"       snr trace dump T.snrt [--json] [--limit N]\n"
 	"       snr trace verify T.snrt\n"
+	"       snr trace finish T.snrt.partial [-o T.snrt] [--force]\n"
 	"\n"
 	"info    what the trace holds: ISA, target, breakpoint, instructions, how\n"
 	"        recording ended, what was captured, size; of a pod recording (POD,\n"
@@ -31,8 +33,16 @@ static const char trace_usage[] =
 	"\n"
 	"--elf PROG  the program whose line tables place pcs (default: the one recorded)\n"
 	"verify  reads every chunk and step; exit 0 if the trace is complete and\n"
-	"        intact, 3 if it is truncated (readable up to the instruction named),\n"
-	"        1 if it is corrupt (the message names the chunk and offset)\n"
+	"        intact, 3 if it is truncated (readable up to the instruction named)\n"
+	"        or damaged (the message names the chunk and offset), as every reader\n"
+	"        exits 3 on a damaged input\n"
+	"\n"
+	"finish  writes the trace of a recording whose journal holds the window's\n"
+	"        end but whose trace could not be written (a full disk): the bytes the\n"
+	"        recorder would have written, to -o (default: the journal's name less\n"
+	"        .partial; an existing file only with --force), then removes the\n"
+	"        journal. A journal without its end (a recorder killed) is refused\n"
+	"        (exit 3): readers use what it holds with --allow-truncated\n"
 	"\n"
 	"A truncated or interrupted trace: info describes it and exits 3, dump\n"
 	"refuses it (exit 3); --allow-truncated lets both use what it holds (and\n"
@@ -388,10 +398,10 @@ static int cmd_verify(struct snr_trace *t, const char *path)
 	if ((uint64_t)want != c.steps) {
 		snr_err("trace: %s: END says %lld instructions, the steps hold %llu", path, (long long)want,
 			(unsigned long long)c.steps);
-		rc = 1;
+		rc = SNR_EXIT_PARTIAL;
 	} else if (reason && !strcmp(reason, "count") && !snr_trace_digest(t, &dregs, &nb, &blocks, &hashes)) {
 		snr_err("trace: %s: complete but without the end-state digest", path);
-		rc = 1;
+		rc = SNR_EXIT_PARTIAL;
 	} else {
 		printf("%s: ok: %llu instructions, ended by %s, every chunk intact\n", path, (unsigned long long)c.steps,
 		       reason ? reason : "?");
@@ -439,17 +449,60 @@ static int pod_info(const char *path, int as_json)
 	return 0;
 }
 
+/* `snr trace finish J [-o T]` */
+static int cmd_finish(int argc, char **argv)
+{
+	const char *journal = NULL, *out = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc && !out) {
+			out = argv[++i];
+		} else if (argv[i][0] == '-' || journal) {
+			snr_err("trace finish: unexpected argument '%s'", argv[i]);
+			return 2;
+		} else {
+			journal = argv[i];
+		}
+	}
+	if (!journal) {
+		snr_err("trace finish: give a recording's journal (T.snrt.partial)");
+		fputs(trace_usage, stderr);
+		return 2;
+	}
+	size_t n = strlen(journal);
+	char *def = NULL;
+	if (!out) {
+		if (n <= 8 || strcmp(journal + n - 8, ".partial")) {
+			snr_err("trace finish: %s is not named T.snrt.partial: give the trace's path with -o", journal);
+			return 2;
+		}
+		def = snr_xstrdup(journal);
+		def[n - 8] = 0;
+		out = def;
+	}
+	char err[700];
+	uint64_t steps = 0;
+	int rc = snr_trace_finish_journal(journal, out, &steps, err, sizeof(err));
+	if (rc)
+		snr_err("trace finish: %s", err);
+	else
+		printf("%s: %llu instructions, written from %s (removed)\n", out, (unsigned long long)steps, journal);
+	free(def);
+	return rc ? 1 : 0;
+}
+
 int snr_cmd_trace(int argc, char **argv)
 {
 	if (snr_wants_help(argc, argv)) {
 		fputs(trace_usage, stdout);
 		return 0;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "finish"))
+		return cmd_finish(argc, argv);
 	if (argc < 2 || (strcmp(argv[1], "info") && strcmp(argv[1], "dump") && strcmp(argv[1], "verify"))) {
 		if (argc < 2)
-			snr_err("trace: give a subcommand: info, dump or verify");
+			snr_err("trace: give a subcommand: info, dump, verify or finish");
 		else
-			snr_err("trace: unknown subcommand '%s' (info, dump, verify)", argv[1]);
+			snr_err("trace: unknown subcommand '%s' (info, dump, verify, finish)", argv[1]);
 		fputs(trace_usage, stderr);
 		return 2;
 	}

@@ -28,7 +28,7 @@ static const struct command commands[] = {
 	{"device", snr_cmd_device, "run a TA1 program on the device (optionally serving GDB's protocol)"},
 	{"profile", snr_cmd_profile, "per-function cycles, FLOPs, HBM bytes and roofline under the timing model"},
 	{"record", snr_cmd_record, "stop a program at a breakpoint and record the next N instructions"},
-	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify"},
+	{"trace", snr_cmd_trace, "inspect a trace: info, dump, verify; finish a recording's journal"},
 	{"replay", snr_cmd_replay, "replay a trace in a simulator, verify it, write metrics"},
 	{"check", snr_cmd_check, "replay stored traces against their golden summaries (regression)"},
 	{"sweep", snr_cmd_sweep, "replay windows over a grid of machine configs, locally or on Slurm"},
@@ -152,7 +152,7 @@ static int take_allow_truncated(int argc, char **argv)
 /* The commands that write files the user names (lib/snr_output.h). */
 static bool writes_outputs(const char *cmd)
 {
-	static const char *const writers[] = {"record", "replay", "analyze", "report", "export", "host"};
+	static const char *const writers[] = {"record", "replay", "analyze", "report", "export", "host", "trace"};
 	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
 		if (!strcmp(cmd, writers[i]))
 			return true;

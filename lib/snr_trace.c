@@ -12,8 +12,8 @@
 #include "snr_trace.h"
 
 #include "snr_chunkfile.h"
-#include "snr_chunkstream.h"
 #include "snr_symtab.h"
+#include "snr_trace_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +32,6 @@
 #include "snr_set.h"
 #include "snr_util.h"
 
-#define STEPS_PER_CHUNK 4096
-#define STEPS_BYTES_PER_CHUNK (4u << 20)
 
 uint64_t snr_trace_hash(const void *data, size_t len)
 {
@@ -98,8 +96,6 @@ struct snr_trace_writer {
 	struct snr_buf steps; /* the step being encoded, with its chunk prefix */
 	uint64_t next_index;
 	uint64_t prev_next_pc;
-	struct snr_buf digest;
-	bool has_digest;
 	/* held steps not yet in a chunk: their records, the first's index, how many */
 	struct snr_buf held, held_chunk;
 	uint64_t held_first, held_count;
@@ -360,11 +356,9 @@ int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *reg
 	if (blocks.len)
 		snr_buf_put(&b, blocks.p, blocks.len);
 	free(blocks.p);
-	/* kept for the compacted trace: a journal ends with its last step */
-	free(w->digest.p);
-	w->digest = b;
-	w->has_digest = true;
-	return 0;
+	int rc = w_chunk(w, SNR_CHUNK_DIGEST, b.p, b.len, true);
+	free(b.p);
+	return rc;
 }
 
 static void writer_free(struct snr_trace_writer *w)
@@ -372,107 +366,46 @@ static void writer_free(struct snr_trace_writer *w)
 	free(w->steps.p);
 	free(w->held.p);
 	free(w->held_chunk.p);
-	free(w->digest.p);
 	free(w->reg_size);
 	free(w->path);
 	free(w->journal);
 	free(w);
 }
 
-/* Appends a batch of step records as one STEPS chunk. */
-static int put_batch(struct snr_chunk_writer *out, struct snr_buf *batch, uint64_t first, uint64_t count)
-{
-	if (!count)
-		return 0;
-	struct snr_buf b = {0};
-	snr_buf_varint(&b, first);
-	snr_buf_varint(&b, count);
-	snr_buf_put(&b, batch->p, batch->len);
-	int rc = snr_chunkw_put(out, SNR_CHUNK_STEPS, b.p, b.len, true);
-	free(b.p);
-	batch->len = 0;
-	return rc;
-}
-
-/* The journal's chunks into out: META and SYMBOLS as they are, the steps
- * in batches. Memory: the mapped journal and one batch. */
-static int compact(struct snr_trace_writer *w, struct snr_chunk_writer *out)
-{
-	struct snr_chunk_stream js;
-	char err[600];
-	/* read front to back: the journal has a chunk per step */
-	if (snr_chunks_open(&js, w->journal, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION, err,
-			    sizeof(err))) {
-		snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", err);
-		return -1;
-	}
-	struct snr_buf batch = {0};
-	uint64_t first = 0, count = 0;
-	int rc = 0;
-	for (size_t i = 0; !rc; i++) {
-		uint16_t type;
-		const uint8_t *p;
-		size_t n;
-		int got = snr_chunks_next(&js, SNR_CHUNK_END, &type, &p, &n);
-		if (got < 0) {
-			snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", js.err);
-			rc = -1;
-			break;
-		}
-		if (got == 0)
-			break;
-		if (type != SNR_CHUNK_STEPS) {
-			rc = snr_chunkw_put(out, type, p, n, type != SNR_CHUNK_META);
-			continue;
-		}
-		struct snr_cursor cu = {p, p + n, 0};
-		uint64_t index = snr_cur_varint(&cu), k = snr_cur_varint(&cu);
-		if (cu.bad || index != first + count) {
-			snr_fmt(out->err, sizeof(out->err), "%s: journal chunk %zu is out of order", w->journal, i);
-			rc = -1;
-			break;
-		}
-		snr_buf_put(&batch, cu.p, (size_t)(cu.end - cu.p));
-		count += k;
-		if (count >= STEPS_PER_CHUNK || batch.len >= STEPS_BYTES_PER_CHUNK) {
-			rc = put_batch(out, &batch, first, count);
-			first += count;
-			count = 0;
-		}
-	}
-	if (!rc)
-		rc = put_batch(out, &batch, first, count);
-	free(batch.p);
-	snr_chunks_close(&js);
-	return rc;
-}
-
 int snr_trace_finish(struct snr_trace_writer *w, const char *end_json)
 {
 	struct snr_chunk_writer out;
 	char err[600];
-	int rc = w->cw.failed || emit_held(w) ? -1 : 0;
-	snr_chunkw_close(&w->cw); /* the journal stays until the trace is in place */
+	/* The end goes into the journal first: from here on the journal is a
+	 * whole trace (every reader takes it as one), which `snr trace finish`
+	 * compacts if writing PATH fails (a full disk). */
+	int rc = w->cw.failed || w_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json), false) ||
+			 snr_chunkw_flush(&w->cw)
+		 ? -1
+		 : 0;
+	if (snr_chunkw_close(&w->cw) && !rc) /* the journal stays until the trace is in place */
+		rc = -1;
 	if (rc) {
-		snr_err("%s", w->cw.err);
+		snr_err("%s (the journal %s holds the steps written before, without the window's end: a truncated "
+			"trace)",
+			w->cw.err, w->journal);
 		writer_free(w);
 		return -1;
 	}
 	if (snr_chunkw_open(&out, w->path, SNR_CHUNKW_ATOMIC, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, err, sizeof(err))) {
-		snr_err("%s (the recording is in %s)", err, w->journal);
+		snr_err("%s; the recording is whole in %s: `snr trace finish %s` writes %s from it", err, w->journal,
+			w->journal, w->path);
 		writer_free(w);
 		return -1;
 	}
-	rc = compact(w, &out);
-	if (!rc && w->has_digest)
-		rc = snr_chunkw_put(&out, SNR_CHUNK_DIGEST, w->digest.p, w->digest.len, true);
-	if (!rc)
-		rc = snr_chunkw_put(&out, SNR_CHUNK_END, end_json, strlen(end_json), false);
+	rc = snr_trace_compact(w->journal, &out, NULL);
 	if (rc) {
-		snr_err("%s (the recording is in %s)", out.err, w->journal);
+		snr_err("%s; the recording is whole in %s: `snr trace finish %s` writes %s from it", out.err,
+			w->journal, w->journal, w->path);
 		snr_chunkw_abort(&out);
 	} else if (snr_chunkw_close(&out)) {
-		snr_err("%s (the recording is in %s)", out.err, w->journal);
+		snr_err("%s; the recording is whole in %s: `snr trace finish %s` writes %s from it", out.err,
+			w->journal, w->journal, w->path);
 		rc = -1;
 	} else {
 		unlink(w->journal);

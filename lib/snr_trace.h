@@ -126,16 +126,25 @@ int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_m
  * (or mark); off: each step is written as it comes (flushing first). */
 int snr_trace_writer_hold(struct snr_trace_writer *w, bool on);
 int snr_trace_writer_flush(struct snr_trace_writer *w);
-/* Ends STEPS and writes the DIGEST: final values of every register (regs[i]
+/* Ends STEPS and writes the DIGEST into the journal: final values of every register (regs[i]
  * for register i, NULL if unknown) and the written memory's block hashes. */
 int snr_trace_write_digest(struct snr_trace_writer *w, const uint8_t *const *regs, size_t nmem,
 			   const struct snr_trace_mem *mem);
-/* Compacts the journal into path (STEPS in batches, the DIGEST, END, a JSON
- * object text) through a temporary file renamed into place, then removes
- * the journal. Returns 0 if every write succeeded; otherwise path is
- * untouched, the journal kept, and the error printed. The writer is freed
- * in any case. */
+/* Writes END (a JSON object text) into the journal, which is then a whole
+ * trace, and compacts the journal into path (STEPS in batches, the DIGEST,
+ * END) through a temporary file renamed into place, then removes the
+ * journal. Returns 0 if every write succeeded; otherwise path is untouched,
+ * the journal kept (whole, for snr_trace_finish_journal, if only the
+ * trace's write failed), and the error printed. The writer is freed in any
+ * case. */
 int snr_trace_finish(struct snr_trace_writer *w, const char *end_json);
+/* `snr trace finish`: a journal whose recording ended (its END written,
+ * then writing the trace failed: a full disk) compacted into path as
+ * snr_trace_finish would have, through a temporary file renamed into place;
+ * the journal is then removed and *steps says how many instructions it
+ * held. -1 with err: a journal without its END (the recorder killed: exit 3,
+ * lib/snr_partial.h), damaged, or a failed write (path untouched). */
+int snr_trace_finish_journal(const char *journal, const char *path, uint64_t *steps, char *err, size_t errlen);
 /* Frees a writer without an END: the journal stays, read as truncated. */
 void snr_trace_abandon(struct snr_trace_writer *w);
 const char *snr_trace_writer_error(struct snr_trace_writer *w);

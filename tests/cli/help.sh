@@ -36,7 +36,7 @@ expect_first "snr: record: --count N is required" "$SNR" record --target tcp:127
 expect_first "snr: host record: -o H.snrh is required" "$SNR" host record -- /bin/true
 expect_first "snr: host report: give a host trace" "$SNR" host report
 expect_first "snr: host: give a subcommand: record, report or causal" "$SNR" host
-expect_first "snr: trace: give a subcommand: info, dump or verify" "$SNR" trace
+expect_first "snr: trace: give a subcommand: info, dump, verify or finish" "$SNR" trace
 expect_first "snr: trace info: give a trace" "$SNR" trace info
 expect_first "snr: check: give the folder" "$SNR" check
 expect_first "snr: analyze: give an analysis" "$SNR" analyze
