@@ -329,9 +329,23 @@ static int recv_packet_until(struct snr_dbg *d, int64_t deadline, const char *wh
 {
 	for (int attempt = 0; attempt < 3; attempt++) {
 		int c;
+		/* bytes before the '$' that are no acknowledgement: junk, named
+		 * if no reply follows (not taken for a target that does not stop) */
+		char junk[17];
+		size_t njunk = 0;
 		do {
 			c = get_byte(d, deadline, what);
+			if (c >= 0 && c != '$' && c != '+' && c != '-' && njunk++ < sizeof(junk) - 1)
+				junk[njunk - 1] = (char)(c >= 0x20 && c < 0x7f ? c : '.');
 		} while (c >= 0 && c != '$');
+		if (c == -2 && njunk) {
+			junk[njunk < sizeof(junk) ? njunk : sizeof(junk) - 1] = 0;
+			fail(d, "rsp: %s: the stub sent %zu bytes that are no packet (\"%s\") and no reply within %d ms",
+			     what, njunk, junk, d->timeout_ms);
+			d->broken = false;
+			mark_broken(d);
+			return -1;
+		}
 		if (c < 0)
 			return c;
 		/* raw payload, expanding run lengths as we go */

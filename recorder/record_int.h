@@ -12,6 +12,7 @@
 
 #include "isa/snr_isa.h"
 #include "lib/snr_ranges.h"
+#include "recorder/breakpoint.h"
 #include "recorder/record.h"
 #include "recorder/snr_debugger.h"
 #include "sim/snr_sim.h"
@@ -33,6 +34,7 @@ struct code_cache {
 struct code_entry *code_slot(struct code_cache *c, uint64_t pc);
 
 /* ---- the recorder ------------------------------------------------------------ */
+
 
 struct rec {
 	const struct snr_record_opts *o;
