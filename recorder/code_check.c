@@ -9,6 +9,7 @@
 
 #include <elf.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/snr_elf.h"
 #include "lib/snr_util.h"
@@ -36,10 +37,14 @@ static int compare_code(struct rec *r, const struct loaded_obj *obj, const struc
 	snr_elf_symbolize(obj->elf, addr - obj->bias, where, sizeof(where));
 	r->requests++;
 	if (r->dbg->read_mem(r->d, addr, have, len)) {
-		snr_fmt(err, errlen,
-			"%s's code at 0x%llx (%s) cannot be read from the target (%s): it is not the program the "
-			"target runs, or not where the ELF places it",
-			obj->elf->path, (unsigned long long)addr, where, r->dbg->error(r->d));
+		/* only a target that answered "cannot read memory" there says the
+		 * ELF is wrong (both backends word it so); a failed exchange with
+		 * the debugger says nothing of the program */
+		bool refused = strstr(r->dbg->error(r->d), "cannot read memory at") != NULL;
+		snr_fmt(err, errlen, "reading %s's code at 0x%llx (%s) from the target failed: %s%s", obj->elf->path,
+			(unsigned long long)addr, where, r->dbg->error(r->d),
+			refused ? ": it is not the program the target runs, or not where the ELF places it"
+				: " (the exchange with the debugger failed: nothing was compared)");
 		return -1;
 	}
 	const uint8_t *want = seg->data + off;

@@ -12,12 +12,23 @@ Every byte passes through, except the replies the chosen faults change:
                      and every x packet is answered with the empty reply
                      (a stub without gdb 16's binary read: gdbserver 13)
 
+  --fault KIND       one reply is replaced by a transport failure: drop (both
+                     connections closed), badsum (the reply with a wrong
+                     checksum), junk (bytes that are no packet, and no
+                     reply), oversized (a reply over the client's 16 MiB
+                     limit), badrle (a reply with a bad run-length count)
+  --fault-on WHAT    which reply: read (the first memory read, m or x: the
+                     recorder's check of the ELF's code; the default) or
+                     resume (the third resume's stop reply: inside the
+                     window)
+
 It serves one debugger, then exits. The log (--log) has a line per qCRC
 ("crc ADDR,LEN"), per memory read ("read m|x ADDR,LEN") and per reply it
 changed ("changed ..."), and per resume ("run ..."), for the test to check what the debugger did.
 
   usage: rsp_proxy.py --stub PORT [--crc pass|wrong|unsupported]
-                      [--binary pass|unsupported] --log FILE
+                      [--binary pass|unsupported] [--fault KIND [--fault-on read|resume]]
+                      --log FILE
   prints "127.0.0.1:PORT" (where it listens) on stdout, then serves.
 """
 import argparse
@@ -59,6 +70,8 @@ def main():
     ap.add_argument("--stub", type=int, required=True)
     ap.add_argument("--crc", default="pass", choices=("pass", "wrong", "unsupported"))
     ap.add_argument("--binary", default="pass", choices=("pass", "unsupported"))
+    ap.add_argument("--fault", choices=("drop", "badsum", "junk", "oversized", "badrle"))
+    ap.add_argument("--fault-on", default="read", choices=("read", "resume"))
     ap.add_argument("--log", required=True)
     a = ap.parse_args()
     log = open(a.log, "w")
@@ -72,10 +85,15 @@ def main():
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     up, down = Packets(), Packets()
     asked = []  # the commands sent, oldest first, each answered by one reply
+    reads = resumes = 0
+    faulty = None  # the command whose reply becomes the fault
     while True:
         r, _, _ = select.select([cl, st], [], [])
         if cl in r:
-            data = cl.recv(65536)
+            try:
+                data = cl.recv(65536)
+            except ConnectionResetError:
+                break  # the client hung up on a fault
             if not data:
                 break
             for kind, b in up.feed(data):
@@ -87,6 +105,14 @@ def main():
                         log.write("read %s %s\n" % (b[:1].decode(), b[1:].decode()))
                     elif b[:1] in (b"c", b"s", b"C", b"S") or b.startswith(b"vCont;"):
                         log.write("run %s\n" % b.decode())
+                    if b[:1] in (b"m", b"x"):
+                        reads += 1
+                        if a.fault and a.fault_on == "read" and reads == 1:
+                            faulty = b
+                    elif b[:1] in (b"c", b"s", b"C", b"S") or b.startswith(b"vCont;"):
+                        resumes += 1
+                        if a.fault and a.fault_on == "resume" and resumes == 3:
+                            faulty = b
                     if a.binary == "unsupported" and b[:1] == b"x":
                         log.write("changed x %s: unsupported\n" % b[1:].decode())
                         asked.pop()
@@ -109,6 +135,30 @@ def main():
                     cl.sendall(b)
                     continue
                 cmd = asked.pop(0) if asked else b""
+                if faulty is not None and cmd == faulty:
+                    faulty = None
+                    log.write("fault %s for %s\n" % (a.fault, cmd.decode()))
+                    log.flush()
+                    if a.fault == "drop":
+                        cl.close()
+                        st.close()
+                        return 0
+                    if a.fault == "badsum":
+                        good = sum(b) & 0xFF
+                        cl.sendall(b"$" + b + b"#%02x" % (good ^ 0x55))
+                    elif a.fault == "junk":
+                        cl.sendall(b"hello from a confused stub\r\n")
+                    elif a.fault == "oversized":
+                        cl.sendall(b"$")
+                        chunk = b"0" * (1 << 20)
+                        try:
+                            for _ in range(17):
+                                cl.sendall(chunk)
+                        except OSError:
+                            pass  # the client hung up, as it should
+                    elif a.fault == "badrle":
+                        cl.sendall(frame(b"0*\x10"))
+                    continue
                 if cmd.startswith(b"qSupported") and a.binary == "unsupported":
                     b = b.replace(b";binary-upload+", b"")
                 if cmd.startswith(b"qCRC:") and a.crc == "wrong" and b[:1] == b"C":
