@@ -97,7 +97,7 @@ static int w_write(struct snr_chunk_writer *w, const void *d, size_t n)
 	const uint8_t *p = d;
 	while (n) {
 		ssize_t r = write(w->fd, p, n);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || (errno == ENOSPC && w->on_full && w->on_full(w->on_full_ctx))))
 			continue;
 		if (r <= 0) {
 			if (!w->failed)
@@ -247,7 +247,7 @@ int snr_chunkw_put_stored(struct snr_chunk_writer *w, unsigned type, unsigned co
 	ssize_t r;
 	do
 		r = writev(w->fd, iov, stored_len ? 2 : 1);
-	while (r < 0 && errno == EINTR);
+	while (r < 0 && (errno == EINTR || (errno == ENOSPC && w->on_full && w->on_full(w->on_full_ctx))));
 	if (r == (ssize_t)(sizeof(h) + stored_len)) {
 		w->bytes += (uint64_t)r;
 		return 0;

@@ -95,6 +95,11 @@ struct snr_chunk_writer {
 	int level; /* zstd level; 0 means 3. Metrics use 1: written at replay speed. */
 	bool hold; /* chunks gather in held until snr_chunkw_flush (or mark, close) */
 	struct snr_buf held;
+	/* Called when a write finds the disk full (ENOSPC): nonzero if it freed
+	 * space, and the write is tried again (the recorder's journal drops the
+	 * trace written alongside it). Set after opening; NULL: none. */
+	int (*on_full)(void *ctx);
+	void *on_full_ctx;
 };
 
 int snr_chunkw_create(struct snr_chunk_writer *w, const char *path, const char magic[8], uint32_t version,

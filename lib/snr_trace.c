@@ -81,6 +81,14 @@ static void put_le(uint8_t *p, uint64_t v, int n)
  * (STEPS batched by STEPS_PER_CHUNK, zstd) in a temporary file renamed to
  * PATH, then removes the journal.
  *
+ * The trace proper is written alongside (the "stream": a temporary file
+ * beside PATH, renamed into place by snr_trace_finish): the same chunks in
+ * the same order as compacting the journal would give, the steps gathered
+ * into its batches as they come. So nothing is read back at the end. A
+ * rewind the stream cannot follow (a batch or another chunk written since
+ * the mark) or a failed write (a full disk) drops it, freeing its space:
+ * the journal is then compacted at the end, as before, into the same bytes.
+ *
  * Held steps (snr_trace_writer_hold: --method sim, whose steps reach the
  * journal at a checkpoint anyway) go into it as one STEPS chunk of many,
  * cut where the trace proper's batches end (batch_steps and batch_bytes
@@ -101,7 +109,50 @@ struct snr_trace_writer {
 	uint64_t held_first, held_count;
 	/* steps and record bytes since compact() last ended a batch */
 	uint64_t batch_steps, batch_bytes;
+	/* the trace proper, written alongside: its writer and batch (the
+	 * records of steps batch_first on), while `streaming` */
+	struct snr_chunk_writer out;
+	bool streaming;
+	struct snr_buf batch;
+	uint64_t batch_first;
 };
+
+/* Drops the stream (a failed write, a rewind it cannot follow): its
+ * temporary file goes, and snr_trace_finish compacts the journal. */
+static void stream_drop(struct snr_trace_writer *w)
+{
+	if (!w->streaming)
+		return;
+	snr_chunkw_abort(&w->out);
+	w->streaming = false;
+}
+
+/* The journal found the disk full: the stream makes room for it. */
+static int journal_full(void *ctx)
+{
+	struct snr_trace_writer *w = ctx;
+	if (!w->streaming)
+		return 0;
+	stream_drop(w);
+	return 1;
+}
+
+/* A chunk other than STEPS into the stream: the batch first where the
+ * steps end (DIGEST, END), as compaction does. */
+static void stream_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const uint8_t *payload, size_t len)
+{
+	if (!w->streaming)
+		return;
+	if (type == SNR_CHUNK_DIGEST || type == SNR_CHUNK_END) {
+		if (snr_trace_put_batch(&w->out, &w->batch, w->batch_first, w->next_index - w->batch_first)) {
+			stream_drop(w);
+			return;
+		}
+		w->batch_first = w->next_index;
+	}
+	if (snr_chunkw_put(&w->out, type, payload, len, type != SNR_CHUNK_META && type != SNR_CHUNK_END))
+		stream_drop(w);
+}
 
 static int w_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const uint8_t *payload, size_t len,
 		   bool compress);
@@ -126,6 +177,8 @@ static int w_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, const u
 {
 	if (type != SNR_CHUNK_STEPS && emit_held(w)) /* the journal keeps the order things came in */
 		return -1;
+	if (type != SNR_CHUNK_STEPS && type != SNR_CHUNK_END) /* END: snr_trace_finish */
+		stream_chunk(w, type, payload, len);
 	return snr_chunkw_put(&w->cw, type, payload, len, compress);
 }
 
@@ -154,6 +207,11 @@ struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_jso
 	for (size_t i = 0; i < w->nregs; i++)
 		w->reg_size[i] = (uint16_t)json_integer_value(json_object_get(json_array_get(regs, i), "size"));
 	json_decref(meta);
+	w->cw.on_full = journal_full;
+	w->cw.on_full_ctx = w;
+	char serr[300];
+	w->streaming = !snr_chunkw_open(&w->out, path, SNR_CHUNKW_ATOMIC, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, serr,
+					sizeof(serr));
 	if (w_chunk(w, SNR_CHUNK_META, (const uint8_t *)meta_json, strlen(meta_json), false)) {
 		snr_fmt(err, errlen, "%s", w->cw.err);
 		snr_trace_abandon(w);
@@ -273,6 +331,14 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	bool batch_ends = w->batch_steps >= STEPS_PER_CHUNK || w->batch_bytes >= STEPS_BYTES_PER_CHUNK;
 	if (batch_ends)
 		w->batch_steps = w->batch_bytes = 0;
+	if (w->streaming) {
+		snr_buf_put(&w->batch, b->p + prefix, b->len - prefix);
+		if (batch_ends) {
+			if (snr_trace_put_batch(&w->out, &w->batch, w->batch_first, w->next_index - w->batch_first))
+				stream_drop(w);
+			w->batch_first = w->next_index;
+		}
+	}
 	if (!w->cw.hold)
 		return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
 	if (!w->held_count)
@@ -287,8 +353,9 @@ int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m)
 	struct snr_chunkw_mark cm;
 	if (emit_held(w) || snr_chunkw_mark(&w->cw, &cm))
 		return -1;
-	*m = (struct snr_trace_mark){cm.offset, cm.seq, cm.bytes, w->next_index, w->prev_next_pc, w->batch_steps,
-				     w->batch_bytes};
+	*m = (struct snr_trace_mark){cm.offset,	     cm.seq,	       cm.bytes,       w->next_index,
+				     w->prev_next_pc, w->batch_steps, w->batch_bytes, w->out.bytes,
+				     w->batch.len};
 	return 0;
 }
 
@@ -313,6 +380,11 @@ int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_m
 	w->prev_next_pc = m->prev_next_pc;
 	w->batch_steps = m->batch_steps;
 	w->batch_bytes = m->batch_bytes;
+	/* the stream follows while its file has not grown since the mark */
+	if (w->streaming && w->out.bytes == m->stream_bytes && w->batch.len >= m->stream_batch_len)
+		w->batch.len = m->stream_batch_len;
+	else
+		stream_drop(w);
 	return 0;
 }
 
@@ -366,6 +438,8 @@ static void writer_free(struct snr_trace_writer *w)
 	free(w->steps.p);
 	free(w->held.p);
 	free(w->held_chunk.p);
+	stream_drop(w);
+	free(w->batch.p);
 	free(w->reg_size);
 	free(w->path);
 	free(w->journal);
@@ -376,13 +450,28 @@ int snr_trace_finish(struct snr_trace_writer *w, const char *end_json)
 {
 	struct snr_chunk_writer out;
 	char err[600];
-	/* The end goes into the journal first: from here on the journal is a
-	 * whole trace (every reader takes it as one), which `snr trace finish`
-	 * compacts if writing PATH fails (a full disk). */
-	int rc = w->cw.failed || w_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json), false) ||
-			 snr_chunkw_flush(&w->cw)
-		 ? -1
-		 : 0;
+	/* Every step and the DIGEST in the journal first: a trace that cannot
+	 * be written below leaves the window whole there. */
+	int rc = w->cw.failed || emit_held(w) || snr_chunkw_flush(&w->cw) ? -1 : 0;
+	if (!rc && w->streaming) {
+		/* the trace written alongside: its END, then renamed into place */
+		stream_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json));
+		if (w->streaming) {
+			w->streaming = false;
+			if (!snr_chunkw_close(&w->out)) {
+				snr_chunkw_close(&w->cw);
+				unlink(w->journal);
+				writer_free(w);
+				return 0;
+			}
+		}
+	}
+	/* The trace was not written alongside, or its write failed (a full
+	 * disk; its temporary file is gone): the end goes into the journal,
+	 * which is then a whole trace (every reader takes it as one), and the
+	 * journal is compacted, or left for `snr trace finish`. */
+	if (!rc && w_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json), false))
+		rc = -1;
 	if (snr_chunkw_close(&w->cw) && !rc) /* the journal stays until the trace is in place */
 		rc = -1;
 	if (rc) {

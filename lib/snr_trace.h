@@ -15,7 +15,8 @@
  *
  * Every chunk carries a CRC-32C of its header and of its payload; STEPS
  * payloads are zstd-compressed. While recording, the trace is a journal,
- * PATH.partial, with one STEPS chunk per step; a recorder killed part-way
+ * PATH.partial, with one STEPS chunk per step (or per held group), and the
+ * trace proper is written alongside it; a recorder killed part-way
  * leaves it with whole chunks followed by at most one partial one: readers
  * report it as truncated after the last whole step and read everything
  * before it.
@@ -119,6 +120,7 @@ struct snr_trace_mark {
 	uint32_t seq;
 	uint64_t bytes, next_index, prev_next_pc;
 	uint64_t batch_steps, batch_bytes; /* the trace proper's batch there */
+	uint64_t stream_bytes, stream_batch_len; /* the trace written alongside, and its batch */
 };
 int snr_trace_writer_mark(struct snr_trace_writer *w, struct snr_trace_mark *m);
 int snr_trace_writer_rewind(struct snr_trace_writer *w, const struct snr_trace_mark *m);

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A full disk at the recorder's final write loses nothing. The recorder
-# writes the window's end (DIGEST, END) into its journal before it writes
-# the trace, so when the trace's write fails the journal is a whole trace
-# still: `snr trace verify` passes on it, and `snr trace finish` writes the
-# trace the recorder would have written once there is room.
+# writes the trace alongside its journal; when the trace's write fails it
+# drops it (freeing its space), writes the window's end (DIGEST, END) into
+# the journal and compacts that, so when that write fails too the journal
+# is a whole trace still: `snr trace verify` passes on it, and `snr trace
+# finish` writes the trace the recorder would have written once there is
+# room. The roomy recording's trace is the one written alongside, the
+# finished one the journal's compaction: the two must have the same bytes.
 # Tested on a real full disk: a small tmpfs (root only: exits 77 otherwise)
 # holding a filler file, its size searched so that the journal and its end
 # fit and the trace does not. Then: the recorder fails naming the journal,
