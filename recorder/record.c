@@ -711,10 +711,8 @@ static int sim_load_code_page(struct rec *r, struct snr_ranges *loaded, const st
  * iteration (or, with fast strings, several) at a time, unicorn one, so
  * with --method sim they run on the target and the trace keeps the
  * target's steps, as stepping records them. */
-static bool x86_rep_string(const struct snr_isa_ops *isa, const uint8_t *code, unsigned len)
+static bool x86_rep_string(const uint8_t *code, unsigned len)
 {
-	if (strcmp(isa->name, "x86-64"))
-		return false;
 	bool rep = false;
 	unsigned i = 0;
 	for (; i < len; i++) {
@@ -1018,6 +1016,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 			o->config_path, r.isa->name);
 		goto out;
 	}
+	r.x86 = !strcmp(r.isa->name, "x86-64"); /* asked per step: not a strcmp each */
 	r.isa_self = r.isa->create(config_json, err, errlen);
 	if (!r.isa_self)
 		goto out;
@@ -1309,7 +1308,7 @@ window:
 		 * counters, an access the ISA plugin could not model) runs on the
 		 * target, which is brought here first and checked */
 		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault ||
-				 x86_rep_string(r.isa, ce->bytes, ce->len);
+				 (r.x86 && x86_rep_string(ce->bytes, ce->len));
 		if (r.sim && on_target) {
 			int c = verify_or_fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen);
 			if (c < 0)

@@ -41,6 +41,7 @@ struct rec {
 	const struct snr_dbg_ops *dbg;
 	struct snr_dbg *d;
 	const struct snr_isa_ops *isa;
+	bool x86; /* isa is x86-64 */
 	void *isa_self;
 	const struct snr_isa_reg *iregs;
 	size_t niregs;
