@@ -64,7 +64,7 @@ struct snr_insn_access {
 	uint64_t regs_read[SNR_ISA_MAX_REGS / 64];    /* bit set of plugin register numbers */
 	uint64_t regs_written[SNR_ISA_MAX_REGS / 64];
 	unsigned nmem;
-	struct snr_mem_region mem[SNR_ISA_MAX_MEM];
+	struct snr_mem_region mem[SNR_ISA_MAX_MEM]; /* the first nmem; callers read no entry past them */
 	const char *fault; /* the instruction will fault (reason), or NULL */
 	/* The register outputs cannot be recomputed by a simulator (a system
 	 * call's results, a cycle counter): the recorder saves their values

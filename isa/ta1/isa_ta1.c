@@ -93,8 +93,16 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		      struct snr_insn_access *out)
 {
 	struct ta1_plugin *p = self;
-	memset(out, 0, sizeof(*out));
+	/* every field but the regions past nmem, which no caller reads (a
+	 * memset of the whole, 16 regions, was a sixth of this query's time
+	 * when recording) */
 	out->length = 4;
+	out->cls = SNR_CLASS_SCALAR;
+	memset(out->regs_read, 0, sizeof(out->regs_read));
+	memset(out->regs_written, 0, sizeof(out->regs_written));
+	out->nmem = 0;
+	out->fault = NULL;
+	out->record_outputs = false;
 	if (avail < 4 || (pc & 3)) {
 		out->fault = avail < 4 ? "ta1: fewer than 4 code bytes" : "ta1: pc not 4-byte aligned";
 		return -1;
@@ -131,14 +139,13 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		const struct ta1_region *r = &a.region[i];
 		if (!r->rows)
 			continue;
-		struct snr_mem_region *m = &out->mem[out->nmem++];
-		m->write = r->write;
-		m->space = r->space;
-		m->chip = r->chip;
-		m->addr = ta1_region_canonical(&q, r);
-		m->row_bytes = r->row_bytes;
-		m->rows = r->rows;
-		m->stride = r->stride;
+		out->mem[out->nmem++] = (struct snr_mem_region){.write = r->write,
+								.space = r->space,
+								.chip = r->chip,
+								.addr = ta1_region_canonical(&q, r),
+								.row_bytes = r->row_bytes,
+								.rows = r->rows,
+								.stride = r->stride};
 	}
 	return 0;
 }
