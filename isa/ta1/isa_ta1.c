@@ -113,11 +113,20 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 		out->fault = "ta1: illegal instruction";
 		return -1;
 	}
-	uint64_t x[32];
-	for (unsigned r = 0; r < 32; r++) {
-		x[r] = 0;
-		if (r && regs->val && regs->val[r])
-			memcpy(&x[r], regs->val[r], 8);
+	/* The query reads the instruction's register fields' values, and an
+	 * ecall's a0-a7 (isa/ta1/ta1_isa.c: ta1_access_query's x[] reads): only those are
+	 * fetched (all 31 through their pointers was a third of this function
+	 * when recording); the others stay 0, as an unknown one does. */
+	uint64_t x[32] = {0};
+	if (regs->val) {
+		const uint8_t fields[4] = {in.rd, in.rs1, in.rs2, in.rs3};
+		for (unsigned k = 0; k < 4; k++)
+			if (fields[k] && fields[k] < 32 && regs->val[fields[k]])
+				memcpy(&x[fields[k]], regs->val[fields[k]], 8);
+		if (in.op == TA1_OP_ECALL)
+			for (unsigned r = 10; r <= 17; r++)
+				if (regs->val[r])
+					memcpy(&x[r], regs->val[r], 8);
 	}
 	struct ta1_query_ctx q = {
 		.x = x,
