@@ -19,7 +19,9 @@
 # average is printed before each window.
 # With OLD=PATH (an older snr) each window is recorded by it too, in the same
 # run, for the before figures (its trace must be the same: trace_same, when
-# TRACE_SAME=PATH names the test program, build/tests/rec/trace_same).
+# TRACE_SAME=PATH names the test program, build/tests/rec/trace_same; and
+# the same bytes but for META's time and target and END's seconds and
+# request counts: tests/rec/trace_bytes_same.py).
 # usage: record_scale.sh SNR [COUNTS...]
 set -u
 SNR=$1; shift
@@ -33,7 +35,8 @@ ELF=$T/serve.elf
 
 record() { # snr count trace tag: prints one row
   local snr=$1 n=$2 out=$3 tag=$4
-  rm -f "$T/dev.err"
+  rm -f "$T/dev.err" "$out" # the last window's trace: snr record replaces no file
+
   /usr/bin/time -f '%U %S' -o "$T/dev.time" "$snr" device "$ELF" --gdb tcp:127.0.0.1:0 --halt \
     2>"$T/dev.err" >"$T/dev.out" &
   DEV=$!
@@ -75,7 +78,9 @@ for n in "${COUNTS[@]}"; do
     row old
     if [ -n "${TRACE_SAME:-}" ]; then
       "$TRACE_SAME" "$T/old.snrt" "$T/w.snrt" >/dev/null || fail "$n: the old snr's trace differs"
-      echo "  the old snr's trace is the same window (trace_same)"
+      python3 "$HERE/../tests/rec/trace_bytes_same.py" "$T/old.snrt" "$T/w.snrt" >/dev/null ||
+        fail "$n: the old snr's trace has other bytes"
+      echo "  the old snr's trace is the same window (trace_same) and the same bytes (trace_bytes_same.py)"
     fi
   fi
 done
