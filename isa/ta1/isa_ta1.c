@@ -116,18 +116,23 @@ static int ta1_access(void *self, const uint8_t *code, size_t avail, uint64_t pc
 	/* The query reads the instruction's register fields' values, and an
 	 * ecall's a0-a7 (isa/ta1/ta1_isa.c: ta1_access_query's x[] reads): only those are
 	 * fetched (all 31 through their pointers was a third of this function
-	 * when recording); the others stay 0, as an unknown one does. */
-	uint64_t x[32] = {0};
-	if (regs->val) {
-		const uint8_t fields[4] = {in.rd, in.rs1, in.rs2, in.rs3};
-		for (unsigned k = 0; k < 4; k++)
-			if (fields[k] && fields[k] < 32 && regs->val[fields[k]])
-				memcpy(&x[fields[k]], regs->val[fields[k]], 8);
-		if (in.op == TA1_OP_ECALL)
-			for (unsigned r = 10; r <= 17; r++)
-				if (regs->val[r])
-					memcpy(&x[r], regs->val[r], 8);
+	 * when recording, and zeroing the rest another); an unknown one is 0,
+	 * and x[] has no other entry the query reads. */
+	uint64_t x[32];
+	const uint8_t fields[4] = {in.rd, in.rs1, in.rs2, in.rs3};
+	x[0] = 0;
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned f = fields[k] & 31;
+		x[f] = 0;
+		if (f && regs->val && regs->val[f])
+			memcpy(&x[f], regs->val[f], 8);
 	}
+	if (in.op == TA1_OP_ECALL)
+		for (unsigned r = 10; r <= 17; r++) {
+			x[r] = 0;
+			if (regs->val && regs->val[r])
+				memcpy(&x[r], regs->val[r], 8);
+		}
 	struct ta1_query_ctx q = {
 		.x = x,
 		.chip = regs->chip,
