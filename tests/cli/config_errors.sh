@@ -56,7 +56,7 @@ for cmd in "replay" "analyze dma" "annotate"; do
 done
 "$FORGE" t.snrt dupcfg.snrt setkey 0 config '{"dma": {"base_latency_cycles": 100, "base_latency_cycles": 100}}' ||
   fail "chunk_forge setkey"
-run "$SNR" replay dupcfg.snrt; expect_rc 1
+run "$SNR" replay dupcfg.snrt; expect_rc 3
 expect_err "dupcfg.snrt: chunk 0 (offset 16): metadata is not JSON"
 expect_err "duplicate object key"
 
