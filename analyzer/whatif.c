@@ -333,6 +333,8 @@ static inline bool cap_read_next(struct cap_reader *rd, struct cap_rec *r)
 	}
 	memcpy(&r->sidx, p, 4);
 	r->nregions = p[4];
+	r->flag_renamed = false; /* what-if only: set by a rename after the read */
+	r->flag_from = r->flag_to = 0;
 	p += 5;
 	if (r->sidx >= c->nst || r->nregions > TA1_MAX_REGIONS) {
 		cap_read_fail(rd, "a record out of range");
