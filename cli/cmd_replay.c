@@ -12,8 +12,10 @@
 
 #include "analyzer/windows.h"
 #include "lib/snr_output.h"
+#include "lib/snr_pod.h"
 #include "lib/snr_set.h"
 #include "lib/snr_util.h"
+#include "replayer/pod.h"
 #include "replayer/replay.h"
 #include "snr_cli.h"
 
@@ -21,6 +23,7 @@ static const char replay_usage[] =
 	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm [--force]] [--json]\n"
 	"                  [--cache-report[=N]]\n"
 	"       snr replay SET|T.snrt... [-o MSET] [--json] [...]\n"
+	"       snr replay POD [--config M.json] [--json]\n"
 	"\n"
 	"Loads the trace's snapshot into a simulator, runs the recorded instructions\n"
 	"with every performance event reported to the tracker, and checks the replay:\n"
@@ -49,11 +52,72 @@ static const char replay_usage[] =
 	"with each window's index; -o MSET writes a metrics set (a folder of .snrm and\n"
 	"set.json) that analyze, annotate and report read as the set.\n"
 	"\n"
+	"A pod recording (`snr record --pod`): every chip's window in one timing\n"
+	"simulation on one machine and one fabric, the chips in the device's time\n"
+	"order (the device's --timing scheduler), a peer's replayed writes and signals\n"
+	"reaching the chips that read them; every chip's pcs and end state verified\n"
+	"against its trace; the figures per chip and the pod's cycles (the last chip's\n"
+	"end). Not yet taken with a pod: -o, --sim other than ta1, --cache-report.\n"
+	"\n"
 	"Exit status: 0 replayed and verified, 3 diverged (the report names the\n"
 	"instruction), 1 could not replay, 2 bad usage.\n";
 
 /* Several windows: each replayed (and written into the metrics set), then
  * the figures per window, per group and together. */
+/* A pod recording: its chips replayed together (replayer/pod.c). */
+static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
+{
+	if (o->metrics_path || o->cache_report) {
+		snr_err("replay: %s is a pod recording: %s is not built for a pod replay yet (the pod replays without it)",
+			dir, o->metrics_path ? "-o" : "--cache-report");
+		return 2;
+	}
+	struct snr_pod_replay r;
+	char err[1024];
+	if (snr_pod_replay(dir, o, &r, err, sizeof(err))) {
+		snr_err("replay: %s", err);
+		snr_pod_replay_free(&r);
+		return 1;
+	}
+	if (as_json) {
+		json_t *j = snr_pod_replay_json(dir, &r);
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(j);
+	} else {
+		printf("%-5s %12s %12s %7s %14s %6s %12s  %s\n", "chip", "instructions", "cycles", "IPC", "stall cycles",
+		       "DMAs", "DMA bytes", "verified");
+		for (unsigned k = 0; k < r.chips; k++) {
+			const struct snr_replay_result *c = &r.chip[k].r;
+			uint64_t stall = 0;
+			for (int s = 0; s < SNR_STALL_COUNT; s++)
+				stall += c->stall_cycles[s];
+			printf("%-5u %12llu %12llu %7.3f %14llu %6llu %12llu  %s\n", k, (unsigned long long)c->instructions,
+			       (unsigned long long)c->cycles, c->cycles ? (double)c->instructions / (double)c->cycles : 0.0,
+			       (unsigned long long)stall, (unsigned long long)c->dma_count, (unsigned long long)c->dma_bytes,
+			       !c->ok ? "NO" : c->end_state_checked ? "pcs, end state"
+				       : c->exited ? "pcs (the program ended)" : "pcs (no end-state digest)");
+		}
+		printf("pod cycles    %llu (the last chip's end; every chip's window starts at cycle 0)\n",
+		       (unsigned long long)r.cycles);
+		if (r.ok)
+			printf("verified      every chip's pcs matched; end state matches the recording on %u of %u chips\n",
+			       (unsigned)({
+				       unsigned n = 0;
+				       for (unsigned k = 0; k < r.chips; k++)
+					       n += r.chip[k].r.end_state_checked;
+				       n;
+			       }),
+			       r.chips);
+	}
+	int rc = r.ok ? 0 : 3;
+	if (!r.ok)
+		fprintf(stderr, "snr: replay: pod %s DIVERGED\n%s", dir, r.report);
+	snr_pod_replay_free(&r);
+	return rc;
+}
+
 static int replay_windows(struct snr_replay_opts *o, int as_json, int nargs, char **args)
 {
 	struct snr_inputs in;
@@ -182,6 +246,8 @@ int snr_cmd_replay(int argc, char **argv)
 	if (snr_output_preflight("replay", one ? o.metrics_path : NULL, argv + optind, argc - optind,
 				 (const char *const[]){o.config_path}, 1))
 		return 1;
+	if (optind == argc - 1 && snr_pod_is(argv[optind]))
+		return replay_pod(argv[optind], &o, as_json);
 	if (!one)
 		return replay_windows(&o, as_json, argc - optind, argv + optind);
 	char err[1024];

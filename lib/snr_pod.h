@@ -15,6 +15,7 @@ struct snr_pod_chip {
 	uint64_t instructions;  /* from the trace */
 	char end[32];           /* its window's end: count, returned, exited... */
 	uint64_t breakpoint;    /* the window's start address */
+	uint64_t flags_at_start[16]; /* the chip's sync flags as the windows started (the manifest's) */
 };
 
 struct snr_pod {

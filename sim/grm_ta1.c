@@ -24,6 +24,7 @@
 #include "lib/snr_util.h"
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
+#include "sim/ta1_fabric.h"
 #include "sim/ta1_timing.h"
 
 /* Decode cache: one slot per 4-byte word of core memory, valid while the
@@ -81,6 +82,12 @@ struct snr_sim {
 	int null_fd;
 	bool flags_seeded;
 	bool seed_flags; /* with the timing model, flags not seeded yet */
+	/* A pod's chip (ta1_grm_new_pod): the machine and fabric are the pod's,
+	 * HBM captures and reads go through the pod's hooks, and a WAIT the
+	 * machine blocks returns with `blocked` set instead of failing. */
+	const struct ta1_grm_pod_hooks *pod;
+	struct ta1_fabric *fabric;
+	bool blocked;
 	char err[600];
 };
 
@@ -133,7 +140,8 @@ static void grm_destroy(struct snr_sim *s)
 	if (!s)
 		return;
 	ta1_timing_free(s->timing);
-	ta1_machine_free(s->m);
+	if (!s->pod)
+		ta1_machine_free(s->m);
 	if (s->slots)
 		munmap(s->slots, s->core_size / 4 * sizeof(*s->slots));
 	snr_ranges_free(&s->valid);
@@ -146,7 +154,7 @@ static int grm_attach_tracker(struct snr_sim *s, const struct snr_tracker *t)
 {
 	s->tracker = t;
 	ta1_timing_free(s->timing);
-	s->timing = ta1_timing_new(&s->cfg, t, s->chip);
+	s->timing = s->pod ? ta1_timing_new_pod(s->fabric, t, s->chip) : ta1_timing_new(&s->cfg, t, s->chip);
 	return 0;
 }
 
@@ -195,6 +203,11 @@ static int grm_get_reg(struct snr_sim *s, unsigned reg, uint8_t *val, unsigned s
 static int grm_load_mem(struct snr_sim *s, uint8_t space, uint16_t chip, uint64_t addr, const void *data,
 			uint64_t len)
 {
+	if (s->pod && space == TA1_SPACE_HBM) { /* the pod places it at this chip's first read */
+		s->pod->defer(s->pod->user, s->chip, chip, addr, data, len);
+		snr_ranges_add(&s->valid, snr_ranges_key(space, chip), addr, addr + len);
+		return 0;
+	}
 	if (ta1_chip_write_mem(s->c, addr, data, len) != len) {
 		snr_fmt(s->err, sizeof(s->err), "ta1: cannot load %llu bytes at 0x%llx: not inside one memory",
 			(unsigned long long)len, (unsigned long long)addr);
@@ -315,15 +328,41 @@ static __attribute__((noinline)) void note_writes(struct snr_sim *s, const struc
 			continue;
 		uint64_t base = canonical(s, g);
 		uint32_t key = snr_ranges_key(g->space, g->chip);
+		bool shared = s->pod && g->space == TA1_SPACE_HBM;
 		if (g->rows == 1 || g->stride == (int64_t)g->row_bytes) {
 			valid_add(s, key, base, base + g->row_bytes * g->rows);
+			if (shared)
+				s->pod->wrote(s->pod->user, g->chip, base, base + g->row_bytes * g->rows);
 			continue;
 		}
 		for (uint64_t row = 0; row < g->rows; row++) {
 			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
 			valid_add(s, key, lo, lo + g->row_bytes);
+			if (shared)
+				s->pod->wrote(s->pod->user, g->chip, lo, lo + g->row_bytes);
 		}
 	}
+}
+
+/* A pod's chip: every HBM row the instruction reads, before it runs, handed
+ * to the pod (which places the chip's captured bytes there, or checks them
+ * against what the pod's replay holds). */
+static __attribute__((noinline)) int pod_reads(struct snr_sim *s, uint64_t index, uint64_t pc,
+					       const struct ta1_insn *in, const struct ta1_access *a)
+{
+	for (unsigned i = 0; i < a->nregions; i++) {
+		const struct ta1_region *g = &a->region[i];
+		if (g->write || !g->rows || g->space != TA1_SPACE_HBM)
+			continue;
+		uint64_t base = canonical(s, g);
+		for (uint64_t row = 0; row < g->rows; row++) {
+			uint64_t lo = base + (uint64_t)((int64_t)row * g->stride);
+			if (s->pod->read(s->pod->user, s->chip, index, pc, in, g->chip, lo, lo + g->row_bytes, s->err,
+					 sizeof(s->err)))
+				return -1;
+		}
+	}
+	return 0;
 }
 
 /* The access of the instruction in a slot that still holds the word at pc. */
@@ -387,6 +426,15 @@ static __attribute__((noinline)) const struct ta1_insn *fetch_slow(struct snr_si
 	return &sl->in;
 }
 
+static __attribute__((noinline)) void seed_flags(struct snr_sim *s)
+{
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+		for (uint64_t k = ta1_chip_get_reg(s->c, TA1_REG_FLAG0 + f); k > 0; k--)
+			ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
+	s->flags_seeded = true;
+	s->seed_flags = false;
+}
+
 /* Executes the instruction at pc, the chip's current pc. Inlined into the
  * run loop: it is most of what the replay does per instruction. */
 static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uint64_t index, uint64_t pc,
@@ -433,6 +481,8 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 			if (poisoned(s, index, pc, in, &a))
 				return -1;
 	}
+	if (__builtin_expect(s->pod != NULL, 0) && a.nregions && pod_reads(s, index, pc, in, &a))
+		return -1;
 	/* The timing model reads the registers an Xta instruction names as they
 	 * were before it executed; scalar instructions it times from their
 	 * access alone. */
@@ -449,13 +499,8 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 	}
 	/* Flags captured at the window's start are completions of DMAs issued
 	 * before it; the timing model learns of them once. */
-	if (__builtin_expect(s->seed_flags, 0)) {
-		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-			for (uint64_t k = ta1_chip_get_reg(c, TA1_REG_FLAG0 + f); k > 0; k--)
-				ta1_timing_pre_window_dma(s->timing, f, 0, TA1_SPACE_HBM, TA1_SPACE_VMEM);
-		s->flags_seeded = true;
-		s->seed_flags = false;
-	}
+	if (__builtin_expect(s->seed_flags, 0))
+		seed_flags(s);
 	/* The chip runs the slot's decode, and an Xta instruction the query's
 	 * answer (a dynamic slot or a fresh decode): it need not decode or query
 	 * again. Outside core memory the chip's own step faults on the fetch. */
@@ -478,6 +523,11 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 			snr_fmt(s->err, sizeof(s->err), "instruction %llu at pc 0x%llx is an ebreak",
 				(unsigned long long)index, (unsigned long long)pc);
 			return -1;
+		}
+		if (st == TA1_STOP_BLOCKED && s->pod) { /* a peer has not signalled yet: nothing ran */
+			s->blocked = true;
+			out->next_pc = pc;
+			return 0;
 		}
 		if (st == TA1_STOP_BLOCKED) {
 			snr_fmt(s->err, sizeof(s->err),
@@ -548,6 +598,59 @@ void ta1_grm_set_functional_only(struct snr_sim *s, bool on)
 }
 
 static uint64_t grm_finish(struct snr_sim *s) { return ta1_timing_drain(s->timing); }
+
+struct snr_sim *ta1_grm_new_pod(struct ta1_machine *m, struct ta1_fabric *fabric, unsigned chip,
+				const struct ta1_grm_pod_hooks *hooks, char *err, size_t errlen)
+{
+	if (chip >= ta1_machine_nchips(m)) {
+		snr_fmt(err, errlen, "ta1: chip %u of a pod of %u chips", chip, ta1_machine_nchips(m));
+		return NULL;
+	}
+	struct snr_sim *s = snr_xcalloc(1, sizeof(*s));
+	s->null_fd = -1;
+	s->cfg = *ta1_machine_config(m);
+	s->chip = chip;
+	s->m = m;
+	s->pod = hooks;
+	s->fabric = fabric;
+	s->c = ta1_machine_chip(m, chip);
+	s->core = ta1_chip_core(s->c, &s->core_size);
+	s->last_word = (s->core_size - 4) >> 2;
+	s->slots = mmap(NULL, s->core_size / 4 * sizeof(*s->slots), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (s->slots == MAP_FAILED) {
+		snr_fmt(err, errlen, "ta1: cannot map the decode cache for %llu bytes of core memory",
+			(unsigned long long)s->core_size);
+		free(s);
+		return NULL;
+	}
+	ta1_chip_query_ctx(s->c, &s->q);
+	s->timing = ta1_timing_new_pod(fabric, NULL, chip);
+	s->seed_flags = true;
+	/* the flags are the pod's (set from the manifest's flags_at_start) */
+	s->reg_valid = 1ull << 0 | 1ull << TA1_REG_PC | 1ull << TA1_REG_CHIPID | 1ull << TA1_REG_NCHIPS |
+		       1ull << TA1_REG_CYCLE | 1ull << TA1_REG_INSTRET;
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+		s->reg_valid |= 1ull << (TA1_REG_FLAG0 + f);
+	return s;
+}
+
+void ta1_grm_pod_seed_flags(struct snr_sim *s)
+{
+	if (s->seed_flags)
+		seed_flags(s);
+}
+
+int ta1_grm_pod_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out, bool *blocked)
+{
+	s->blocked = false;
+	int rc = step_one(s, index, ta1_chip_get_reg(s->c, TA1_REG_PC), out);
+	*blocked = s->blocked;
+	return rc;
+}
+
+struct ta1_timing_model *ta1_grm_timing(struct snr_sim *s) { return s->timing; }
+struct ta1_chip *ta1_grm_chip(struct snr_sim *s) { return s->c; }
 
 const struct snr_sim_ops snr_sim_ta1 = {
 	.abi_version = SNR_SIM_ABI_VERSION,

@@ -1,0 +1,567 @@
+/*
+ * pod.c: see pod.h.
+ *
+ * Every chip's trace is loaded into its chip of one ta1_machine (the GRM in
+ * its pod mode, sim/grm_ta1.h), each chip's timing model on one fabric; the
+ * chips run in the order of the device's scheduler (device/pod_sched.h), so a
+ * DMA meets on the fabric every transfer it overlaps and a peer's signal
+ * reaches a waiting chip when the peer's replay sends it.
+ *
+ * Sync flags start from the manifest's flags_at_start: a flag a chip's trace
+ * captured at its first read may count a peer's signal sent inside the
+ * windows, which the peer's replay sends again.
+ *
+ * HBM is the pod's: a chip's captured HBM bytes are its first reads, which a
+ * peer's write inside the windows may have preceded. They are held back and
+ * placed at the chip's first read of them: bytes nobody in the pod has
+ * written or placed yet take the capture; bytes the pod's replay already
+ * holds (a peer wrote them, or another chip's capture placed them) must
+ * equal the capture, or the replay fails naming the reading chip and
+ * instruction.
+ */
+#include "pod.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device/pod_sched.h"
+#include "device/ta1_machine.h"
+#include "isa/ta1/ta1_isa.h"
+#include "lib/snr_config.h"
+#include "lib/snr_lines.h"
+#include "lib/snr_pod.h"
+#include "lib/snr_ranges.h"
+#include "lib/snr_trace.h"
+#include "lib/snr_util.h"
+#include "replayer/window.h"
+#include "sim/grm_ta1.h"
+#include "sim/ta1_fabric.h"
+#include "sim/ta1_timing.h"
+
+/* A chip's captured HBM bytes, placed at its first read. */
+struct capture {
+	unsigned owner;
+	uint64_t lo, hi;
+	uint8_t *bytes;
+};
+
+struct chip {
+	unsigned id;
+	struct snr_trace *t;
+	struct snr_sim *s;
+	struct snr_window win;
+	struct snr_replay_result *r;
+	struct capture *cap;
+	size_t ncap, cap_cap;
+	struct snr_ranges consumed; /* captured bytes already placed or checked */
+	uint64_t at;                /* the next instruction's index */
+	size_t next_post;
+	bool ended;
+	struct snr_tracker tracker;
+};
+
+struct pod {
+	unsigned n;
+	struct chip *c;
+	struct ta1_machine *m;
+	struct snr_ranges held; /* HBM bytes the replay holds: written, or placed from a capture */
+	struct snr_pod_replay *out;
+	char err[1024];        /* a failure that is not a divergence */
+	bool failed;
+};
+
+static void on_stall(void *u, const struct snr_ev_stall *e)
+{
+	struct chip *c = u;
+	c->r->stall_cycles[e->cause] += e->cycles;
+}
+
+static void on_dma(void *u, const struct snr_ev_dma *e)
+{
+	struct chip *c = u;
+	if (e->phase == SNR_DMA_ISSUED && e->issue_index >= 0) {
+		c->r->dma_count++;
+		c->r->dma_bytes += e->bytes;
+	}
+}
+
+/* ---- HBM: captures placed at first read ------------------------------------------ */
+
+static void hook_defer(void *user, unsigned chip, unsigned owner, uint64_t addr, const void *data, uint64_t len)
+{
+	struct chip *c = &((struct pod *)user)->c[chip];
+	if (!len)
+		return;
+	if (c->ncap == c->cap_cap) {
+		c->cap_cap = c->cap_cap ? 2 * c->cap_cap : 64;
+		c->cap = snr_xrealloc(c->cap, c->cap_cap * sizeof(*c->cap));
+	}
+	uint8_t *b = snr_xmalloc(len);
+	memcpy(b, data, len);
+	c->cap[c->ncap++] = (struct capture){owner, addr, addr + len, b};
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct capture *x = a, *y = b;
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void hook_wrote(void *user, unsigned owner, uint64_t lo, uint64_t hi)
+{
+	struct pod *p = user;
+	snr_ranges_add(&p->held, snr_ranges_key(TA1_SPACE_HBM, owner), lo, hi);
+}
+
+/* [lo, hi) of capture k, which the pod already holds: equal, or the error. */
+static int check_held(struct pod *p, struct chip *c, const struct capture *k, uint64_t lo, uint64_t hi, char *err,
+		      size_t errlen)
+{
+	uint8_t buf[256];
+	for (uint64_t a = lo; a < hi; a += sizeof(buf)) {
+		uint64_t len = hi - a < sizeof(buf) ? hi - a : sizeof(buf);
+		if (ta1_chip_read_mem(ta1_machine_chip(p->m, c->id), a, buf, len) != len) {
+			snr_fmt(err, errlen, "chip %u's HBM at 0x%llx cannot be read", k->owner, (unsigned long long)a);
+			return -1;
+		}
+		const uint8_t *want = k->bytes + (a - k->lo);
+		if (!memcmp(buf, want, len))
+			continue;
+		uint64_t i = 0;
+		while (buf[i] == want[i])
+			i++;
+		snr_fmt(err, errlen,
+			"its read of chip %u's HBM at 0x%llx takes 0x%02x from the pod's replay (written there by a "
+			"chip's replayed instructions, or placed by another chip's capture), but chip %u's trace "
+			"captured 0x%02x there: the trace's captured peer bytes differ from the peer's replayed write",
+			k->owner, (unsigned long long)(a + i), buf[i], c->id, want[i]);
+		return -1;
+	}
+	return 0;
+}
+
+static int hook_read(void *user, unsigned chip, uint64_t index, uint64_t pc, const struct ta1_insn *in,
+		     unsigned owner, uint64_t lo, uint64_t hi, char *err, size_t errlen)
+{
+	(void)index, (void)pc, (void)in;
+	struct pod *p = user;
+	struct chip *c = &p->c[chip];
+	if (!c->ncap)
+		return 0;
+	/* the first capture of owner ending past lo (captures do not overlap) */
+	size_t a = 0, b = c->ncap;
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		const struct capture *k = &c->cap[mid];
+		if (k->owner < owner || (k->owner == owner && k->hi <= lo))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	uint32_t key = snr_ranges_key(TA1_SPACE_HBM, owner);
+	int rc = 0;
+	for (; rc == 0 && a < c->ncap && c->cap[a].owner == owner && c->cap[a].lo < hi; a++) {
+		const struct capture *k = &c->cap[a];
+		uint64_t x = k->lo > lo ? k->lo : lo, y = k->hi < hi ? k->hi : hi;
+		struct snr_range *fresh = NULL, *open = NULL;
+		size_t nfresh = 0, nopen = 0, cfresh = 0, copen = 0;
+		snr_ranges_missing(&c->consumed, key, x, y, &fresh, &nfresh, &cfresh);
+		for (size_t f = 0; rc == 0 && f < nfresh; f++) {
+			/* not read by the chip before: what the pod holds is checked, the rest placed */
+			nopen = 0;
+			snr_ranges_missing(&p->held, key, fresh[f].lo, fresh[f].hi, &open, &nopen, &copen);
+			uint64_t at = fresh[f].lo;
+			for (size_t o = 0; rc == 0 && o <= nopen; o++) {
+				uint64_t end = o < nopen ? open[o].lo : fresh[f].hi;
+				if (at < end)
+					rc = check_held(p, c, k, at, end, err, errlen);
+				if (rc || o == nopen)
+					break;
+				uint64_t len = open[o].hi - open[o].lo;
+				if (ta1_chip_write_mem(ta1_machine_chip(p->m, chip), open[o].lo, k->bytes + (open[o].lo - k->lo),
+						       len) != len) {
+					snr_fmt(err, errlen, "chip %u's captured bytes at 0x%llx lie outside chip %u's HBM",
+						chip, (unsigned long long)open[o].lo, owner);
+					rc = -1;
+					break;
+				}
+				snr_ranges_add(&p->held, key, open[o].lo, open[o].hi);
+				at = open[o].hi;
+			}
+			snr_ranges_add(&c->consumed, key, fresh[f].lo, fresh[f].hi);
+		}
+		free(fresh);
+		free(open);
+	}
+	return rc;
+}
+
+/* ---- messages --------------------------------------------------------------------- */
+
+/* "pc 0x.. <sym> file:line (func): disasm" of chip c's pc. */
+static void where(struct chip *c, uint64_t pc, char *buf, size_t len)
+{
+	char sym[160], loc[400], dis[128] = "?";
+	snr_trace_symbolize(c->t, pc, sym, sizeof(sym));
+	struct snr_lines *lines = snr_lines_open_meta(snr_trace_meta_json(c->t), NULL);
+	snr_lines_where(lines, pc, sym, loc, sizeof(loc));
+	snr_lines_free(lines);
+	unsigned n;
+	const uint8_t *code = snr_window_code(&c->win, pc, &n);
+	struct ta1_insn in;
+	uint32_t w;
+	if (code && n >= 4) {
+		memcpy(&w, code, 4);
+		if (ta1_decode(w, &in))
+			ta1_disasm(&in, pc, dis, sizeof(dis));
+	}
+	if (strcmp(loc, sym))
+		snprintf(buf, len, "pc 0x%llx <%s> %s: %s", (unsigned long long)pc, sym, loc, dis);
+	else
+		snprintf(buf, len, "pc 0x%llx <%s>: %s", (unsigned long long)pc, sym, dis);
+}
+
+static void report(struct pod *p, const char *fmt, ...) SNR_PRINTF(2, 3);
+static void report(struct pod *p, const char *fmt, ...)
+{
+	char *r = p->out->report;
+	size_t used = strlen(r);
+	if (used + 1 >= sizeof(p->out->report))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r + used, sizeof(p->out->report) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the scheduler's callbacks ------------------------------------------------------- */
+
+static bool sched_running(void *user, unsigned i) { return !((struct pod *)user)->c[i].ended; }
+
+static uint64_t sched_now(void *user, unsigned i)
+{
+	return ta1_timing_now(ta1_grm_timing(((struct pod *)user)->c[i].s));
+}
+
+static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, uint64_t *resume)
+{
+	struct pod *p = user;
+	struct chip *c = &p->c[i];
+	struct snr_window *w = &c->win;
+	const struct snr_trace_reg *regs = snr_trace_regs(c->t);
+	struct snr_window_post *post = c->next_post < w->npost ? &w->post[c->next_post] : NULL;
+	if (post && post->index == c->at && post->call) {
+		if (snr_window_apply_post(&snr_sim_ta1, c->s, regs, post)) {
+			snr_fmt(p->err, sizeof(p->err), "chip %u: simulator ta1: %s", i, snr_sim_ta1.error(c->s));
+			p->failed = true;
+			return TA1_SCHED_STOP;
+		}
+		c->next_post++;
+		c->r->instructions++;
+		c->ended = ++c->at >= w->n;
+		return TA1_SCHED_RAN;
+	}
+	struct ta1_chip *chip = ta1_grm_chip(c->s);
+	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = snr_window_pc(w, c->at);
+	if (snr_window_error(w)) {
+		snr_fmt(p->err, sizeof(p->err), "chip %u: %s", i, snr_window_error(w));
+		p->failed = true;
+		return TA1_SCHED_STOP;
+	}
+	if (pc != want) {
+		char a[600], b[600];
+		where(c, want, a, sizeof(a));
+		where(c, pc, b, sizeof(b));
+		c->r->ok = false;
+		report(p, "chip %u diverged at instruction %llu: its trace executed %s; the pod replay is at %s\n", i,
+		       (unsigned long long)c->at, a, b);
+		return TA1_SCHED_STOP;
+	}
+	uint32_t word = 0;
+	struct ta1_insn in = {0};
+	if (ta1_chip_read_mem(chip, pc, &word, 4) == 4)
+		ta1_decode(word, &in);
+	if (in.op == TA1_OP_TA_WAIT) {
+		uint64_t flag = ta1_chip_get_reg(chip, in.rs1), count = ta1_chip_get_reg(chip, in.rs2);
+		if (!ta1_timing_wait_ready(ta1_grm_timing(c->s), in.rs1, in.rs2,
+					   flag < TA1_NUM_FLAGS ? (unsigned)flag : TA1_NUM_FLAGS, count, horizon, resume))
+			return TA1_SCHED_PARK;
+	}
+	struct snr_sim_step st;
+	bool blocked = false;
+	if (ta1_grm_pod_step(c->s, c->at, &st, &blocked)) {
+		char a[600];
+		where(c, pc, a, sizeof(a));
+		c->r->ok = false;
+		report(p, "chip %u: instruction %llu (%s) failed in the pod replay: %s\n", i, (unsigned long long)c->at, a,
+		       snr_sim_ta1.error(c->s));
+		return TA1_SCHED_STOP;
+	}
+	if (blocked)
+		return TA1_SCHED_BLOCKED;
+	c->r->instructions++;
+	c->at++;
+	if (post && post->index == c->at - 1) {
+		if (post->unread) {
+			snr_fmt(p->err, sizeof(p->err),
+				"chip %u: instruction %llu read memory the recorder could not read; a pod replay does not "
+				"take such steps",
+				i, (unsigned long long)post->index);
+			p->failed = true;
+			return TA1_SCHED_STOP;
+		}
+		if (snr_window_apply_post(&snr_sim_ta1, c->s, regs, post)) {
+			snr_fmt(p->err, sizeof(p->err), "chip %u: simulator ta1: %s", i, snr_sim_ta1.error(c->s));
+			p->failed = true;
+			return TA1_SCHED_STOP;
+		}
+		c->next_post++;
+	}
+	if (st.exited)
+		c->r->exited = true;
+	c->ended = st.exited || c->at >= w->n;
+	return in.op == TA1_OP_TA_DMA_NOTIFY ? TA1_SCHED_NOTIFIED : TA1_SCHED_RAN;
+}
+
+/* ---- end state -------------------------------------------------------------------- */
+
+static void end_state(struct pod *p, struct chip *c)
+{
+	struct snr_replay_result *r = c->r;
+	const uint8_t *const *dregs;
+	size_t nblocks;
+	const struct snr_trace_mem *blocks;
+	const uint64_t *hashes;
+	if (!r->ok || r->exited || r->truncated || !snr_trace_digest(c->t, &dregs, &nblocks, &blocks, &hashes))
+		return;
+	r->end_state_checked = true;
+	const struct snr_trace_reg *regs = snr_trace_regs(c->t);
+	size_t nregs = snr_trace_nregs(c->t);
+	unsigned bad = 0;
+	for (size_t i = 0; i < nregs; i++) {
+		uint8_t v[8];
+		if (!dregs[i] || (int)i == c->win.pc_reg || regs[i].size != sizeof(v))
+			continue;
+		if (snr_sim_ta1.get_reg(c->s, (unsigned)i, v, sizeof(v)))
+			continue;
+		if (memcmp(v, dregs[i], sizeof(v))) {
+			uint64_t got, want;
+			memcpy(&got, v, 8);
+			memcpy(&want, dregs[i], 8);
+			if (bad++ < 16)
+				report(p, "chip %u: end state: register %s is 0x%llx, the device had 0x%llx\n", c->id,
+				       regs[i].name, (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+	uint8_t *buf = snr_xmalloc(SNR_TRACE_DIGEST_BLOCK);
+	for (size_t i = 0; i < nblocks; i++) {
+		if (snr_sim_ta1.read_mem(c->s, (uint8_t)blocks[i].space, blocks[i].chip, blocks[i].addr, buf,
+					 blocks[i].len) ||
+		    snr_trace_hash(buf, blocks[i].len) != hashes[i]) {
+			if (bad++ < 32)
+				report(p, "chip %u: end state: memory [0x%llx, 0x%llx) differs from the device's\n", c->id,
+				       (unsigned long long)blocks[i].addr,
+				       (unsigned long long)(blocks[i].addr + blocks[i].len));
+		}
+	}
+	free(buf);
+	if (bad)
+		r->ok = false;
+}
+
+/* ---- the replay ------------------------------------------------------------------- */
+
+int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_pod_replay *out, char *err,
+		   size_t errlen)
+{
+	struct snr_pod pod;
+	memset(out, 0, sizeof(*out));
+	if (o->sim && strcmp(o->sim, "ta1")) {
+		snr_fmt(err, errlen, "%s: a pod replays in the TA1 GRM only (--sim ta1), not %s", dir, o->sim);
+		return -1;
+	}
+	if (snr_pod_open(dir, &pod, err, errlen))
+		return -1;
+	struct pod p = {.n = pod.chips, .out = out};
+	p.c = snr_xcalloc(p.n, sizeof(*p.c));
+	out->chips = p.n;
+	out->chip = snr_xcalloc(p.n, sizeof(*out->chip));
+	struct ta1_fabric *fabric = NULL;
+	json_t *meta = NULL;
+	int null_fd = -1, rc = -1;
+	const struct ta1_grm_pod_hooks hooks = {&p, hook_defer, hook_read, hook_wrote};
+	for (unsigned k = 0; k < p.n; k++) {
+		p.c[k].id = k;
+		p.c[k].r = &out->chip[k].r;
+		out->chip[k].chip = k;
+		out->chip[k].trace = snr_xstrdup(pod.chip[k].path);
+		p.c[k].t = snr_trace_open(pod.chip[k].path, err, errlen);
+		if (!p.c[k].t)
+			goto out;
+	}
+	/* the machine: chip 0's recorded config (snr_pod_open checked every chip's is the same), or the user's */
+	struct snr_config cfg;
+	{
+		struct snr_config_text ct = {0};
+		char *text = NULL, src[600];
+		meta = json_loads(snr_trace_meta_json(p.c[0].t), 0, NULL);
+		const char *isa = json_string_value(json_object_get(meta, "isa"));
+		if (!isa || strcmp(isa, "ta1")) {
+			snr_fmt(err, errlen, "%s: a pod of %s traces; a pod replays TA1 only", dir, isa ? isa : "unknown");
+			goto out;
+		}
+		if (o->config_path) {
+			if (snr_config_read(&ct, o->config_path, err, errlen))
+				goto out;
+			int bad = snr_config_check(&cfg, &ct, err, errlen);
+			snr_config_text_free(&ct);
+			if (bad)
+				goto out;
+		} else {
+			snr_config_default(&cfg);
+			text = json_dumps(json_object_get(meta, "config"), JSON_COMPACT);
+			snr_fmt(src, sizeof(src), "%s (its recorded machine config)", pod.chip[0].path);
+			ct.text = text;
+			ct.len = text ? strlen(text) : 0;
+			ct.source = src;
+			int bad = text && snr_config_check(&cfg, &ct, err, errlen);
+			free(text);
+			if (bad)
+				goto out;
+		}
+		if (cfg.chips != p.n) {
+			/* the recording's pod size is the chips the traces say */
+			cfg.chips = p.n;
+		}
+	}
+	p.m = ta1_machine_new(&cfg, err, errlen);
+	if (!p.m)
+		goto out;
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ta1_machine_set_output(p.m, null_fd, null_fd);
+	fabric = ta1_fabric_new(ta1_machine_config(p.m), err, errlen);
+	if (!fabric)
+		goto out;
+	for (unsigned k = 0; k < p.n; k++) {
+		struct chip *c = &p.c[k];
+		c->s = ta1_grm_new_pod(p.m, fabric, k, &hooks, err, errlen);
+		if (!c->s)
+			goto out;
+		c->tracker = (struct snr_tracker){.abi_version = SNR_TRACKER_ABI_VERSION, .user = c,
+						  .on_stall = on_stall, .on_dma = on_dma};
+		snr_sim_ta1.attach_tracker(c->s, &c->tracker);
+		char lerr[800];
+		if (snr_window_load(c->t, &snr_sim_ta1, c->s, &c->win, lerr, sizeof(lerr))) {
+			snr_fmt(err, errlen, "chip %u (%s): %s", k, pod.chip[k].path, lerr);
+			goto out;
+		}
+		if (c->win.n == 0) {
+			snr_fmt(err, errlen, "chip %u (%s) holds no instructions", k, pod.chip[k].path);
+			goto out;
+		}
+		c->r->recorded = c->win.n;
+		c->r->truncated = snr_trace_truncated(c->t);
+		c->r->interrupted = snr_trace_interrupted(c->t);
+		c->r->ok = true;
+		snr_qsort(c->cap, c->ncap, sizeof(*c->cap), by_place);
+		for (size_t i = 1; i < c->ncap; i++)
+			if (c->cap[i].owner == c->cap[i - 1].owner && c->cap[i].lo < c->cap[i - 1].hi) {
+				snr_fmt(err, errlen, "chip %u (%s): two captures of chip %u's HBM overlap at 0x%llx", k,
+					pod.chip[k].path, c->cap[i].owner, (unsigned long long)c->cap[i].lo);
+				goto out;
+			}
+		/* the flags as the windows started, not as each trace first read them */
+		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+			ta1_chip_set_reg(ta1_grm_chip(c->s), TA1_REG_FLAG0 + f, pod.chip[k].flags_at_start[f]);
+	}
+	for (unsigned k = 0; k < p.n; k++)
+		ta1_grm_pod_seed_flags(p.c[k].s);
+	out->ok = true;
+	struct ta1_sched_ops ops = {&p, p.n, sched_running, sched_now, sched_step};
+	unsigned which = 0;
+	enum ta1_sched_end e = ta1_sched_run(&ops, ta1_machine_config(p.m)->dma_base_latency_cycles, &which);
+	if (p.failed) {
+		snr_fmt(err, errlen, "%s", p.err);
+		goto out;
+	}
+	if (e == TA1_SCHED_DEADLOCK) {
+		report(&p, "the pod replay deadlocked: every chip still running waits for a signal no chip sends:");
+		for (unsigned k = 0; k < p.n; k++) {
+			char a[600];
+			if (p.c[k].ended) {
+				report(&p, " chip %u: its window ended;", k);
+				continue;
+			}
+			where(&p.c[k], ta1_chip_get_reg(ta1_grm_chip(p.c[k].s), TA1_REG_PC), a, sizeof(a));
+			report(&p, " chip %u: blocked at instruction %llu, %s;", k, (unsigned long long)p.c[k].at, a);
+			p.c[k].r->ok = false;
+		}
+		report(&p, "\n");
+	}
+	for (unsigned k = 0; k < p.n; k++) {
+		struct chip *c = &p.c[k];
+		c->r->cycles = snr_sim_ta1.finish(c->s);
+		if (c->r->cycles > out->cycles)
+			out->cycles = c->r->cycles;
+		if (e == TA1_SCHED_DONE)
+			end_state(&p, c);
+		if (!c->r->ok || e != TA1_SCHED_DONE)
+			out->ok = false;
+	}
+	rc = 0;
+out:
+	for (unsigned k = 0; k < p.n; k++) {
+		struct chip *c = &p.c[k];
+		if (c->s)
+			snr_sim_ta1.destroy(c->s);
+		snr_window_free(&c->win);
+		snr_trace_close(c->t);
+		for (size_t i = 0; i < c->ncap; i++)
+			free(c->cap[i].bytes);
+		free(c->cap);
+		snr_ranges_free(&c->consumed);
+	}
+	free(p.c);
+	snr_ranges_free(&p.held);
+	ta1_fabric_free(fabric);
+	ta1_machine_free(p.m);
+	if (null_fd >= 0)
+		close(null_fd);
+	json_decref(meta);
+	snr_pod_free(&pod);
+	return rc;
+}
+
+void snr_pod_replay_free(struct snr_pod_replay *r)
+{
+	for (unsigned k = 0; r->chip && k < r->chips; k++)
+		free(r->chip[k].trace);
+	free(r->chip);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *snr_pod_replay_json(const char *dir, const struct snr_pod_replay *r)
+{
+	json_t *j = json_object(), *chips = json_array();
+	json_object_set_new(j, "pod", json_string(dir));
+	for (unsigned k = 0; k < r->chips; k++) {
+		json_t *c = json_object();
+		json_object_set_new(c, "chip", json_integer(k));
+		json_t *s = snr_replay_summary(&r->chip[k].r);
+		json_object_update(c, s);
+		json_decref(s);
+		json_object_set_new(c, "trace", json_string(r->chip[k].trace));
+		json_array_append_new(chips, c);
+	}
+	json_object_set_new(j, "chips", chips);
+	json_object_set_new(j, "cycles", json_integer((json_int_t)r->cycles));
+	json_object_set_new(j, "verified", json_boolean(r->ok));
+	if (!r->ok)
+		json_object_set_new(j, "report", json_string(r->report));
+	return j;
+}

@@ -1,0 +1,44 @@
+/*
+ * pod.h: the replay of a pod recording (`snr record --pod`): every chip's
+ * window in one timing simulation, on one functional machine and one fabric,
+ * the chips put in time order by the device's scheduler (device/pod_sched.h),
+ * each chip's pcs and end state verified against its own trace.
+ */
+#ifndef SNR_REPLAY_POD_H
+#define SNR_REPLAY_POD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "replayer/replay.h"
+
+struct snr_pod_replay_chip {
+	unsigned chip;
+	char *trace; /* its trace's path */
+	struct snr_replay_result r; /* cycles: the chip's own clock, drained; ok: its pcs and end state */
+};
+
+struct snr_pod_replay {
+	unsigned chips;
+	struct snr_pod_replay_chip *chip;
+	uint64_t cycles; /* the pod's: the last chip's end */
+	bool ok;         /* every chip verified */
+	char report[4096]; /* on divergence: the chip, the instruction, what differs */
+};
+
+/* Replays the pod recording at dir (o->config_path may override the
+ * recorded machine config; o->sim must be NULL or "ta1"). 0 when the replay
+ * ran (r->ok says whether every chip verified), -1 when it could not, with
+ * err filled. */
+int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_pod_replay *r, char *err,
+		   size_t errlen);
+void snr_pod_replay_free(struct snr_pod_replay *r);
+
+/* `snr replay POD --json`: {"pod", "chips": [{"chip", "cycles",
+ * "instructions", "verified", ...}], "cycles", "verified"}. New reference. */
+json_t *snr_pod_replay_json(const char *dir, const struct snr_pod_replay *r);
+
+#endif
