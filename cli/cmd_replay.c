@@ -96,7 +96,7 @@ static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
 			printf("%-5u %12llu %12llu %7.3f %14llu %6llu %12llu  %s\n", k, (unsigned long long)c->instructions,
 			       (unsigned long long)c->cycles, c->cycles ? (double)c->instructions / (double)c->cycles : 0.0,
 			       (unsigned long long)stall, (unsigned long long)c->dma_count, (unsigned long long)c->dma_bytes,
-			       !c->ok ? "NO" : c->end_state_checked ? "pcs, end state"
+			       c->report[0] ? c->report : !c->ok ? "NO" : c->end_state_checked ? "pcs, end state"
 				       : c->exited ? "pcs (the program ended)" : "pcs (no end-state digest)");
 		}
 		printf("pod cycles    %llu (the last chip's end; every chip's window starts at cycle 0)\n",

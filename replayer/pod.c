@@ -63,8 +63,21 @@ struct chip {
 	struct snr_tracker tracker;
 };
 
+/* The last writer of an HBM block in the replay: a chip's instruction, or a
+ * chip's capture placed there (index -1). */
+struct writer {
+	uint64_t block; /* (owner << 48 | addr / WRITER_BLOCK) + 1: 0 marks an empty slot */
+	unsigned chip;
+	int64_t index;
+};
+#define WRITER_BLOCK 4096
+
 struct pod {
 	unsigned n;
+	struct writer *w; /* open addressing, by block */
+	size_t w_cap, w_n;
+	unsigned step_chip; /* the chip whose instruction runs now, and its index */
+	uint64_t step_index;
 	struct chip *c;
 	struct ta1_machine *m;
 	struct snr_ranges held; /* HBM bytes the replay holds: written, or placed from a capture */
@@ -112,10 +125,47 @@ static int by_place(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static struct writer *writer_slot(struct pod *p, uint64_t key)
+{
+	if ((p->w_n + 1) * 2 > p->w_cap) {
+		struct writer *old = p->w;
+		size_t ocap = p->w_cap;
+		p->w_cap = ocap ? 2 * ocap : 256;
+		p->w = snr_xcalloc(p->w_cap, sizeof(*p->w));
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].block)
+				*writer_slot(p, old[i].block) = old[i];
+		free(old);
+	}
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (p->w_cap - 1);
+	while (p->w[h].block && p->w[h].block != key)
+		h = (h + 1) & (p->w_cap - 1);
+	if (!p->w[h].block) {
+		p->w[h].block = key;
+		p->w_n++;
+	}
+	return &p->w[h];
+}
+
+static uint64_t writer_key(unsigned owner, uint64_t addr)
+{
+	return ((uint64_t)owner << 48 | (addr / WRITER_BLOCK & 0xffffffffffffull)) + 1;
+}
+
+static void note_writer(struct pod *p, unsigned owner, uint64_t lo, uint64_t hi, unsigned chip, int64_t index)
+{
+	for (uint64_t b = lo / WRITER_BLOCK; b <= (hi - 1) / WRITER_BLOCK; b++) {
+		struct writer *w = writer_slot(p, writer_key(owner, b * WRITER_BLOCK));
+		w->chip = chip;
+		w->index = index;
+	}
+}
+
 static void hook_wrote(void *user, unsigned owner, uint64_t lo, uint64_t hi)
 {
 	struct pod *p = user;
 	snr_ranges_add(&p->held, snr_ranges_key(TA1_SPACE_HBM, owner), lo, hi);
+	note_writer(p, owner, lo, hi, p->step_chip, (int64_t)p->step_index);
 }
 
 /* [lo, hi) of capture k, which the pod already holds: equal, or the error. */
@@ -135,11 +185,18 @@ static int check_held(struct pod *p, struct chip *c, const struct capture *k, ui
 		uint64_t i = 0;
 		while (buf[i] == want[i])
 			i++;
+		char by[200] = "placed there by another chip's capture";
+		struct writer *w = writer_slot(p, writer_key(k->owner, a + i));
+		if (w->index >= 0)
+			snr_fmt(by, sizeof(by), "its 4 KiB block last written in the replay by chip %u's instruction %lld",
+				w->chip, (long long)w->index);
+		else if (w->chip != c->id)
+			snr_fmt(by, sizeof(by), "placed there from chip %u's capture", w->chip);
 		snr_fmt(err, errlen,
-			"its read of chip %u's HBM at 0x%llx takes 0x%02x from the pod's replay (written there by a "
-			"chip's replayed instructions, or placed by another chip's capture), but chip %u's trace "
-			"captured 0x%02x there: the trace's captured peer bytes differ from the peer's replayed write",
-			k->owner, (unsigned long long)(a + i), buf[i], c->id, want[i]);
+			"its read of chip %u's HBM at 0x%llx takes 0x%02x from the pod's replay (%s), but chip %u's "
+			"trace captured 0x%02x there: the trace's captured bytes differ from what the pod's replay "
+			"wrote",
+			k->owner, (unsigned long long)(a + i), buf[i], by, c->id, want[i]);
 		return -1;
 	}
 	return 0;
@@ -191,6 +248,7 @@ static int hook_read(void *user, unsigned chip, uint64_t index, uint64_t pc, con
 					break;
 				}
 				snr_ranges_add(&p->held, key, open[o].lo, open[o].hi);
+				note_writer(p, owner, open[o].lo, open[o].hi, chip, -1);
 				at = open[o].hi;
 			}
 			snr_ranges_add(&c->consumed, key, fresh[f].lo, fresh[f].hi);
@@ -294,6 +352,8 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	}
 	struct snr_sim_step st;
 	bool blocked = false;
+	p->step_chip = i;
+	p->step_index = c->at;
 	if (ta1_grm_pod_step(c->s, c->at, &st, &blocked)) {
 		char a[600];
 		where(c, pc, a, sizeof(a));
@@ -505,6 +565,14 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 	}
 	for (unsigned k = 0; k < p.n; k++) {
 		struct chip *c = &p.c[k];
+		if (!c->ended && c->r->ok) { /* the pod stopped before this chip's window ended */
+			c->r->ok = false;
+			snr_fmt(c->r->report, sizeof(c->r->report), "not finished: stopped at instruction %llu of %llu",
+				(unsigned long long)c->at, (unsigned long long)c->win.n);
+		} else if (e != TA1_SCHED_DONE && c->r->ok) {
+			snr_fmt(c->r->report, sizeof(c->r->report),
+				"its pcs matched; its end state was not compared (the pod diverged)");
+		}
 		c->r->cycles = snr_sim_ta1.finish(c->s);
 		if (c->r->cycles > out->cycles)
 			out->cycles = c->r->cycles;
@@ -527,6 +595,7 @@ out:
 		snr_ranges_free(&c->consumed);
 	}
 	free(p.c);
+	free(p.w);
 	snr_ranges_free(&p.held);
 	ta1_fabric_free(fabric);
 	ta1_machine_free(p.m);
@@ -556,6 +625,8 @@ json_t *snr_pod_replay_json(const char *dir, const struct snr_pod_replay *r)
 		json_object_update(c, s);
 		json_decref(s);
 		json_object_set_new(c, "trace", json_string(r->chip[k].trace));
+		if (r->chip[k].r.report[0])
+			json_object_set_new(c, "note", json_string(r->chip[k].r.report));
 		json_array_append_new(chips, c);
 	}
 	json_object_set_new(j, "chips", chips);
