@@ -224,10 +224,11 @@ static int expand_set(const char *dir, struct snr_inputs *in, char *err, size_t 
 								    json_string_value(json_object_get(j, "kind")) : "", "trace")) {
 		/* its windows are one run's chips, which only replay together */
 		snr_fmt(err, errlen,
-			"%s is a pod recording (record --pod): its chips replay only together, which is not built yet; "
-			"`snr trace info %s` lists them, and %s/window-K.snrt replays chip K alone (stopping at its first "
-			"wait for another chip's signal)",
-			dir, dir, dir);
+			"%s is a pod recording (record --pod): its chips replay only together, as `snr replay %s` "
+			"alone replays them (not as independent windows, nor with other traces); `snr trace info %s` lists "
+			"them, and %s/window-K.snrt replays chip K alone (stopping at its first wait for another chip's "
+			"signal)",
+			dir, dir, dir, dir);
 		goto out;
 	}
 	size_t nw = json_array_size(wins);

@@ -64,6 +64,52 @@ for c in chips:
 if ipc["min"] == ipc["max"]:
     assert all(c["instructions"] == ipc["min"] for c in chips), (chips, ipc)
 EOF
+  # the pod replayed whole (snr replay POD): every chip's pcs and end state verified, and its cycles
+  # against the device's --timing figures for the same window (docs/cases.md, "Ring all-reduce")
+  run "$SNR" replay "$T/$name.snrs" --json
+  expect_rc 0
+  cp "$T/out" "$T/$name.replay.json"
+  run "$SNR" replay "$T/$name.snrs" --json
+  cmp -s "$T/out" "$T/$name.replay.json" || fail "$name: two pod replays differ: $(diff "$T/out" "$T/$name.replay.json" | head -5)"
+  "$SNR" device "$elf" --chips "$n" --config "$cfg" --timing >"$T/$name.timing" || fail "$name: snr device --timing"
+  python3 - "$T/$name.replay.json" "$T/$name.info.json" "$T/$name.timing" "$fn" "$n" "$name" "$T" <<'EOF' || fail "$name: the pod replay against the device's --timing figures"
+import json, re, sys
+rep, info, timing, fn, n, name, tdir = sys.argv[1:8]
+n = int(n)
+j, info = json.load(open(rep)), json.load(open(info))
+chips = j["chips"]
+assert [c["chip"] for c in chips] == list(range(n)), chips
+for c, i in zip(chips, info["chips"]):
+    assert c["verified"] and c["end_state_checked"], c
+    assert c["instructions"] == i["instructions"], (c, i)
+assert j["verified"] and j["cycles"] == max(c["cycles"] for c in chips), j
+cyc = [c["cycles"] for c in chips]
+out = open(timing).read()
+# The device's figures are ta_cycles() read around the call: they add the 5 cycles
+# of the caller's instructions outside the window (the read before the call to the
+# call's jump, the return's landing to the read after it).
+OUTSIDE = 5
+if fn == "allreduce":
+    dev = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"chip (\d+) of \d+, \d+ floats, (\d+) cycles", out)}
+    assert sorted(dev) == list(range(n)), out
+    if name.startswith("late"):
+        # the windows start together at each chip's own hit: no lateness in them; every
+        # chip's replay is the one of the pod without the late chip
+        plain = json.load(open(tdir + "/ar%d.replay.json" % n))
+        assert cyc == [c["cycles"] for c in plain["chips"]], (cyc, plain)
+        assert dev[1] < cyc[1] + OUTSIDE and all(dev[k] > cyc[k] + OUTSIDE + 10000 for k in dev if k != 1), (dev, cyc)
+    else:
+        assert all(dev[k] - cyc[k] == OUTSIDE for k in dev), (dev, cyc)
+else:
+    m = re.search(r"setup (\d+) cycles, total (\d+) cycles", out)
+    gather0 = int(m.group(2)) - int(m.group(1))  # chip 0's figure for gather()
+    # on a ring chips 1 and 2 reach gather() 2 cycles after chips 0 and 3 on the device;
+    # the replay starts every window at its cycle 0, and chip 0's shards meet theirs 2
+    # cycles later: chip 0's gather is 2 cycles longer (docs/cases.md)
+    want = OUTSIDE - 2 if name.endswith("ring") else OUTSIDE
+    assert gather0 - cyc[0] == want, (gather0, cyc, want)
+print(name, "replay", cyc, "pod", j["cycles"], file=sys.stderr)
+EOF
   # each chip's pcs as record --chip C records that chip alone (the others run through its waits)
   for c in $([ "$name" = ar4 ] && echo 0) $((n - 1)); do
     gdb_device "$SNR" "$T" "$elf" --chips "$n" --config "$cfg"
@@ -97,8 +143,20 @@ import json
 w = json.load(open('$T/ar4.snrs/set.json'))['windows']
 assert [x['chip'] for x in w] == [0, 1, 2, 3] and all(len(x['flags_at_start']) == 16 for x in w), w
 " || fail "the pod manifest's chips and flags_at_start"
-# a pod's windows are not replayed one by one as independent windows
+# a pod's windows are not replayed one by one as independent windows: the set
+# replays whole (above), and what a pod replay does not take is refused
 run "$SNR" replay "$T/ar4.snrs"
+expect_rc 0
+expect_out "pod cycles    8400"
+for c in 0 1 2 3; do grep -Eq "^$c +134 +8400 .*pcs, end state$" "$T/out" || fail "replay POD lacks chip $c: $(cat "$T/out")"; done
+run "$SNR" replay "$T/ar4.snrs" -o "$T/ar4.msnrs"
+expect_rc 2
+expect_err "-o is not built for a pod replay yet"
+[ ! -e "$T/ar4.msnrs" ] || fail "a refused pod replay wrote its -o"
+run "$SNR" replay "$T/ar4.snrs" --sim unicorn
+expect_rc 1
+expect_err "a pod replays in the TA1 GRM only"
+run "$SNR" replay "$T/ar4.snrs" "$T/ar2.snrs"
 expect_rc 1
 expect_err "is a pod recording"
 
@@ -210,3 +268,71 @@ run "$SNR" record --pod --pid 1 --breakpoint allreduce --count 10 -o "$T/x"
 expect_rc 2
 expect_err "give --target"
 exit 0
+
+# the pod replay takes a peer's replayed write where a chip's trace captured the
+# peer's bytes, and checks the capture: chip 0 pushes 32 bytes into chip 1's HBM
+# (ta_dma_notify), chip 1 reads them after a spin. Recorded clean, the pod
+# replays verified; recorded with the device planting other bytes there during
+# chip 1's spin (--test-dma), chip 1's trace captured bytes chip 0 never wrote,
+# and the replay names chip 1, its instruction and chip 0's write.
+cat >"$T/peer.c" <<'EOF'
+#include <stdint.h>
+#include "ta1.h"
+TA_HBM_DATA static uint64_t box[4];
+static uint64_t mine[4] = {0x1111, 0x2222, 0x3333, 0x4444}, got[4];
+volatile uint64_t sink;
+__attribute__((noinline)) void handoff(uint64_t me)
+{
+	if (me == 0) {
+		ta_dma_notify(ta_hbm_of(1, ta_addr(box) - TA_HBM_BASE), ta_addr(mine), sizeof(box), 1, 3);
+		ta_wait(1, 1);
+	} else {
+		ta_wait(3, 1);
+		for (volatile int i = 0; i < 20000; i++)
+			;
+		ta_dma(ta_addr(got), ta_addr(box), sizeof(box), 2);
+		ta_wait(2, 1);
+		sink = got[0] + got[1] + got[2] + got[3];
+	}
+}
+int main(void)
+{
+	handoff(ta_chip_id());
+	return 0;
+}
+EOF
+"$SNR" cc -g "$T/peer.c" -o "$T/peer.elf" || fail "snr cc peer.c"
+peer() { # OUT [device args]
+  local out=$1
+  shift
+  gdb_device "$SNR" "$T" "$T/peer.elf" --chips 2 "$@"
+  run "$SNR" record --pod --target tcp:127.0.0.1:$PORT --elf "$T/peer.elf" --breakpoint handoff --until-return \
+    --count 1M -o "$T/$out"
+  expect_rc 0
+  kill "$DEV" 2>/dev/null
+  wait "$DEV" 2>/dev/null
+}
+peer peer.snrs
+run "$SNR" replay "$T/peer.snrs"
+expect_rc 0
+expect_out "verified      every chip's pcs matched; end state matches the recording on 2 of 2 chips"
+# where chip 1's DMA read box: the capture's address (chip 1's HBM, global)
+addr=$("$SNR" trace dump "$T/peer.snrs/window-1.snrt" --json | grep '"disasm":"ta.dma' | grep -o '"addr":[0-9]*' | head -1 | cut -d: -f2)
+[ -n "$addr" ] || fail "chip 1's trace has no captured read of box"
+peer peerbad.snrs --test-dma 1,50000,$addr,32
+run "$SNR" replay "$T/peerbad.snrs"
+expect_rc 3
+expect_err "DIVERGED"
+expect_err "chip 1: instruction "
+expect_err "peer.c:15 (handoff): ta.dma"
+expect_err "takes 0x11 from the pod's replay (its 4 KiB block last written in the replay by chip 0's instruction"
+expect_err "but chip 1's trace captured 0xa5 there"
+grep -q "not finished\|NO" "$T/out" || fail "the diverged pod replay's table: $(cat "$T/out")"
+run "$SNR" replay "$T/peerbad.snrs" --json
+expect_rc 3
+python3 -c "
+import json
+j = json.load(open('$T/out'))
+assert not j['verified'] and [c['verified'] for c in j['chips']] == [True, False], j
+assert 'chip 1: instruction' in j['report'], j
+" || fail "the diverged pod replay's JSON: $(cat "$T/out")"
