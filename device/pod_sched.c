@@ -37,9 +37,27 @@ enum ta1_sched_end ta1_sched_run(const struct ta1_sched_ops *ops, uint64_t looka
 			ret = TA1_SCHED_DONE;
 			break;
 		}
+		/* A blocked chip runs again once some chip issues its ta.dma.notify:
+		 * not before the best's clock + 1, and its DMA completes a base
+		 * latency later at the soonest; from then on it may issue DMAs of its
+		 * own, which the fabric must not have passed. */
+		for (unsigned i = 0; best >= 0 && i < n; i++) {
+			if (!blocked[i] || !ops->running(ops->user, i))
+				continue;
+			uint64_t now = ops->now(ops->user, i), key = parked[i] > now ? parked[i] : now;
+			uint64_t soonest = best_key > UINT64_MAX - 1 - lookahead ? UINT64_MAX : best_key + 1 + lookahead;
+			if (key < soonest)
+				key = soonest;
+			if (key < second)
+				second = key;
+		}
 		if (best < 0) {
-			ret = TA1_SCHED_DEADLOCK;
-			break;
+			if (!ops->deadlock || ops->deadlock(ops->user, which)) {
+				ret = TA1_SCHED_DEADLOCK;
+				break;
+			}
+			memset(blocked, 0, n * sizeof(*blocked)); /* the caller says some chip can run */
+			continue;
 		}
 		/* No other chip's DMA can reach the fabric before `second` + 1 + Tb:
 		 * the chip may run, and the fabric be advanced, to `second` + Tb. */

@@ -9,9 +9,11 @@
  * the lookahead (the DMA base latency: another chip's DMA issued from then on
  * reaches the fabric after it), so no chip issues a DMA into the shared
  * fabric's past. A chip the functional machine blocks at a ta.wait (a peer
- * has not signalled yet) sits out until some chip issues a ta.dma.notify;
- * when every running chip is blocked, the pod deadlocked. Ties go to the
- * lowest chip: the order is a function of the clocks alone.
+ * has not signalled yet) sits out until some chip issues a ta.dma.notify,
+ * and bounds the lookahead meanwhile (it may run again one base latency
+ * after the lowest clock); when every running chip is blocked, the pod
+ * deadlocked. Ties go to the lowest chip: the order is a function of the
+ * clocks alone.
  */
 #ifndef SNR_POD_SCHED_H
 #define SNR_POD_SCHED_H
@@ -37,6 +39,9 @@ struct ta1_sched_ops {
 	/* runs chip i's next instruction, no other chip issuing a DMA before
 	 * `horizon` */
 	enum ta1_sched_step (*step)(void *user, unsigned i, uint64_t horizon, uint64_t *resume);
+	/* every running chip is blocked: true (with *which) if the pod is
+	 * deadlocked; false lets every chip try again. NULL: always true */
+	bool (*deadlock)(void *user, unsigned *which);
 };
 
 enum ta1_sched_end {
