@@ -23,7 +23,7 @@ static const char replay_usage[] =
 	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm [--force]] [--json]\n"
 	"                  [--cache-report[=N]]\n"
 	"       snr replay SET|T.snrt... [-o MSET] [--json] [...]\n"
-	"       snr replay POD [--config M.json] [--json]\n"
+	"       snr replay POD [--config M.json] [-o MSET] [--json]\n"
 	"\n"
 	"Loads the trace's snapshot into a simulator, runs the recorded instructions\n"
 	"with every performance event reported to the tracker, and checks the replay:\n"
@@ -57,7 +57,9 @@ static const char replay_usage[] =
 	"order (the device's --timing scheduler), a peer's replayed writes and signals\n"
 	"reaching the chips that read them; every chip's pcs and end state verified\n"
 	"against its trace; the figures per chip and the pod's cycles (the last chip's\n"
-	"end). Not yet taken with a pod: -o, --sim other than ta1, --cache-report.\n"
+	"end); -o MSET writes the pod's metrics set (one .snrm per chip, the layout of\n"
+	"`snr device --timing -o MSET`, which `snr analyze pod MSET` reads). Not yet\n"
+	"taken with a pod: --sim other than ta1, --cache-report.\n"
 	"\n"
 	"Exit status: 0 replayed and verified, 3 diverged (the report names the\n"
 	"instruction), 1 could not replay, 2 bad usage.\n";
@@ -67,9 +69,9 @@ static const char replay_usage[] =
 /* A pod recording: its chips replayed together (replayer/pod.c). */
 static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
 {
-	if (o->metrics_path || o->cache_report) {
-		snr_err("replay: %s is a pod recording: %s is not built for a pod replay yet (the pod replays without it)",
-			dir, o->metrics_path ? "-o" : "--cache-report");
+	if (o->cache_report) {
+		snr_err("replay: %s is a pod recording: --cache-report is not built for a pod replay yet (the pod "
+			"replays without it)", dir);
 		return 2;
 	}
 	struct snr_pod_replay r;
@@ -81,6 +83,8 @@ static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
 	}
 	if (as_json) {
 		json_t *j = snr_pod_replay_json(dir, &r);
+		if (r.ok && o->metrics_path)
+			json_object_set_new(j, "metrics", json_string(o->metrics_path));
 		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(s);
 		free(s);
@@ -101,6 +105,8 @@ static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
 		}
 		printf("pod cycles    %llu (the last chip's end; every chip's window starts at cycle 0)\n",
 		       (unsigned long long)r.cycles);
+		if (r.ok && o->metrics_path)
+			printf("metrics set   %s: %u chips (snr analyze pod %s)\n", o->metrics_path, r.chips, o->metrics_path);
 		if (r.ok)
 			printf("verified      every chip's pcs matched; end state matches the recording on %u of %u chips\n",
 			       (unsigned)({

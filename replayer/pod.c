@@ -22,6 +22,7 @@
 #include "pod.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@
 #include "lib/snr_ranges.h"
 #include "lib/snr_trace.h"
 #include "lib/snr_util.h"
+#include "lib/snr_set.h"
+#include "replayer/metrics.h"
 #include "replayer/window.h"
 #include "sim/grm_ta1.h"
 #include "sim/ta1_fabric.h"
@@ -50,6 +53,7 @@ struct capture {
 
 struct chip {
 	unsigned id;
+	const char *path; /* its trace */
 	struct snr_trace *t;
 	struct snr_sim *s;
 	struct snr_window win;
@@ -61,6 +65,8 @@ struct chip {
 	size_t next_post;
 	bool ended;
 	struct snr_tracker tracker;
+	struct snr_metrics_writer *mw;     /* -o: the chip's metrics file, or NULL */
+	const struct snr_tracker *mt;      /* its tracker, which every event goes to */
 };
 
 /* The last writer of an HBM block in the replay: a chip's instruction, or a
@@ -86,10 +92,14 @@ struct pod {
 	bool failed;
 };
 
+/* The chip's tracker: its totals, and every event forwarded to its metrics
+ * file's tracker (-o). */
 static void on_stall(void *u, const struct snr_ev_stall *e)
 {
 	struct chip *c = u;
 	c->r->stall_cycles[e->cause] += e->cycles;
+	if (c->mt && c->mt->on_stall)
+		c->mt->on_stall(c->mt->user, e);
 }
 
 static void on_dma(void *u, const struct snr_ev_dma *e)
@@ -99,6 +109,139 @@ static void on_dma(void *u, const struct snr_ev_dma *e)
 		c->r->dma_count++;
 		c->r->dma_bytes += e->bytes;
 	}
+	if (c->mt && c->mt->on_dma)
+		c->mt->on_dma(c->mt->user, e);
+}
+
+#define FORWARD(name, type)                                                      \
+	static void on_##name(void *u, const type *e)                            \
+	{                                                                        \
+		struct chip *c = u;                                              \
+		c->mt->on_##name(c->mt->user, e);                                \
+	}
+FORWARD(issue, struct snr_ev_insn)
+FORWARD(retire, struct snr_ev_insn)
+FORWARD(mem, struct snr_ev_mem)
+FORWARD(reg, struct snr_ev_reg)
+FORWARD(busy, struct snr_ev_busy)
+FORWARD(peer, struct snr_ev_peer)
+FORWARD(fabric, struct snr_ev_fabric)
+
+static void on_insn(void *u, const struct snr_ev_insn *e, const uint16_t *regs, unsigned nread, unsigned nwrite)
+{
+	struct chip *c = u;
+	c->mt->on_insn(c->mt->user, e, regs, nread, nwrite);
+}
+
+static void chip_tracker(struct chip *c)
+{
+	const struct snr_tracker *m = c->mt;
+	c->tracker = (struct snr_tracker){.abi_version = SNR_TRACKER_ABI_VERSION, .user = c,
+					  .on_stall = on_stall, .on_dma = on_dma};
+	if (!m)
+		return;
+	c->tracker.on_issue = m->on_issue ? on_issue : NULL;
+	c->tracker.on_retire = m->on_retire ? on_retire : NULL;
+	c->tracker.on_mem = m->on_mem ? on_mem : NULL;
+	c->tracker.on_reg = m->on_reg ? on_reg : NULL;
+	c->tracker.on_busy = m->on_busy ? on_busy : NULL;
+	c->tracker.on_insn = m->on_insn ? on_insn : NULL;
+	c->tracker.on_peer = m->on_peer ? on_peer : NULL;
+	c->tracker.on_fabric = m->on_fabric ? on_fabric : NULL;
+}
+
+/* -o MSET: the pod's metrics set, as `snr device --timing -o MSET` writes it
+ * (docs/metrics-format.md, "A pod's metrics set"): window-C.snrm per chip, a
+ * replay's metrics file of chip C's trace, and a manifest saying "pod". */
+static struct snr_set_writer *mset_new(const char *mset, const char *dir, struct chip *c, unsigned n,
+				       const char *config_json, char *err, size_t errlen)
+{
+	json_t *meta0 = json_loads(snr_trace_meta_json(c[0].t), 0, NULL);
+	json_t *info = json_object();
+	json_object_set_new(info, "pod", json_true());
+	json_object_set_new(info, "chips", json_integer(n));
+	json_object_set_new(info, "source", json_string("snr replay"));
+	json_object_set_new(info, "trace", json_string(dir));
+	const char *elf = json_string_value(json_object_get(meta0, "elf"));
+	char abs[PATH_MAX];
+	if (elf) /* absolute, as the device's set names it, where the program is still there */
+		json_object_set_new(info, "program", json_string(realpath(elf, abs) ? abs : elf));
+	json_decref(meta0);
+	struct snr_set_writer *set = snr_set_create(mset, "metrics", info, err, errlen);
+	if (!set)
+		return NULL;
+	for (unsigned k = 0; k < n; k++) {
+		struct snr_trace_id tid;
+		char idt[32];
+		snr_trace_id_of(c[k].t, &tid);
+		json_t *m = json_object();
+		json_object_set_new(m, "format", json_string("snr metrics"));
+		json_object_set_new(m, "source", json_string("snr replay"));
+		json_object_set_new(m, "trace", json_string(c[k].path));
+		json_object_set_new(m, "trace_digest", json_string(snr_trace_id_text(&tid, idt, sizeof(idt))));
+		json_object_set_new(m, "trace_bytes", json_integer((json_int_t)tid.bytes));
+		json_object_set_new(m, "simulator", json_string("ta1"));
+		json_object_set_new(m, "chip", json_integer(k));
+		json_object_set_new(m, "trace_meta", json_loads(snr_trace_meta_json(c[k].t), 0, NULL));
+		json_object_set_new(m, "config", json_loads(config_json, 0, NULL));
+		char *text = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(m);
+		c[k].mw = snr_metrics_create(snr_set_window_path(set, k), text, err, errlen);
+		free(text);
+		if (!c[k].mw)
+			return set; /* the caller abandons it */
+		size_t ns = snr_trace_nsymbols(c[k].t);
+		uint64_t *sa = snr_xcalloc(ns + 1, 8), *sz = snr_xcalloc(ns + 1, 8);
+		const char **sn = snr_xcalloc(ns + 1, sizeof(char *));
+		for (size_t i = 0; i < ns; i++)
+			snr_trace_symbol(c[k].t, i, &sa[i], &sz[i], &sn[i]);
+		snr_metrics_write_symbols(c[k].mw, ns, sa, sz, sn);
+		free(sa);
+		free(sz);
+		free(sn);
+		c[k].mt = snr_metrics_tracker(c[k].mw);
+	}
+	return set;
+}
+
+static void mset_abandon(struct snr_set_writer *set, struct chip *c, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (c[k].mw) {
+			snr_metrics_abandon(c[k].mw);
+			c[k].mw = NULL;
+		}
+	if (set)
+		snr_set_abandon(set, "error");
+}
+
+static int mset_finish(struct snr_set_writer *set, struct chip *c, unsigned n, char *err, size_t errlen)
+{
+	int rc = 0;
+	for (unsigned k = 0; k < n; k++) {
+		json_t *sj = snr_replay_summary(c[k].r);
+		char *text = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(sj);
+		if (!rc)
+			rc = snr_metrics_finish(c[k].mw, text, err, errlen);
+		else
+			snr_metrics_abandon(c[k].mw);
+		free(text);
+		c[k].mw = NULL;
+		json_t *e = json_object();
+		json_object_set_new(e, "chip", json_integer(k));
+		json_object_set_new(e, "trace", json_string(c[k].path));
+		json_object_set_new(e, "instructions", json_integer((json_int_t)c[k].r->instructions));
+		if (!rc)
+			rc = snr_set_add(set, k, e, err, errlen);
+		else
+			json_decref(e);
+	}
+	if (rc)
+		snr_set_abandon(set, "error");
+	else
+		rc = snr_set_finish(set, "complete", err, errlen);
+	return rc;
 }
 
 /* ---- HBM: captures placed at first read ------------------------------------------ */
@@ -452,6 +595,7 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 	out->chips = p.n;
 	out->chip = snr_xcalloc(p.n, sizeof(*out->chip));
 	struct ta1_fabric *fabric = NULL;
+	struct snr_set_writer *set = NULL;
 	json_t *meta = NULL;
 	int null_fd = -1, rc = -1;
 	const struct ta1_grm_pod_hooks hooks = {&p, hook_defer, hook_read, hook_wrote};
@@ -460,6 +604,7 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		p.c[k].r = &out->chip[k].r;
 		out->chip[k].chip = k;
 		out->chip[k].trace = snr_xstrdup(pod.chip[k].path);
+		p.c[k].path = out->chip[k].trace;
 		p.c[k].t = snr_trace_open(pod.chip[k].path, err, errlen);
 		if (!p.c[k].t)
 			goto out;
@@ -499,6 +644,15 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 			cfg.chips = p.n;
 		}
 	}
+	char *cfg_json = snr_config_to_json(&cfg);
+	if (o->metrics_path) {
+		set = mset_new(o->metrics_path, dir, p.c, p.n, cfg_json, err, errlen);
+		if (!set || !p.c[p.n - 1].mw) {
+			free(cfg_json);
+			goto out;
+		}
+	}
+	free(cfg_json);
 	p.m = ta1_machine_new(&cfg, err, errlen);
 	if (!p.m)
 		goto out;
@@ -512,8 +666,7 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		c->s = ta1_grm_new_pod(p.m, fabric, k, &hooks, err, errlen);
 		if (!c->s)
 			goto out;
-		c->tracker = (struct snr_tracker){.abi_version = SNR_TRACKER_ABI_VERSION, .user = c,
-						  .on_stall = on_stall, .on_dma = on_dma};
+		chip_tracker(c);
 		snr_sim_ta1.attach_tracker(c->s, &c->tracker);
 		char lerr[800];
 		if (snr_window_load(c->t, &snr_sim_ta1, c->s, &c->win, lerr, sizeof(lerr))) {
@@ -542,7 +695,7 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 	for (unsigned k = 0; k < p.n; k++)
 		ta1_grm_pod_seed_flags(p.c[k].s);
 	out->ok = true;
-	struct ta1_sched_ops ops = {&p, p.n, sched_running, sched_now, sched_step};
+	struct ta1_sched_ops ops = {&p, p.n, sched_running, sched_now, sched_step, NULL};
 	unsigned which = 0;
 	enum ta1_sched_end e = ta1_sched_run(&ops, ta1_machine_config(p.m)->dma_base_latency_cycles, &which);
 	if (p.failed) {
@@ -581,8 +734,20 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		if (!c->r->ok || e != TA1_SCHED_DONE)
 			out->ok = false;
 	}
+	if (set && out->ok) {
+		rc = mset_finish(set, p.c, p.n, err, errlen);
+		set = NULL;
+		if (rc)
+			goto out;
+	} else if (set) { /* a diverged replay's metrics would mislead: nothing is written */
+		mset_abandon(set, p.c, p.n);
+		set = NULL;
+		report(&p, "%s was not written\n", o->metrics_path);
+	}
 	rc = 0;
 out:
+	if (set)
+		mset_abandon(set, p.c, p.n);
 	for (unsigned k = 0; k < p.n; k++) {
 		struct chip *c = &p.c[k];
 		if (c->s)

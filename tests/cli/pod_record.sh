@@ -149,10 +149,31 @@ run "$SNR" replay "$T/ar4.snrs"
 expect_rc 0
 expect_out "pod cycles    8400"
 for c in 0 1 2 3; do grep -Eq "^$c +134 +8400 .*pcs, end state$" "$T/out" || fail "replay POD lacks chip $c: $(cat "$T/out")"; done
+# -o MSET: the pod's metrics set in the layout of `snr device --timing -o MSET`; snr analyze pod reads both
 run "$SNR" replay "$T/ar4.snrs" -o "$T/ar4.msnrs"
-expect_rc 2
-expect_err "-o is not built for a pod replay yet"
-[ ! -e "$T/ar4.msnrs" ] || fail "a refused pod replay wrote its -o"
+expect_rc 0
+expect_out "metrics set   $T/ar4.msnrs: 4 chips"
+run "$SNR" analyze pod "$T/ar4.msnrs" --json
+expect_rc 0
+cp "$T/out" "$T/ar4.pod.json"
+"$SNR" device "$T/ar.elf" --chips 4 --config "$T/a2a.json" --timing -o "$T/ar4dev.msnrs" >/dev/null ||
+  fail "snr device --timing -o MSET"
+run "$SNR" analyze pod "$T/ar4dev.msnrs" --json
+expect_rc 0
+python3 - "$T/ar4.pod.json" "$T/out" "$T/ar4.replay.json" <<'EOF' || fail "analyze pod of the pod replay's metrics set"
+import json, sys
+rp, dev, rep = (json.load(open(f)) for f in sys.argv[1:4])
+assert rp["chips_in_pod"] == dev["chips_in_pod"] == 4, (rp, dev)
+assert rp["cycles"] == rep["cycles"] == 8400, (rp["cycles"], rep["cycles"])
+for a, b in zip(rp["chips"], rep["chips"]):
+    assert (a["chip"], a["cycles"], a["instructions"]) == (b["chip"], b["cycles"], b["instructions"]), (a, b)
+# every chip's 2(N - 1) peer signals, in the replay's set as in the device's
+assert [c["peer_signals"] for c in rp["chips"]] == [6] * 4 == [c["peer_signals"] for c in dev["chips"]], (rp, dev)
+assert sum(s["cycles"] for s in rp["critical_path"]) == 8400, rp["critical_path"]
+EOF
+run "$SNR" replay "$T/ar4.snrs" -o "$T/ar4.msnrs"
+expect_rc 1
+expect_err "ar4.msnrs"
 run "$SNR" replay "$T/ar4.snrs" --sim unicorn
 expect_rc 1
 expect_err "a pod replays in the TA1 GRM only"
@@ -328,6 +349,10 @@ expect_err "peer.c:15 (handoff): ta.dma"
 expect_err "takes 0x11 from the pod's replay (its 4 KiB block last written in the replay by chip 0's instruction"
 expect_err "but chip 1's trace captured 0xa5 there"
 grep -q "not finished\|NO" "$T/out" || fail "the diverged pod replay's table: $(cat "$T/out")"
+run "$SNR" replay "$T/peerbad.snrs" -o "$T/peerbad.msnrs"
+expect_rc 3
+expect_err "peerbad.msnrs was not written"
+[ ! -e "$T/peerbad.msnrs" ] && [ ! -e "$T/peerbad.msnrs.partial" ] || fail "a diverged pod replay left its metrics set"
 run "$SNR" replay "$T/peerbad.snrs" --json
 expect_rc 3
 python3 -c "
