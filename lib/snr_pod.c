@@ -81,12 +81,13 @@ int snr_pod_open(const char *dir, struct snr_pod *pod, char *err, size_t errlen)
 		snprintf(path, plen, "%s/%s", dir, file);
 		pod->chip[k].path = path;
 		json_t *fl = json_object_get(e, "flags_at_start");
-		if (json_array_size(fl) != 16) {
+		if (fl && json_array_size(fl) != 16) {
 			snr_fmt(err, errlen, "%s/%s: chip %u's entry has no \"flags_at_start\" of 16 flags", dir,
 				SNR_SET_MANIFEST, k);
 			goto out;
 		}
-		for (unsigned f = 0; f < 16; f++) {
+		pod->chip[k].has_flags = fl != NULL;
+		for (unsigned f = 0; fl && f < 16; f++) {
 			json_t *v = json_array_get(fl, f);
 			if (!json_is_integer(v) || json_integer_value(v) < 0) {
 				snr_fmt(err, errlen, "%s/%s: chip %u's flags_at_start[%u] is not a count", dir,

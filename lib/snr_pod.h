@@ -16,6 +16,7 @@ struct snr_pod_chip {
 	char end[32];           /* its window's end: count, returned, exited... */
 	uint64_t breakpoint;    /* the window's start address */
 	uint64_t flags_at_start[16]; /* the chip's sync flags as the windows started (the manifest's) */
+	bool has_flags;              /* the manifest has them (a pod replay needs them) */
 };
 
 struct snr_pod {

@@ -599,6 +599,14 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 	json_t *meta = NULL;
 	int null_fd = -1, rc = -1;
 	const struct ta1_grm_pod_hooks hooks = {&p, hook_defer, hook_read, hook_wrote};
+	for (unsigned k = 0; k < pod.chips; k++)
+		if (!pod.chip[k].has_flags) {
+			snr_fmt(err, errlen,
+				"%s/set.json: chip %u's entry has no \"flags_at_start\": the pod replay starts every chip's "
+				"sync flags from them (record the pod again with this snr)",
+				dir, k);
+			goto out;
+		}
 	for (unsigned k = 0; k < p.n; k++) {
 		p.c[k].id = k;
 		p.c[k].r = &out->chip[k].r;

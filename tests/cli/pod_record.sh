@@ -361,3 +361,29 @@ j = json.load(open('$T/out'))
 assert not j['verified'] and [c['verified'] for c in j['chips']] == [True, False], j
 assert 'chip 1: instruction' in j['report'], j
 " || fail "the diverged pod replay's JSON: $(cat "$T/out")"
+
+# a pod manifest without a chip's flags_at_start (the replay starts the flags from them) or with a bad one
+cp -r "$T/ar4.snrs" "$T/noflags.snrs"
+python3 -c "
+import json
+p = '$T/noflags.snrs/set.json'
+j = json.load(open(p))
+del j['windows'][2]['flags_at_start']
+json.dump(j, open(p, 'w'))
+"
+run "$SNR" trace info "$T/noflags.snrs"
+expect_rc 0
+run "$SNR" replay "$T/noflags.snrs"
+expect_rc 1
+expect_err "chip 2's entry has no \"flags_at_start\""
+cp -r "$T/ar4.snrs" "$T/badflags.snrs"
+python3 -c "
+import json
+p = '$T/badflags.snrs/set.json'
+j = json.load(open(p))
+j['windows'][1]['flags_at_start'][3] = -1
+json.dump(j, open(p, 'w'))
+"
+run "$SNR" replay "$T/badflags.snrs"
+expect_rc 1
+expect_err "chip 1's flags_at_start[3] is not a count"
