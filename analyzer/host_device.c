@@ -118,7 +118,8 @@ static void probed_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t
 							     .stream = iv->tid};
 	}
 	snr_qsort(launches, nl, sizeof(*launches), u64_start_cmp);
-	snr_qsort(o->work + nw0, o->nwork - nw0, sizeof(*o->work), work_cmp);
+	if (o->nwork > nw0) /* o->work may still be NULL */
+		snr_qsort(o->work + nw0, o->nwork - nw0, sizeof(*o->work), work_cmp);
 	/* FIFO over the launches in the order the launches begin on the devices */
 	size_t *order = snr_xcalloc(o->nwork - nw0 + 1, sizeof(*order)), nb = 0;
 	for (size_t i = nw0; i < o->nwork; i++) {
