@@ -5,7 +5,7 @@
  *
  * The graph: every thread of the process is a sequence of on-CPU runs and
  * off-CPU waits (the scheduler's switches). A wait that another thread of
- * the process ended (sched_wakeup's waker) depends on that thread reaching
+ * the process ended (sched_waking's waker) depends on that thread reaching
  * the point where it woke it; any other wait (a timer, I/O, preemption, a
  * process outside) keeps its length. A candidate C made S% faster shrinks
  * every run by S% of the time C spent in it (the run's on-CPU samples in C

@@ -4,7 +4,7 @@
  * side keeps only thread ids, timestamps (bpf_ktime_get_ns, CLOCK_MONOTONIC)
  * and stack ids; user space reads the stack maps and symbolizes.
  *
- *   offcpu.bpf.c   raw_tp sched_switch / sched_wakeup -> snrh_offcpu_event,
+ *   offcpu.bpf.c   raw_tp sched_switch / sched_waking -> snrh_offcpu_event,
  *                  per-thread exact on/off-CPU totals (snrh_thread_totals)
  *   oncpu.bpf.c    perf_event (cpu-clock at -F HZ)    -> snrh_sample_event
  *   buckets.bpf.c  uprobe/uretprobe on runtime APIs,

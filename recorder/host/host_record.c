@@ -776,7 +776,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	}
 	/* attach: scheduler and I/O system calls */
 	if (offcpu_bpf__attach(off_skel)) {
-		fail("cannot attach to sched_switch/sched_wakeup: %s", strerror(errno));
+		fail("cannot attach to sched_switch/sched_waking: %s", strerror(errno));
 		goto cleanup;
 	}
 	if (o->io_syscalls) {

@@ -6,7 +6,7 @@
  * time, prev_state, and its user and kernel stack ids (taken here, where the
  * blocked stack is current). When it is switched back in, the interval
  * [switch-out, switch-in) is emitted if it lasted at least min_offcpu_ns,
- * with the thread that woke it (sched_wakeup). Every interval, short or
+ * with the thread that woke it (sched_waking). Every interval, short or
  * long, goes into the exact per-thread totals.
  *
  * A switch-in can go unseen: on the 6.18 kernel this was written on, about
@@ -134,7 +134,13 @@ int BPF_PROG(handle_exec, struct task_struct *p)
 	return 0;
 }
 
-SEC("raw_tp/sched_wakeup")
+/* The waker is current at sched_waking, which try_to_wake_up fires in the
+ * waker's context. sched_wakeup is not: a wake-up queued to the wakee's CPU
+ * (the remote wake list) fires it there from the IPI, where current is
+ * whatever that CPU ran (the idle task, another process). On a 2-CPU guest
+ * that was 60-70% of the token loop's wake-ups (tests/host/host_causal.sh),
+ * which then read as ended by no thread of the process. */
+SEC("raw_tp/sched_waking")
 int BPF_PROG(handle_wakeup, struct task_struct *p)
 {
 	if (BPF_CORE_READ(p, tgid) != target_tgid || snrh_before_exec())

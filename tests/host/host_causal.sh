@@ -91,6 +91,16 @@ for i in 1 2 3; do
   run "$SNR" host causal "$T/base$i.snrh" --speedup 20 --json
   expect_rc 0
   cp "$T/out" "$T/causal$i.json"
+  # every wait of the token loop is ended by another of its threads (the
+  # workers by the main thread's broadcast, the main thread by a worker's
+  # signal): the waker must be the thread that woke it, whichever CPU ran the
+  # wakee (a wake-up queued to an idle CPU once read as woken by nobody)
+  python3 - "$T/out" <<'PY' || fail "recording $i: waits not linked to their wakers: $(head -c 400 "$T/out")"
+import json, sys
+m = json.load(open(sys.argv[1]))['model']
+assert m['threads'] == 3 and m['waits'] >= 2 * 150, m
+assert m['dependent_waits'] >= 0.95 * m['waits'], m
+PY
 done
 run "$SNR" host causal "$T/base1.snrh" --speedup 20
 expect_rc 0
