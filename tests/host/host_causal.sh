@@ -18,7 +18,7 @@
 # prediction is the median of 3 recordings and each measured change the
 # median over $ROUNDS rounds of alternating runs of each round's pair (the
 # FAST build against the baseline run just before it). Needs root (eBPF, SCHED_FIFO): 77 otherwise.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 BASE=${2:?causal_tokens}
 FAST_A=${3:?causal_tokens_fast_a}
 FAST_B=${4:?causal_tokens_fast_b}
@@ -29,13 +29,8 @@ SERVE_DEV=${8:?ta1_serve_dev}
 SERVE_DEV_FAST=${9:?ta1_serve_dev_fast}
 ROUNDS=${CAUSAL_ROUNDS:-9}
 TOKENS=150
-skip() { echo "SKIP: $*"; exit 77; }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
-[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
-grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
-[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
+need_host_record
 "$BASE" 10 fifo >/dev/null 2>"$T/fifo.err" || skip "SCHED_FIFO refused here: $(cat "$T/fifo.err")"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 

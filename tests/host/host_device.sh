@@ -12,14 +12,9 @@
 # Two runs: the plain loop (the host waits on every launch) and `overlap`
 # (the host tokenizes while the device runs, so waits find the work done).
 # Needs root and eBPF: exits 77 (skip) with the reason otherwise.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 SERVE=${2:?ta1_serve}
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
-[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
-grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
-[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
+need_host_record
 
 cat >"$T/dev.c" <<'C'
 int main(void) { volatile unsigned long x = 0; for (unsigned long i = 0; i < 1000000; i++) x += i; return 0; }

@@ -7,18 +7,13 @@
 # spinning function; the serving loop's H:WAIT_DEV within 5% of the time it
 # measures inside ta1rt_wait itself); every probe is gone after SIGINT.
 # Needs root and eBPF: exits 77 (skip) with the reason otherwise.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 FACTS=${2:?host_facts}
 SERVE=${3:?ta1_serve}
 STANDIN=${4:?cuda_standin}
 CUPTI=${5:?cupti or no-cupti}
-skip() { echo "SKIP: $*"; exit 77; }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
-[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
-grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
-[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
+need_host_record
 
 # Not root: a clear error (setpriv drops to nobody).
 if command -v setpriv >/dev/null; then

@@ -20,16 +20,11 @@
 #     main;sleeper all the same
 # The references are the program's own clocks, so a loaded machine changes
 # both sides alike. Needs root and eBPF: exits 77 (skip) otherwise.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 FP=${2:?host_stacks_fp}
 NOFP=${3:?host_stacks_nofp}
-skip() { echo "SKIP: $*"; exit 77; }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
-[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
-grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
-[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
+need_host_record
 
 run "$SNR" host record --unwind frames -o "$T/x.snrh" -- /bin/true
 expect_rc 2; expect_err "--unwind wants dwarf or fp"
