@@ -164,8 +164,10 @@ json_t *sweep_gather(const struct sweep_plan *p)
 
 /* ---- text and CSV ---- */
 
-static void value_text(char *buf, size_t len, json_t *v)
+/* Point pt's value of parameter axis ax (a grid's key) as text. */
+static void param_text(char *buf, size_t len, json_t *pt, json_t *ax)
 {
+	json_t *v = json_object_get(json_object_get(pt, "params"), json_string_value(json_object_get(ax, "key")));
 	if (json_is_string(v))
 		snprintf(buf, len, "%s", json_string_value(v));
 	else {
@@ -230,8 +232,7 @@ void sweep_print_text(FILE *f, json_t *res)
 		fprintf(f, "%5lld", (long long)json_integer_value(json_object_get(pt, "point")));
 		json_array_foreach(params, a, ax) {
 			char v[64];
-			value_text(v, sizeof(v),
-				   json_object_get(json_object_get(pt, "params"), json_string_value(json_object_get(ax, "key"))));
+			param_text(v, sizeof(v), pt, ax);
 			fprintf(f, "  %*s", width[a], v);
 		}
 		double cy = (double)json_integer_value(json_object_get(pt, "cycles"));
@@ -298,8 +299,7 @@ int sweep_write_csv(const char *path, json_t *res, char *err, size_t errlen)
 		fprintf(f, "%lld", (long long)json_integer_value(json_object_get(pt, "point")));
 		json_array_foreach(params, a, ax) {
 			char v[600];
-			value_text(v, sizeof(v),
-				   json_object_get(json_object_get(pt, "params"), json_string_value(json_object_get(ax, "key"))));
+			param_text(v, sizeof(v), pt, ax);
 			/* a config file's name may hold a comma or a quote */
 			fputs(",\"", f);
 			for (const char *c = v; *c; c++)
