@@ -24,6 +24,8 @@
 #include "analyzer/deps.h"
 #include "analyzer/suggest_words.h"
 #include "analyzer/rename.h"
+#include "analyzer/schedule.h"
+#include "analyzer/wait_move.h"
 #include "analyzer/whatif.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
@@ -866,41 +868,6 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 /* ---- --rounds: the confirmed moves applied, Algorithm 2 again ----------- */
 
 /* A round's confirmed moves, kept for printing after its graph is gone. */
-struct round_move {
-	uint64_t dma_pc, before_pc, instances, estimate;
-	int64_t realized;
-};
-struct round {
-	uint64_t cycles_before, cycles; /* the window's cycles before and after its moves */
-	struct round_move *moves;
-	size_t nmoves;
-};
-
-/* The window with the moved instructions moved, as a stream of its own (its
- * static table a copy of c's); 0, or -1 with err filled. */
-static int capture_reordered(struct capture *c, struct an_wi_order *o, struct capture *out, char *err,
-			     size_t errlen)
-{
-	memset(out, 0, sizeof(*out));
-	if (an_wi_open(out, err, errlen))
-		return -1;
-	out->st = snr_xmemdup(c->st, (c->nst ? c->nst : 1) * sizeof(*c->st));
-	out->nst = out->capst = c->nst;
-	out->hash = snr_xmemdup(c->hash, (c->hashcap ? c->hashcap : 1) * sizeof(*c->hash));
-	out->hashcap = c->hashcap;
-	memcpy(out->pre_window, c->pre_window, sizeof(out->pre_window));
-	out->seeded = c->seeded;
-	out->cfg = c->cfg;
-	out->chip = c->chip;
-	out->nchips = c->nchips;
-	an_wi_reorder(c, o, out);
-	if (c->io_failed || out->io_failed) {
-		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : out->io_err);
-		return -1;
-	}
-	return 0;
-}
-
 struct round_feed {
 	struct capture *c;
 	const struct snr_source *orig;
@@ -937,49 +904,61 @@ static void round_record(const struct plan *p, struct round *r)
 								     p->g[k].estimate, p->g[k].realized};
 }
 
-/* Rounds 2.. after round 1 (p on c): each applies the previous round's
- * confirmed moves to the stream, builds the moved window's graph and runs
- * Algorithm 2 and the what-ifs on it. Stops after `rounds` rounds or at a
- * round that confirms nothing. Returns the rounds filled in r, or -1 with
- * err filled. */
+/* Rounds after round 1's plan (p on c): each applies its round's confirmed
+ * DMA moves to the stream, then the WAIT moves the what-if keeps
+ * (wait_move.c), builds the moved window's graph and runs Algorithm 2 and
+ * the what-ifs on it for the next round. Stops after `rounds` rounds or at a
+ * round that applies nothing. Returns the rounds filled in r, or -1 with err
+ * filled. */
 static int run_rounds(struct capture *c, const struct snr_deps *d, const struct plan *p,
 		      const struct snr_deps_opts *o, unsigned rounds, unsigned verify_max, struct round *r, char *err,
 		      size_t errlen)
 {
 	size_t nr = 0;
 	round_record(p, &r[nr++]);
-	struct capture cur = {0}, next;
-	struct capture *prev_c = c;
+	struct capture cur = {0}, next = {0}, *base = c;
 	const struct plan *prev_p = p;
 	struct plan pl = {0};
 	struct snr_deps dn = {0};
-	bool have_cur = false;
+	bool have_cur = false, have_pl = false, applied = false;
 	int rc = 0;
-	while (nr < rounds && prev_p->cb.moves) {
-		const struct suggestion **moves = snr_xcalloc(prev_p->nsug + 1, sizeof(*moves));
-		size_t n = group_moves(prev_p, NULL, moves);
-		struct an_wi_order ord;
-		order_of(prev_c, moves, n, &ord);
-		int crc = capture_reordered(prev_c, &ord, &next, err, errlen);
-		order_free(&ord);
-		free(moves);
-		if (crc) {
-			an_wi_capture_free(&next);
-			rc = -1;
-			break;
+	for (;;) {
+		struct round *rr = &r[nr - 1];
+		if (prev_p->cb.moves) {
+			const struct suggestion **moves = snr_xcalloc(prev_p->nsug + 1, sizeof(*moves));
+			struct an_wi_order ord;
+			order_of(base, moves, group_moves(prev_p, NULL, moves), &ord);
+			rc = an_wi_capture_reordered(base, &ord, &next, err, errlen);
+			order_free(&ord);
+			free(moves);
 		}
-		if (have_cur) {
+		if (!rc && prev_p->cb.moves) {
+			if (have_cur)
+				an_wi_capture_free(&cur);
+			cur = next;
+			have_cur = true;
+			base = &cur;
+		}
+		rr->cycles_dma = rr->cycles;
+		if (!rc && !(rc = an_wm_round(base, &d->an.src, &rr->wm, &next, &applied, err, errlen)) && applied) {
+			if (have_cur)
+				an_wi_capture_free(&cur);
+			cur = next;
+			have_cur = true;
+			base = &cur;
+			rr->cycles = rr->wm.cycles_after;
+		}
+		rr->has_wm = !rc;
+		if (rc || nr >= rounds || (!rr->nmoves && !applied))
+			break;
+		if (have_pl) {
 			plan_free(&pl);
 			snr_deps_free(&dn);
-			an_wi_capture_free(&cur);
 		}
-		cur = next;
-		have_cur = true;
+		have_pl = true;
 		struct round_feed f = {&cur, &d->an.src};
-		if (snr_deps_build(&dn, feed_round, &f, o, err, errlen)) {
-			rc = -1;
+		if ((rc = snr_deps_build(&dn, feed_round, &f, o, err, errlen)))
 			break;
-		}
 		plan_moves(&dn, &pl);
 		verify_plan(&cur, &pl, verify_max);
 		if (cur.io_failed) {
@@ -988,14 +967,16 @@ static int run_rounds(struct capture *c, const struct snr_deps *d, const struct 
 			break;
 		}
 		round_record(&pl, &r[nr++]);
-		prev_c = &cur;
 		prev_p = &pl;
 	}
-	if (have_cur) {
+	if (have_pl) {
 		plan_free(&pl);
 		snr_deps_free(&dn);
-		an_wi_capture_free(&cur);
 	}
+	if (have_cur)
+		an_wi_capture_free(&cur);
+	if (rc && next.f && next.f != cur.f)
+		an_wi_capture_free(&next);
 	return rc ? -1 : (int)nr;
 }
 
@@ -1112,24 +1093,8 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 			g->stall_cycles, g->reason);
 	}
 	an_sg_nomoves_free(&nm);
-	if (nr > 1 || (nr == 1 && r)) {
-		fputs("\nrounds (each applies the confirmed moves, then runs Algorithm 2 and the what-ifs on the moved window):\n",
-		      f);
-		for (size_t j = 0; j < nr; j++) {
-			fprintf(f, "  round %zu: %" PRIu64 " -> %" PRIu64 " cycles, %zu move%s\n", j + 1, r[j].cycles_before,
-				r[j].cycles, r[j].nmoves, r[j].nmoves == 1 ? "" : "s");
-			for (size_t m = 0; m < r[j].nmoves; m++) {
-				fputs("     ", f);
-				char label[1200];
-				fputs(an_sg_move_label(&d->an.src, r[j].moves[m].dma_pc, r[j].moves[m].before_pc,
-						       r[j].moves[m].instances, label, sizeof(label)),
-				      f);
-				fprintf(f, ": saves %" PRId64 "\n", r[j].moves[m].realized);
-			}
-		}
-		if (nr && !r[nr - 1].nmoves)
-			fputs("  (the last round confirms nothing: the rounds stop)\n", f);
-	}
+	if (r)
+		an_sched_print_text(f, &d->an.src, r, nr);
 	if (per_dma) {
 		fputs("\nper DMA:\n", f);
 		for (size_t a = 0; a < p->n; a++) {
@@ -1149,22 +1114,12 @@ static void print_text(FILE *f, const struct plan *p, unsigned verify_max, bool 
 	}
 }
 
-static void print_place_json(FILE *f, const struct snr_deps *d, uint64_t pc)
-{
-	char sym[256];
-	fprintf(f, "{\"pc\":%" PRIu64 ",\"symbol\":", pc);
-	snr_deps_json_str(f, snr_source_symbolize(&d->an.src, pc, sym, sizeof(sym)));
-	fputs(",\"source\":", f);
-	snr_source_json_print(f, &d->an.src, pc);
-	fputc('}', f);
-}
-
 static void print_move_json(FILE *f, const struct snr_deps *d, uint64_t dma_pc, uint64_t before_pc)
 {
 	fputs("\"dma\":", f);
-	print_place_json(f, d, dma_pc);
+	an_sched_place_json(f, &d->an.src, dma_pc);
 	fputs(",\"before\":", f);
-	print_place_json(f, d, before_pc);
+	an_sched_place_json(f, &d->an.src, before_pc);
 }
 
 static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const struct round *r, size_t nr,
@@ -1220,21 +1175,8 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 			p->baseline, p->baseline, p->baseline);
 	else
 		fputs(",\"combined\":null", f);
-	if (r) {
-		fputs(",\"rounds\":[", f);
-		for (size_t j = 0; j < nr; j++) {
-			fprintf(f, "%s{\"round\":%zu,\"cycles_before\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"moves\":[", j ? "," : "",
-				j + 1, r[j].cycles_before, r[j].cycles);
-			for (size_t m = 0; m < r[j].nmoves; m++) {
-				fputs(m ? ",{" : "{", f);
-				print_move_json(f, d, r[j].moves[m].dma_pc, r[j].moves[m].before_pc);
-				fprintf(f, ",\"instances\":%" PRIu64 ",\"estimate_cycles\":%" PRIu64 ",\"realized_cycles\":%" PRId64 "}",
-					r[j].moves[m].instances, r[j].moves[m].estimate, r[j].moves[m].realized);
-			}
-			fputs("]}", f);
-		}
-		fputc(']', f);
-	}
+	if (r)
+		an_sched_print_json(f, &d->an.src, r, nr);
 	fputs(",\"stalled_dmas\":[", f);
 	for (size_t k = 0; k < p->n; k++) {
 		const struct suggestion *s = &p->sg[k];
@@ -1373,9 +1315,8 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 		print_json(out, &p, so->verify_max, r, (size_t)nr, so->brief);
 	else
 		print_text(out, &p, so->verify_max, so->per_dma, r, (size_t)nr);
-	for (int k = 0; k < nr; k++)
-		free(r[k].moves);
-	free(r);
+	if (r)
+		an_sched_free(r, (size_t)nr);
 	plan_free(&p);
 	return rc;
 }

@@ -647,3 +647,27 @@ void an_wi_reorder(struct capture *c, struct an_wi_order *o, struct capture *out
 	an_wi_walk(c, o->moved, o->nmoved, timing_emit, &e);
 	order_end(&e);
 }
+
+/* The window with the moved instructions moved, as a stream of its own (its
+ * static table a copy of c's); 0, or -1 with err filled. */
+int an_wi_capture_reordered(struct capture *c, struct an_wi_order *o, struct capture *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (an_wi_open(out, err, errlen))
+		return -1;
+	out->st = snr_xmemdup(c->st, (c->nst ? c->nst : 1) * sizeof(*c->st));
+	out->nst = out->capst = c->nst;
+	out->hash = snr_xmemdup(c->hash, (c->hashcap ? c->hashcap : 1) * sizeof(*c->hash));
+	out->hashcap = c->hashcap;
+	memcpy(out->pre_window, c->pre_window, sizeof(out->pre_window));
+	out->seeded = c->seeded;
+	out->cfg = c->cfg;
+	out->chip = c->chip;
+	out->nchips = c->nchips;
+	an_wi_reorder(c, o, out);
+	if (c->io_failed || out->io_failed) {
+		snr_fmt(err, errlen, "%s", c->io_failed ? c->io_err : out->io_err);
+		return -1;
+	}
+	return 0;
+}

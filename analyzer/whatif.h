@@ -120,5 +120,8 @@ void an_wi_run_many(struct capture *c, struct an_wi_order *o, size_t n, uint64_t
 /* The stream of order o (renames applied) appended to out (an_wi_open'ed);
  * o->conflict filled. */
 void an_wi_reorder(struct capture *c, struct an_wi_order *o, struct capture *out);
+/* The window with o's instructions moved, as a stream of its own (its
+ * static table a copy of c's); 0, or -1 with err filled. */
+int an_wi_capture_reordered(struct capture *c, struct an_wi_order *o, struct capture *out, char *err, size_t errlen);
 
 #endif
