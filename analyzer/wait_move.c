@@ -24,7 +24,8 @@
  * else: the move is refused, naming the read and the DMA.
  *
  * Memory: per execution its static index and call depth (8 bytes), and the
- * DMAs not yet consumed.
+ * DMAs not yet consumed (at most ACCT_MAX; beyond, the oldest counts as
+ * complete: an approximation only for a flag no WAIT ever drains).
  */
 #include "analyzer/wait_move.h"
 
@@ -42,6 +43,11 @@ struct pend {
 	uint8_t nregions;
 	struct ta1_region region[TA1_MAX_REGIONS];
 };
+
+/* At most this many DMAs are followed at once (the cost per execution): a
+ * window whose WAITs never drain a flag (each waits for fewer completions
+ * than are outstanding) would otherwise follow every DMA it issues. */
+#define ACCT_MAX 256
 
 /* Strict accounting of the DMAs of each flag: a DMA is known complete once a
  * WAIT on its flag leaves no completion unconsumed. */
@@ -69,7 +75,7 @@ static bool is_ret(const struct cap_static *s)
 
 static bool is_wait(const struct cap_static *s)
 {
-	return ta1_insn_table[s->in.op].cls == TA1_CLASS_DMA_WAIT;
+	return s->in.op < TA1_OP_COUNT && ta1_insn_table[s->in.op].cls == TA1_CLASS_DMA_WAIT;
 }
 
 static bool is_dma(const struct cap_static *s)
@@ -134,6 +140,10 @@ static void acct_exec(struct acct *a, const struct capture *c, const struct cap_
 	if (is_dma(s)) {
 		unsigned f = flag_of(s, r);
 		a->issued[f]++;
+		if (a->n == ACCT_MAX) { /* a flag never drained: its oldest DMA counts as complete */
+			memmove(a->p, a->p + 1, (a->n - 1) * sizeof(*a->p));
+			a->n--;
+		}
 		if (a->n == a->cap) {
 			a->cap = a->cap ? 2 * a->cap : 16;
 			a->p = snr_xrealloc(a->p, a->cap * sizeof(*a->p));
