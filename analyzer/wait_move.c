@@ -473,7 +473,6 @@ int an_wm_round(struct capture *c, const struct snr_source *src, struct an_wm_ro
 	for (size_t k = 0; k < ps.nopen; k++) /* nothing in the window needs it: no move */
 		ps.v[ps.open[k]].open = false;
 	snr_qsort(ps.orig_unc, ps.nunc, sizeof(*ps.orig_unc), cmp_use);
-	snr_qsort(ps.orig_unc, ps.nunc, sizeof(*ps.orig_unc), cmp_use);
 	/* a WAIT that stops at the next WAIT on its flag goes where that one
 	 * goes (the two merged): the chain's end is the static point */
 	for (size_t k = ps.n; k-- > 0;) {
