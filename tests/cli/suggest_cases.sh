@@ -124,7 +124,7 @@ c = d["combined"]
 measured = base - early
 print(f"All-Gather: measured setup {base} -> {early} (early table DMAs) = {measured} cycles saved; what-if of the "
       f"{c['moves']} confirmed move(s) together {c['realized_cycles']} ({100 * c['realized_cycles'] / measured:.1f}%); "
-      f"{len(d['moves']) - 1} unconfirmed; -DPARALLEL saves {base - par}, beyond Algorithm 2's moves")
+      f"{len(d['moves']) - 1} unconfirmed; -DPARALLEL saves {base - par}: the rounds with WAIT moves, below")
 assert measured > 0
 assert abs(c["realized_cycles"] - measured) <= 0.02 * measured, "what-if and variant disagree by more than 2%"
 r = d["rounds"]
