@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/causal_device.h"
+#include "analyzer/causal_model.h"
 #include "analyzer/host_report.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_util.h"
@@ -17,44 +19,6 @@
 #define MAX_FUNC_CANDS 20
 #define MIN_FUNC_SHARE 0.01 /* a function with less of the samples is no candidate */
 #define STATE_PREEMPTED 0 /* snrh_offcpu.state: switched out while runnable (recorder/host/host.h) */
-
-struct item {
-	uint64_t a, b;
-	uint32_t waker_th; /* a wait ended by a thread of the process: its index + 1, else 0 */
-	uint8_t off, state;
-	uint16_t bucket;     /* a wait's bucket id + 1 (0: none) */
-	uint32_t s0, s1;     /* a run's samples: [s0, s1) of its thread's */
-};
-
-struct thread_tl {
-	uint32_t tid;
-	SNRH_VEC(struct item) it;
-	uint32_t *sfunc, *sbucket; /* per sample of the thread (by time): function id + 1, bucket id */
-	size_t nsamples;
-	double *share; /* [candidate]: the thread's samples in it / its samples */
-	/* replay state */
-	double *nend;
-	size_t done;
-};
-
-struct order {
-	uint64_t b;
-	uint32_t th, i;
-	uint32_t off; /* a wait (1) or a run (0) */
-};
-
-struct causal_model {
-	struct thread_tl *th;
-	size_t nth;
-	struct order *ord;
-	size_t nord;
-	size_t nfuncs;       /* function ids: 0..nfuncs-1 */
-	uint32_t *func_sym;  /* id -> string */
-	size_t nbuckets;
-	const char **bucket_names;
-	/* candidate -> (kind, id): function id, or bucket id */
-	uint32_t *cand_id;
-};
 
 static int order_cmp(const void *a, const void *b)
 {
@@ -131,17 +95,17 @@ static uint32_t bucket_id(struct causal_model *m, const char *name)
 
 /* ---- the model ---- */
 
-static void build_threads(const struct snrh_trace *t, struct causal_model *m, struct snrh_bucketer *bk,
-			  struct snrh_causal *c)
+static void build_threads(const struct snrh_trace *t, const struct snrh_offcpu *offv, size_t noff,
+			  struct causal_model *m, struct snrh_bucketer *bk, struct snrh_causal *c)
 {
 	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_start_ns"));
 	uint64_t t1 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_end_ns"));
 	uint32_t pid = (uint32_t)json_integer_value(json_object_get(t->meta, "pid"));
 	/* the threads: every tid with an event */
-	uint32_t *tids = snr_xcalloc(t->offcpu.n + t->samples.n + t->marks.n + 1, sizeof(*tids));
+	uint32_t *tids = snr_xcalloc(noff + t->samples.n + t->marks.n + 1, sizeof(*tids));
 	size_t ntids = 0;
-	for (size_t i = 0; i < t->offcpu.n; i++)
-		tids[ntids++] = t->offcpu.v[i].tid;
+	for (size_t i = 0; i < noff; i++)
+		tids[ntids++] = offv[i].tid;
 	for (size_t i = 0; i < t->samples.n; i++)
 		tids[ntids++] = t->samples.v[i].tid;
 	for (size_t i = 0; i < t->marks.n; i++)
@@ -157,10 +121,10 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 		m->th[i].tid = tids[i];
 	free(tids);
 
-	struct snrh_offcpu *off = snr_xcalloc(t->offcpu.n + 1, sizeof(*off));
-	if (t->offcpu.n)
-		memcpy(off, t->offcpu.v, t->offcpu.n * sizeof(*off));
-	snr_qsort(off, t->offcpu.n, sizeof(*off), offcpu_cmp);
+	struct snrh_offcpu *off = snr_xcalloc(noff + 1, sizeof(*off));
+	if (noff)
+		memcpy(off, offv, noff * sizeof(*off));
+	snr_qsort(off, noff, sizeof(*off), offcpu_cmp);
 	struct snrh_sample *smp = snr_xcalloc(t->samples.n + 1, sizeof(*smp));
 	if (t->samples.n)
 		memcpy(smp, t->samples.v, t->samples.n * sizeof(*smp));
@@ -185,12 +149,12 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 	for (size_t k = 0; k < m->nth; k++) {
 		struct thread_tl *th = &m->th[k];
 		uint32_t tid = th->tid;
-		while (oi < t->offcpu.n && off[oi].tid < tid)
+		while (oi < noff && off[oi].tid < tid)
 			oi++;
 		while (si < t->samples.n && smp[si].tid < tid)
 			si++;
 		size_t o0 = oi, s0 = si;
-		while (oi < t->offcpu.n && off[oi].tid == tid)
+		while (oi < noff && off[oi].tid == tid)
 			oi++;
 		while (si < t->samples.n && smp[si].tid == tid)
 			si++;
@@ -246,7 +210,7 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 				continue;
 			uint64_t run_end = i < oi ? off[i].start : last;
 			if (run_end > at) {
-				struct item r = {at, run_end, 0, 0, 0, 0, 0, 0};
+				struct item r = {at, run_end, 0, 0, 0, 0, 0, 0, 0};
 				while (sj < th->nsamples && smp[s0 + sj].ts < at)
 					sj++;
 				r.s0 = (uint32_t)sj;
@@ -258,7 +222,7 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 			}
 			if (i == oi)
 				break;
-			struct item w = {off[i].start, off[i].end, 0, 1, (uint8_t)off[i].state, 0, 0, 0};
+			struct item w = {off[i].start, off[i].end, 0, 1, (uint8_t)off[i].state, 0, 0, 0, 0};
 			const char *b = snrh_bucket_for(bk, tid, off[i].start, off[i].kstack);
 			if (b)
 				w.bucket = (uint16_t)(bucket_id(m, b) + 1);
@@ -303,6 +267,7 @@ static void build_threads(const struct snrh_trace *t, struct causal_model *m, st
 /* ---- the replay ---- */
 
 struct shrink {
+	const struct causal_dev_cover *cover; /* a device candidate: the runs it shrinks */
 	bool bucket;
 	uint32_t id;   /* function id + 1 (as sfunc), or bucket id */
 	size_t cand;   /* for the thread shares */
@@ -313,6 +278,8 @@ struct shrink {
 static double item_cut(const struct thread_tl *th, const struct item *it, const struct shrink *k)
 {
 	double d = (double)(it->b - it->a);
+	if (k->cover)
+		return !it->off && th->tid == k->cover->tid ? k->cover->ns[it - th->it.v] * k->s : 0;
 	if (it->off)
 		return k->bucket && !it->waker_th && it->state != STATE_PREEMPTED && it->bucket == k->id + 1 ? d * k->s : 0;
 	size_t n = it->s1 - it->s0, hit = 0;
@@ -366,8 +333,9 @@ static void replay(struct causal_model *m, const struct shrink *k)
 		if (it->off && it->waker_th) {
 			/* the waker's last moment on CPU at or before the wake-up */
 			const struct thread_tl *w = &m->th[it->waker_th - 1];
-			long j = item_at(w, it->b);
-			uint64_t at = j < 0 ? 0 : w->it.v[j].off ? w->it.v[j].a : it->b;
+			uint64_t x = it->wake_at ? it->wake_at : it->b;
+			long j = item_at(w, x);
+			uint64_t at = j < 0 ? 0 : w->it.v[j].off ? w->it.v[j].a : x;
 			if (j >= 0 && at >= it->a) {
 				double nw = map_time(w, at, k) + (double)(it->b - at);
 				ne = nw > ns ? nw : ns;
@@ -414,7 +382,8 @@ void snrh_causal_predict(const struct snrh_causal *c, size_t cand, double speedu
 {
 	struct causal_model *m = c->model;
 	const struct snrh_causal_cand *cd = &c->cands[cand];
-	struct shrink k = {cd->bucket, cd->bucket ? m->cand_id[cand] : m->cand_id[cand] + 1, cand, speedup_pct / 100.0};
+	struct shrink k = {cd->cover, cd->bucket, cd->bucket ? m->cand_id[cand] : m->cand_id[cand] + 1, cand,
+			   speedup_pct / 100.0};
 	replay(m, &k);
 	for (int p = 0; p < c->npoints; p++) {
 		struct snrh_point_stats s;
@@ -486,6 +455,8 @@ static void compute_shares(struct snrh_causal *c)
 		th->share = snr_xcalloc(c->ncands + 1, sizeof(double));
 		for (size_t ci = 0; ci < c->ncands && th->nsamples; ci++) {
 			size_t hit = 0;
+			if (c->cands[ci].device_kind)
+				continue;
 			for (size_t j = 0; j < th->nsamples; j++)
 				hit += c->cands[ci].bucket ? th->sbucket[j] == m->cand_id[ci]
 							   : th->sfunc[j] == m->cand_id[ci] + 1;
@@ -526,7 +497,15 @@ int snrh_causal_run(const struct snrh_trace *t, const double *speedups, unsigned
 	struct causal_model *m = snr_xcalloc(1, sizeof(*m));
 	out->model = m;
 	struct snrh_bucketer *bk = snrh_bucketer_new(t);
-	build_threads(t, m, bk, out);
+	struct snrh_ondev ondev;
+	snrh_ondev_build(t, &ondev);
+	struct snrh_offcpu *offv;
+	struct causal_wake *wakes;
+	size_t nwakes, noff = causal_device_offcpu(t, &ondev, &offv, &wakes, &nwakes);
+	build_threads(t, offv, noff, m, bk, out);
+	causal_device_wakes(m, wakes, nwakes);
+	free(offv);
+	free(wakes);
 	snrh_bucketer_free(bk);
 
 	/* self samples per function and bucket, and the most-sampled pc */
@@ -556,8 +535,9 @@ int snrh_causal_run(const struct snrh_trace *t, const double *speedups, unsigned
 				fidx[b] = x;
 			}
 	double sample_ms = out->hz > 0 ? 1000.0 / out->hz : 0;
-	out->cands = snr_xcalloc(MAX_FUNC_CANDS + m->nbuckets + 1, sizeof(*out->cands));
-	m->cand_id = snr_xcalloc(MAX_FUNC_CANDS + m->nbuckets + 1, sizeof(*m->cand_id));
+	size_t ndev = causal_device_count(&ondev);
+	out->cands = snr_xcalloc(MAX_FUNC_CANDS + m->nbuckets + ndev + 1, sizeof(*out->cands));
+	m->cand_id = snr_xcalloc(MAX_FUNC_CANDS + m->nbuckets + ndev + 1, sizeof(*m->cand_id));
 	struct snr_lines *lines = NULL;
 	json_t *added = json_object();
 	for (size_t a = 0; a < m->nfuncs && a < MAX_FUNC_CANDS; a++) {
@@ -611,6 +591,8 @@ int snrh_causal_run(const struct snrh_trace *t, const double *speedups, unsigned
 		cd->off_ms = b < 256 ? off_ns_b[b] / 1e6 : 0;
 		m->cand_id[out->ncands++] = (uint32_t)b;
 	}
+	causal_device_cands(out, &ondev);
+	snrh_ondev_free(&ondev);
 	snr_lines_free(lines);
 	json_decref(added);
 	free(fidx);
@@ -666,6 +648,8 @@ void snrh_causal_free(struct snrh_causal *c)
 		free(c->cands[i].name);
 		free(c->cands[i].module);
 		free(c->cands[i].file);
+		free(c->cands[i].device);
+		causal_dev_cover_free(c->cands[i].cover);
 		free(c->cands[i].effect);
 	}
 	free(c->cands);
@@ -695,7 +679,9 @@ static double max_abs_effect(const struct snrh_causal *c, const struct snrh_caus
 
 static const char *where(const struct snrh_causal_cand *cd, char *buf, size_t len)
 {
-	if (cd->bucket)
+	if (cd->device_kind)
+		snprintf(buf, len, "%s", cd->device);
+	else if (cd->bucket)
 		snprintf(buf, len, "(bucket)");
 	else if (cd->file) {
 		const char *base = strrchr(cd->file, '/');
@@ -727,8 +713,17 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 		for (size_t ci = 0; ci < c->ncands; ci++) {
 			const struct snrh_causal_cand *cd = &c->cands[ci];
 			char wb[300];
-			fprintf(out, "  %-4zu %-28.28s %-32.32s %6.1f%%", ci + 1, cd->name, where(cd, wb, sizeof(wb)),
-				cd->self_pct);
+			char nb[300];
+			snprintf(nb, sizeof(nb), "%s%s",
+				 cd->device_kind == SNRH_CAUSAL_KERNEL	   ? "kernel "
+				 : cd->device_kind == SNRH_CAUSAL_TRANSFER ? "transfer "
+									   : "",
+				 cd->name);
+			if (cd->device_kind)
+				fprintf(out, "  %-4zu %-28.28s %-32.32s %7s", ci + 1, nb, where(cd, wb, sizeof(wb)), "-");
+			else
+				fprintf(out, "  %-4zu %-28.28s %-32.32s %6.1f%%", ci + 1, nb, where(cd, wb, sizeof(wb)),
+					cd->self_pct);
 			for (unsigned s = 0; s < c->nspeedups; s++)
 				fprintf(out, " %+6.1f%%",
 					cd->effect[(size_t)s * (size_t)c->npoints + (size_t)p].throughput_pct);
@@ -737,6 +732,18 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 		}
 	}
 	int said = 0;
+	for (size_t ci = 0; ci < c->ncands; ci++) {
+		const struct snrh_causal_cand *cd = &c->cands[ci];
+		if (!cd->device_kind)
+			continue;
+		if (!said++)
+			fprintf(out, "\ndevice candidates (their time on the device, measured; a kernel or transfer N%% "
+				     "faster shrinks each of its pieces by N%%):\n");
+		fprintf(out, "  %s %s on %s: %zu piece%s, %.3f ms\n",
+			cd->device_kind == SNRH_CAUSAL_KERNEL ? "kernel" : "transfer", cd->name, cd->device, cd->pieces,
+			cd->pieces == 1 ? "" : "s", cd->device_ms);
+	}
+	said = 0;
 	for (size_t ci = 0; ci < c->ncands; ci++) {
 		const struct snrh_causal_cand *cd = &c->cands[ci];
 		if (cd->bucket || cd->self_pct < HOT_SELF_PCT || max_abs_effect(c, cd, last, false) >= OFF_PATH_PCT)
@@ -779,15 +786,23 @@ json_t *snrh_causal_json(const struct snrh_causal *c)
 							      "latency_p50_pct", e->latency_p50_pct, "latency_p99_pct",
 							      e->latency_p99_pct));
 			}
-			json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:f, s:I, s:f, s:o, s:b}", cd->bucket ? "bucket" : "function",
+			json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:f, s:I, s:f, s:o, s:b}",
+					      cd->device_kind == SNRH_CAUSAL_KERNEL	? "kernel"
+					      : cd->device_kind == SNRH_CAUSAL_TRANSFER ? "transfer"
+					      : cd->bucket				? "bucket"
+											: "function",
 					      cd->name, "rank", (json_int_t)(ci + 1), "self_ms", cd->self_ms, "self_pct",
 					      cd->self_pct, "off_cpu_ms", cd->off_ms, "samples", (json_int_t)cd->samples,
 					      "speedup_pct", c->speedups[s], "effect", eff, "off_critical_path",
-					      !cd->bucket && cd->self_pct >= HOT_SELF_PCT &&
+					      !cd->bucket && !cd->device_kind && cd->self_pct >= HOT_SELF_PCT &&
 						      max_abs_effect(c, cd, c->nspeedups - 1, false) < OFF_PATH_PCT);
 			json_object_set_new(o, "file", cd->file ? json_string(cd->file) : json_null());
 			json_object_set_new(o, "line", cd->file ? json_integer(cd->line) : json_null());
-			if (!cd->bucket) {
+			if (cd->device_kind) {
+				json_object_set_new(o, "device", json_string(cd->device));
+				json_object_set_new(o, "pieces", json_integer((json_int_t)cd->pieces));
+				json_object_set_new(o, "device_ms", json_real(cd->device_ms));
+			} else if (!cd->bucket) {
 				json_object_set_new(o, "module", json_string(cd->module ? cd->module : "?"));
 				json_object_set_new(o, "pc", json_integer((json_int_t)cd->pc));
 			}

@@ -14,7 +14,8 @@
  * of the process ended. The replay walks the runs and waits in the order
  * they ended, moving each one's end to its new time, and reads the
  * progress marks off the new timeline. With no speedup it gives back the
- * recorded times exactly.
+ * recorded times exactly. Device kernels and transfers are candidates
+ * too (causal_device.h).
  */
 #ifndef SNR_HOST_CAUSAL_H
 #define SNR_HOST_CAUSAL_H
@@ -31,9 +32,16 @@ struct snrh_causal_effect {
 	double latency_p99_pct;
 };
 
+enum { SNRH_CAUSAL_KERNEL = 1, SNRH_CAUSAL_TRANSFER = 2 };
+
 struct snrh_causal_cand {
-	char *name;     /* function, or bucket ("H:APP") */
+	char *name;     /* function, bucket ("H:APP"), kernel name or transfer kind */
 	bool bucket;
+	int device_kind; /* 0, or SNRH_CAUSAL_KERNEL / SNRH_CAUSAL_TRANSFER: a device candidate */
+	char *device;    /* a device candidate's device ("GPU 0 (CUPTI)") */
+	size_t pieces;   /* its pieces of work ... */
+	double device_ms; /* ... and their time on the device */
+	struct causal_dev_cover *cover; /* what the replay shrinks (causal_device.c) */
 	char *module;   /* a function's module */
 	char *file;     /* DWARF place of its most-sampled pc, or NULL */
 	unsigned line;
