@@ -91,6 +91,103 @@ static const struct snrh_causal_cand *cand(const struct snrh_causal *c, const ch
 
 static double rate_pct(double period_ms) { return (10.0 / period_ms - 1.0) * 100.0; }
 
+/* A CUDA-style serving loop from CUPTI records, one host thread H, a
+ * period of 10 ms: H runs host_work for 3 ms, launching K2 at its start
+ * (on the GPU 0.2-2.2 ms: overlapped with host_work) and K1 at 2.9 ms (on
+ * the GPU 3.0-9.9 ms), then waits in cudaStreamSynchronize until 10 ms
+ * (0.1 ms after K1 completed); a token at the end of host_work. By hand:
+ * K1 20% faster (6.9 -> 5.52 ms) ends the wait 1.38 ms sooner: a period of
+ * 8.62 ms; K2 gates nothing: 0; host_work 20% faster (2.4 ms) launches K1
+ * at 2.32 ms, on the GPU at 2.42: a period of 9.42 ms; host_work 95%
+ * faster would launch K1 at 0.145 ms, but the GPU is busy with K2 until
+ * 2.2 ms: K1 runs 2.2-9.1, a period of 9.2 ms (7.245 were the device not
+ * a resource that runs one piece after another). */
+enum { H = 200 };
+#define US 1000ull
+
+static void api(struct snrh_trace *t, uint32_t corr, uint64_t at)
+{
+	SNRH_PUSH(t->device, ((struct snrh_device_rec){SNRH_DEV_RUNTIME_API, 0, 0, corr, H, at, at + 20 * US, 0,
+						       snrh_intern(t, "cudaLaunchKernel")}));
+}
+
+static void kernel(struct snrh_trace *t, uint32_t corr, const char *name, uint64_t a, uint64_t b)
+{
+	SNRH_PUSH(t->device, ((struct snrh_device_rec){SNRH_DEV_KERNEL, 0, 7, corr, 0, a, b, 0, snrh_intern(t, name)}));
+}
+
+static void test_cupti(void)
+{
+	struct snrh_trace t;
+	snrh_trace_init(&t);
+	json_object_set_new(t.meta, "pid", json_integer(H));
+	json_object_set_new(t.meta, "hz", json_integer(4000));
+	json_object_set_new(t.meta, "t_start_ns", json_integer((json_int_t)T0));
+	json_object_set_new(t.meta, "t_end_ns", json_integer((json_int_t)(T0 + TOKENS * 10 * MS)));
+	json_object_set_new(t.meta, "progress",
+			    json_pack("[{s:s, s:s, s:i}]", "name", "token", "kind", "progress", "mark", 0));
+	struct snrh_probe pr = {0, strdup("/usr/lib/libcudart.so.12"), strdup("cudaStreamSynchronize"),
+				strdup("H:WAIT_DEV")};
+	SNRH_PUSH(t.probes, pr);
+	int32_t sw = stack_of(&t, "host_work");
+	for (uint64_t k = 0; k < TOKENS; k++) {
+		uint64_t s = T0 + k * 10 * MS;
+		uint32_t c2 = (uint32_t)(2 * k + 1), c1 = c2 + 1;
+		samples(&t, H, sw, s, s + 3 * MS);
+		api(&t, c2, s);
+		kernel(&t, c2, "K2", s + 200 * US, s + 2200 * US);
+		api(&t, c1, s + 2900 * US);
+		kernel(&t, c1, "K1", s + 3 * MS, s + 9900 * US);
+		mark(&t, H, 0, s + 3 * MS - 1000, k);
+		SNRH_PUSH(t.intervals, ((struct snrh_interval){H, 0, s + 3 * MS, s + 10 * MS}));
+		off(&t, H, 0, s + 3 * MS + 50 * US, s + 10 * MS); /* blocked in the synchronization, woken by no thread */
+	}
+	double sp[] = {20, 50};
+	char err[300];
+	struct snrh_causal c;
+	int rc = snrh_causal_run(&t, sp, 2, &c, err, sizeof(err));
+	CHECK(rc == 0, "cupti causal: %s", err);
+	if (rc == 0) {
+		size_t i1 = 0, i2 = 0, iw = 0;
+		const struct snrh_causal_cand *k1 = cand(&c, "K1", &i1), *k2 = cand(&c, "K2", &i2),
+					      *hw = cand(&c, "host_work", &iw);
+		if (k1 && k2 && hw) {
+			CHECK(k1->device_kind == SNRH_CAUSAL_KERNEL && k2->device_kind == SNRH_CAUSAL_KERNEL &&
+				  !strcmp(k1->device, "GPU 0 (CUPTI)") && k1->pieces == TOKENS &&
+				  fabs(k1->device_ms - 6.9 * TOKENS) < 1e-6,
+			      "K1 a kernel of GPU 0: %d %s %zu %.3f ms", k1->device_kind, k1->device, k1->pieces,
+			      k1->device_ms);
+			double k120 = k1->effect[0].throughput_pct, k150 = k1->effect[1].throughput_pct;
+			CHECK(fabs(k120 - rate_pct(8.62)) < 0.05, "K1 20%%: %+.3f%%, want %+.3f%%", k120, rate_pct(8.62));
+			CHECK(fabs(k150 - rate_pct(6.55)) < 0.05, "K1 50%%: %+.3f%%, want %+.3f%%", k150, rate_pct(6.55));
+			CHECK(fabs(k2->effect[0].throughput_pct) < 1e-6 && fabs(k2->effect[1].throughput_pct) < 1e-6,
+			      "K2 (overlapped with host_work): %+.6f%% %+.6f%%, want 0", k2->effect[0].throughput_pct,
+			      k2->effect[1].throughput_pct);
+			CHECK(fabs(hw->effect[0].throughput_pct - rate_pct(9.42)) < 0.05, "host_work 20%%: %+.3f%%, want %+.3f%%",
+			      hw->effect[0].throughput_pct, rate_pct(9.42));
+			struct snrh_causal_effect e;
+			snrh_causal_predict(&c, iw, 95.0, &e);
+			CHECK(fabs(e.throughput_pct - rate_pct(9.2)) < 0.05,
+			      "host_work 95%% (K1 queued behind K2): %+.3f%%, want %+.3f%%", e.throughput_pct, rate_pct(9.2));
+			CHECK(i1 == 0, "K1 ranked first: %s", c.cands[0].name);
+			for (size_t ci = 0; ci < c.ncands; ci++) {
+				snrh_causal_predict(&c, ci, 0.0, &e);
+				CHECK(e.throughput_pct == 0 && e.latency_p50_pct == 0 && e.latency_p99_pct == 0, "%s at 0%%: %g",
+				      c.cands[ci].name, e.throughput_pct);
+			}
+		}
+		json_t *j = snrh_causal_json(&c);
+		json_t *first = json_array_get(json_object_get(j, "candidates"), 0);
+		CHECK(json_is_string(json_object_get(first, "kernel")) &&
+			  !strcmp(json_string_value(json_object_get(first, "kernel")), "K1") &&
+			  !strcmp(json_string_value(json_object_get(first, "device")), "GPU 0 (CUPTI)"),
+		      "JSON: the first candidate is kernel K1 on GPU 0");
+		json_decref(j);
+	}
+	snrh_causal_free(&c);
+	snrh_trace_free(&t);
+}
+
 int main(void)
 {
 	struct snrh_trace t;
@@ -182,5 +279,6 @@ int main(void)
 	CHECK(rc == -1 && strstr(err, "no progress point"), "no points: %d %s", rc, err);
 	snrh_causal_free(&c);
 	snrh_trace_free(&t);
+	test_cupti();
 	return check_report("test_causal");
 }
