@@ -80,7 +80,7 @@ void snrh_causal_predict(const struct snrh_causal *c, size_t cand, double speedu
 			 struct snrh_causal_effect *per_point);
 
 void snrh_causal_text(const struct snrh_causal *c, FILE *out);
-/* {"progress": [...], "candidates": [{"function"|"bucket", "file", "line",
+/* {"progress": [...], "candidates": [{"function"|"bucket"|"kernel"|"transfer", "file", "line",
  * "speedup_pct", "effect": {"POINT": {...}}}, ...], "model": {...}} */
 json_t *snrh_causal_json(const struct snrh_causal *c);
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # snr host record --progress/--latency, snr host report's progress points and
-# snr host causal against real speedups (issue 25's known answers).
+# snr host causal against real speedups (issue 25's known answers), the
+# functions of a token loop and of a serving loop, and the serving loop's
+# device kernel (a TA1 program with 20% fewer rounds).
 #
 # causal_tokens (tests/host/causal_tokens.c: two threads work in parallel,
 # work_a the longer, then serial_step, then a token) is recorded, and
@@ -171,6 +173,39 @@ else
   SDIR=$T
 fi
 REQ=30
+# The device's kernel 20% faster for real: the device-bound serving loop
+# (ta1_serve_dev) running tests/host/causal_kernel.c, ITERS rounds a launch,
+# against the same with 20% fewer rounds (the simulator's time per
+# instruction is fixed); the prediction is for the candidate `kernel
+# ta1rt_device_run` (the run of each launch on the ta1-device thread).
+KSRC="$(dirname "$0")/causal_kernel.c"
+"$SNR" cc "$KSRC" -DITERS=2000000 -o "$T/kernel.elf" >/dev/null || fail "snr cc causal_kernel"
+"$SNR" cc "$KSRC" -DITERS=1600000 -o "$T/kernel_fast.elf" >/dev/null || fail "snr cc causal_kernel (fast)"
+for i in 1 2 3; do
+  run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/KERNEL$i.snrh" -- "$SERVE_DEV" "$T/kernel.elf" $REQ "$SDIR"
+  expect_rc 0
+  run "$SNR" host causal "$T/KERNEL$i.snrh" --speedup 20 --json
+  expect_rc 0
+  cp "$T/out" "$T/KERNEL$i.json"
+done
+# the fast build's kernel is 20% faster on the device, as measured there
+run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/KERNEL_FAST.snrh" -- "$SERVE_DEV" "$T/kernel_fast.elf" $REQ "$SDIR"
+expect_rc 0
+run "$SNR" host causal "$T/KERNEL_FAST.snrh" --speedup 20 --json
+expect_rc 0
+cp "$T/out" "$T/KERNEL_FAST.json"
+python3 - "$T" <<'PY' || fail "the fast kernel build is not about 20% faster on the device"
+import json, statistics, sys
+T = sys.argv[1]
+def per_piece(f):
+    c = [c for c in json.load(open(f))['candidates'] if c.get('kernel') == 'ta1rt_device_run']
+    assert c and c[0]['device'].startswith('TA1 device') and c[0]['pieces'] == 30, f'{f}: {c[:1]}'
+    return c[0]['device_ms'] / c[0]['pieces']
+base = statistics.median(per_piece(f'{T}/KERNEL{i}.json') for i in (1, 2, 3))
+fast = per_piece(f'{T}/KERNEL_FAST.json')
+print(f'ta1rt_device_run per launch: {base:.2f} ms, fast build {fast:.2f} ms ({(fast / base - 1) * 100:+.1f}%)')
+assert 0.12 <= 1 - fast / base <= 0.28
+PY
 for v in SERVE_CTRL SERVE_DEV; do
   for i in 1 2 3; do
     run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/$v$i.snrh" -- "${!v}" "$T/mlp.elf" $REQ "$SDIR"
@@ -182,8 +217,13 @@ for v in SERVE_CTRL SERVE_DEV; do
 done
 serve_rounds() { # N: N more alternating rounds of the four serving builds
   for r in $(seq "$1"); do
-    for v in SERVE_CTRL SERVE_CTRL_FAST SERVE_DEV SERVE_DEV_FAST; do
-      chrt -f 10 "${!v}" "$T/mlp.elf" $REQ "$SDIR" | sed -n "s/.*(\([0-9.]*\) requests\/s).*/$v \1/p" >>"$T/served" ||
+    for v in SERVE_CTRL SERVE_CTRL_FAST SERVE_DEV SERVE_DEV_FAST KERNEL KERNEL_FAST; do
+      case $v in
+        KERNEL) cmd=("$SERVE_DEV" "$T/kernel.elf") ;;
+        KERNEL_FAST) cmd=("$SERVE_DEV" "$T/kernel_fast.elf") ;;
+        *) cmd=("${!v}" "$T/mlp.elf") ;;
+      esac
+      chrt -f 10 "${cmd[@]}" $REQ "$SDIR" | sed -n "s/.*(\([0-9.]*\) requests\/s).*/$v \1/p" >>"$T/served" ||
         fail "$v did not run"
     done
   done
@@ -227,6 +267,22 @@ for case in ('SERVE_CTRL', 'SERVE_DEV'):
           f'measured {meas[case]:+.2f}% (median of {len(runs[case])} paired runs; medians {statistics.median(runs[case]):.2f} -> '
           f'{statistics.median(runs[case + "_FAST"]):.2f} requests/s), tolerance {tol:.2f} points: {"ok" if good else "OFF"}'
           f'{"" if case == "SERVE_CTRL" else " (reported, not asserted)"}')
+# the device's kernel 20% faster: predicted from the device candidate
+meas['KERNEL'] = statistics.median(f / x - 1 for f, x in zip(runs['KERNEL_FAST'], runs['KERNEL'])) * 100
+preds = []
+for i in (1, 2, 3):
+    d = json.load(open(f'{T}/KERNEL{i}.json'))
+    got = [c for c in d['candidates'] if c.get('kernel') == 'ta1rt_device_run']
+    assert got and got[0]['device'].startswith('TA1 device'), 'kernel ta1rt_device_run is no candidate'
+    preds.append(got[0]['effect']['read_response']['throughput_pct'])
+pred['KERNEL'] = statistics.median(preds)
+tol = max(0.3 * abs(meas['KERNEL']), 3.0)
+good = abs(pred['KERNEL'] - meas['KERNEL']) <= tol
+ok &= good
+print(f'KERNEL requests/s, base: {" ".join("%.2f" % x for x in runs["KERNEL"])}; fast: {" ".join("%.2f" % x for x in runs["KERNEL_FAST"])}')
+print(f'KERNEL: kernel ta1rt_device_run 20% faster: predicted {pred["KERNEL"]:+.2f}% ({", ".join("%+.2f" % p for p in preds)}), '
+      f'measured {meas["KERNEL"]:+.2f}% (median of {len(runs["KERNEL"])} paired runs; medians {statistics.median(runs["KERNEL"]):.2f} -> '
+      f'{statistics.median(runs["KERNEL_FAST"]):.2f} requests/s), tolerance {tol:.2f} points: {"ok" if good else "OFF"}')
 # where the device is the bottleneck the control step gains less, as measured
 if (pred['SERVE_DEV'] < pred['SERVE_CTRL']) != (meas['SERVE_DEV'] < meas['SERVE_CTRL']):
     ok = False
@@ -249,4 +305,12 @@ run "$SNR" host causal "$T/base1.snrh" --html "$T/causal.html"
 expect_rc 1; expect_err "causal.html"
 run "$SNR" host causal "$T/base1.snrh" --html "$T/base1.snrh" --force
 expect_rc 1; expect_err "base1.snrh"
+# device candidates on the page and in the text, with their device
+run "$SNR" host causal "$T/KERNEL1.snrh" --html "$T/kernel.html"
+expect_rc 0
+grep -q '"kernel":"ta1rt_device_run"' "$T/kernel.html" || fail "kernel ta1rt_device_run missing from the page"
+grep -q '"transfer":"ta1rt_device_upload"' "$T/kernel.html" || fail "transfer ta1rt_device_upload missing from the page"
+run "$SNR" host causal "$T/KERNEL1.snrh" --speedup 20
+expect_rc 0
+expect_out "kernel ta1rt_device_run on TA1 device, thread ta1-device"
 echo "host_causal: ok"
