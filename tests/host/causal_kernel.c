@@ -1,9 +1,9 @@
 /*
  * causal_kernel.c: a TA1 program for the causal profile's device check
  * (tests/host/host_causal.sh): each run is ITERS rounds of scalar work on
- * the chip, so a build with 20% fewer rounds is a kernel 20% faster for
- * real (the simulator's time per instruction is fixed). Built with
- * `snr cc -DITERS=N`.
+ * the chip, so a build with fewer rounds is a kernel faster for real (the
+ * simulator's time per instruction is fixed; a run also has a fixed part,
+ * loading and exit). Built with `snr cc -DITERS=N`.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -175,12 +175,15 @@ fi
 REQ=30
 # The device's kernel 20% faster for real: the device-bound serving loop
 # (ta1_serve_dev) running tests/host/causal_kernel.c, ITERS rounds a launch,
-# against the same with 20% fewer rounds (the simulator's time per
-# instruction is fixed); the prediction is for the candidate `kernel
+# against the same with 22.5% fewer rounds: a run also has a fixed part
+# (about 2.5 ms of its 13-15: loading the program, its exit), so that makes
+# the run about 20% shorter, which is checked on the recordings (12-28%:
+# one recording of the fast build, noisy); the prediction is for the
+# candidate `kernel
 # ta1rt_device_run` (the run of each launch on the ta1-device thread).
 KSRC="$(dirname "$0")/causal_kernel.c"
 "$SNR" cc "$KSRC" -DITERS=2000000 -o "$T/kernel.elf" >/dev/null || fail "snr cc causal_kernel"
-"$SNR" cc "$KSRC" -DITERS=1600000 -o "$T/kernel_fast.elf" >/dev/null || fail "snr cc causal_kernel (fast)"
+"$SNR" cc "$KSRC" -DITERS=1550000 -o "$T/kernel_fast.elf" >/dev/null || fail "snr cc causal_kernel (fast)"
 for i in 1 2 3; do
   run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/KERNEL$i.snrh" -- "$SERVE_DEV" "$T/kernel.elf" $REQ "$SDIR"
   expect_rc 0
