@@ -251,6 +251,8 @@ static void build_threads(const struct snrh_trace *t, const struct snrh_offcpu *
 				c->dependent_waits++;
 		}
 	c->threads = m->nth;
+	for (size_t k = 0; k < m->nth; k++)
+		c->device_timelines += m->th[k].tid >= CAUSAL_DEV_TID;
 	/* the replay's order: by end */
 	for (size_t k = 0; k < m->nth; k++)
 		m->nord += m->th[k].it.n;
@@ -693,9 +695,12 @@ static const char *where(const struct snrh_causal_cand *cd, char *buf, size_t le
 
 void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 {
-	fprintf(out, "causal profile: predicted by replaying the recorded dependency graph (%zu threads, %zu runs, "
+	char dev[80] = "";
+	if (c->device_timelines)
+		snprintf(dev, sizeof(dev), " (%zu of them CUPTI devices' timelines)", c->device_timelines);
+	fprintf(out, "causal profile: predicted by replaying the recorded dependency graph (%zu threads%s, %zu runs, "
 		     "%zu waits, %zu of them ended by a thread of the process; %zu on-CPU samples at %.0f Hz)\n",
-		c->threads, c->runs, c->waits, c->dependent_waits, c->samples, c->hz);
+		c->threads, dev, c->runs, c->waits, c->dependent_waits, c->samples, c->hz);
 	for (int p = 0; p < c->npoints; p++) {
 		const struct snrh_point_stats *b = &c->base[p];
 		fprintf(out, "progress %s: %zu units, %.2f per second, %s p50 %.3f ms, p99 %.3f ms (as recorded)\n",
@@ -809,8 +814,9 @@ json_t *snrh_causal_json(const struct snrh_causal *c)
 			json_array_append_new(cands, o);
 		}
 	}
-	return json_pack("{s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I, s:f}}", "progress", prog, "candidates", cands,
-			 "model", "method", "dependency-graph replay", "threads", (json_int_t)c->threads, "runs",
+	return json_pack("{s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f}}", "progress", prog, "candidates", cands,
+			 "model", "method", "dependency-graph replay", "threads", (json_int_t)c->threads,
+			 "device_timelines", (json_int_t)c->device_timelines, "runs",
 			 (json_int_t)c->runs, "waits", (json_int_t)c->waits, "dependent_waits",
 			 (json_int_t)c->dependent_waits, "samples", (json_int_t)c->samples, "hz", c->hz);
 }

@@ -62,6 +62,7 @@ struct snrh_causal {
 	size_t ncands;
 	struct snrh_causal_cand *cands; /* ranked by effect at the largest speedup */
 	size_t threads, runs, waits, dependent_waits, samples;
+	size_t device_timelines; /* of the threads: CUPTI devices' timelines (causal_device.h) */
 	double hz;
 	struct causal_model *model; /* the graph (causal.c) */
 };

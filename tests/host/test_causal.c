@@ -176,6 +176,8 @@ static void test_cupti(void)
 				      c.cands[ci].name, e.throughput_pct);
 			}
 		}
+		CHECK(c.threads == 2 && c.device_timelines == 1, "threads %zu, device timelines %zu: want H and GPU 0",
+		      c.threads, c.device_timelines);
 		json_t *j = snrh_causal_json(&c);
 		json_t *first = json_array_get(json_object_get(j, "candidates"), 0);
 		CHECK(json_is_string(json_object_get(first, "kernel")) &&
