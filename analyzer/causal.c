@@ -679,6 +679,15 @@ static double max_abs_effect(const struct snrh_causal *c, const struct snrh_caus
 	return mx;
 }
 
+/* A hot function (of the on-CPU samples) or device candidate (of its
+ * device's window) that moves no point. */
+static bool off_path(const struct snrh_causal *c, const struct snrh_causal_cand *cd)
+{
+	if (cd->bucket || (cd->device_kind ? cd->device_pct : cd->self_pct) < HOT_SELF_PCT)
+		return false;
+	return max_abs_effect(c, cd, c->nspeedups - 1, false) < OFF_PATH_PCT;
+}
+
 static const char *where(const struct snrh_causal_cand *cd, char *buf, size_t len)
 {
 	if (cd->device_kind)
@@ -744,21 +753,28 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 		if (!said++)
 			fprintf(out, "\ndevice candidates (their time on the device, measured; a kernel or transfer N%% "
 				     "faster shrinks each of its pieces by N%%):\n");
-		fprintf(out, "  %s %s on %s: %zu piece%s, %.3f ms\n",
+		fprintf(out, "  %s %s on %s: %zu piece%s, %.3f ms (%.1f%% of the device's window)\n",
 			cd->device_kind == SNRH_CAUSAL_KERNEL ? "kernel" : "transfer", cd->name, cd->device, cd->pieces,
-			cd->pieces == 1 ? "" : "s", cd->device_ms);
+			cd->pieces == 1 ? "" : "s", cd->device_ms, cd->device_pct);
 	}
 	said = 0;
 	for (size_t ci = 0; ci < c->ncands; ci++) {
 		const struct snrh_causal_cand *cd = &c->cands[ci];
-		if (cd->bucket || cd->self_pct < HOT_SELF_PCT || max_abs_effect(c, cd, last, false) >= OFF_PATH_PCT)
+		if (!off_path(c, cd))
 			continue;
 		if (!said++)
 			fprintf(out, "\noff the critical path (hot, yet speeding them up gains nothing):\n");
 		char wb[300];
-		fprintf(out, "  %s (%s, %.1f%% of on-CPU samples): %g%% faster changes no progress point's throughput or "
-			     "median latency by %.0f%% or more; what the progress waits for runs elsewhere meanwhile",
-			cd->name, where(cd, wb, sizeof(wb)), cd->self_pct, c->speedups[last], OFF_PATH_PCT);
+		if (cd->device_kind)
+			fprintf(out, "  %s %s (%s, %.1f%% of the device's window)",
+				cd->device_kind == SNRH_CAUSAL_KERNEL ? "kernel" : "transfer", cd->name, cd->device,
+				cd->device_pct);
+		else
+			fprintf(out, "  %s (%s, %.1f%% of on-CPU samples)", cd->name, where(cd, wb, sizeof(wb)),
+				cd->self_pct);
+		fprintf(out, ": %g%% faster changes no progress point's throughput or median latency by %.0f%% or more; "
+			     "what the progress waits for runs elsewhere meanwhile",
+			c->speedups[last], OFF_PATH_PCT);
 		double tail = max_abs_effect(c, cd, last, true);
 		if (tail >= OFF_PATH_PCT)
 			fprintf(out, " (but a p99 latency moves %.1f%%: on a few units it was the last to finish)", tail);
@@ -799,14 +815,14 @@ json_t *snrh_causal_json(const struct snrh_causal *c)
 					      cd->name, "rank", (json_int_t)(ci + 1), "self_ms", cd->self_ms, "self_pct",
 					      cd->self_pct, "off_cpu_ms", cd->off_ms, "samples", (json_int_t)cd->samples,
 					      "speedup_pct", c->speedups[s], "effect", eff, "off_critical_path",
-					      !cd->bucket && !cd->device_kind && cd->self_pct >= HOT_SELF_PCT &&
-						      max_abs_effect(c, cd, c->nspeedups - 1, false) < OFF_PATH_PCT);
+					      off_path(c, cd));
 			json_object_set_new(o, "file", cd->file ? json_string(cd->file) : json_null());
 			json_object_set_new(o, "line", cd->file ? json_integer(cd->line) : json_null());
 			if (cd->device_kind) {
 				json_object_set_new(o, "device", json_string(cd->device));
 				json_object_set_new(o, "pieces", json_integer((json_int_t)cd->pieces));
 				json_object_set_new(o, "device_ms", json_real(cd->device_ms));
+				json_object_set_new(o, "device_pct", json_real(cd->device_pct));
 			} else if (!cd->bucket) {
 				json_object_set_new(o, "module", json_string(cd->module ? cd->module : "?"));
 				json_object_set_new(o, "pc", json_integer((json_int_t)cd->pc));

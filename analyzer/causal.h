@@ -41,6 +41,7 @@ struct snrh_causal_cand {
 	char *device;    /* a device candidate's device ("GPU 0 (CUPTI)") */
 	size_t pieces;   /* its pieces of work ... */
 	double device_ms; /* ... and their time on the device */
+	double device_pct; /* that time, of the device's window */
 	struct causal_dev_cover *cover; /* what the replay shrinks (causal_device.c) */
 	char *module;   /* a function's module */
 	char *file;     /* DWARF place of its most-sampled pc, or NULL */

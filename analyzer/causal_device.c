@@ -268,6 +268,8 @@ void causal_device_cands(struct snrh_causal *c, const struct snrh_ondev *o)
 		cd->device = snr_xstrdup(o->dev[g[i].device].label);
 		cd->pieces = g[i].pieces;
 		cd->device_ms = (double)g[i].busy / 1e6;
+		uint64_t win = o->dev[g[i].device].t1 - o->dev[g[i].device].t0;
+		cd->device_pct = win ? 100.0 * (double)g[i].busy / (double)win : 0;
 		cd->cover = cv;
 		c->model->cand_id[c->ncands++] = 0;
 	}

@@ -176,6 +176,15 @@ static void test_cupti(void)
 				      c.cands[ci].name, e.throughput_pct);
 			}
 		}
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		snrh_causal_text(&c, f);
+		fclose(f);
+		CHECK(strstr(text, "  kernel K2 (GPU 0 (CUPTI), 20.0% of the device's window): 50% faster changes no") &&
+			  !strstr(text, "  kernel K1 (GPU"),
+		      "text names K2 (2 ms of every 10 on the GPU) off the critical path, K1 not:\n%s", text);
+		free(text);
 		CHECK(c.threads == 2 && c.device_timelines == 1, "threads %zu, device timelines %zu: want H and GPU 0",
 		      c.threads, c.device_timelines);
 		json_t *j = snrh_causal_json(&c);
