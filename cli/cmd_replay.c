@@ -3,6 +3,7 @@
  * check it against the recording, print the performance summary and write
  * the metrics file.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static const char replay_usage[] =
 	"usage: snr replay T.snrt [--sim ta1|unicorn|PATH.so] [--config M.json] [-o M.snrm [--force]] [--json]\n"
 	"                  [--cache-report[=N]]\n"
 	"       snr replay SET|T.snrt... [-o MSET] [--json] [...]\n"
-	"       snr replay POD [--config M.json] [-o MSET] [--json]\n"
+	"       snr replay POD [--config M.json] [-o MSET] [--json] [--threads N]\n"
 	"\n"
 	"Loads the trace's snapshot into a simulator, runs the recorded instructions\n"
 	"with every performance event reported to the tracker, and checks the replay:\n"
@@ -42,6 +43,11 @@ static const char replay_usage[] =
 	"  --cache-report[=N]  run the cache model (the config's \"cache\" object,\n"
 	"                      docs/unicorn-sim.md) on the memory events and list the\n"
 	"                      N instructions (default 20) with the most misses\n"
+	"  --threads N         a pod: run each chip's own parts (loading its trace,\n"
+	"                      checking its end state, writing its metrics file) on N\n"
+	"                      threads (default: the online CPUs, at most the chips);\n"
+	"                      the timing simulation runs on one; the output is the\n"
+	"                      same for every N\n"
 	"  --elf PROG          the program whose line tables place the pcs of divergence\n"
 	"                      messages in the source (default: the ELF the trace recorded)\n"
 	"  -h, --help          this text\n"
@@ -67,7 +73,7 @@ static const char replay_usage[] =
 /* Several windows: each replayed (and written into the metrics set), then
  * the figures per window, per group and together. */
 /* A pod recording: its chips replayed together (replayer/pod.c). */
-static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
+static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json, bool threads_given)
 {
 	if (o->cache_report) {
 		snr_err("replay: %s is a pod recording: --cache-report is not built for a pod replay yet (the pod "
@@ -118,6 +124,9 @@ static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json)
 			       r.chips);
 	}
 	int rc = r.ok ? 0 : 3;
+	if (threads_given) /* stderr only: stdout, --json and -o are the same for every N */
+		fprintf(stderr, "snr: replay: %u thread%s ran the chips' own parts (loading, end-state checks, metrics "
+			"files); the timing simulation ran on one\n", r.threads, r.threads == 1 ? "" : "s");
 	if (!r.ok)
 		fprintf(stderr, "snr: replay: pod %s DIVERGED\n%s", dir, r.report);
 	snr_pod_replay_free(&r);
@@ -221,7 +230,7 @@ int snr_cmd_replay(int argc, char **argv)
 	static const struct option opts[] = {
 		{"sim", required_argument, NULL, 's'},   {"config", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
-		{"cache-report", optional_argument, NULL, 'C'},
+		{"cache-report", optional_argument, NULL, 'C'}, {"threads", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct snr_replay_opts o = {0};
@@ -237,6 +246,18 @@ int snr_cmd_replay(int argc, char **argv)
 			o.cache_report = stdout;
 			o.cache_report_rows = optarg ? (unsigned)strtoul(optarg, NULL, 10) : 0;
 			break;
+		case 'T': {
+			char *end = NULL;
+			errno = 0;
+			unsigned long t = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || optarg[0] == '-' || t < 1 || t > SNR_REPLAY_MAX_THREADS) {
+				snr_err("replay: --threads %s: give a whole number of threads from 1 to %u", optarg,
+					SNR_REPLAY_MAX_THREADS);
+				return 2;
+			}
+			o.threads = (unsigned)t;
+			break;
+		}
 		case 'h': fputs(replay_usage, stdout); return 0;
 		default: fputs(replay_usage, stderr); return 2;
 		}
@@ -253,7 +274,12 @@ int snr_cmd_replay(int argc, char **argv)
 				 (const char *const[]){o.config_path}, 1))
 		return 1;
 	if (optind == argc - 1 && snr_pod_is(argv[optind]))
-		return replay_pod(argv[optind], &o, as_json);
+		return replay_pod(argv[optind], &o, as_json, o.threads != 0);
+	if (o.threads) {
+		snr_err("replay: --threads is taken with a pod recording (`snr record --pod`) only: a trace or a set "
+			"replays on one thread");
+		return 2;
+	}
 	if (!one)
 		return replay_windows(&o, as_json, argc - optind, argv + optind);
 	char err[1024];

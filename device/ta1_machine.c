@@ -287,6 +287,14 @@ static inline void before_access(struct ta1_machine *m, const void *p, uint64_t 
 		before_access_slow(m, p, len, write);
 }
 
+void ta1_machine_settle(struct ta1_machine *m)
+{
+	while (m->nlazy)
+		lazy_finish(m, m->nlazy - 1, false);
+	for (unsigned i = 0; i < m->nchips; i++)
+		mxu_own(&m->chips[i]);
+}
+
 /* The MXU refers to the 64 KiB at p (VMEM): to a lazy copy's source if one
  * fills those bytes, else to p once it holds its bytes. */
 static void mxu_refer(struct ta1_chip *c, const uint8_t *p)

@@ -49,6 +49,13 @@ struct ta1_chip_stats {
 struct ta1_machine *ta1_machine_new(const struct snr_config *cfg, char *err, size_t errlen);
 void ta1_machine_free(struct ta1_machine *m);
 
+/* Performs every pending lazy copy and gives every MXU that refers to VMEM
+ * its own copy of the weights: what any access would read stays the same,
+ * and from then on reads (ta1_chip_read_mem) change nothing in the machine,
+ * so several threads may read its memories at once (the pod replay's
+ * end-state checks) until the next write or instruction. */
+void ta1_machine_settle(struct ta1_machine *m);
+
 /* Loads the program into every chip: segments in core memory or HBM, pc at
  * the entry point, sp and the rest of the registers zero. Returns -1 with a
  * message naming the segment on failure. The ELF stays owned by the caller and

@@ -39,6 +39,7 @@
 #include "lib/snr_util.h"
 #include "lib/snr_set.h"
 #include "replayer/metrics.h"
+#include "replayer/pod_threads.h"
 #include "replayer/window.h"
 #include "sim/grm_ta1.h"
 #include "sim/ta1_fabric.h"
@@ -67,6 +68,12 @@ struct chip {
 	struct snr_tracker tracker;
 	struct snr_metrics_writer *mw;     /* -o: the chip's metrics file, or NULL */
 	const struct snr_tracker *mt;      /* its tracker, which every event goes to */
+	/* what this chip's task on a thread (pod_threads.h) found: a failure, or
+	 * the end-state differences, merged in chip order afterwards */
+	char err[1200];
+	bool bad;
+	char *notes; /* as long as the pod's report */
+	const char *summary; /* -o: its metrics file's SUMMARY */
 };
 
 /* The last writer of an HBM block in the replay: a chip's instruction, or a
@@ -90,6 +97,13 @@ struct pod {
 	struct snr_pod_replay *out;
 	char err[1024];        /* a failure that is not a divergence */
 	bool failed;
+};
+
+/* What a chip's task on a thread is given (pod_threads.h). */
+struct task {
+	struct pod *p;
+	const struct snr_pod *pod;
+	const char *dir;
 };
 
 /* The chip's tracker: its totals, and every event forwarded to its metrics
@@ -215,19 +229,30 @@ static void mset_abandon(struct snr_set_writer *set, struct chip *c, unsigned n)
 		snr_set_abandon(set, "error");
 }
 
-static int mset_finish(struct snr_set_writer *set, struct chip *c, unsigned n, char *err, size_t errlen)
+/* Every chip's metrics file closed (on threads: task_metrics), then the
+ * set's manifest in chip order. */
+static void task_metrics(void *user, unsigned k);
+static bool first_failure(const struct pod *p, char *err, size_t errlen);
+
+static int mset_finish(struct snr_set_writer *set, struct pod *p, unsigned threads, char *err, size_t errlen)
 {
-	int rc = 0;
+	struct chip *c = p->c;
+	unsigned n = p->n;
+	char **text = snr_xcalloc(n, sizeof(*text));
 	for (unsigned k = 0; k < n; k++) {
 		json_t *sj = snr_replay_summary(c[k].r);
-		char *text = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		text[k] = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(sj);
-		if (!rc)
-			rc = snr_metrics_finish(c[k].mw, text, err, errlen);
-		else
-			snr_metrics_abandon(c[k].mw);
-		free(text);
-		c[k].mw = NULL;
+		c[k].summary = text[k];
+		c[k].bad = false;
+	}
+	unsigned used = snr_pod_each_chip(threads, n, task_metrics, &(struct task){.p = p});
+	if (used > p->out->threads) /* the most threads any part ran on */
+		p->out->threads = used;
+	int rc = first_failure(p, err, errlen) ? -1 : 0;
+	for (unsigned k = 0; k < n; k++) {
+		free(text[k]);
+		c[k].summary = NULL;
 		json_t *e = json_object();
 		json_object_set_new(e, "chip", json_integer(k));
 		json_object_set_new(e, "trace", json_string(c[k].path));
@@ -237,6 +262,7 @@ static int mset_finish(struct snr_set_writer *set, struct chip *c, unsigned n, c
 		else
 			json_decref(e);
 	}
+	free(text);
 	if (rc)
 		snr_set_abandon(set, "error");
 	else
@@ -533,7 +559,22 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 
 /* ---- end state -------------------------------------------------------------------- */
 
-static void end_state(struct pod *p, struct chip *c)
+static void note(struct chip *c, const char *fmt, ...) SNR_PRINTF(2, 3);
+static void note(struct chip *c, const char *fmt, ...)
+{
+	size_t size = sizeof(((struct snr_pod_replay *)0)->report), used = strlen(c->notes);
+	if (used + 1 >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->notes + used, size - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Chip c's registers and the memory its window wrote against its trace's
+ * digest; the differences go to c->notes. Reads only chip c's state (the
+ * machine settled, ta1_machine_settle): chips are checked on threads. */
+static void end_state(struct chip *c)
 {
 	struct snr_replay_result *r = c->r;
 	const uint8_t *const *dregs;
@@ -557,7 +598,7 @@ static void end_state(struct pod *p, struct chip *c)
 			memcpy(&got, v, 8);
 			memcpy(&want, dregs[i], 8);
 			if (bad++ < 16)
-				report(p, "chip %u: end state: register %s is 0x%llx, the device had 0x%llx\n", c->id,
+				note(c, "chip %u: end state: register %s is 0x%llx, the device had 0x%llx\n", c->id,
 				       regs[i].name, (unsigned long long)got, (unsigned long long)want);
 		}
 	}
@@ -567,7 +608,7 @@ static void end_state(struct pod *p, struct chip *c)
 					 blocks[i].len) ||
 		    snr_trace_hash(buf, blocks[i].len) != hashes[i]) {
 			if (bad++ < 32)
-				report(p, "chip %u: end state: memory [0x%llx, 0x%llx) differs from the device's\n", c->id,
+				note(c, "chip %u: end state: memory [0x%llx, 0x%llx) differs from the device's\n", c->id,
 				       (unsigned long long)blocks[i].addr,
 				       (unsigned long long)(blocks[i].addr + blocks[i].len));
 		}
@@ -575,6 +616,76 @@ static void end_state(struct pod *p, struct chip *c)
 	free(buf);
 	if (bad)
 		r->ok = false;
+}
+
+/* ---- each chip's own work, on threads (pod_threads.h) ------------------------------- */
+
+static void task_open(void *user, unsigned k)
+{
+	struct task *t = user;
+	struct chip *c = &t->p->c[k];
+	c->t = snr_trace_open(t->pod->chip[k].path, c->err, sizeof(c->err));
+	c->bad = !c->t;
+}
+
+/* Loads chip k's window into its simulator: its code, registers and memory
+ * are chip k's own, and its captured HBM bytes are kept aside (hook_defer)
+ * for the run, so no chip's load touches another's state. */
+static void task_load(void *user, unsigned k)
+{
+	struct task *t = user;
+	struct chip *c = &t->p->c[k];
+	const char *path = t->pod->chip[k].path;
+	char lerr[800];
+	c->bad = true;
+	if (snr_window_load(c->t, &snr_sim_ta1, c->s, &c->win, lerr, sizeof(lerr))) {
+		snr_fmt(c->err, sizeof(c->err), "chip %u (%s): %s", k, path, lerr);
+		return;
+	}
+	if (c->win.n == 0) {
+		snr_fmt(c->err, sizeof(c->err), "chip %u (%s) holds no instructions", k, path);
+		return;
+	}
+	c->r->recorded = c->win.n;
+	c->r->truncated = snr_trace_truncated(c->t);
+	c->r->interrupted = snr_trace_interrupted(c->t);
+	c->r->ok = true;
+	snr_qsort(c->cap, c->ncap, sizeof(*c->cap), by_place);
+	for (size_t i = 1; i < c->ncap; i++)
+		if (c->cap[i].owner == c->cap[i - 1].owner && c->cap[i].lo < c->cap[i - 1].hi) {
+			snr_fmt(c->err, sizeof(c->err), "chip %u (%s): two captures of chip %u's HBM overlap at 0x%llx",
+				k, path, c->cap[i].owner, (unsigned long long)c->cap[i].lo);
+			return;
+		}
+	/* the flags as the windows started, not as each trace first read them */
+	for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
+		ta1_chip_set_reg(ta1_grm_chip(c->s), TA1_REG_FLAG0 + f, t->pod->chip[k].flags_at_start[f]);
+	c->bad = false;
+}
+
+static void task_end_state(void *user, unsigned k)
+{
+	end_state(&((struct task *)user)->p->c[k]);
+}
+
+/* Closes chip k's metrics file (its last events compressed, its SUMMARY
+ * written): each file is its chip's alone. */
+static void task_metrics(void *user, unsigned k)
+{
+	struct chip *c = &((struct task *)user)->p->c[k];
+	c->bad = snr_metrics_finish(c->mw, c->summary, c->err, sizeof(c->err)) != 0;
+	c->mw = NULL;
+}
+
+/* The first chip, in chip order, whose task failed, its message in err. */
+static bool first_failure(const struct pod *p, char *err, size_t errlen)
+{
+	for (unsigned k = 0; k < p->n; k++)
+		if (p->c[k].bad) {
+			snr_fmt(err, errlen, "%s", p->c[k].err);
+			return true;
+		}
+	return false;
 }
 
 /* ---- the replay ------------------------------------------------------------------- */
@@ -592,6 +703,8 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		return -1;
 	struct pod p = {.n = pod.chips, .out = out};
 	p.c = snr_xcalloc(p.n, sizeof(*p.c));
+	unsigned threads = o->threads ? o->threads : snr_pod_threads_default(p.n);
+	struct task task = {&p, &pod, dir};
 	out->chips = p.n;
 	out->chip = snr_xcalloc(p.n, sizeof(*out->chip));
 	struct ta1_fabric *fabric = NULL;
@@ -610,13 +723,14 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 	for (unsigned k = 0; k < p.n; k++) {
 		p.c[k].id = k;
 		p.c[k].r = &out->chip[k].r;
+		p.c[k].notes = snr_xcalloc(1, sizeof(out->report));
 		out->chip[k].chip = k;
 		out->chip[k].trace = snr_xstrdup(pod.chip[k].path);
 		p.c[k].path = out->chip[k].trace;
-		p.c[k].t = snr_trace_open(pod.chip[k].path, err, errlen);
-		if (!p.c[k].t)
-			goto out;
 	}
+	out->threads = snr_pod_each_chip(threads, p.n, task_open, &task);
+	if (first_failure(&p, err, errlen))
+		goto out;
 	/* the machine: chip 0's recorded config (snr_pod_open checked every chip's is the same), or the user's */
 	struct snr_config cfg;
 	{
@@ -676,29 +790,13 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 			goto out;
 		chip_tracker(c);
 		snr_sim_ta1.attach_tracker(c->s, &c->tracker);
-		char lerr[800];
-		if (snr_window_load(c->t, &snr_sim_ta1, c->s, &c->win, lerr, sizeof(lerr))) {
-			snr_fmt(err, errlen, "chip %u (%s): %s", k, pod.chip[k].path, lerr);
+	}
+	{
+		unsigned used = snr_pod_each_chip(threads, p.n, task_load, &task);
+		if (used > out->threads)
+			out->threads = used;
+		if (first_failure(&p, err, errlen))
 			goto out;
-		}
-		if (c->win.n == 0) {
-			snr_fmt(err, errlen, "chip %u (%s) holds no instructions", k, pod.chip[k].path);
-			goto out;
-		}
-		c->r->recorded = c->win.n;
-		c->r->truncated = snr_trace_truncated(c->t);
-		c->r->interrupted = snr_trace_interrupted(c->t);
-		c->r->ok = true;
-		snr_qsort(c->cap, c->ncap, sizeof(*c->cap), by_place);
-		for (size_t i = 1; i < c->ncap; i++)
-			if (c->cap[i].owner == c->cap[i - 1].owner && c->cap[i].lo < c->cap[i - 1].hi) {
-				snr_fmt(err, errlen, "chip %u (%s): two captures of chip %u's HBM overlap at 0x%llx", k,
-					pod.chip[k].path, c->cap[i].owner, (unsigned long long)c->cap[i].lo);
-				goto out;
-			}
-		/* the flags as the windows started, not as each trace first read them */
-		for (unsigned f = 0; f < TA1_NUM_FLAGS; f++)
-			ta1_chip_set_reg(ta1_grm_chip(c->s), TA1_REG_FLAG0 + f, pod.chip[k].flags_at_start[f]);
 	}
 	for (unsigned k = 0; k < p.n; k++)
 		ta1_grm_pod_seed_flags(p.c[k].s);
@@ -724,6 +822,7 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		}
 		report(&p, "\n");
 	}
+	/* the timing models drained, in chip order as the run left them (the fabric is the pod's) */
 	for (unsigned k = 0; k < p.n; k++) {
 		struct chip *c = &p.c[k];
 		if (!c->ended && c->r->ok) { /* the pod stopped before this chip's window ended */
@@ -737,13 +836,24 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		c->r->cycles = snr_sim_ta1.finish(c->s);
 		if (c->r->cycles > out->cycles)
 			out->cycles = c->r->cycles;
-		if (e == TA1_SCHED_DONE)
-			end_state(&p, c);
+	}
+	/* each chip's end state on the threads (reads of the settled machine), the differences reported in
+	 * chip order */
+	if (e == TA1_SCHED_DONE) {
+		ta1_machine_settle(p.m);
+		unsigned used = snr_pod_each_chip(threads, p.n, task_end_state, &task);
+		if (used > out->threads)
+			out->threads = used;
+	}
+	for (unsigned k = 0; k < p.n; k++) {
+		struct chip *c = &p.c[k];
+		if (c->notes[0])
+			report(&p, "%s", c->notes);
 		if (!c->r->ok || e != TA1_SCHED_DONE)
 			out->ok = false;
 	}
 	if (set && out->ok) {
-		rc = mset_finish(set, p.c, p.n, err, errlen);
+		rc = mset_finish(set, &p, threads, err, errlen);
 		set = NULL;
 		if (rc)
 			goto out;
@@ -765,6 +875,7 @@ out:
 		for (size_t i = 0; i < c->ncap; i++)
 			free(c->cap[i].bytes);
 		free(c->cap);
+		free(c->notes);
 		snr_ranges_free(&c->consumed);
 	}
 	free(p.c);

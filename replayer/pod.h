@@ -26,6 +26,7 @@ struct snr_pod_replay {
 	struct snr_pod_replay_chip *chip;
 	uint64_t cycles; /* the pod's: the last chip's end */
 	bool ok;         /* every chip verified */
+	unsigned threads; /* the most threads a per-chip part of the replay ran on (replayer/pod_threads.h) */
 	char report[4096]; /* on divergence: the chip, the instruction, what differs */
 };
 

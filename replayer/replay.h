@@ -32,6 +32,10 @@ struct snr_replay_opts {
 	const char *metrics_path; /* write a .snrm, or NULL */
 	const struct snr_tracker *tracker; /* the caller's own tracker too, or NULL */
 	bool progress;
+	/* A pod's replay: the threads its per-chip parts run on (replayer/
+	 * pod_threads.h); 0: the online CPUs, at most the chips. */
+	unsigned threads;
+#define SNR_REPLAY_MAX_THREADS 1024
 	/* Run the cache model (sim/snr_cache.h, the config's "cache" object) on
 	 * the simulator's memory events and print the instructions with the
 	 * most misses here, or NULL. */
