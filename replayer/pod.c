@@ -103,7 +103,6 @@ struct pod {
 struct task {
 	struct pod *p;
 	const struct snr_pod *pod;
-	const char *dir;
 };
 
 /* The chip's tracker: its totals, and every event forwarded to its metrics
@@ -704,7 +703,7 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 	struct pod p = {.n = pod.chips, .out = out};
 	p.c = snr_xcalloc(p.n, sizeof(*p.c));
 	unsigned threads = o->threads ? o->threads : snr_pod_threads_default(p.n);
-	struct task task = {&p, &pod, dir};
+	struct task task = {&p, &pod};
 	out->chips = p.n;
 	out->chip = snr_xcalloc(p.n, sizeof(*out->chip));
 	struct ta1_fabric *fabric = NULL;
