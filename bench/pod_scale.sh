@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A pod's recording and everything after it at scale: the ring all-reduce
-# (workloads/allreduce.c, -DELEMS=65536: about 1.3M instructions of main per
-# chip, most of them the per-element setup and check around the collective)
+# (workloads/allreduce.c, -DELEMS=65536: more than 1M instructions of main
+# per chip, most of them the per-element setup and check around the collective)
 # on a 16-chip `snr device --gdb`, each chip's window the first COUNT
 # instructions of main (default 1M; it holds the collective's DMAs and
 # waits). Times, with /usr/bin/time -v, `snr record --pod`, `snr replay POD`
