@@ -48,6 +48,7 @@
 #include "lib/snr_util.h"
 #include "offcpu.skel.h"
 #include "oncpu.skel.h"
+#include "phases.h"
 #include "progress.h"
 
 #define STACK_MAP_ENTRIES 16384
@@ -620,6 +621,8 @@ int snrh_record(const struct snrh_record_opts *o)
 	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1}, child_status = -1;
 	struct sigaction sa_old_int, sa_old_term, sa_old_chld;
 	bool signals_set = false;
+	struct snrh_phases ph;
+	snrh_phases_init(&ph);
 	memset(&st, 0, sizeof(st));
 	snrh_trace_init(&trace);
 	st.t = &trace;
@@ -716,6 +719,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		exe = realpath(p, NULL);
 	}
 
+	snrh_phase(&ph, "fork");
 	/* open */
 	off_skel = offcpu_bpf__open();
 	on_skel = oncpu_bpf__open();
@@ -750,20 +754,22 @@ int snrh_record(const struct snrh_record_opts *o)
 		for (size_t i = 0; i < sizeof(lazy) / sizeof(lazy[0]); i++)
 			bpf_map__set_map_flags(lazy[i], bpf_map__map_flags(lazy[i]) | BPF_F_NO_PREALLOC);
 	}
+	snrh_phase(&ph, "open");
 	/* load: the maps the three share (host_bpf.h) are offcpu's */
-	if (offcpu_bpf__load(off_skel) ||
+	if (offcpu_bpf__load(off_skel) || (snrh_phase(&ph, "load offcpu"), 0) ||
 	    bpf_map__reuse_fd(on_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
 	    bpf_map__reuse_fd(bk_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
 	    bpf_map__reuse_fd(on_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
 	    bpf_map__reuse_fd(bk_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
 	    bpf_map__reuse_fd(on_skel->maps.exec_gate, bpf_map__fd(off_skel->maps.exec_gate)) ||
 	    bpf_map__reuse_fd(bk_skel->maps.exec_gate, bpf_map__fd(off_skel->maps.exec_gate)) ||
-	    oncpu_bpf__load(on_skel) || buckets_bpf__load(bk_skel)) {
+	    oncpu_bpf__load(on_skel) || (snrh_phase(&ph, "load oncpu"), 0) || buckets_bpf__load(bk_skel)) {
 		fail("cannot load the BPF programs (%s); the kernel log (dmesg) or SNR_HOST_QUIET_LIBBPF unset "
 		     "shows the verifier's reason",
 		     strerror(errno));
 		goto cleanup;
 	}
+	snrh_phase(&ph, "load buckets");
 	if (snrh_progress_load(o->progress, o->nprogress, o->latency, o->nlatency, pid, &progress, err, sizeof(err)) ||
 	    snrh_progress_attach(progress, exe, &trace, err, sizeof(err))) {
 		fail("%s", err);
@@ -774,6 +780,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		uint32_t k = 0, closed = 1;
 		bpf_map_update_elem(bpf_map__fd(off_skel->maps.exec_gate), &k, &closed, BPF_ANY);
 	}
+	snrh_phase(&ph, "progress");
 	/* attach: scheduler and I/O system calls */
 	if (offcpu_bpf__attach(off_skel)) {
 		fail("cannot attach to sched_switch/sched_waking: %s", strerror(errno));
@@ -802,6 +809,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			}
 		}
 	}
+	snrh_phase(&ph, "attach sched/perf");
 	/* attach: runtime API uprobes, presets first, then --uprobe */
 	{
 		unsigned npre = o->presets ? sizeof(presets) / sizeof(presets[0]) : 0;
@@ -841,6 +849,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			free(path);
 		}
 	}
+	snrh_phase(&ph, "attach uprobes");
 	rb = ring_buffer__new(bpf_map__fd(off_skel->maps.events), handle_event, &st, NULL);
 	if (!rb || ring_buffer__add(rb, bpf_map__fd(on_skel->maps.events), handle_event, &st) ||
 	    ring_buffer__add(rb, bpf_map__fd(bk_skel->maps.events), handle_event, &st) ||
@@ -866,7 +875,9 @@ int snrh_record(const struct snrh_record_opts *o)
 	}
 	/* Kernel stacks are named as they are drained: the kernel's symbol
 	 * table is read now, not beside the command. */
+	snrh_phase(&ph, "ring buffers");
 	snrh_sym_load_kernel(st.sym);
+	snrh_phase(&ph, "kallsyms");
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
 	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);
@@ -900,6 +911,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		goto cleanup;
 	}
 	writer_open = true;
+	snrh_phase(&ph, "output open");
 	if (child) {
 		if (write(go_pipe[1], "g", 1) != 1) {
 			fail("cannot start the command: %s", strerror(errno));
@@ -912,6 +924,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		while (read(exec_pipe[0], &dummy, 1) < 0 && errno == EINTR)
 			;
 	}
+	snrh_phase(&ph, "exec");
 	snrh_sym_snapshot(st.sym);
 	if (!o->quiet)
 		fprintf(stderr, "snr host record: tracing pid %d (%u uprobes, %d CPUs sampled at %u Hz); Ctrl-C stops\n",
@@ -958,6 +971,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		}
 	}
 	uint64_t t_end = mono_ns(CLOCK_MONOTONIC), cpu_tracing = mono_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+	snrh_phase(&ph, "tracing");
 	ring_buffer__consume(rb);
 	if (child) {
 		/* Pass SIGINT/SIGTERM on (SIGTERM when -d ran out); a command that
@@ -974,6 +988,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		child = 0;
 	}
 
+	snrh_phase(&ph, "final drain");
 	/* per-thread totals */
 	{
 		int fd = bpf_map__fd(off_skel->maps.totals);
@@ -1031,11 +1046,13 @@ int snrh_record(const struct snrh_record_opts *o)
 		json_object_set_new(trace.meta, "exit_status",
 				    json_integer(WIFEXITED(child_status) ? WEXITSTATUS(child_status)
 									  : 128 + WTERMSIG(child_status)));
+	snrh_phase(&ph, "totals/maps");
 	writer_open = false;
 	if (snrh_writer_close(&writer, &trace, err, sizeof(err))) {
 		fail("%s", err);
 		goto cleanup;
 	}
+	snrh_phase(&ph, "write");
 	if (!o->quiet)
 		fprintf(stderr,
 			"snr host record: %.3f s, %zu threads, %zu off-CPU intervals, %zu samples, %zu API/I-O "
@@ -1062,8 +1079,10 @@ cleanup:
 	if (exec_pipe[1] >= 0)
 		close(exec_pipe[1]);
 	ring_buffer__free(rb);
+	snrh_phase(&ph, "cleanup");
 	for (int i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
+	snrh_phase(&ph, "detach uprobes");
 	for (int i = 0; perf_links && i < nperf; i++)
 		bpf_link__destroy(perf_links[i]);
 	for (int i = 0; i < nperf; i++)
@@ -1075,6 +1094,7 @@ cleanup:
 	buckets_bpf__destroy(bk_skel);
 	oncpu_bpf__destroy(on_skel);
 	offcpu_bpf__destroy(off_skel);
+	snrh_phase(&ph, "detach others");
 	if (signals_set) {
 		sigaction(SIGINT, &sa_old_int, NULL);
 		sigaction(SIGTERM, &sa_old_term, NULL);
@@ -1091,5 +1111,7 @@ cleanup:
 	if (cupti_out[0])
 		unlink(cupti_out);
 	snrh_trace_free(&trace);
+	snrh_phase(&ph, "free");
+	snrh_phases_print(&ph, stderr);
 	return rc;
 }
