@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "buckets.skel.h"
+#include "detach.h"
 #include "host.h"
 #include "host_sym.h"
 #include "lib/snr_host_trace.h"
@@ -50,6 +51,7 @@
 #include "oncpu.skel.h"
 #include "phases.h"
 #include "progress.h"
+#include "uprobe_multi.h"
 
 #define STACK_MAP_ENTRIES 16384
 #define POLL_MS 50      /* how often the rings are drained (and the process checked) */
@@ -611,7 +613,9 @@ int snrh_record(const struct snrh_record_opts *o)
 	struct snrh_progress *progress = NULL;
 	struct ring_buffer *rb = NULL;
 	struct bpf_link **links = NULL, **perf_links = NULL;
-	int *perf_fds = NULL, nperf = 0, nlinks = 0;
+	struct snrh_detach *detach = NULL;
+	int *perf_fds = NULL, nperf = 0, nlinks = 0, *link_fds = NULL, nlink_fds = 0;
+	bool multi = snrh_uprobe_multi_supported();
 	struct rec_state st;
 	struct snrh_trace trace;
 	struct snrh_writer writer;
@@ -755,6 +759,12 @@ int snrh_record(const struct snrh_record_opts *o)
 			bpf_map__set_map_flags(lazy[i], bpf_map__map_flags(lazy[i]) | BPF_F_NO_PREALLOC);
 	}
 	snrh_phase(&ph, "open");
+	if (multi) {
+		bpf_program__set_expected_attach_type(bk_skel->progs.api_enter,
+						      (enum bpf_attach_type)SNRH_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(bk_skel->progs.api_exit,
+						      (enum bpf_attach_type)SNRH_BPF_TRACE_UPROBE_MULTI);
+	}
 	/* load: the maps the three share (host_bpf.h) are offcpu's */
 	if (offcpu_bpf__load(off_skel) || (snrh_phase(&ph, "load offcpu"), 0) ||
 	    bpf_map__reuse_fd(on_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
@@ -810,11 +820,16 @@ int snrh_record(const struct snrh_record_opts *o)
 		}
 	}
 	snrh_phase(&ph, "attach sched/perf");
-	/* attach: runtime API uprobes, presets first, then --uprobe */
+	/* attach: runtime API uprobes, presets first, then --uprobe; on Linux
+	 * 6.6+ one uprobe_multi link per library for the entries and one for
+	 * the returns (uprobe_multi.h) */
 	{
 		unsigned npre = o->presets ? sizeof(presets) / sizeof(presets[0]) : 0;
 		unsigned total = npre + o->nuprobes;
 		links = snr_xcalloc(2 * (size_t)total + 1, sizeof(*links));
+		link_fds = snr_xcalloc(2 * (size_t)total + 1, sizeof(*link_fds));
+		uint64_t *offsets = snr_xcalloc((size_t)total + 1, sizeof(*offsets));
+		uint64_t *cookies = snr_xcalloc((size_t)total + 1, sizeof(*cookies));
 		for (unsigned i = 0; i < total; i++) {
 			const struct snrh_uprobe_spec *u = i < npre ? &presets[i] : &o->uprobes[i - npre];
 			char *path = resolve_library(u->lib, o->cmd ? 0 : pid, exe);
@@ -822,9 +837,26 @@ int snrh_record(const struct snrh_record_opts *o)
 				if (u->optional)
 					continue;
 				fail("--uprobe %s:%s: cannot find library '%s' (give a path)", u->lib, u->symbol, u->lib);
+				free(offsets);
+				free(cookies);
 				goto cleanup;
 			}
 			uint32_t id = (uint32_t)trace.probes.n;
+			if (multi) {
+				uint64_t off;
+				if (snrh_func_offset(path, u->symbol, &off, err, sizeof(err))) {
+					free(path);
+					if (u->optional)
+						continue;
+					fail("--uprobe %s:%s: cannot attach: %s", u->lib, u->symbol, err);
+					free(offsets);
+					free(cookies);
+					goto cleanup;
+				}
+				struct snrh_probe p = {id, path, snr_xstrdup(u->symbol), snr_xstrdup(u->bucket)};
+				SNRH_PUSH(trace.probes, p);
+				continue;
+			}
 			for (int ret = 0; ret < 2; ret++) {
 				LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->symbol, .retprobe = ret != 0,
 					    .bpf_cookie = id);
@@ -848,6 +880,36 @@ int snrh_record(const struct snrh_record_opts *o)
 			}
 			free(path);
 		}
+		/* the probes of one library, in the order found, share its links */
+		for (size_t i = 0; multi && i < trace.probes.n; i++) {
+			const char *path = trace.probes.v[i].lib;
+			bool done = false;
+			for (size_t j = 0; j < i && !done; j++)
+				done = !strcmp(trace.probes.v[j].lib, path);
+			if (done)
+				continue;
+			uint32_t cnt = 0;
+			for (size_t j = i; j < trace.probes.n; j++)
+				if (!strcmp(trace.probes.v[j].lib, path)) {
+					snrh_func_offset(path, trace.probes.v[j].symbol, &offsets[cnt], err, sizeof(err));
+					cookies[cnt++] = trace.probes.v[j].id;
+				}
+			for (int ret = 0; ret < 2; ret++) {
+				int fd = snrh_uprobe_multi_attach(
+					bpf_program__fd(ret ? bk_skel->progs.api_exit : bk_skel->progs.api_enter), path,
+					offsets, cookies, cnt, ret != 0);
+				if (fd < 0) {
+					fail("cannot attach the %u runtime API %s in %s (uprobe_multi): %s", cnt,
+					     ret ? "uretprobes" : "uprobes", path, strerror(-fd));
+					free(offsets);
+					free(cookies);
+					goto cleanup;
+				}
+				link_fds[nlink_fds++] = fd;
+			}
+		}
+		free(offsets);
+		free(cookies);
 	}
 	snrh_phase(&ph, "attach uprobes");
 	rb = ring_buffer__new(bpf_map__fd(off_skel->maps.events), handle_event, &st, NULL);
@@ -989,6 +1051,9 @@ int snrh_record(const struct snrh_record_opts *o)
 	}
 
 	snrh_phase(&ph, "final drain");
+	/* the uprobes are taken down while the rest is read and written */
+	detach = snrh_detach_start(links, nlinks, link_fds, nlink_fds);
+	nlinks = nlink_fds = 0;
 	/* per-thread totals */
 	{
 		int fd = bpf_map__fd(off_skel->maps.totals);
@@ -1080,14 +1145,14 @@ cleanup:
 		close(exec_pipe[1]);
 	ring_buffer__free(rb);
 	snrh_phase(&ph, "cleanup");
-	for (int i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	snrh_phase(&ph, "detach uprobes");
+	if (!detach)
+		detach = snrh_detach_start(links, nlinks, link_fds, nlink_fds);
 	for (int i = 0; perf_links && i < nperf; i++)
 		bpf_link__destroy(perf_links[i]);
 	for (int i = 0; i < nperf; i++)
 		close(perf_fds[i]);
 	free(links);
+	free(link_fds);
 	free(perf_links);
 	free(perf_fds);
 	snrh_progress_free(progress);
@@ -1095,6 +1160,8 @@ cleanup:
 	oncpu_bpf__destroy(on_skel);
 	offcpu_bpf__destroy(off_skel);
 	snrh_phase(&ph, "detach others");
+	snrh_detach_wait(detach);
+	snrh_phase(&ph, "detach uprobes");
 	if (signals_set) {
 		sigaction(SIGINT, &sa_old_int, NULL);
 		sigaction(SIGTERM, &sa_old_term, NULL);
