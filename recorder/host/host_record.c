@@ -23,6 +23,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -329,6 +330,52 @@ static int name_matches(const char *path, const char *lib)
 	return !strncmp(base, lib, n) && (base[n] == '.' || base[n] == '-' || base[n] == 0);
 }
 
+/* `ldd EXE`, started early (ldd_begin) and read when first needed
+ * (ldd_output): the shell and the loader it runs take 0.1-0.3 s, spent
+ * while the BPF objects load rather than after. */
+static struct {
+	char *exe, *out;
+	FILE *p;
+} ldd;
+
+static void ldd_end(void)
+{
+	if (ldd.p)
+		pclose(ldd.p);
+	free(ldd.exe);
+	free(ldd.out);
+	memset(&ldd, 0, sizeof(ldd));
+}
+
+static void ldd_begin(const char *exe)
+{
+	if (ldd.exe && !strcmp(ldd.exe, exe))
+		return;
+	ldd_end();
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "ldd '%s' 2>/dev/null", exe);
+	ldd.p = popen(cmd, "re");
+	ldd.exe = snr_xstrdup(exe);
+}
+
+static const char *ldd_output(const char *exe)
+{
+	ldd_begin(exe);
+	if (!ldd.out) {
+		struct snr_buf b = {0};
+		char chunk[4096];
+		size_t got;
+		while (ldd.p && (got = fread(chunk, 1, sizeof(chunk), ldd.p)) > 0)
+			snr_buf_put(&b, chunk, got);
+		if (ldd.p)
+			pclose(ldd.p);
+		ldd.p = NULL;
+		snr_buf_u8(&b, 0);
+		ldd.out = (char *)b.p;
+	}
+	return ldd.out;
+}
+
 /* "libcudart" or "libcudart.so.13" or a path -> a file, searching the
  * process's maps, ldd of its executable, then the usual directories. */
 static char *resolve_library(const char *lib, int pid, const char *exe)
@@ -355,24 +402,8 @@ static char *resolve_library(const char *lib, int pid, const char *exe)
 	if (exe && is_file(exe)) {
 		if (name_matches(exe, lib))
 			return realpath(exe, NULL);
-		static char *ldd_out, *ldd_exe;
-		if (!ldd_exe || strcmp(ldd_exe, exe)) {
-			char cmd[4200];
-			snprintf(cmd, sizeof(cmd), "ldd '%s' 2>/dev/null", exe);
-			FILE *p = popen(cmd, "r");
-			struct snr_buf b = {0};
-			size_t got;
-			while (p && (got = fread(line, 1, sizeof(line), p)) > 0)
-				snr_buf_put(&b, line, got);
-			if (p)
-				pclose(p);
-			snr_buf_u8(&b, 0);
-			free(ldd_out);
-			free(ldd_exe);
-			ldd_out = (char *)b.p;
-			ldd_exe = snr_xstrdup(exe);
-		}
-		FILE *fp = fmemopen(ldd_out, strlen(ldd_out) + 1, "r");
+		const char *ldd_out = ldd_output(exe);
+		FILE *fp = fmemopen((void *)ldd_out, strlen(ldd_out) + 1, "r");
 		char *found = NULL;
 		while (fp && fgets(line, sizeof(line), fp)) {
 			char name[1024], path[2048];
@@ -556,6 +587,15 @@ static int open_perf_events(int hz, int **fds_out, int *nfds_out)
 	return 0;
 }
 
+/* The kernel's symbol table (0.03-0.04 s of system time to read, 0.1 s
+ * and more of wall time on a busy machine) is read in a thread while the
+ * BPF objects load. */
+static void *load_kernel_syms(void *sym)
+{
+	snrh_sym_load_kernel(sym);
+	return NULL;
+}
+
 static void fail(const char *fmt, ...) SNR_PRINTF(1, 2);
 static void fail(const char *fmt, ...)
 {
@@ -624,7 +664,8 @@ int snrh_record(const struct snrh_record_opts *o)
 	char *exe = NULL, *cupti_lib = NULL, cupti_out[64] = "";
 	int rc = 1, pid = o->pid, child = 0, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1}, child_status = -1;
 	struct sigaction sa_old_int, sa_old_term, sa_old_chld;
-	bool signals_set = false;
+	bool signals_set = false, ksyms_started = false;
+	pthread_t ksyms_thread;
 	struct snrh_phases ph;
 	snrh_phases_init(&ph);
 	memset(&st, 0, sizeof(st));
@@ -710,7 +751,10 @@ int snrh_record(const struct snrh_record_opts *o)
 		go_pipe[0] = -1;
 		close(exec_pipe[1]);
 		exec_pipe[1] = -1;
+		fcntl(go_pipe[1], F_SETFD, FD_CLOEXEC); /* not ldd's */
 		pid = child;
+		if ((o->presets || o->nuprobes) && is_file(exe))
+			ldd_begin(exe);
 		/* Stopped at its exit (see reap_command); not being able to (a
 		 * ptrace_scope of 3) only loses that last read of the maps. */
 		if (ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL) != 0 && !o->quiet)
@@ -723,6 +767,12 @@ int snrh_record(const struct snrh_record_opts *o)
 		exe = realpath(p, NULL);
 	}
 
+	st.sym = snrh_sym_new(pid);
+	if (!st.sym) {
+		fail("cannot set up libdw for symbols and unwinding: %s", dwfl_errmsg(-1));
+		goto cleanup;
+	}
+	ksyms_started = pthread_create(&ksyms_thread, NULL, load_kernel_syms, st.sym) == 0;
 	snrh_phase(&ph, "fork");
 	/* open */
 	off_skel = offcpu_bpf__open();
@@ -930,15 +980,13 @@ int snrh_record(const struct snrh_record_opts *o)
 	sigaction(SIGCHLD, &sa, &sa_old_chld);
 	signals_set = true;
 
-	st.sym = snrh_sym_new(pid);
-	if (!st.sym) {
-		fail("cannot set up libdw for symbols and unwinding: %s", dwfl_errmsg(-1));
-		goto cleanup;
-	}
 	/* Kernel stacks are named as they are drained: the kernel's symbol
-	 * table is read now, not beside the command. */
+	 * table is read before the command starts, not beside it. */
 	snrh_phase(&ph, "ring buffers");
-	snrh_sym_load_kernel(st.sym);
+	if (ksyms_started)
+		pthread_join(ksyms_thread, NULL);
+	ksyms_started = false;
+	snrh_sym_load_kernel(st.sym); /* when no thread could do it */
 	snrh_phase(&ph, "kallsyms");
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
@@ -1167,12 +1215,15 @@ cleanup:
 		sigaction(SIGTERM, &sa_old_term, NULL);
 		sigaction(SIGCHLD, &sa_old_chld, NULL);
 	}
+	if (ksyms_started)
+		pthread_join(ksyms_thread, NULL);
 	snrh_sym_free(st.sym);
 	free(st.remap);
 	free(st.switch_stacks.v);
 	free(st.ustack_hash);
 	free(st.pcs);
 	free(st.reach_tids);
+	ldd_end();
 	free(exe);
 	free(cupti_lib);
 	if (cupti_out[0])
