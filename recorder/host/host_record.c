@@ -48,6 +48,7 @@
 #include "lib/snr_host_trace.h"
 #include "lib/snr_chunkfile.h"
 #include "lib/snr_util.h"
+#include "load_parallel.h"
 #include "offcpu.skel.h"
 #include "oncpu.skel.h"
 #include "phases.h"
@@ -815,21 +816,27 @@ int snrh_record(const struct snrh_record_opts *o)
 		bpf_program__set_expected_attach_type(bk_skel->progs.api_exit,
 						      (enum bpf_attach_type)SNRH_BPF_TRACE_UPROBE_MULTI);
 	}
-	/* load: the maps the three share (host_bpf.h) are offcpu's */
-	if (offcpu_bpf__load(off_skel) || (snrh_phase(&ph, "load offcpu"), 0) ||
-	    bpf_map__reuse_fd(on_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
-	    bpf_map__reuse_fd(bk_skel->maps.stack_reach, bpf_map__fd(off_skel->maps.stack_reach)) ||
-	    bpf_map__reuse_fd(on_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
-	    bpf_map__reuse_fd(bk_skel->maps.uret_slots, bpf_map__fd(off_skel->maps.uret_slots)) ||
-	    bpf_map__reuse_fd(on_skel->maps.exec_gate, bpf_map__fd(off_skel->maps.exec_gate)) ||
-	    bpf_map__reuse_fd(bk_skel->maps.exec_gate, bpf_map__fd(off_skel->maps.exec_gate)) ||
-	    oncpu_bpf__load(on_skel) || (snrh_phase(&ph, "load oncpu"), 0) || buckets_bpf__load(bk_skel)) {
-		fail("cannot load the BPF programs (%s); the kernel log (dmesg) or SNR_HOST_QUIET_LIBBPF unset "
-		     "shows the verifier's reason",
-		     strerror(errno));
-		goto cleanup;
+	/* load: the maps the three share (host_bpf.h) are created first, as
+	 * offcpu defines them; then the three load side by side */
+	{
+		struct bpf_map *reach[] = {on_skel->maps.stack_reach, bk_skel->maps.stack_reach};
+		struct bpf_map *uret[] = {on_skel->maps.uret_slots, bk_skel->maps.uret_slots};
+		struct bpf_map *gate[] = {on_skel->maps.exec_gate, bk_skel->maps.exec_gate};
+		struct bpf_object_skeleton *skels[] = {off_skel->skeleton, on_skel->skeleton, bk_skel->skeleton};
+		if (snrh_share_map(off_skel->maps.stack_reach, reach, 2) ||
+		    snrh_share_map(off_skel->maps.uret_slots, uret, 2) ||
+		    snrh_share_map(off_skel->maps.exec_gate, gate, 2)) {
+			fail("cannot create the maps the BPF programs share: %s", strerror(errno));
+			goto cleanup;
+		}
+		if (snrh_load_parallel(skels, 3)) {
+			fail("cannot load the BPF programs (%s); the kernel log (dmesg) or SNR_HOST_QUIET_LIBBPF unset "
+			     "shows the verifier's reason",
+			     strerror(errno));
+			goto cleanup;
+		}
 	}
-	snrh_phase(&ph, "load buckets");
+	snrh_phase(&ph, "load");
 	if (snrh_progress_load(o->progress, o->nprogress, o->latency, o->nlatency, pid, &progress, err, sizeof(err)) ||
 	    snrh_progress_attach(progress, exe, &trace, err, sizeof(err))) {
 		fail("%s", err);
