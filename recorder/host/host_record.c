@@ -2,7 +2,8 @@
  * host_record.c: the loader of `snr host record`, libbpf-tools style:
  * open the three skeletons (offcpu, oncpu, buckets) -> set their rodata
  * (target tgid, off-CPU threshold) -> load -> attach (raw tracepoints, one
- * cpu-clock perf event per CPU, a uprobe/uretprobe pair per runtime API) ->
+ * cpu-clock perf event per CPU, a uprobe/uretprobe pair per runtime API,
+ * as uprobe_multi links per library on Linux 6.6+) ->
  * poll the ring buffers until the process exits, -d runs out, or SIGINT /
  * SIGTERM -> read the stack maps and per-thread totals -> symbolize ->
  * write the .snrh. Every exit path goes through one cleanup label that

@@ -55,8 +55,15 @@ int snrh_func_offset(const char *path, const char *sym, uint64_t *off, char *err
 			GElf_Shdr sh;
 			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
 				continue;
-			Elf_Data *d = elf_getdata(scn, NULL);
+			Elf_Data *d = elf_getdata(scn, NULL), *versym = NULL;
 			size_t count = sh.sh_size / sh.sh_entsize;
+			/* .dynsym names carry no version: .gnu.version marks the
+			 * old ones of a symbol defined in several (hidden bit) */
+			for (Elf_Scn *v = NULL; pass && (v = elf_nextscn(e, v));) {
+				GElf_Shdr vh;
+				if (gelf_getshdr(v, &vh) && vh.sh_type == SHT_GNU_versym && vh.sh_link == elf_ndxscn(scn))
+					versym = elf_getdata(v, NULL);
+			}
 			for (size_t i = 0; d && i < count; i++) {
 				GElf_Sym s;
 				if (!gelf_getsym(d, (int)i, &s))
@@ -66,7 +73,10 @@ int snrh_func_offset(const char *path, const char *sym, uint64_t *off, char *err
 				    s.st_shndx >= SHN_LORESERVE || !s.st_value)
 					continue;
 				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-				if (!name || !sym_named(name, sym, n))
+				if (!name || !sym_named(name, sym, n) || (name[n] == '@' && name[n + 1] != '@'))
+					continue; /* SYM@OLD in .symtab: not the default version */
+				GElf_Versym vs;
+				if (versym && gelf_getversym(versym, (int)i, &vs) && (vs & 0x8000))
 					continue;
 				int rank = bind == STB_WEAK ? 1 : 2;
 				if (rank <= found)

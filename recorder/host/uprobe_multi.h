@@ -15,9 +15,10 @@
 
 /* Whether this kernel has uprobe_multi links (6.6 and later). */
 bool snrh_uprobe_multi_supported(void);
-/* The file offset of function SYM in the ELF file PATH (SYM or SYM@VERSION
- * in .symtab, else .dynsym; a global definition before a weak one), as a
- * uprobe takes it. 0, or -1 with err filled. */
+/* The file offset of function SYM in the ELF file PATH (SYM or SYM@@VERSION
+ * in .symtab, else .dynsym; the default version of a symbol defined in
+ * several, a global definition before a weak one), as a uprobe takes it.
+ * 0, or -1 with err filled. */
 int snrh_func_offset(const char *path, const char *sym, uint64_t *off, char *err, size_t errlen);
 /* One link putting PROG_FD (loaded for BPF_TRACE_UPROBE_MULTI) on the CNT
  * offsets of PATH, entries or (ret) returns, each with its cookie. The
