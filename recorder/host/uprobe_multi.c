@@ -45,6 +45,10 @@ int snrh_func_offset(const char *path, const char *sym, uint64_t *off, char *err
 		return -1;
 	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		e = NULL;
+	}
 	size_t n = strlen(sym);
 	int found = 0; /* 2: global, 1: weak */
 	for (int pass = 0; e && pass < 2 && found < 2; pass++) {
@@ -91,7 +95,7 @@ int snrh_func_offset(const char *path, const char *sym, uint64_t *off, char *err
 		}
 	}
 	if (!e)
-		snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+		snprintf(err, errlen, "%s is not an ELF file", path);
 	else if (!found)
 		snprintf(err, errlen, "no function '%s' in %s", sym, path);
 	if (e)
