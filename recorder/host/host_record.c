@@ -888,6 +888,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		link_fds = snr_xcalloc(2 * (size_t)total + 1, sizeof(*link_fds));
 		uint64_t *offsets = snr_xcalloc((size_t)total + 1, sizeof(*offsets));
 		uint64_t *cookies = snr_xcalloc((size_t)total + 1, sizeof(*cookies));
+		uint64_t *found = snr_xcalloc((size_t)total + 1, sizeof(*found)); /* by trace probe */
 		for (unsigned i = 0; i < total; i++) {
 			const struct snrh_uprobe_spec *u = i < npre ? &presets[i] : &o->uprobes[i - npre];
 			char *path = resolve_library(u->lib, o->cmd ? 0 : pid, exe);
@@ -897,6 +898,7 @@ int snrh_record(const struct snrh_record_opts *o)
 				fail("--uprobe %s:%s: cannot find library '%s' (give a path)", u->lib, u->symbol, u->lib);
 				free(offsets);
 				free(cookies);
+				free(found);
 				goto cleanup;
 			}
 			uint32_t id = (uint32_t)trace.probes.n;
@@ -909,8 +911,10 @@ int snrh_record(const struct snrh_record_opts *o)
 					fail("--uprobe %s:%s: cannot attach: %s", u->lib, u->symbol, err);
 					free(offsets);
 					free(cookies);
+					free(found);
 					goto cleanup;
 				}
+				found[trace.probes.n] = off;
 				struct snrh_probe p = {id, path, snr_xstrdup(u->symbol), snr_xstrdup(u->bucket)};
 				SNRH_PUSH(trace.probes, p);
 				continue;
@@ -949,7 +953,7 @@ int snrh_record(const struct snrh_record_opts *o)
 			uint32_t cnt = 0;
 			for (size_t j = i; j < trace.probes.n; j++)
 				if (!strcmp(trace.probes.v[j].lib, path)) {
-					snrh_func_offset(path, trace.probes.v[j].symbol, &offsets[cnt], err, sizeof(err));
+					offsets[cnt] = found[j];
 					cookies[cnt++] = trace.probes.v[j].id;
 				}
 			for (int ret = 0; ret < 2; ret++) {
@@ -961,6 +965,7 @@ int snrh_record(const struct snrh_record_opts *o)
 					     ret ? "uretprobes" : "uprobes", path, strerror(-fd));
 					free(offsets);
 					free(cookies);
+					free(found);
 					goto cleanup;
 				}
 				link_fds[nlink_fds++] = fd;
@@ -968,6 +973,7 @@ int snrh_record(const struct snrh_record_opts *o)
 		}
 		free(offsets);
 		free(cookies);
+		free(found);
 	}
 	snrh_phase(&ph, "attach uprobes");
 	rb = ring_buffer__new(bpf_map__fd(off_skel->maps.events), handle_event, &st, NULL);
