@@ -755,7 +755,10 @@ int snrh_record(const struct snrh_record_opts *o)
 		exec_pipe[1] = -1;
 		fcntl(go_pipe[1], F_SETFD, FD_CLOEXEC); /* not ldd's */
 		pid = child;
-		if ((o->presets || o->nuprobes) && is_file(exe))
+		bool by_name = o->presets; /* a library named, not a path: ldd may find it */
+		for (unsigned i = 0; i < o->nuprobes; i++)
+			by_name |= !strchr(o->uprobes[i].lib, '/');
+		if (by_name && is_file(exe))
 			ldd_begin(exe);
 		/* Stopped at its exit (see reap_command); not being able to (a
 		 * ptrace_scope of 3) only loses that last read of the maps. */
