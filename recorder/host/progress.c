@@ -15,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host.h"
 #include "lib/snr_elf.h"
 #include "lib/snr_util.h"
 #include "progress.skel.h"
+#include "uprobe_multi.h"
 
 #define MAX_MARKS 64
 
@@ -30,6 +32,11 @@ struct snrh_progress {
 	char *syms[MAX_MARKS];
 	unsigned nsyms;
 	struct bpf_link *links[MAX_MARKS];
+	/* Linux 6.6+: the marks are one uprobe_multi link (uprobe_multi.h),
+	 * taken down with one grace period, not one per mark */
+	bool multi;
+	int multi_fd;
+	uint64_t offsets[MAX_MARKS], cookies[MAX_MARKS];
 };
 
 static int valid_symbol(const char *s, size_t n)
@@ -110,6 +117,7 @@ int snrh_progress_load(const char *const *progress, unsigned nprogress, const ch
 	p->nprogress = nprogress;
 	p->latency = latency;
 	p->nlatency = nlatency;
+	p->multi_fd = -1;
 	p->skel = progress_bpf__open();
 	if (!p->skel) {
 		snprintf(err, errlen, "cannot open the progress-point program: %s", strerror(errno));
@@ -117,6 +125,10 @@ int snrh_progress_load(const char *const *progress, unsigned nprogress, const ch
 		return -1;
 	}
 	p->skel->rodata->target_tgid = tgid;
+	p->multi = snrh_uprobe_multi_supported();
+	if (p->multi)
+		bpf_program__set_expected_attach_type(p->skel->progs.mark,
+						      (enum bpf_attach_type)SNRH_BPF_TRACE_UPROBE_MULTI);
 	if (progress_bpf__load(p->skel)) {
 		snprintf(err, errlen, "cannot load the progress-point program: %s", strerror(errno));
 		snrh_progress_free(p);
@@ -184,19 +196,38 @@ int snrh_progress_attach(struct snrh_progress *p, const char *exe, struct snrh_t
 			rc = -1;
 			break;
 		}
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = sym, .retprobe = false, .bpf_cookie = i);
-		p->links[i] = bpf_program__attach_uprobe_opts(p->skel->progs.mark, -1, exe, 0, &uo);
-		if (!p->links[i]) {
+		char why[300] = "";
+		if (p->multi) {
+			if (snrh_func_offset(exe, sym, &p->offsets[i], why, sizeof(why)) == 0)
+				p->cookies[i] = i;
+			else
+				rc = -1;
+		} else {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = sym, .retprobe = false, .bpf_cookie = i);
+			p->links[i] = bpf_program__attach_uprobe_opts(p->skel->progs.mark, -1, exe, 0, &uo);
+			if (!p->links[i]) {
+				snprintf(why, sizeof(why), "%s", strerror(errno));
+				rc = -1;
+			}
+		}
+		if (rc)
 			snprintf(err, errlen,
 				 "cannot put a progress uprobe on '%s' in %s: %s (a function of the program itself, "
 				 "not inlined: give it __attribute__((noinline)) or a caller that is not)",
-				 p->syms[i], exe, strerror(errno));
-			rc = -1;
-		}
+				 p->syms[i], exe, why);
 		json_array_append_new(marks, json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)i, "symbol", p->syms[i],
 						       "probed", sym, "path", exe));
 	}
 	snr_elf_free(elf);
+	if (!rc && p->multi && p->nsyms) {
+		p->multi_fd = snrh_uprobe_multi_attach(bpf_program__fd(p->skel->progs.mark), exe, p->offsets, p->cookies,
+						       p->nsyms, false);
+		if (p->multi_fd < 0) {
+			snprintf(err, errlen, "cannot put the %u progress uprobes in %s (uprobe_multi): %s", p->nsyms, exe,
+				 strerror(-p->multi_fd));
+			rc = -1;
+		}
+	}
 	json_object_set_new(t->meta, "marks", marks);
 	json_object_set_new(t->meta, "progress", points);
 	return rc;
@@ -225,6 +256,8 @@ void snrh_progress_free(struct snrh_progress *p)
 {
 	if (!p)
 		return;
+	if (p->multi_fd >= 0)
+		close(p->multi_fd);
 	for (unsigned i = 0; i < p->nsyms; i++) {
 		bpf_link__destroy(p->links[i]);
 		free(p->syms[i]);
