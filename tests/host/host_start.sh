@@ -7,15 +7,10 @@
 # and they still record the calls: `sleep 0.3`'s nanosleep is one H:CTRL
 # call of >= 300 ms.
 # Needs root and eBPF: exits 77 (skip) with the reason otherwise.
-. "$(dirname "$0")/../cli/lib.sh"
-skip() { echo "SKIP: $*"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to load eBPF programs"
-[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-run "$SNR" host record -o "$T/probe.snrh" -- /bin/true
-grep -q "built without eBPF" "$T/err" && skip "snr built without eBPF"
-[ "$rc" -eq 0 ] || skip "eBPF unavailable here: $(head -c 300 "$T/err")"
-# no phases unless asked
+need_host_record
+# no phases unless asked (the probe recording's stderr)
 grep -q "phase" "$T/err" && fail "phases printed without SNR_HOST_TIMING: $(cat "$T/err")"
 
 U=()
