@@ -45,6 +45,7 @@
 #include "recorder/breakpoint.h"
 #include "recorder/record_int.h"
 #include "recorder/record_sim.h"
+#include "recorder/sim_regs.h"
 #include "recorder/code_check.h"
 #include "recorder/vdso.h"
 #include "recorder/verify.h"
@@ -635,45 +636,6 @@ static bool plain_rv64(const struct rec *r)
 		if (r->map[k] < 0)
 			return true;
 	return false;
-}
-
-/* The simulator's registers into regbuf: every one it has a value for (not
- * TA1's counters, which only counter reads use, and those run on the
- * target). Per step (all false) only the registers of at most 8 bytes, as
- * read_step_registers() reads only the cheap ones: a wider one the window
- * wrote is stale until a query needs it (x86-64's vector registers: reading
- * each from unicorn at every step would cost more than the step). */
-static void sim_read_register(struct rec *r, size_t k, bool all)
-{
-	if (r->regval[k] && (all || r->iregs[k].size <= 8) && !(r->sim_none[k] && !all)) {
-		uint8_t v[256];
-		if (r->sim->get_reg(r->simst, (unsigned)k, v, r->iregs[k].size) == 0)
-			memcpy(r->regbuf + (r->regval[k] - r->regbuf), v, r->iregs[k].size);
-		else
-			r->sim_none[k] = true; /* not asked again per step (an error message each time) */
-		r->stale[k] = false;
-	} else if (r->regval[k] && r->iregs[k].size <= 8) { /* sim_none, per step */
-		r->stale[k] = false; /* as when asked: the value stays the target's */
-	}
-	r->qval[k] = r->stale[k] ? NULL : r->regval[k];
-}
-
-static void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
-{
-	if (!r->sim_none)
-		r->sim_none = snr_xcalloc(r->niregs, sizeof(*r->sim_none));
-	if (!only) {
-		for (size_t k = 0; k < r->niregs; k++)
-			sim_read_register(r, k, all);
-		return;
-	}
-	/* per step, the registers the last instruction wrote and the pc: the
-	 * simulator changed no other, and what the query sees of the others
-	 * (qval) has not changed since they were last read */
-	for (int k = snr_regset_next(only, 0); k >= 0 && (size_t)k < r->niregs; k = snr_regset_next(only, (unsigned)k + 1))
-		if (k != r->pc_reg)
-			sim_read_register(r, (size_t)k, false);
-	sim_read_register(r, (size_t)r->pc_reg, false);
 }
 
 /* unicorn (QEMU's TCG) translates code ahead of the instruction it runs,
