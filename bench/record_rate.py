@@ -29,7 +29,20 @@ In one run, against the same programs:
     memory and VMEM plus the HBM ranges the window touches -- against the
     minimal snapshot (the bytes the recorder captured).
 
-With --wait-only, just the wait item. With --rate-only, just the first
+  * the serving window (bench/analyses_prog.c's serve(), -O2, as
+    bench/record_scale.sh and bench/analyses_scale.sh build it) recorded
+    by the default method (--method sim) from `snr device` over loopback
+    TCP, --serve-count instructions (default 10M): record wall seconds, the
+    recorder's CPU seconds (user + system) and peak RSS, the device's CPU,
+    then `snr replay` of the same trace (the GRM with the timing model,
+    verified): its wall and CPU seconds, and the recorder's CPU over the
+    replay's (targets: at most 3x, 10M under 1 s idle). With --serve-old
+    SNR an earlier snr records the same window in the same run, rounds
+    alternating (--serve-rounds), and its trace must have the same bytes
+    (tests/rec/trace_bytes_same.py).
+
+With --wait-only, just the wait item. With --serve-only, just the serving
+window item. With --rate-only, just the first
 item, --rounds times (TCP and unix socket alternating): each round's rate
 and the load average before it, the best and the median, against the 30k/s
 target. Every rate is `snr record
@@ -37,7 +50,8 @@ target. Every rate is `snr record
 one writev per step: docs/recording.md) included, since it is always on.
 
   usage: record_rate.py SNR [--count N] [--gdb-steps N] [--wait-count N] [--method-count N]
-                        [--rate-only | --wait-only] [--rounds N]
+                        [--serve-count N] [--serve-old SNR] [--serve-rounds N]
+                        [--rate-only | --wait-only | --serve-only] [--rounds N]
 """
 import argparse
 import itertools
@@ -254,6 +268,85 @@ def rate_only(snr, rec, count, rounds, tmp):
     print("  (a figure taken at a load average above the core count (%d) is not an idle figure)" % os.cpu_count())
 
 
+def run_usage(cmd, env=None):
+    """Runs cmd, waited for by os.wait4: (stdout + stderr, exit status, wall s, CPU s, peak RSS MiB)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t
+    return out.decode(errors="replace"), p.returncode, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def serve_window(snr, elf, count, out):
+    """Records the serving window with snr (default method, TCP, --kill) and replays it."""
+    if os.path.exists(out):
+        os.unlink(out)
+    dev = subprocess.Popen([snr, "device", elf, "--gdb", "tcp:127.0.0.1:0", "--halt"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    line = dev.stderr.readline()
+    m = re.search(r"127\.0\.0\.1:(\d+)", line)
+    if not m:
+        sys.exit("device did not say its port: %s" % line)
+    la = load_average()
+    text, rc, wall, cpu, rss = run_usage([snr, "record", "--target", "tcp:127.0.0.1:" + m.group(1), "--elf", elf,
+                                          "--breakpoint", "serve", "--count", str(count), "-o", out, "--kill"])
+    dev.stderr.close()
+    _, status, dru = os.wait4(dev.pid, 0)
+    dev.returncode = os.waitstatus_to_exitcode(status)
+    if rc != 0 or "registers and written memory matched" not in text:
+        sys.exit("%s record of the serving window failed or was not verified (exit %d): %s" % (snr, rc, text[-800:]))
+    rtext, rrc, rwall, rcpu, rrss = run_usage([snr, "replay", out])
+    if rrc != 0 or "end state matches the recording" not in rtext:
+        sys.exit("%s replay of the serving window failed or was not verified (exit %d): %s" % (snr, rrc, rtext[-800:]))
+    return {"load": la, "wall": wall, "cpu": cpu, "rss": rss, "dev_cpu": dru.ru_utime + dru.ru_stime,
+            "rp_wall": rwall, "rp_cpu": rcpu, "rp_rss": rrss}
+
+
+def serve_rates(snr, count, old, rounds, tmp):
+    """The serving window item: rows per round (and per snr with old), printed as they come."""
+    tokens = max(8000, count // 1000)
+    elf = os.path.join(tmp, "serve.elf")
+    run([snr, "cc", "-O2", "-DTOKENS=%d" % tokens, os.path.join(HERE, "analyses_prog.c"), "-o", elf])
+    print("serving window (bench/analyses_prog.c serve(), TOKENS=%d, -O2), %d instructions, --method sim over "
+          "loopback TCP, then snr replay of the same trace; on %d CPUs:" % (tokens, count, os.cpu_count()))
+    print("  %-6s %6s | %9s %9s %9s %9s | %9s %9s %9s | %9s" % ("snr", "load", "rec wall", "rec CPU", "rec RSS",
+                                                              "dev CPU", "rp wall", "rp CPU", "rp RSS",
+                                                              "CPU ratio"))
+    rows = {"now": [], "before": []}
+    for k in range(rounds):
+        order = [("now", snr)] + ([("before", old)] if old else [])
+        if k % 2:
+            order.reverse()
+        for tag, s in order:
+            out = os.path.join(tmp, "serve-%s.snrt" % tag)
+            r = serve_window(s, elf, count, out)
+            rows[tag].append(r)
+            print("  %-6s %6.1f | %8.2fs %8.2fs %6.0fMiB %8.2fs | %8.2fs %8.2fs %6.0fMiB | %8.2fx" % (
+                tag, r["load"], r["wall"], r["cpu"], r["rss"], r["dev_cpu"], r["rp_wall"], r["rp_cpu"], r["rp_rss"],
+                r["cpu"] / r["rp_cpu"]), flush=True)
+        if old:
+            same = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "rec", "trace_bytes_same.py"),
+                                   os.path.join(tmp, "serve-before.snrt"), os.path.join(tmp, "serve-now.snrt")],
+                                  capture_output=True, text=True)
+            if same.returncode != 0:
+                sys.exit("the traces of the two snrs differ: %s%s" % (same.stdout, same.stderr))
+    for tag in ("now", "before"):
+        rs = rows[tag]
+        if not rs:
+            continue
+        med = lambda key: sorted(r[key] for r in rs)[len(rs) // 2]
+        print("  %-6s median of %d: recorder CPU %.2f s, replay CPU %.2f s: %.2fx (target <= 3x); record wall "
+              "%.2f s (target < 1 s idle at 10M); peak RSS %.0f MiB" % (tag, len(rs), med("cpu"), med("rp_cpu"),
+                                                                       med("cpu") / med("rp_cpu"), med("wall"),
+                                                                       med("rss")))
+    if old:
+        print("  the two snrs' traces have the same bytes (but META's time and target, END's seconds and requests)")
+    print("  (a load average above the core count (%d) is not an idle figure: the walls are mostly waiting for a "
+          "core, twice per round trip; the CPU columns hold better)" % os.cpu_count())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("snr")
@@ -267,6 +360,10 @@ def main():
                     help="only the stepping wait: fixed spin, adaptive and block, with and without two busy "
                     "loops, --rounds times")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--serve-count", type=int, default=10000000)
+    ap.add_argument("--serve-old", metavar="SNR", help="an earlier snr to record the serving window too")
+    ap.add_argument("--serve-rounds", type=int, default=1)
+    ap.add_argument("--serve-only", action="store_true", help="only the serving window item")
     a = ap.parse_args()
     snr = os.path.abspath(a.snr)
     tmp = tempfile.mkdtemp(prefix="snr-record-rate-")
@@ -275,6 +372,9 @@ def main():
         run([snr, "cc", "-O1", os.path.join(ROOT, "tests", "rec", "rec_prog.c"), "-o", rec])
         if a.rate_only:
             rate_only(snr, rec, a.count, a.rounds, tmp)
+            return
+        if a.serve_only:
+            serve_rates(snr, a.serve_count, a.serve_old and os.path.abspath(a.serve_old), a.serve_rounds, tmp)
             return
         if a.wait_only:
             print_wait_modes(wait_modes(snr, rec, a.wait_count, a.rounds, tmp), a.wait_count, a.rounds)
@@ -361,6 +461,7 @@ def main():
               (naive, core, vmem, hbm_bytes))
         print("minimal snapshot (captured)     %8d bytes in %d instructions (%d registers); %.0fx smaller; "
               "trace %d bytes" % (captured, ms["n"], ms["regs"], naive / max(captured, 1), ms["trace"]))
+        serve_rates(snr, a.serve_count, a.serve_old and os.path.abspath(a.serve_old), a.serve_rounds, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
