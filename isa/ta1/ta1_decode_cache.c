@@ -25,10 +25,12 @@ void ta1_decode_cache_free(struct ta1_decode_cache *c)
 	c->slot = NULL;
 }
 
-static __attribute__((noinline)) const struct ta1_dc_slot *fill(struct ta1_decode_cache *c, struct ta1_dc_slot *sl,
-								uint64_t pc, uint32_t word,
-								const struct ta1_query_ctx *q)
+const struct ta1_dc_slot *ta1_decode_cache_fill(struct ta1_decode_cache *c, uint64_t pc, uint32_t word,
+						const struct ta1_query_ctx *q)
 {
+	if (!c->slot)
+		c->slot = snr_xcalloc(TA1_DC_SLOTS, sizeof(*c->slot));
+	struct ta1_dc_slot *sl = &c->slot[(pc >> 2) & (TA1_DC_SLOTS - 1)];
 	c->misses++;
 	*sl = (struct ta1_dc_slot){.pc = pc, .word = word, .kind = TA1_DC_DYNAMIC};
 	if (!ta1_decode(word, &sl->in)) {
@@ -55,17 +57,4 @@ static __attribute__((noinline)) const struct ta1_dc_slot *fill(struct ta1_decod
 		sl->regs_written = a.regs_written;
 	}
 	return sl;
-}
-
-const struct ta1_dc_slot *ta1_decode_cache_get(struct ta1_decode_cache *c, uint64_t pc, uint32_t word,
-					       const struct ta1_query_ctx *q)
-{
-	if (__builtin_expect(!c->slot, 0))
-		c->slot = snr_xcalloc(TA1_DC_SLOTS, sizeof(*c->slot));
-	struct ta1_dc_slot *sl = &c->slot[(pc >> 2) & (TA1_DC_SLOTS - 1)];
-	if (__builtin_expect(sl->kind != TA1_DC_EMPTY && sl->pc == pc && sl->word == word, 1)) {
-		c->hits++;
-		return sl;
-	}
-	return fill(c, sl, pc, word, q);
 }

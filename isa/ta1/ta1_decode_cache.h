@@ -50,10 +50,25 @@ struct ta1_decode_cache {
 
 void ta1_decode_cache_free(struct ta1_decode_cache *c);
 
+/* A miss: allocates the slots on first use, decodes `word` into pc's slot. */
+const struct ta1_dc_slot *ta1_decode_cache_fill(struct ta1_decode_cache *c, uint64_t pc, uint32_t word,
+						const struct ta1_query_ctx *q);
+
 /* The slot for the instruction `word` at pc: found, or decoded into it
  * (a word that decodes to no instruction too, with illegal set). q gives
- * the memory sizes and chips; its x is not read. */
-const struct ta1_dc_slot *ta1_decode_cache_get(struct ta1_decode_cache *c, uint64_t pc, uint32_t word,
-					       const struct ta1_query_ctx *q);
+ * the memory sizes and chips; its x is not read. The hit is inline: it
+ * runs for every instruction recorded. */
+static inline const struct ta1_dc_slot *ta1_decode_cache_get(struct ta1_decode_cache *c, uint64_t pc, uint32_t word,
+							     const struct ta1_query_ctx *q)
+{
+	if (__builtin_expect(c->slot != NULL, 1)) {
+		const struct ta1_dc_slot *sl = &c->slot[(pc >> 2) & (TA1_DC_SLOTS - 1)];
+		if (__builtin_expect(sl->kind != TA1_DC_EMPTY && sl->pc == pc && sl->word == word, 1)) {
+			c->hits++;
+			return sl;
+		}
+	}
+	return ta1_decode_cache_fill(c, pc, word, q);
+}
 
 #endif
