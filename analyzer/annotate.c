@@ -24,6 +24,7 @@
 
 #include "analyzer/callgraph.h"
 #include "analyzer/pcinfo.h"
+#include "lib/snr_line_pack.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_output.h"
 #include "lib/snr_spill.h"
@@ -730,7 +731,7 @@ json_t *an_annot_json(const struct an_annot *a, const struct snr_source *src, co
 
 char **an_annot_read_source(const char *file, const char *source_dir, size_t *n)
 {
-	FILE *f = fopen(file, "r");
+	FILE *f = snr_line_pack_fopen(file); /* the text a trace carries, when the file is gone or changed */
 	char p[8192];
 	snprintf(p, sizeof(p), "%s", file);
 	if (!f && source_dir) {

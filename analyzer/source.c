@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/snr_line_pack.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_set.h"
 #include "lib/snr_trace.h"
@@ -99,7 +100,10 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 			snr_fmt(err, errlen, "%s: the replay that wrote it diverged from the recording", path);
 			return -1;
 		}
-		src->lines = snr_lines_open_meta(src->meta_json, path);
+		size_t nl;
+		const uint8_t *lp = snr_metrics_lines(src->metrics, &nl);
+		src->lines = snr_lines_open_meta_pack(src->meta_json, path,
+						      lp ? snr_line_pack_parse(lp, nl, err, errlen) : NULL, false);
 		return snr_metrics_replay(src->metrics, t, err, errlen);
 	}
 	if (got != 8 || memcmp(magic, SNR_TRACE_MAGIC, 8)) {
@@ -111,7 +115,10 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 	if (!src->trace)
 		return -1;
 	src->meta_json = snr_xstrdup(snr_trace_meta_json(src->trace));
-	src->lines = snr_lines_open_meta(src->meta_json, path);
+	size_t nl;
+	const uint8_t *lp = snr_trace_lines(src->trace, &nl);
+	src->lines = snr_lines_open_meta_pack(src->meta_json, path, lp ? snr_line_pack_parse(lp, nl, err, errlen) : NULL,
+					      false);
 	json_t *meta = json_loads(src->meta_json, 0, NULL);
 	/* the analyses' config is the replay's: --config replaces the recorded one */
 	int rc = config_path ? snr_config_load(&src->cfg, config_path, err, errlen)

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/snr_line_pack.h"
 #include "lib/snr_util.h"
 
 const char *an_sg_code_at(const struct snr_source *src, uint64_t pc, char *buf, size_t len)
 {
 	const struct snr_place *pl = snr_source_place(src, pc);
-	FILE *f = pl && pl->file ? fopen(pl->file, "r") : NULL;
+	FILE *f = pl && pl->file ? snr_line_pack_fopen(pl->file) : NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned n = 0;

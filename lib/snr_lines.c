@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "snr_line_pack.h"
 #include "snr_output.h"
 #include "snr_util.h"
 
@@ -54,6 +55,7 @@ struct snr_lines {
 	size_t nslots, nused;
 	struct snr_place **places; /* every allocated place, to free */
 	size_t nplaces, capplaces;
+	struct snr_line_pack *pack; /* the lines the trace carries (lib/snr_line_pack.h), NULL: none */
 };
 
 static char *debuginfo_path; /* libdwfl's default search path (NULL) */
@@ -88,6 +90,7 @@ void snr_lines_free(struct snr_lines *l)
 		free(l->places[i]);
 	free(l->places);
 	free(l->slots);
+	snr_line_pack_free(l->pack);
 	free(l);
 }
 
@@ -162,7 +165,7 @@ struct Dwfl *snr_lines_dwfl(struct snr_lines *l) { return l->dwfl; }
 
 bool snr_lines_have_lines(const struct snr_lines *l)
 {
-	return l && l->have_lines;
+	return l && (l->have_lines || l->pack);
 }
 
 bool snr_lines_is_system_file(const char *path)
@@ -337,7 +340,7 @@ static size_t slot_of(const struct snr_lines *l, uint64_t pc)
 
 const struct snr_place *snr_lines_find(struct snr_lines *l, uint64_t pc)
 {
-	if (!l || !l->have_lines)
+	if (!l || (!l->have_lines && !l->pack))
 		return NULL;
 	if (l->nslots && l->slots[slot_of(l, pc)].used)
 		return l->slots[slot_of(l, pc)].place;
@@ -351,7 +354,9 @@ const struct snr_place *snr_lines_find(struct snr_lines *l, uint64_t pc)
 				l->slots[slot_of(l, old[i].pc)] = old[i];
 		free(old);
 	}
-	const struct snr_place *p = lookup(l, pc);
+	const struct snr_place *p = l->have_lines ? lookup(l, pc) : NULL;
+	if (!p && l->pack) /* the ELF is gone or rebuilt: the lines the trace carries */
+		p = snr_line_pack_find(l->pack, pc);
 	struct cache_slot *s = &l->slots[slot_of(l, pc)];
 	*s = (struct cache_slot){.pc = pc, .place = p, .used = true};
 	l->nused++;
@@ -431,8 +436,9 @@ const char *snr_lines_elf(void)
 	return elf_override;
 }
 
-/* Says msg on stderr unless this process said it already. */
-static void warn_once(const char *msg)
+/* Says msg on stderr unless this process said it already; with carried
+ * lines (carried: the file they came from), a note that they answer. */
+static void warn_once(const char *msg, const char *carried)
 {
 	static char **said;
 	static size_t nsaid;
@@ -441,11 +447,14 @@ static void warn_once(const char *msg)
 			return;
 	said = snr_xrealloc(said, (nsaid + 1) * sizeof(*said));
 	said[nsaid++] = snr_xstrdup(msg);
-	snr_warn("%s; answers name symbols, not source lines (--elf PROG gives the program)", msg);
+	if (carried)
+		fprintf(stderr, "snr: note: lines from %s: %s\n", carried, msg);
+	else
+		snr_warn("%s; answers name symbols, not source lines (--elf PROG gives the program)", msg);
 }
 
 static int add_found(struct snr_lines *l, const char *path, uint64_t bias, const char *build_id,
-		     const char *near_path)
+		     const char *near_path, bool quiet)
 {
 	char err[1024];
 	if (access(path, R_OK) && near_path) { /* moved with the trace? */
@@ -460,7 +469,8 @@ static int add_found(struct snr_lines *l, const char *path, uint64_t bias, const
 			path = base + 1;
 	}
 	if (snr_lines_add(l, path, bias, build_id, err, sizeof(err))) {
-		warn_once(err);
+		if (!quiet)
+			warn_once(err, l->pack ? (near_path ? near_path : "the trace") : NULL);
 		return -1;
 	}
 	return 0;
@@ -474,15 +484,24 @@ static int count_module(Dwfl_Module *m, void **user, const char *name, Dwarf_Add
 
 struct snr_lines *snr_lines_open_meta(const char *meta_json, const char *near_path)
 {
+	return snr_lines_open_meta_pack(meta_json, near_path, NULL, false);
+}
+
+struct snr_lines *snr_lines_open_meta_pack(const char *meta_json, const char *near_path, struct snr_line_pack *pack,
+					   bool quiet)
+{
 	json_t *m = meta_json ? json_loads(meta_json, 0, NULL) : NULL;
 	json_t *objs = json_object_get(m, "objects");
 	const char *elf = json_string_value(json_object_get(m, "elf"));
 	struct snr_lines *l = NULL;
-	if (!json_array_size(objs) && !elf && !elf_override)
+	if (!json_array_size(objs) && !elf && !elf_override && !pack)
 		goto done;
 	l = snr_lines_new();
 	if (!l)
 		goto done;
+	l->pack = pack;
+	pack = NULL;
+	snr_line_pack_publish(l->pack);
 	if (json_array_size(objs)) {
 		size_t i;
 		json_t *o;
@@ -493,16 +512,17 @@ struct snr_lines *snr_lines_open_meta(const char *meta_json, const char *near_pa
 			if (!path)
 				continue;
 			add_found(l, path, (uint64_t)json_integer_value(json_object_get(o, "bias")),
-				  json_string_value(json_object_get(o, "build_id")), near_path);
+				  json_string_value(json_object_get(o, "build_id")), near_path, quiet);
 		}
-	} else {
-		add_found(l, elf_override ? elf_override : elf, 0, NULL, near_path);
+	} else if (elf || elf_override) {
+		add_found(l, elf_override ? elf_override : elf, 0, NULL, near_path, quiet);
 	}
-	if (!dwfl_getmodules(l->dwfl, count_module, NULL, 0)) { /* nothing added */
+	if (!l->pack && !dwfl_getmodules(l->dwfl, count_module, NULL, 0)) { /* nothing added */
 		snr_lines_free(l);
 		l = NULL;
 	}
 done:
+	snr_line_pack_free(pack);
 	json_decref(m);
 	return l;
 }
@@ -532,7 +552,7 @@ size_t snr_lines_code(struct snr_lines *l, uint64_t pc, uint8_t *buf, size_t len
 	Dwarf_Addr bias;
 	Elf *e = m ? dwfl_module_getelf(m, &bias) : NULL;
 	if (!e)
-		return 0;
+		return l ? snr_line_pack_code(l->pack, pc, buf, len) : 0;
 	uint64_t addr = pc - bias;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(e, scn))) {

@@ -107,6 +107,15 @@ const char *snr_lines_elf(void);
  * on stderr, once per process and object, and skipped (answers fall back to
  * symbols). */
 struct snr_lines *snr_lines_open_meta(const char *meta_json, const char *near_path);
+/* The same with the lines a trace or metrics file carries (its LINES chunk,
+ * lib/snr_line_pack.h; NULL: none), taken over by the result (freed with
+ * it, or at once when NULL is returned): they answer every pc the program's
+ * objects do not (an object missing or rebuilt is then said as a note
+ * naming near_path, not a warning), and their source texts are published
+ * for snr_line_pack_fopen. quiet: nothing is said (the recorder). */
+struct snr_line_pack;
+struct snr_lines *snr_lines_open_meta_pack(const char *meta_json, const char *near_path, struct snr_line_pack *pack,
+					   bool quiet);
 
 /* Up to len bytes of the program's code at pc (for disassembly where the
  * trace is not at hand); 0 when no added object holds pc. */

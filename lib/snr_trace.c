@@ -10,6 +10,7 @@
  * (tests/fuzz/fuzz_trace.c).
  */
 #include "snr_trace.h"
+#include "snr_line_pack.h"
 
 #include "snr_chunkfile.h"
 #include "snr_symtab.h"
@@ -115,6 +116,9 @@ struct snr_trace_writer {
 	bool streaming;
 	struct snr_buf batch;
 	uint64_t batch_first;
+	/* the pcs executed and the META, for the LINES chunk (snr_trace_finish) */
+	struct snr_pc_set pcs;
+	char *meta;
 };
 
 /* Drops the stream (a failed write, a rewind it cannot follow): its
@@ -143,7 +147,7 @@ static void stream_chunk(struct snr_trace_writer *w, enum snr_chunk_type type, c
 {
 	if (!w->streaming)
 		return;
-	if (type == SNR_CHUNK_DIGEST || type == SNR_CHUNK_END) {
+	if (type == SNR_CHUNK_DIGEST || type == SNR_CHUNK_END || type == SNR_CHUNK_LINES) {
 		if (snr_trace_put_batch(&w->out, &w->batch, w->batch_first, w->next_index - w->batch_first)) {
 			stream_drop(w);
 			return;
@@ -209,6 +213,7 @@ struct snr_trace_writer *snr_trace_create(const char *path, const char *meta_jso
 	json_decref(meta);
 	w->cw.on_full = journal_full;
 	w->cw.on_full_ctx = w;
+	w->meta = snr_xstrdup(meta_json);
 	char serr[300];
 	w->streaming = !snr_chunkw_open(&w->out, path, SNR_CHUNKW_ATOMIC, SNR_TRACE_MAGIC, SNR_TRACE_VERSION, serr,
 					sizeof(serr));
@@ -301,6 +306,12 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 		w->cw.failed = 1;
 		return -1;
 	}
+	snr_pc_set_add(&w->pcs, s->pc, s->code, s->code_len);
+	/* a jump's target, a return's among them: the instruction before it is
+	 * where annotate places a caller from before the window (its line
+	 * row, at the return address - 4) */
+	if (s->pc != w->prev_next_pc && s->pc >= 4)
+		snr_pc_set_add(&w->pcs, s->pc - 4, NULL, 0);
 	struct snr_buf *b = &w->steps;
 	b->len = 0;
 	snr_buf_varint(b, s->index);
@@ -441,6 +452,8 @@ static void writer_free(struct snr_trace_writer *w)
 	stream_drop(w);
 	free(w->batch.p);
 	free(w->reg_size);
+	snr_pc_set_free(&w->pcs);
+	free(w->meta);
 	free(w->path);
 	free(w->journal);
 	free(w);
@@ -453,6 +466,13 @@ int snr_trace_finish(struct snr_trace_writer *w, const char *end_json)
 	/* Every step and the DIGEST in the journal first: a trace that cannot
 	 * be written below leaves the window whole there. */
 	int rc = w->cw.failed || emit_held(w) || snr_chunkw_flush(&w->cw) ? -1 : 0;
+	/* the source lines of the pcs the window ran (lib/snr_line_pack.h),
+	 * while the program's ELF and sources are at hand */
+	struct snr_buf lines = {0};
+	if (!rc && snr_line_pack_encode(w->meta, &w->pcs, &lines) &&
+	    (w_chunk(w, SNR_CHUNK_LINES, lines.p, lines.len, true) || snr_chunkw_flush(&w->cw)))
+		rc = -1;
+	free(lines.p);
 	if (!rc && w->streaming) {
 		/* the trace written alongside: its END, then renamed into place */
 		stream_chunk(w, SNR_CHUNK_END, (const uint8_t *)end_json, strlen(end_json));
@@ -546,6 +566,9 @@ struct snr_trace {
 	size_t pmv_cap;
 	/* digest */
 	bool has_digest;
+	/* the LINES chunk's payload (raw), NULL: none */
+	uint8_t *lines;
+	size_t nlines;
 	uint8_t **dregs;
 	struct snr_trace_mem *dblocks;
 	uint64_t *dhashes;
@@ -553,6 +576,30 @@ struct snr_trace {
 };
 
 #define terr(t, c, ...) snr_chunkf_fail(&(t)->f, (c), __VA_ARGS__)
+
+/* LINES: checked whole at open (a forged one is damage, exit 3), kept raw
+ * for snr_trace_lines and a metrics file. */
+static int parse_lines(struct snr_trace *t, const struct snr_chunk *c)
+{
+	long n = snr_chunkf_payload(&t->f, c);
+	if (n < 0)
+		return -1;
+	char why[300];
+	struct snr_line_pack *k = snr_line_pack_parse(t->f.raw, (size_t)n, why, sizeof(why));
+	if (!k)
+		return terr(t, c, "LINES chunk is malformed: %s", why);
+	snr_line_pack_free(k);
+	t->lines = snr_xmalloc((size_t)n + 1);
+	memcpy(t->lines, t->f.raw, (size_t)n);
+	t->nlines = (size_t)n;
+	return 0;
+}
+
+const uint8_t *snr_trace_lines(const struct snr_trace *t, size_t *n)
+{
+	*n = t->nlines;
+	return t->lines;
+}
 
 static long load_payload(struct snr_trace *t, const struct snr_chunk *c)
 {
@@ -717,7 +764,7 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	struct snr_trace *t = snr_xcalloc(1, sizeof(*t));
 	if (snr_chunkf_open(&t->f, path, SNR_TRACE_MAGIC, "snr trace", SNR_TRACE_VERSION, SNR_TRACE_VERSION,
-			    SNR_CHUNK_END, err, errlen)) {
+			    SNR_CHUNK_LINES, err, errlen)) {
 		free(t);
 		return NULL;
 	}
@@ -747,6 +794,7 @@ struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen)
 			}
 			t->end = snr_xstrdup((const char *)t->f.raw);
 			break;
+		case SNR_CHUNK_LINES: rc = t->lines ? terr(t, c, "a second LINES chunk") : parse_lines(t, c); break;
 		case SNR_CHUNK_STEPS:
 			if (t->has_digest)
 				rc = terr(t, c, "STEPS after the DIGEST");
@@ -793,6 +841,7 @@ void snr_trace_close(struct snr_trace *t)
 	free(t->dregs);
 	free(t->dblocks);
 	free(t->dhashes);
+	free(t->lines);
 	free(t->meta);
 	free(t->end);
 	free(t->regs);

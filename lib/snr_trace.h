@@ -38,6 +38,7 @@ enum snr_chunk_type {
 	SNR_CHUNK_STEPS = 3,
 	SNR_CHUNK_DIGEST = 4,
 	SNR_CHUNK_END = 5,
+	SNR_CHUNK_LINES = 6, /* the window's source lines (lib/snr_line_pack.h) */
 };
 
 struct snr_trace_reg {
@@ -160,6 +161,9 @@ struct snr_trace;
  * file, chunk and offset on failure. */
 struct snr_trace *snr_trace_open(const char *path, char *err, size_t errlen);
 void snr_trace_close(struct snr_trace *t);
+/* The LINES chunk's payload (uncompressed, checked at open:
+ * snr_line_pack_parse takes it), NULL with *n 0 when the trace has none. */
+const uint8_t *snr_trace_lines(const struct snr_trace *t, size_t *n);
 
 /* The META chunk's JSON text, and the register table from it. */
 const char *snr_trace_meta_json(const struct snr_trace *t);

@@ -57,7 +57,7 @@ int snr_trace_compact(const char *journal, struct snr_chunk_writer *out, struct 
 		uint16_t type;
 		const uint8_t *p;
 		size_t n;
-		int got = snr_chunks_next(&js, SNR_CHUNK_END, &type, &p, &n);
+		int got = snr_chunks_next(&js, SNR_CHUNK_LINES, &type, &p, &n);
 		if (got < 0) {
 			snr_fmt(out->err, sizeof(out->err), "reading the journal back: %s", js.err);
 			rc = -1;
@@ -66,7 +66,7 @@ int snr_trace_compact(const char *journal, struct snr_chunk_writer *out, struct 
 		if (got == 0)
 			break;
 		if (type != SNR_CHUNK_STEPS) {
-			if (type == SNR_CHUNK_DIGEST || type == SNR_CHUNK_END) { /* the steps end before them */
+			if (type == SNR_CHUNK_DIGEST || type == SNR_CHUNK_END || type == SNR_CHUNK_LINES) { /* the steps end before them */
 				rc = snr_trace_put_batch(out, &batch, first, count);
 				first += count;
 				count = 0;

@@ -21,13 +21,14 @@
 #include <string.h>
 
 #include "lib/snr_chunkfile.h"
+#include "lib/snr_line_pack.h"
 #include "lib/snr_output.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_symtab.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics_write.h"
 
-enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4 };
+enum { CH_META = 1, CH_SYMBOLS = 2, CH_EVENTS = 3, CH_SUMMARY = 4, CH_LINES = 5 };
 enum {
 	EV_ISSUE = SNR_MW_ISSUE,
 	EV_RETIRE = SNR_MW_RETIRE,
@@ -239,6 +240,11 @@ int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint
 	return rc;
 }
 
+int snr_metrics_write_lines(struct snr_metrics_writer *w, const uint8_t *payload, size_t len)
+{
+	return snr_chunkw_put(&w->cw, CH_LINES, payload, len, true);
+}
+
 const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w) { return &w->tracker; }
 
 int snr_metrics_finish(struct snr_metrics_writer *w, const char *summary_json, char *err, size_t errlen)
@@ -275,6 +281,8 @@ struct snr_metrics {
 	struct snr_chunk_file f;
 	char *meta, *summary;
 	struct snr_symtab syms;
+	uint8_t *lines; /* the LINES chunk's payload, NULL: none */
+	size_t nlines;
 	const struct snr_chunk *summary_chunk;
 	uint64_t instructions, cycles; /* the SUMMARY's, checked against the events by snr_metrics_replay */
 };
@@ -348,7 +356,7 @@ static int summary_check(struct snr_metrics *m)
 struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 {
 	struct snr_metrics *m = snr_xcalloc(1, sizeof(*m));
-	if (snr_chunkf_open(&m->f, path, SNR_METRICS_MAGIC, "snr metrics file", 1, SNR_METRICS_VERSION, CH_SUMMARY, err, errlen)) {
+	if (snr_chunkf_open(&m->f, path, SNR_METRICS_MAGIC, "snr metrics file", 1, SNR_METRICS_VERSION, CH_LINES, err, errlen)) {
 		free(m);
 		return NULL;
 	}
@@ -379,6 +387,19 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 			m->summary_chunk = c;
 			if (!rc)
 				rc = summary_check(m);
+		} else if (c->type == CH_LINES) {
+			char why[300];
+			struct snr_line_pack *k = m->lines ? NULL : snr_line_pack_parse(m->f.raw, (size_t)n, why, sizeof(why));
+			if (m->lines)
+				rc = snr_chunkf_fail(&m->f, c, "a second LINES chunk");
+			else if (!k)
+				rc = snr_chunkf_fail(&m->f, c, "LINES chunk is malformed: %s", why);
+			else {
+				snr_line_pack_free(k);
+				m->lines = snr_xmalloc((size_t)n + 1);
+				memcpy(m->lines, m->f.raw, (size_t)n);
+				m->nlines = (size_t)n;
+			}
 		} else if (c->type == CH_SYMBOLS) {
 			if (m->syms.n || snr_symtab_decode(&m->syms, m->f.raw, (size_t)n))
 				rc = snr_chunkf_fail(&m->f, c, "symbol table is malformed or repeated");
@@ -421,11 +442,18 @@ void snr_metrics_close(struct snr_metrics *m)
 	snr_symtab_free(&m->syms);
 	free(m->meta);
 	free(m->summary);
+	free(m->lines);
 	free(m);
 }
 
 const char *snr_metrics_meta_json(const struct snr_metrics *m) { return m->meta; }
 const char *snr_metrics_summary_json(const struct snr_metrics *m) { return m->summary; }
+
+const uint8_t *snr_metrics_lines(const struct snr_metrics *m, size_t *n)
+{
+	*n = m->nlines;
+	return m->lines;
+}
 
 const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, char *buf, size_t len)
 {

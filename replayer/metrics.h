@@ -31,6 +31,8 @@ struct snr_metrics_writer;
 /* meta_json: an object (trace, isa, simulator, config, chip, ...). */
 struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta_json, char *err, size_t errlen);
 /* Copies the trace's symbols so the metrics file symbolizes on its own. */
+/* The trace's LINES payload (snr_trace_lines), carried as it is. */
+int snr_metrics_write_lines(struct snr_metrics_writer *w, const uint8_t *payload, size_t len);
 int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
 			      const char *const *name);
 /* The tracker that writes events into w (valid while w lives). */
@@ -59,6 +61,8 @@ void snr_metrics_close(struct snr_metrics *m);
 const char *snr_metrics_meta_json(const struct snr_metrics *m);
 const char *snr_metrics_summary_json(const struct snr_metrics *m); /* NULL if the file has none */
 const char *snr_metrics_symbolize(const struct snr_metrics *m, uint64_t addr, char *buf, size_t len);
+/* The LINES chunk's payload (checked at open), NULL with *n 0 when none. */
+const uint8_t *snr_metrics_lines(const struct snr_metrics *m, size_t *n);
 /* Delivers every event, in file order, to t's callbacks. 0, or -1 with
  * the error naming chunk and offset in err. */
 int snr_metrics_replay(struct snr_metrics *m, const struct snr_tracker *t, char *err, size_t errlen);

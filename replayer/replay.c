@@ -498,6 +498,10 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		for (size_t i = 0; i < ns; i++)
 			snr_trace_symbol(t, i, &sa[i], &sz[i], &sn[i]);
 		snr_metrics_write_symbols(mw, ns, sa, sz, sn);
+		size_t nl;
+		const uint8_t *lines = snr_trace_lines(t, &nl);
+		if (lines)
+			snr_metrics_write_lines(mw, lines, nl);
 		free(sa);
 		free(sz);
 		free(sn);
