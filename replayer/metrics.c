@@ -242,7 +242,11 @@ int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint
 
 int snr_metrics_write_lines(struct snr_metrics_writer *w, const uint8_t *payload, size_t len)
 {
-	return snr_chunkw_put(&w->cw, CH_LINES, payload, len, true);
+	int level = w->cw.level;
+	w->cw.level = 0; /* zstd's default, as the trace stores it: written once, not at replay speed */
+	int rc = snr_chunkw_put(&w->cw, CH_LINES, payload, len, true);
+	w->cw.level = level;
+	return rc;
 }
 
 const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w) { return &w->tracker; }
