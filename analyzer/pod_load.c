@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/snr_line_pack.h"
 #include "lib/snr_set.h"
 #include "lib/snr_util.h"
 
@@ -110,7 +111,9 @@ static int load_chip(struct pod *p, struct pod_chip *c, char *err, size_t errlen
 		return -1;
 	}
 	char *tms = tm ? json_dumps(tm, JSON_COMPACT) : NULL;
-	c->lines = snr_lines_open_meta(tms, c->path);
+	size_t nl;
+	const uint8_t *lp = snr_metrics_lines(c->m, &nl);
+	c->lines = snr_lines_open_meta_pack(tms, c->path, lp ? snr_line_pack_parse(lp, nl, err, errlen) : NULL, false);
 	free(tms);
 	json_decref(meta);
 	const char *sum = snr_metrics_summary_json(c->m);

@@ -115,10 +115,7 @@ int snr_source_run(struct snr_source *src, const char *path, const char *sim, co
 	if (!src->trace)
 		return -1;
 	src->meta_json = snr_xstrdup(snr_trace_meta_json(src->trace));
-	size_t nl;
-	const uint8_t *lp = snr_trace_lines(src->trace, &nl);
-	src->lines = snr_lines_open_meta_pack(src->meta_json, path, lp ? snr_line_pack_parse(lp, nl, err, errlen) : NULL,
-					      false);
+	src->lines = snr_lines_open_trace(src->trace, path);
 	json_t *meta = json_loads(src->meta_json, 0, NULL);
 	/* the analyses' config is the replay's: --config replaces the recorded one */
 	int rc = config_path ? snr_config_load(&src->cfg, config_path, err, errlen)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/snr_line_pack.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_pod.h"
@@ -225,7 +226,7 @@ static int cmd_dump(struct snr_trace *t, const char *path, int as_json, uint64_t
 	void *self = isa ? isa->create(cfg_s, err, sizeof(err)) : NULL;
 	free(cfg_s);
 	json_decref(meta);
-	struct snr_lines *lines = snr_lines_open_meta(snr_trace_meta_json(t), path);
+	struct snr_lines *lines = snr_lines_open_trace(t, path);
 	const struct snr_trace_reg *regs = snr_trace_regs(t);
 	/* code bytes are stored once per pc: keep them for disassembly */
 	struct code { uint64_t pc; uint8_t len; uint8_t b[16]; } *codes = NULL;

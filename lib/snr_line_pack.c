@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "snr_trace.h"
 #include "snr_util.h"
 
 #define MAX_FRAMES 32
@@ -398,6 +399,15 @@ size_t snr_line_pack_code(const struct snr_line_pack *k, uint64_t pc, uint8_t *b
 	if (n)
 		memcpy(buf, r->code, n);
 	return n;
+}
+
+struct snr_lines *snr_lines_open_trace(const struct snr_trace *t, const char *near_path)
+{
+	size_t n;
+	const uint8_t *p = snr_trace_lines(t, &n);
+	char err[300];
+	return snr_lines_open_meta_pack(snr_trace_meta_json(t), near_path, p ? snr_line_pack_parse(p, n, err, sizeof(err)) : NULL,
+					false);
 }
 
 /* ---- the carried source texts ---- */

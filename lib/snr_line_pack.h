@@ -64,6 +64,11 @@ size_t snr_line_pack_code(const struct snr_line_pack *k, uint64_t pc, uint8_t *b
  * of the process (the texts are copied). */
 void snr_line_pack_publish(const struct snr_line_pack *k);
 
+/* snr_lines_open_meta_pack with the trace's META and LINES chunk: the
+ * readers of a trace (near_path: where it is, NULL: no note names it). */
+struct snr_trace;
+struct snr_lines *snr_lines_open_trace(const struct snr_trace *t, const char *near_path);
+
 /* Opens the source file `file` names for reading: the file itself when it
  * exists and is a text a pack carries for it (or no pack carries one),
  * else the carried text (a note says so once per file), else NULL. */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/snr_line_pack.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_config.h"
@@ -275,7 +276,7 @@ static void describe(struct snr_trace *t, const struct snr_isa_ops *isa, void *i
 	char sym[160], where[400], dis[128] = "?";
 	snr_trace_symbolize(t, pc, sym, sizeof(sym));
 	/* opened only on this failure path: said once if the program is missing */
-	struct snr_lines *lines = snr_lines_open_meta(snr_trace_meta_json(t), NULL);
+	struct snr_lines *lines = snr_lines_open_trace(t, NULL);
 	snr_lines_where(lines, pc, sym, where, sizeof(where));
 	snr_lines_free(lines);
 	unsigned n;
