@@ -174,25 +174,24 @@ int snr_line_pack_encode(const char *meta_json, const struct snr_pc_set *s, stru
 	bool *files = NULL; /* the attributed files, by string index */
 	size_t nfcap = 0;
 	size_t nlines = 0;
-	snr_buf_varint(&rows, n);
 	uint64_t prev = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct snr_place *p = snr_lines_find(l, pcs[i].pc);
+		if (!p) /* no line (code without -g, a library without debug info): nothing to carry */
+			continue;
 		if (!pcs[i].len) /* not executed (the instruction before a return address): the ELF's bytes */
 			pcs[i].len = (uint8_t)snr_lines_code(l, pcs[i].pc, pcs[i].code, sizeof(pcs[i].code));
 		snr_buf_varint(&rows, pcs[i].pc - prev);
 		prev = pcs[i].pc;
 		snr_buf_u8(&rows, pcs[i].len);
 		snr_buf_put(&rows, pcs[i].code, pcs[i].len);
-		unsigned nf = p ? p->nframes : 0;
+		unsigned nf = p->nframes;
 		snr_buf_varint(&rows, nf);
 		for (unsigned k = 0; k < nf; k++) {
 			snr_buf_varint(&rows, str_id(&st, p->frames[k].file));
 			snr_buf_varint(&rows, p->frames[k].line);
 			snr_buf_varint(&rows, str_id(&st, p->frames[k].function));
 		}
-		if (!p)
-			continue;
 		nlines++;
 		if (p->file && !snr_lines_is_system_file(p->file)) {
 			uint64_t id = str_id(&st, p->file);
@@ -223,6 +222,7 @@ int snr_line_pack_encode(const char *meta_json, const struct snr_pc_set *s, stru
 		snr_buf_varint(out, len);
 		snr_buf_put(out, st.s[i], len);
 	}
+	snr_buf_varint(out, nlines);
 	snr_buf_put(out, rows.p, rows.len);
 	/* the texts, within the bounds */
 	struct snr_buf texts = {0};

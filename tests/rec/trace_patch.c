@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	unsigned x = (unsigned)strtoul(argv[5], NULL, 0);
 	char err[600];
 	struct snr_chunk_file f;
-	if (snr_chunkf_open(&f, argv[1], SNR_TRACE_MAGIC, "snr trace", 1, 1, 5, err, sizeof(err))) {
+	if (snr_chunkf_open(&f, argv[1], SNR_TRACE_MAGIC, "snr trace", 1, 1, SNR_CHUNK_LINES, err, sizeof(err))) {
 		fprintf(stderr, "trace_patch: %s\n", err);
 		return 1;
 	}
