@@ -82,6 +82,41 @@ static const char *meta_str(json_t *meta, const char *key)
 }
 
 /* How the window was recorded (traces before --method say nothing: stepping). */
+/* The LINES chunk the trace carries (lib/snr_line_pack.h): its rows and
+ * source files, and the bytes it takes in the file. */
+static struct snr_line_pack *lines_of(struct snr_trace *t, size_t *stored)
+{
+	size_t n;
+	const uint8_t *p = snr_trace_lines(t, &n);
+	char err[300];
+	*stored = snr_trace_lines_stored(t);
+	return p ? snr_line_pack_parse(p, n, err, sizeof(err)) : NULL;
+}
+
+static json_t *lines_json(struct snr_trace *t)
+{
+	size_t stored;
+	struct snr_line_pack *k = lines_of(t, &stored);
+	json_t *o = k ? json_pack("{s:I,s:I,s:I}", "rows", (json_int_t)snr_line_pack_rows(k), "source_files",
+				  (json_int_t)snr_line_pack_files(k), "bytes", (json_int_t)stored)
+		      : json_null();
+	snr_line_pack_free(k);
+	return o;
+}
+
+static void print_lines(struct snr_trace *t)
+{
+	size_t stored;
+	struct snr_line_pack *k = lines_of(t, &stored);
+	if (k)
+		printf("lines        %zu pcs' source lines and %zu source files carried (%zu bytes): they answer if "
+		       "the program is rebuilt or its sources move\n",
+		       snr_line_pack_rows(k), snr_line_pack_files(k), stored);
+	else
+		printf("lines        none carried: source lines come from the program's ELF\n");
+	snr_line_pack_free(k);
+}
+
 static void print_method(json_t *meta, json_t *end)
 {
 	const char *m = json_string_value(json_object_get(meta, "method"));
@@ -141,6 +176,7 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		json_object_set_new(o, "digest_blocks", json_integer((json_int_t)nblocks));
 		json_object_set_new(o, "has_digest", json_boolean(digest));
 		json_object_set_new(o, "symbols", json_integer((json_int_t)snr_trace_nsymbols(t)));
+		json_object_set_new(o, "lines", lines_json(t));
 		json_object_set_new(o, "file_bytes", json_integer((json_int_t)st.st_size));
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(s);
@@ -181,6 +217,7 @@ static int cmd_info(struct snr_trace *t, const char *path, int as_json)
 		if (digest)
 			printf("             %zu memory blocks of written memory hashed\n", nblocks);
 		printf("symbols      %zu\n", snr_trace_nsymbols(t));
+		print_lines(t);
 		printf("recorded     %s by %s\n", META_STR("created"), META_STR("recorder"));
 #undef META_STR
 	}

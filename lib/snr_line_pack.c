@@ -410,6 +410,9 @@ struct snr_lines *snr_lines_open_trace(const struct snr_trace *t, const char *ne
 					false);
 }
 
+size_t snr_line_pack_rows(const struct snr_line_pack *k) { return k ? k->nrows : 0; }
+size_t snr_line_pack_files(const struct snr_line_pack *k) { return k ? k->ntexts : 0; }
+
 /* ---- the carried source texts ---- */
 
 static struct text *published;

@@ -60,6 +60,9 @@ void snr_line_pack_free(struct snr_line_pack *k);
 const struct snr_place *snr_line_pack_find(const struct snr_line_pack *k, uint64_t pc);
 /* The code bytes at pc (up to len), 0 when not held. */
 size_t snr_line_pack_code(const struct snr_line_pack *k, uint64_t pc, uint8_t *buf, size_t len);
+/* Its rows (pcs with a line) and source files. */
+size_t snr_line_pack_rows(const struct snr_line_pack *k);
+size_t snr_line_pack_files(const struct snr_line_pack *k);
 /* Makes the pack's source texts known to snr_line_pack_fopen for the rest
  * of the process (the texts are copied). */
 void snr_line_pack_publish(const struct snr_line_pack *k);

@@ -595,6 +595,14 @@ static int parse_lines(struct snr_trace *t, const struct snr_chunk *c)
 	return 0;
 }
 
+size_t snr_trace_lines_stored(const struct snr_trace *t)
+{
+	for (size_t i = 0; t->lines && i < t->f.nchunks; i++)
+		if (t->f.chunks[i].type == SNR_CHUNK_LINES)
+			return 28 + (size_t)t->f.chunks[i].stored_len;
+	return 0;
+}
+
 const uint8_t *snr_trace_lines(const struct snr_trace *t, size_t *n)
 {
 	*n = t->nlines;

@@ -164,6 +164,8 @@ void snr_trace_close(struct snr_trace *t);
 /* The LINES chunk's payload (uncompressed, checked at open:
  * snr_line_pack_parse takes it), NULL with *n 0 when the trace has none. */
 const uint8_t *snr_trace_lines(const struct snr_trace *t, size_t *n);
+/* The LINES chunk's size in the file (header and stored payload), 0: none. */
+size_t snr_trace_lines_stored(const struct snr_trace *t);
 
 /* The META chunk's JSON text, and the register table from it. */
 const char *snr_trace_meta_json(const struct snr_trace *t);
