@@ -109,9 +109,9 @@ static void print_lines(struct snr_trace *t)
 	size_t stored;
 	struct snr_line_pack *k = lines_of(t, &stored);
 	if (k)
-		printf("lines        %zu pcs' source lines and %zu source files carried (%zu bytes): they answer if "
+		printf("lines        %zu pcs' source lines and %zu source file%s carried (%zu bytes): they answer if "
 		       "the program is rebuilt or its sources move\n",
-		       snr_line_pack_rows(k), snr_line_pack_files(k), stored);
+		       snr_line_pack_rows(k), snr_line_pack_files(k), snr_line_pack_files(k) == 1 ? "" : "s", stored);
 	else
 		printf("lines        none carried: source lines come from the program's ELF\n");
 	snr_line_pack_free(k);
