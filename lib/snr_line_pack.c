@@ -406,8 +406,8 @@ struct snr_lines *snr_lines_open_trace(const struct snr_trace *t, const char *ne
 	size_t n;
 	const uint8_t *p = snr_trace_lines(t, &n);
 	char err[300];
-	return snr_lines_open_meta_pack(snr_trace_meta_json(t), near_path, p ? snr_line_pack_parse(p, n, err, sizeof(err)) : NULL,
-					false);
+	struct snr_line_pack *k = p ? snr_line_pack_parse(p, n, err, sizeof(err)) : NULL;
+	return snr_lines_open_meta_pack(snr_trace_meta_json(t), near_path, k, false);
 }
 
 size_t snr_line_pack_rows(const struct snr_line_pack *k) { return k ? k->nrows : 0; }

@@ -393,7 +393,8 @@ struct snr_metrics *snr_metrics_open(const char *path, char *err, size_t errlen)
 				rc = summary_check(m);
 		} else if (c->type == CH_LINES) {
 			char why[300];
-			struct snr_line_pack *k = m->lines ? NULL : snr_line_pack_parse(m->f.raw, (size_t)n, why, sizeof(why));
+			struct snr_line_pack *k =
+				m->lines ? NULL : snr_line_pack_parse(m->f.raw, (size_t)n, why, sizeof(why));
 			if (m->lines)
 				rc = snr_chunkf_fail(&m->f, c, "a second LINES chunk");
 			else if (!k)

@@ -4,7 +4,7 @@
 # temporary folder, attn() recorded from `snr device --gdb` and replayed to
 # a metrics file; then the source is edited (every line moves down two),
 # the program rebuilt (another build-id) and the source deleted. annotate
-# (--asm, --json), report's source page and analyze suggest give, on the
+# (--asm, --json), report's source page, analyze suggest, deps and dma give, on the
 # trace and on the metrics file, the same file:line rows and source text as
 # before, from the LINES chunk (lib/snr_line_pack.c), with a note saying so.
 # Then a LINES chunk whose CRC is broken, or whose lengths are forged with
@@ -33,6 +33,8 @@ outputs() { # outputs TAG: every answer, on the trace and the metrics file
     "$SNR" annotate $f --asm >"$1.$f.asm" 2>>"$1.err" || fail "$1: annotate $f --asm: $(cat "$1.err")"
     "$SNR" annotate $f --json >"$1.$f.json" 2>>"$1.err" || fail "$1: annotate $f --json"
     "$SNR" analyze suggest $f >"$1.$f.suggest" 2>>"$1.err" || fail "$1: suggest $f"
+    "$SNR" analyze deps $f --json >"$1.$f.deps" 2>>"$1.err" || fail "$1: deps $f"
+    "$SNR" analyze dma $f >"$1.$f.dma" 2>>"$1.err" || fail "$1: dma $f"
     "$SNR" report $f -o "$1.$f.html" 2>>"$1.err" || fail "$1: report $f: $(cat "$1.err")"
     # the page's source data: the rows and text of its source page
     python3 - "$1.$f.html" >"$1.$f.page" <<'PY' || fail "$1: no source page in the report of $f"
@@ -47,6 +49,8 @@ PY
 outputs before
 grep -q 'src/attn.c:[0-9]* (attn)' before.a.snrt.asm || fail "no attn.c line rows: $(head -c 600 before.a.snrt.asm)"
 grep -q 'ta_dma' before.a.snrt.asm || fail "no source text in annotate: $(head -c 600 before.a.snrt.asm)"
+grep -q '"file":"[^"]*src/attn.c"' before.a.snrm.deps || fail "no attn.c lines in deps: $(head -c 600 before.a.snrm.deps)"
+grep -q 'attn.c:[0-9]* (attn)' before.a.snrt.dma || fail "no attn.c lines in dma: $(head -c 600 before.a.snrt.dma)"
 
 # rebuild with an edit (another build-id, lines moved), then delete the source
 sed -i '1i /* edited after the recording */\nstatic int moved_down;' src/attn.c
@@ -56,7 +60,7 @@ cmp -s old.elf p.elf && fail "the rebuild made the same ELF"
 rm -rf src old.elf
 outputs after
 for f in a.snrt a.snrm; do
-  for k in asm json suggest page; do
+  for k in asm json suggest deps dma page; do
     cmp -s "before.$f.$k" "after.$f.$k" ||
       fail "$f: the $k output changed after the rebuild: $(diff "before.$f.$k" "after.$f.$k" | head -20)"
   done
