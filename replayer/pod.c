@@ -62,7 +62,9 @@ struct chip {
 	struct capture *cap;
 	size_t ncap, cap_cap;
 	struct snr_ranges consumed; /* captured bytes already placed or checked */
-	uint64_t at;                /* the next instruction's index */
+	uint64_t at;                /* the next instruction's index (its position, with order) */
+	const uint64_t *order;      /* a what-if's order of the window's indices (snr_pod_replay_reordered), or NULL */
+	uint64_t jumped;            /* with order: position + 1 of the last jump made (reorder_jump) */
 	size_t next_post;
 	bool ended;
 	struct snr_tracker tracker;
@@ -465,6 +467,34 @@ static void report(struct pod *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ---- a what-if's order ------------------------------------------------------------ */
+
+/* Before instruction q of a reordered window, when the instruction run
+ * before it was not q - 1: that one must have left the pc where the
+ * recording went on after it (a moved instruction computes, it does not
+ * branch), and the pc goes to q's. Non-zero when the order diverged
+ * (reported). */
+static int reorder_jump(struct pod *p, struct chip *c, uint64_t q)
+{
+	struct ta1_chip *chip = ta1_grm_chip(c->s);
+	uint64_t prev = c->order[c->at - 1], pc = ta1_chip_get_reg(chip, TA1_REG_PC);
+	if (c->jumped == c->at + 1)
+		return 0; /* done already: q is a WAIT that parked after the jump */
+	if (prev + 1 < c->win.n && pc != snr_window_pc(&c->win, prev + 1)) {
+		char a[600], b[600];
+		where(c, snr_window_pc(&c->win, prev + 1), a, sizeof(a));
+		where(c, pc, b, sizeof(b));
+		c->r->ok = false;
+		report(p, "chip %u diverged in the what-if's order after instruction %llu: its trace went on at %s; the "
+			  "pod replay is at %s\n",
+		       c->id, (unsigned long long)prev, a, b);
+		return -1;
+	}
+	ta1_chip_set_reg(chip, TA1_REG_PC, snr_window_pc(&c->win, q));
+	c->jumped = c->at + 1;
+	return 0;
+}
+
 /* ---- the scheduler's callbacks ------------------------------------------------------- */
 
 static bool sched_running(void *user, unsigned i) { return !((struct pod *)user)->c[i].ended; }
@@ -493,7 +523,10 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 		return TA1_SCHED_RAN;
 	}
 	struct ta1_chip *chip = ta1_grm_chip(c->s);
-	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = snr_window_pc(w, c->at);
+	uint64_t q = c->order ? c->order[c->at] : c->at; /* the instruction's index in the recorded window */
+	if (c->order && c->at && q != c->order[c->at - 1] + 1 && reorder_jump(p, c, q))
+		return TA1_SCHED_STOP;
+	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = snr_window_pc(w, q);
 	if (snr_window_error(w)) {
 		snr_fmt(p->err, sizeof(p->err), "chip %u: %s", i, snr_window_error(w));
 		p->failed = true;
@@ -505,7 +538,7 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 		where(c, pc, b, sizeof(b));
 		c->r->ok = false;
 		report(p, "chip %u diverged at instruction %llu: its trace executed %s; the pod replay is at %s\n", i,
-		       (unsigned long long)c->at, a, b);
+		       (unsigned long long)q, a, b);
 		return TA1_SCHED_STOP;
 	}
 	uint32_t word = 0;
@@ -521,12 +554,12 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	struct snr_sim_step st;
 	bool blocked = false;
 	p->step_chip = i;
-	p->step_index = c->at;
-	if (ta1_grm_pod_step(c->s, c->at, &st, &blocked)) {
+	p->step_index = q;
+	if (ta1_grm_pod_step(c->s, q, &st, &blocked)) {
 		char a[600];
 		where(c, pc, a, sizeof(a));
 		c->r->ok = false;
-		report(p, "chip %u: instruction %llu (%s) failed in the pod replay: %s\n", i, (unsigned long long)c->at, a,
+		report(p, "chip %u: instruction %llu (%s) failed in the pod replay: %s\n", i, (unsigned long long)q, a,
 		       snr_sim_ta1.error(c->s));
 		return TA1_SCHED_STOP;
 	}
@@ -689,8 +722,60 @@ static bool first_failure(const struct pod *p, char *err, size_t errlen)
 
 /* ---- the replay ------------------------------------------------------------------- */
 
+/* A what-if's order for chip c: every index of its window once, the last
+ * one last, and no step the recorder applied as a unit (those run in the
+ * recorded order only). 0, or -1 with err filled. */
+static int reorder_check(const struct snr_pod_reorder *ro, struct chip *c, const char *path, char *err,
+			 size_t errlen)
+{
+	if (ro->n != c->win.n) {
+		snr_fmt(err, errlen, "chip %u (%s): the what-if's order has %llu instructions, the window %llu", c->id, path,
+			(unsigned long long)ro->n, (unsigned long long)c->win.n);
+		return -1;
+	}
+	if (c->win.npost) {
+		snr_fmt(err, errlen,
+			"chip %u (%s): its window holds steps the recorder applied as a unit (calls run whole, "
+			"memory it could not read); a what-if does not reorder such a window",
+			c->id, path);
+		return -1;
+	}
+	uint8_t *seen = snr_xcalloc(ro->n, 1);
+	int rc = 0;
+	for (uint64_t k = 0; k < ro->n && !rc; k++)
+		if (ro->order[k] >= ro->n || seen[ro->order[k]]++) {
+			snr_fmt(err, errlen, "chip %u (%s): the what-if's order names instruction %llu %s", c->id, path,
+				(unsigned long long)ro->order[k], ro->order[k] >= ro->n ? "past the window" : "twice");
+			rc = -1;
+		}
+	free(seen);
+	if (!rc && ro->order[ro->n - 1] != ro->n - 1) {
+		snr_fmt(err, errlen, "chip %u (%s): the what-if's order does not end with the window's last instruction",
+			c->id, path);
+		rc = -1;
+	}
+	if (!rc)
+		c->order = ro->order;
+	return rc;
+}
+
+static int pod_replay(const char *dir, const struct snr_replay_opts *o, const struct snr_pod_reorder *ro,
+		      struct snr_pod_replay *out, char *err, size_t errlen);
+
 int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_pod_replay *out, char *err,
 		   size_t errlen)
+{
+	return pod_replay(dir, o, NULL, out, err, errlen);
+}
+
+int snr_pod_replay_reordered(const char *dir, const struct snr_replay_opts *o, const struct snr_pod_reorder *ro,
+			     struct snr_pod_replay *out, char *err, size_t errlen)
+{
+	return pod_replay(dir, o, ro, out, err, errlen);
+}
+
+static int pod_replay(const char *dir, const struct snr_replay_opts *o, const struct snr_pod_reorder *ro,
+		      struct snr_pod_replay *out, char *err, size_t errlen)
 {
 	struct snr_pod pod;
 	memset(out, 0, sizeof(*out));
@@ -795,6 +880,9 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		if (used > out->threads)
 			out->threads = used;
 		if (first_failure(&p, err, errlen))
+			goto out;
+		/* a what-if's order for one chip, checked against its loaded window */
+		if (ro && ro->chip < p.n && reorder_check(ro, &p.c[ro->chip], pod.chip[ro->chip].path, err, errlen))
 			goto out;
 	}
 	for (unsigned k = 0; k < p.n; k++)

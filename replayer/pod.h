@@ -38,6 +38,20 @@ int snr_pod_replay(const char *dir, const struct snr_replay_opts *o, struct snr_
 		   size_t errlen);
 void snr_pod_replay_free(struct snr_pod_replay *r);
 
+/* A what-if of the pod (`snr analyze suggest POD --verify`): chip `chip`'s
+ * window runs its instructions in `order` (every index of the window once,
+ * by its recorded index; some taken earlier), the other chips' as recorded.
+ * As snr_pod_replay otherwise: r->ok says whether every chip's pcs (chip
+ * `chip`'s after each instruction as recorded) and end state matched the
+ * recording, r->cycles the pod's. o->metrics_path must be NULL. */
+struct snr_pod_reorder {
+	unsigned chip;
+	const uint64_t *order;
+	uint64_t n;
+};
+int snr_pod_replay_reordered(const char *dir, const struct snr_replay_opts *o, const struct snr_pod_reorder *ro,
+			     struct snr_pod_replay *r, char *err, size_t errlen);
+
 /* `snr replay POD --json`: {"pod", "chips": [{"chip", "cycles",
  * "instructions", "verified", ...}], "cycles", "verified"}. New reference. */
 json_t *snr_pod_replay_json(const char *dir, const struct snr_pod_replay *r);
