@@ -11,6 +11,7 @@
 #include "lib/snr_util.h"
 #include "analyzer/deps.h"
 #include "analyzer/pod.h"
+#include "analyzer/pod_suggest.h"
 #include "analyzer/windows.h"
 #include "lib/snr_set.h"
 #include "snr_cli.h"
@@ -198,6 +199,11 @@ int snr_cmd_analyze(int argc, char **argv)
 				k += takes_value(argv[k]);
 			else
 				inputs[ninputs++] = k - 1;
+		}
+		/* suggest on a pod: its chips together (a move on one chip for another's stall) */
+		if (!strcmp(argv[1], "suggest") && ninputs == 1 && snr_pod_suggest_is_pod(argv[inputs[0] + 1])) {
+			free(inputs);
+			return snr_analyze_pod_suggest(argc - 1, argv + 1);
 		}
 		int rc = !help && !analyses[i].whole_set &&
 				 (ninputs > 1 || (ninputs == 1 && snr_is_set(argv[inputs[0] + 1])))

@@ -52,6 +52,14 @@ struct capture {
 	uint8_t *bytes;
 };
 
+/* A moved instruction's write of x register reg, seen by the instructions
+ * from its recorded index on. */
+struct pending {
+	uint64_t index;
+	unsigned reg;
+	uint64_t value;
+};
+
 struct chip {
 	unsigned id;
 	const char *path; /* its trace */
@@ -65,6 +73,10 @@ struct chip {
 	uint64_t at;                /* the next instruction's index (its position, with order) */
 	const uint64_t *order;      /* a what-if's order of the window's indices (snr_pod_replay_reordered), or NULL */
 	uint64_t jumped;            /* with order: position + 1 of the last jump made (reorder_jump) */
+	const uint8_t *moved;       /* with order: by position, the instructions taken earlier */
+	uint64_t shadow[32];        /* their x registers (renamed: see moved_step) */
+	struct pending *pend;       /* their register writes, due at their recorded index */
+	size_t npend, cap_pend;
 	size_t next_post;
 	bool ended;
 	struct snr_tracker tracker;
@@ -76,6 +88,15 @@ struct chip {
 	bool bad;
 	char *notes; /* as long as the pod's report */
 	const char *summary; /* -o: its metrics file's SUMMARY */
+};
+
+/* Captured HBM bytes a what-if's moved instruction read first: in the
+ * recording it read them later, so a peer's write of them that comes after
+ * in the what-if was before it in the recording, and the capture is that
+ * write's value, not what the moved read would find. */
+struct early {
+	unsigned chip, owner;
+	uint64_t lo, hi, index;
 };
 
 /* The last writer of an HBM block in the replay: a chip's instruction, or a
@@ -93,6 +114,9 @@ struct pod {
 	size_t w_cap, w_n;
 	unsigned step_chip; /* the chip whose instruction runs now, and its index */
 	uint64_t step_index;
+	bool step_moved;    /* a what-if's instruction taken earlier */
+	struct early *early; /* what-if: captured bytes a moved instruction placed (early_read) */
+	size_t nearly, cap_early;
 	struct chip *c;
 	struct ta1_machine *m;
 	struct snr_ranges held; /* HBM bytes the replay holds: written, or placed from a capture */
@@ -331,9 +355,28 @@ static void note_writer(struct pod *p, unsigned owner, uint64_t lo, uint64_t hi,
 	}
 }
 
+static void report(struct pod *p, const char *fmt, ...) SNR_PRINTF(2, 3);
+
+static void early_written(struct pod *p, unsigned owner, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < p->nearly; i++) {
+		struct early *e = &p->early[i];
+		if (e->owner != owner || e->chip == p->step_chip || e->hi <= lo || hi <= e->lo || !p->c[e->chip].r->ok)
+			continue;
+		p->c[e->chip].r->ok = false;
+		report(p,
+		       "chip %u's moved instruction %llu reads chip %u's HBM at 0x%llx before chip %u's instruction %llu "
+		       "writes it; in the recording it read it after: the move reads it too early\n",
+		       e->chip, (unsigned long long)e->index, owner, (unsigned long long)(lo > e->lo ? lo : e->lo), p->step_chip,
+		       (unsigned long long)p->step_index);
+	}
+}
+
 static void hook_wrote(void *user, unsigned owner, uint64_t lo, uint64_t hi)
 {
 	struct pod *p = user;
+	if (p->nearly)
+		early_written(p, owner, lo, hi);
 	snr_ranges_add(&p->held, snr_ranges_key(TA1_SPACE_HBM, owner), lo, hi);
 	note_writer(p, owner, lo, hi, p->step_chip, (int64_t)p->step_index);
 }
@@ -419,6 +462,13 @@ static int hook_read(void *user, unsigned chip, uint64_t index, uint64_t pc, con
 				}
 				snr_ranges_add(&p->held, key, open[o].lo, open[o].hi);
 				note_writer(p, owner, open[o].lo, open[o].hi, chip, -1);
+				if (p->step_moved) {
+					if (p->nearly == p->cap_early) {
+						p->cap_early = p->cap_early ? 2 * p->cap_early : 16;
+						p->early = snr_xrealloc(p->early, p->cap_early * sizeof(*p->early));
+					}
+					p->early[p->nearly++] = (struct early){chip, owner, open[o].lo, open[o].hi, p->step_index};
+				}
 				at = open[o].hi;
 			}
 			snr_ranges_add(&c->consumed, key, fresh[f].lo, fresh[f].hi);
@@ -495,6 +545,55 @@ static int reorder_jump(struct pod *p, struct chip *c, uint64_t q)
 	return 0;
 }
 
+/* The instructions a what-if takes earlier run on registers of their own,
+ * as a compiler would allocate them for the moved source: a block of them
+ * starts from the registers at its point, each one's writes go to the
+ * block's registers and become the chip's at the instruction's recorded
+ * index (pending_apply), so the instructions they pass see the registers
+ * they saw in the recording. */
+static void moved_enter(struct chip *c, uint64_t save[32])
+{
+	struct ta1_chip *chip = ta1_grm_chip(c->s);
+	bool first = !c->at || !c->moved[c->at - 1];
+	for (unsigned r = 1; r < 32; r++) {
+		save[r] = ta1_chip_get_reg(chip, r);
+		if (first)
+			c->shadow[r] = save[r];
+		else
+			ta1_chip_set_reg(chip, r, c->shadow[r]);
+	}
+}
+
+static void moved_leave(struct chip *c, uint64_t q, const uint64_t save[32])
+{
+	struct ta1_chip *chip = ta1_grm_chip(c->s);
+	for (unsigned r = 1; r < 32; r++) {
+		uint64_t v = ta1_chip_get_reg(chip, r);
+		if (v != c->shadow[r]) {
+			if (c->npend == c->cap_pend) {
+				c->cap_pend = c->cap_pend ? 2 * c->cap_pend : 32;
+				c->pend = snr_xrealloc(c->pend, c->cap_pend * sizeof(*c->pend));
+			}
+			c->pend[c->npend++] = (struct pending){q, r, v};
+			c->shadow[r] = v;
+		}
+		ta1_chip_set_reg(chip, r, save[r]);
+	}
+}
+
+/* Before instruction q (not moved): the moved instructions' writes due. */
+static void pending_apply(struct chip *c, uint64_t q)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < c->npend; i++) {
+		if (c->pend[i].index < q)
+			ta1_chip_set_reg(ta1_grm_chip(c->s), c->pend[i].reg, c->pend[i].value);
+		else
+			c->pend[k++] = c->pend[i];
+	}
+	c->npend = k;
+}
+
 /* ---- the scheduler's callbacks ------------------------------------------------------- */
 
 static bool sched_running(void *user, unsigned i) { return !((struct pod *)user)->c[i].ended; }
@@ -526,6 +625,9 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	uint64_t q = c->order ? c->order[c->at] : c->at; /* the instruction's index in the recorded window */
 	if (c->order && c->at && q != c->order[c->at - 1] + 1 && reorder_jump(p, c, q))
 		return TA1_SCHED_STOP;
+	bool moved = c->order && c->moved[c->at];
+	if (c->order && !moved && c->npend)
+		pending_apply(c, q);
 	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = snr_window_pc(w, q);
 	if (snr_window_error(w)) {
 		snr_fmt(p->err, sizeof(p->err), "chip %u: %s", i, snr_window_error(w));
@@ -555,7 +657,14 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	bool blocked = false;
 	p->step_chip = i;
 	p->step_index = q;
-	if (ta1_grm_pod_step(c->s, q, &st, &blocked)) {
+	p->step_moved = moved;
+	uint64_t save[32];
+	if (moved)
+		moved_enter(c, save);
+	int failed = ta1_grm_pod_step(c->s, q, &st, &blocked);
+	if (moved)
+		moved_leave(c, q, save);
+	if (failed) {
 		char a[600];
 		where(c, pc, a, sizeof(a));
 		c->r->ok = false;
@@ -754,8 +863,10 @@ static int reorder_check(const struct snr_pod_reorder *ro, struct chip *c, const
 			c->id, path);
 		rc = -1;
 	}
-	if (!rc)
+	if (!rc) {
 		c->order = ro->order;
+		c->moved = ro->moved;
+	}
 	return rc;
 }
 
@@ -964,9 +1075,11 @@ out:
 		free(c->cap);
 		free(c->notes);
 		snr_ranges_free(&c->consumed);
+		free(c->pend);
 	}
 	free(p.c);
 	free(p.w);
+	free(p.early);
 	snr_ranges_free(&p.held);
 	ta1_fabric_free(fabric);
 	ta1_machine_free(p.m);

@@ -40,13 +40,16 @@ void snr_pod_replay_free(struct snr_pod_replay *r);
 
 /* A what-if of the pod (`snr analyze suggest POD --verify`): chip `chip`'s
  * window runs its instructions in `order` (every index of the window once,
- * by its recorded index; some taken earlier), the other chips' as recorded.
+ * by its recorded index; those `moved` marks taken earlier), the other
+ * chips' as recorded.
  * As snr_pod_replay otherwise: r->ok says whether every chip's pcs (chip
  * `chip`'s after each instruction as recorded) and end state matched the
  * recording, r->cycles the pod's. o->metrics_path must be NULL. */
 struct snr_pod_reorder {
 	unsigned chip;
 	const uint64_t *order;
+	const uint8_t *moved; /* by position in order: taken earlier (runs on registers of its own, its
+			       * writes seen from its recorded index on, as a compiler allocates them) */
 	uint64_t n;
 };
 int snr_pod_replay_reordered(const char *dir, const struct snr_replay_opts *o, const struct snr_pod_reorder *ro,
