@@ -86,6 +86,7 @@ struct pod_plan {
 	uint64_t cycles;   /* the pod's, in the metrics set */
 	uint64_t baseline; /* --verify: the pod replay's */
 	bool verified;
+	bool metrics_given; /* the input was a metrics set */
 };
 
 /* ---- inputs --------------------------------------------------------------- */
@@ -510,7 +511,8 @@ static json_t *plan_json(struct pod_plan *p, unsigned verify_max)
 	json_t *root = json_object(), *moves = json_array();
 	json_object_set_new(root, "analysis", json_string("suggest"));
 	json_object_set_new(root, "pod", json_string(p->dir));
-	json_object_set_new(root, "metrics", json_string(p->pod.dir));
+	/* the metrics set read: the user's, or none (a pod recording's replay, in a temporary folder) */
+	json_object_set_new(root, "metrics", p->metrics_given ? json_string(p->pod.dir) : json_null());
 	json_object_set_new(root, "chips", json_integer(p->pod.nchips));
 	json_object_set_new(root, "cycles", json_integer((json_int_t)p->cycles));
 	json_object_set_new(root, "verified", json_boolean(p->verified));
@@ -590,7 +592,9 @@ int snr_analyze_pod_suggest(int argc, char **argv)
 	const char *config = NULL, *trace = NULL;
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	int saved_opterr = opterr;
+	opterr = 0; /* said here, naming the pod form */
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': verify = true; break;
 		case 'n':
@@ -604,12 +608,18 @@ int snr_analyze_pod_suggest(int argc, char **argv)
 			break;
 		case 'c': config = optarg; break;
 		case 't': trace = optarg; break;
-		case 'h': fputs(pod_suggest_usage, stdout); return 0;
+		case 'h': opterr = saved_opterr; fputs(pod_suggest_usage, stdout); return 0;
+		case ':':
+			snr_err("analyze suggest: %s needs a value", argv[optind - 1]);
+			opterr = saved_opterr;
+			return 2;
 		default:
 			snr_err("analyze suggest: on a pod, %s is not taken (snr analyze suggest POD --help)", argv[optind - 1]);
+			opterr = saved_opterr;
 			return 2;
 		}
 	}
+	opterr = saved_opterr;
 	if (optind != argc - 1) {
 		fputs(pod_suggest_usage, stderr);
 		return 2;
@@ -665,6 +675,7 @@ int snr_analyze_pod_suggest(int argc, char **argv)
 		goto out;
 	}
 	if (!is_rec) {
+		p.metrics_given = true;
 		man = manifest(in);
 		p.dir = trace ? trace : json_string_value(json_object_get(man, "trace"));
 		if (verify && !p.dir) {
