@@ -87,6 +87,7 @@ struct pod_plan {
 	uint64_t baseline; /* --verify: the pod replay's */
 	bool verified;
 	bool metrics_given; /* the input was a metrics set */
+	bool baseline_known; /* the replay that wrote the metrics set gave the baseline (verified) */
 };
 
 /* ---- inputs --------------------------------------------------------------- */
@@ -385,19 +386,21 @@ static int verify_pod(struct pod_plan *p, const struct snr_replay_opts *ro, unsi
 		      size_t errlen)
 {
 	struct snr_pod_replay r;
-	if (snr_pod_replay(p->dir, ro, &r, err, errlen)) {
+	if (!p->baseline_known) {
+		if (snr_pod_replay(p->dir, ro, &r, err, errlen)) {
+			snr_pod_replay_free(&r);
+			return -1;
+		}
+		if (!r.ok) {
+			char why[1200];
+			first_difference(&r, why, sizeof(why));
+			snr_fmt(err, errlen, "%s: the pod's own replay does not verify, so no what-if can: %s", p->dir, why);
+			snr_pod_replay_free(&r);
+			return -1;
+		}
+		p->baseline = r.cycles;
 		snr_pod_replay_free(&r);
-		return -1;
 	}
-	if (!r.ok) {
-		char why[1200];
-		first_difference(&r, why, sizeof(why));
-		snr_fmt(err, errlen, "%s: the pod's own replay does not verify, so no what-if can: %s", p->dir, why);
-		snr_pod_replay_free(&r);
-		return -1;
-	}
-	p->baseline = r.cycles;
-	snr_pod_replay_free(&r);
 	p->verified = true;
 	for (size_t j = 0; j < p->ng && j < verify_max; j++) {
 		struct group *g = &p->g[j];
@@ -667,6 +670,8 @@ int snr_analyze_pod_suggest(int argc, char **argv)
 			snr_pod_replay_free(&r);
 			goto out;
 		}
+		p.baseline = r.cycles;
+		p.baseline_known = true;
 		snr_pod_replay_free(&r);
 		mset = snr_xstrdup(path);
 	}
