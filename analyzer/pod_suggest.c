@@ -456,11 +456,9 @@ static const char *place(struct pod_plan *p, unsigned chip, uint64_t pc, char *b
 
 static void print_text(FILE *f, struct pod_plan *p, unsigned verify_max)
 {
-	size_t nstalls = 0;
-	for (size_t i = 0; i < p->nc; i++)
-		nstalls++;
-	fprintf(f, "suggest: pod %s, %u chips, %" PRIu64 " cycles; %zu stalled DMAs (own or a peer's), %zu moves\n",
-		p->dir, p->pod.nchips, p->cycles, nstalls, p->ng);
+	fprintf(f, "suggest: pod %s, %u chips, %" PRIu64 " cycles; %zu stalls on a DMA (a chip's own or a peer's), %zu "
+		   "moves\n",
+		p->dir, p->pod.nchips, p->cycles, p->nc, p->ng);
 	if (p->verified)
 		fprintf(f, "pod what-if: each move replayed on the whole pod (its chip's window moved, the others as "
 			   "recorded; every chip's pcs and end state checked): baseline %" PRIu64 " cycles\n",

@@ -1149,7 +1149,8 @@ static const char suggest_usage[] =
 	"                  recorded one); refused for a metrics file, whose replay used the config it\n"
 	"                  carries (its what-ifs use that one too)\n"
 	"  --trace T.snrt  (with --verify, for a metrics file) the trace it was replayed from, instead\n"
-	"                  of the path it records; checked against its digest all the same\n";
+	"                  of the path it records; checked against its digest all the same\n"
+	"A pod (snr record --pod's set, or its snr replay -o metrics set): snr analyze suggest POD --help\n";
 
 int snr_analyze_suggest(int argc, char **argv)
 {
