@@ -39,6 +39,7 @@
 #include "lib/snr_util.h"
 #include "lib/snr_set.h"
 #include "replayer/metrics.h"
+#include "replayer/pod_reorder.h"
 #include "replayer/pod_threads.h"
 #include "replayer/window.h"
 #include "sim/grm_ta1.h"
@@ -52,14 +53,6 @@ struct capture {
 	uint8_t *bytes;
 };
 
-/* A moved instruction's write of x register reg, seen by the instructions
- * from its recorded index on. */
-struct pending {
-	uint64_t index;
-	unsigned reg;
-	uint64_t value;
-};
-
 struct chip {
 	unsigned id;
 	const char *path; /* its trace */
@@ -70,13 +63,8 @@ struct chip {
 	struct capture *cap;
 	size_t ncap, cap_cap;
 	struct snr_ranges consumed; /* captured bytes already placed or checked */
-	uint64_t at;                /* the next instruction's index (its position, with order) */
-	const uint64_t *order;      /* a what-if's order of the window's indices (snr_pod_replay_reordered), or NULL */
-	uint64_t jumped;            /* with order: position + 1 of the last jump made (reorder_jump) */
-	const uint8_t *moved;       /* with order: by position, the instructions taken earlier */
-	uint64_t shadow[32];        /* their x registers (renamed: see moved_step) */
-	struct pending *pend;       /* their register writes, due at their recorded index */
-	size_t npend, cap_pend;
+	uint64_t at;                /* the next instruction's index (its position, with ro) */
+	struct pod_reorder *ro;     /* a what-if's order of the window (replayer/pod_reorder.h), or NULL */
 	size_t next_post;
 	bool ended;
 	struct snr_tracker tracker;
@@ -517,83 +505,6 @@ static void report(struct pod *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- a what-if's order ------------------------------------------------------------ */
-
-/* Before instruction q of a reordered window, when the instruction run
- * before it was not q - 1: that one must have left the pc where the
- * recording went on after it (a moved instruction computes, it does not
- * branch), and the pc goes to q's. Non-zero when the order diverged
- * (reported). */
-static int reorder_jump(struct pod *p, struct chip *c, uint64_t q)
-{
-	struct ta1_chip *chip = ta1_grm_chip(c->s);
-	uint64_t prev = c->order[c->at - 1], pc = ta1_chip_get_reg(chip, TA1_REG_PC);
-	if (c->jumped == c->at + 1)
-		return 0; /* done already: q is a WAIT that parked after the jump */
-	if (prev + 1 < c->win.n && pc != snr_window_pc(&c->win, prev + 1)) {
-		char a[600], b[600];
-		where(c, snr_window_pc(&c->win, prev + 1), a, sizeof(a));
-		where(c, pc, b, sizeof(b));
-		c->r->ok = false;
-		report(p, "chip %u diverged in the what-if's order after instruction %llu: its trace went on at %s; the "
-			  "pod replay is at %s\n",
-		       c->id, (unsigned long long)prev, a, b);
-		return -1;
-	}
-	ta1_chip_set_reg(chip, TA1_REG_PC, snr_window_pc(&c->win, q));
-	c->jumped = c->at + 1;
-	return 0;
-}
-
-/* The instructions a what-if takes earlier run on registers of their own,
- * as a compiler would allocate them for the moved source: a block of them
- * starts from the registers at its point, each one's writes go to the
- * block's registers and become the chip's at the instruction's recorded
- * index (pending_apply), so the instructions they pass see the registers
- * they saw in the recording. */
-static void moved_enter(struct chip *c, uint64_t save[32])
-{
-	struct ta1_chip *chip = ta1_grm_chip(c->s);
-	bool first = !c->at || !c->moved[c->at - 1];
-	for (unsigned r = 1; r < 32; r++) {
-		save[r] = ta1_chip_get_reg(chip, r);
-		if (first)
-			c->shadow[r] = save[r];
-		else
-			ta1_chip_set_reg(chip, r, c->shadow[r]);
-	}
-}
-
-static void moved_leave(struct chip *c, uint64_t q, const uint64_t save[32])
-{
-	struct ta1_chip *chip = ta1_grm_chip(c->s);
-	for (unsigned r = 1; r < 32; r++) {
-		uint64_t v = ta1_chip_get_reg(chip, r);
-		if (v != c->shadow[r]) {
-			if (c->npend == c->cap_pend) {
-				c->cap_pend = c->cap_pend ? 2 * c->cap_pend : 32;
-				c->pend = snr_xrealloc(c->pend, c->cap_pend * sizeof(*c->pend));
-			}
-			c->pend[c->npend++] = (struct pending){q, r, v};
-			c->shadow[r] = v;
-		}
-		ta1_chip_set_reg(chip, r, save[r]);
-	}
-}
-
-/* Before instruction q (not moved): the moved instructions' writes due. */
-static void pending_apply(struct chip *c, uint64_t q)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < c->npend; i++) {
-		if (c->pend[i].index < q)
-			ta1_chip_set_reg(ta1_grm_chip(c->s), c->pend[i].reg, c->pend[i].value);
-		else
-			c->pend[k++] = c->pend[i];
-	}
-	c->npend = k;
-}
-
 /* ---- the scheduler's callbacks ------------------------------------------------------- */
 
 static bool sched_running(void *user, unsigned i) { return !((struct pod *)user)->c[i].ended; }
@@ -622,12 +533,19 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 		return TA1_SCHED_RAN;
 	}
 	struct ta1_chip *chip = ta1_grm_chip(c->s);
-	uint64_t q = c->order ? c->order[c->at] : c->at; /* the instruction's index in the recorded window */
-	if (c->order && c->at && q != c->order[c->at - 1] + 1 && reorder_jump(p, c, q))
+	uint64_t q = c->ro ? c->ro->order[c->at] : c->at; /* the instruction's index in the recorded window */
+	bool moved = c->ro && c->ro->moved[c->at];
+	uint64_t went_on;
+	if (c->ro && pod_reorder_before(c->ro, chip, &c->win, c->at, &went_on)) {
+		char a[600], b[600];
+		where(c, went_on, a, sizeof(a));
+		where(c, ta1_chip_get_reg(chip, TA1_REG_PC), b, sizeof(b));
+		c->r->ok = false;
+		report(p, "chip %u diverged in the what-if's order after instruction %llu: its trace went on at %s; the "
+			  "pod replay is at %s\n",
+		       i, (unsigned long long)c->ro->order[c->at - 1], a, b);
 		return TA1_SCHED_STOP;
-	bool moved = c->order && c->moved[c->at];
-	if (c->order && !moved && c->npend)
-		pending_apply(c, q);
+	}
 	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = snr_window_pc(w, q);
 	if (snr_window_error(w)) {
 		snr_fmt(p->err, sizeof(p->err), "chip %u: %s", i, snr_window_error(w));
@@ -660,10 +578,10 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	p->step_moved = moved;
 	uint64_t save[32];
 	if (moved)
-		moved_enter(c, save);
+		pod_reorder_enter(c->ro, chip, c->at, save);
 	int failed = ta1_grm_pod_step(c->s, q, &st, &blocked);
 	if (moved)
-		moved_leave(c, q, save);
+		pod_reorder_leave(c->ro, chip, q, save);
 	if (failed) {
 		char a[600];
 		where(c, pc, a, sizeof(a));
@@ -831,45 +749,6 @@ static bool first_failure(const struct pod *p, char *err, size_t errlen)
 
 /* ---- the replay ------------------------------------------------------------------- */
 
-/* A what-if's order for chip c: every index of its window once, the last
- * one last, and no step the recorder applied as a unit (those run in the
- * recorded order only). 0, or -1 with err filled. */
-static int reorder_check(const struct snr_pod_reorder *ro, struct chip *c, const char *path, char *err,
-			 size_t errlen)
-{
-	if (ro->n != c->win.n) {
-		snr_fmt(err, errlen, "chip %u (%s): the what-if's order has %llu instructions, the window %llu", c->id, path,
-			(unsigned long long)ro->n, (unsigned long long)c->win.n);
-		return -1;
-	}
-	if (c->win.npost) {
-		snr_fmt(err, errlen,
-			"chip %u (%s): its window holds steps the recorder applied as a unit (calls run whole, "
-			"memory it could not read); a what-if does not reorder such a window",
-			c->id, path);
-		return -1;
-	}
-	uint8_t *seen = snr_xcalloc(ro->n, 1);
-	int rc = 0;
-	for (uint64_t k = 0; k < ro->n && !rc; k++)
-		if (ro->order[k] >= ro->n || seen[ro->order[k]]++) {
-			snr_fmt(err, errlen, "chip %u (%s): the what-if's order names instruction %llu %s", c->id, path,
-				(unsigned long long)ro->order[k], ro->order[k] >= ro->n ? "past the window" : "twice");
-			rc = -1;
-		}
-	free(seen);
-	if (!rc && ro->order[ro->n - 1] != ro->n - 1) {
-		snr_fmt(err, errlen, "chip %u (%s): the what-if's order does not end with the window's last instruction",
-			c->id, path);
-		rc = -1;
-	}
-	if (!rc) {
-		c->order = ro->order;
-		c->moved = ro->moved;
-	}
-	return rc;
-}
-
 static int pod_replay(const char *dir, const struct snr_replay_opts *o, const struct snr_pod_reorder *ro,
 		      struct snr_pod_replay *out, char *err, size_t errlen);
 
@@ -993,8 +872,15 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 		if (first_failure(&p, err, errlen))
 			goto out;
 		/* a what-if's order for one chip, checked against its loaded window */
-		if (ro && ro->chip < p.n && reorder_check(ro, &p.c[ro->chip], pod.chip[ro->chip].path, err, errlen))
-			goto out;
+		if (ro && ro->chip < p.n) {
+			struct chip *c = &p.c[ro->chip];
+			char rerr[600];
+			c->ro = snr_xcalloc(1, sizeof(*c->ro));
+			if (pod_reorder_init(c->ro, ro->order, ro->moved, ro->n, &c->win, rerr, sizeof(rerr))) {
+				snr_fmt(err, errlen, "chip %u (%s): %s", ro->chip, pod.chip[ro->chip].path, rerr);
+				goto out;
+			}
+		}
 	}
 	for (unsigned k = 0; k < p.n; k++)
 		ta1_grm_pod_seed_flags(p.c[k].s);
@@ -1075,7 +961,9 @@ out:
 		free(c->cap);
 		free(c->notes);
 		snr_ranges_free(&c->consumed);
-		free(c->pend);
+		if (c->ro)
+			pod_reorder_free(c->ro);
+		free(c->ro);
 	}
 	free(p.c);
 	free(p.w);
