@@ -871,15 +871,18 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 			out->threads = used;
 		if (first_failure(&p, err, errlen))
 			goto out;
-		/* a what-if's order for one chip, checked against its loaded window */
-		if (ro && ro->chip < p.n) {
-			struct chip *c = &p.c[ro->chip];
-			char rerr[600];
-			c->ro = snr_xcalloc(1, sizeof(*c->ro));
-			if (pod_reorder_init(c->ro, ro->order, ro->moved, ro->n, &c->win, rerr, sizeof(rerr))) {
-				snr_fmt(err, errlen, "chip %u (%s): %s", ro->chip, pod.chip[ro->chip].path, rerr);
-				goto out;
-			}
+	}
+	if (ro) { /* a what-if: chip ro->chip's window in ro's order */
+		char rerr[600];
+		struct chip *c = ro->chip < p.n ? &p.c[ro->chip] : NULL;
+		if (!c) {
+			snr_fmt(err, errlen, "%s: the what-if names chip %u of a pod of %u", dir, ro->chip, p.n);
+			goto out;
+		}
+		c->ro = snr_xcalloc(1, sizeof(*c->ro));
+		if (pod_reorder_init(c->ro, ro->order, ro->moved, ro->n, &c->win, rerr, sizeof(rerr))) {
+			snr_fmt(err, errlen, "chip %u (%s): %s", ro->chip, pod.chip[ro->chip].path, rerr);
+			goto out;
 		}
 	}
 	for (unsigned k = 0; k < p.n; k++)
