@@ -464,6 +464,7 @@ static void refusal(const struct snr_source *src, const struct plan_state *ps, c
 int an_wm_round(struct capture *c, const struct snr_source *src, struct an_wm_round *r, struct capture *out,
 		bool *applied, char *err, size_t errlen)
 {
+	int ret = 0;
 	memset(r, 0, sizeof(*r));
 	*applied = false;
 	struct plan_state ps = {.c = c};
@@ -622,14 +623,11 @@ int an_wm_round(struct capture *c, const struct snr_source *src, struct an_wm_ro
 		struct an_wi_order ord = {.moved = o, .nmoved = no};
 		int rc = an_wi_capture_reordered(c, &ord, out, err, errlen);
 		free(o);
-		if (rc) {
-			free(sel);
-			r->g = g;
-			r->ng = ng;
-			goto fail;
+		if (!rc) {
+			*applied = true;
+			r->napplied = ns;
 		}
-		*applied = true;
-		r->napplied = ns;
+		ret = rc ? -1 : 0;
 	}
 	free(sel);
 	r->g = g;
@@ -642,17 +640,7 @@ int an_wm_round(struct capture *c, const struct snr_source *src, struct an_wm_ro
 	free(ps.orig_unc);
 	free(ps.sidx);
 	free(ps.depth);
-	return 0;
-fail:
-	for (size_t k = 0; k < ps.n; k++)
-		free(ps.v[k].cov);
-	free(ps.v);
-	free(ps.open);
-	free(ps.a.p);
-	free(ps.orig_unc);
-	free(ps.sidx);
-	free(ps.depth);
-	return -1;
+	return ret;
 }
 
 void an_wm_round_free(struct an_wm_round *r)
