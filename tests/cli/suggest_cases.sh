@@ -16,6 +16,11 @@
 #                 WAIT on the same flag) vs -DDOUBLE, both -O2, region stream():
 #                 the move double-buffers it and gives it a flag of its own, and
 #                 --rounds reaches the rewrite within 5%.
+#   attention kernel: attn.c (each key tile's DMA right before its WAIT) vs
+#                 its double-buffered rewrite -DDOUBLE and -DDOUBLE -DREFILL
+#                 (each buffer refilled right after mxu.load has copied it), all
+#                 -O2, region attn(): the checksums agree, the moves keep the end
+#                 state, --rounds reaches -DDOUBLE and comes within 5% of -DREFILL.
 #   All-Gather --rounds: the DMA moves with the WAIT moves and merges
 #                 (analyzer/wait_move.c) save what -DPARALLEL saves (the three table
 #                 DMAs together, then the six that use them, one WAIT each) within 5%,
@@ -282,6 +287,48 @@ print(f"stream kernel: measured {naive} -> {db} (double-buffered); rounds "
       f"({100 * (r[-1]['cycles'] - target) / target:+.1f}%)")
 assert naive > db
 assert abs(r[-1]["cycles"] - target) <= 0.05 * target, "the rounds do not reach the double-buffered rewrite within 5%"
+PY
+# ---- attention kernel: one key buffer, each tile's DMA right before its WAIT;
+# the rounds double-buffer it (round 1, as -DDOUBLE does) and then issue the
+# last tile's DMA right after the weight load that frees its buffer (round 2,
+# as -DREFILL does for every tile). SUGGEST_ROUNDS: --rounds for this row.
+build at attn.c -O2
+build atd attn.c -O2 -DDOUBLE
+build atr attn.c -O2 -DDOUBLE -DREFILL
+naive=$(region at "") || exit 1
+db=$(region atd "") || exit 1
+refill=$(region atr "") || exit 1
+sums=$(grep -ho 'checksum [0-9a-f]*' "$T/at.out" "$T/atd.out" "$T/atr.out" | sort -u | wc -l)
+[ "$sums" = 1 ] || fail "attn.c's variants compute different sums: $(cat "$T/at.out" "$T/atd.out" "$T/atr.out")"
+gdb_device "$SNR" "$T" "$T/at.elf"
+"$SNR" record --target tcp:127.0.0.1:"$PORT" --elf "$T/at.elf" --breakpoint attn --count 100000 --until-return \
+  -o "$T/at.snrt" --kill 2>"$T/rec.err" || fail "record attn: $(cat "$T/rec.err")"
+wait "$DEV"; DEV=""
+"$SNR" analyze suggest "$T/at.snrt" --verify --rounds "${SUGGEST_ROUNDS:-5}" --json >"$T/at.json" 2>"$T/sug.err" \
+  || fail "suggest attn: $(cat "$T/sug.err")"
+python3 - "$T/at.json" "$naive" "$db" "$refill" <<'PY' || fail "attention kernel"
+import json, sys
+d = json.load(open(sys.argv[1]))
+naive, db, refill = (int(x) for x in sys.argv[2:5])
+assert d["verified"] and d["what_if_baseline_cycles"] == d["cycles"], "what-if baseline differs from the replay"
+g = [m for m in d["moves"] if m["confirmed"]]
+assert len(g) == 1 and g[0]["dma"]["source"]["function"] == "attn", d["moves"]
+assert g[0]["dma"]["source"]["file"].endswith("attn.c") and g[0]["renamed_instances"] > 0, g[0]
+# every applied move kept the end state: a move that changes it is refused, not applied
+assert not g[0]["refused"], g[0]
+r = d["rounds"]
+for a, b in zip(r, r[1:]):
+    assert b["cycles_before"] == a["cycles"], r
+assert all(not m["refused"] for x in r for m in x["wait_moves"] if m["applied"]), r
+to_db = d["cycles"] - (naive - db)          # the window less what -DDOUBLE saves
+to_refill = d["cycles"] - (naive - refill)  # ... and -DREFILL
+print(f"attention kernel: measured {naive} -> {db} (-DDOUBLE), {refill} (-DREFILL); rounds "
+      f"{' -> '.join(str(x['cycles']) for x in r)} against -DDOUBLE's equivalent {to_db} "
+      f"({100 * (r[-1]['cycles'] - to_db) / to_db:+.1f}%) and -DREFILL's {to_refill} "
+      f"({100 * (r[-1]['cycles'] - to_refill) / to_refill:+.1f}%)")
+assert naive > db > refill
+assert r[-1]["cycles"] <= 1.05 * to_db, "the rounds do not reach the double-buffered rewrite within 5%"
+assert abs(r[-1]["cycles"] - to_refill) <= 0.05 * to_refill, "the rounds do not reach -DREFILL within 5%"
 PY
 # --until-return: a breakpoint that is no function's entry is refused; --count stays a ceiling
 gdb_device "$SNR" "$T" "$T/tl.elf"
