@@ -318,6 +318,9 @@ static int report_json(const struct snrh_trace *t, const struct snrh_report_opts
 		json_decref(doc);
 		return -1;
 	}
+	json_t *smap = json_object_get(m, "stack_map");
+	if (smap) /* stacks taken and lost, as recorded */
+		json_object_set(doc, "stack_map", smap);
 	json_object_set_new(doc, "progress",
 			    snrh_progress_json(pts, npts, (uint64_t)json_integer_value(json_object_get(m, "t_start_ns")), 10));
 	snrh_points_free(pts, npts);
@@ -384,6 +387,20 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	{
 		if (json_integer_value(v))
 			fprintf(out, "warning: %lld %s events dropped (ring buffer full)\n", (long long)json_integer_value(v), k);
+	}
+	/* Stacks the kernel's stack map could not keep (recorder/host/stack_map.h):
+	 * their records are shown without that stack. */
+	json_t *smap = json_object_get(m, "stack_map");
+	json_object_foreach(smap, k, v)
+	{
+		json_int_t lost = json_integer_value(json_object_get(v, "lost"));
+		json_int_t taken = json_integer_value(json_object_get(v, "taken"));
+		if (json_is_object(v) && lost)
+			fprintf(out,
+				"warning: %lld of %lld %s stacks lost (the stack map's slot taken by another stack, or "
+				"the map full at %lld stacks; --stack-map sizes it): those records show no %s stack\n",
+				(long long)lost, (long long)(lost + taken), k,
+				(long long)json_integer_value(json_object_get(smap, "entries")), k);
 	}
 
 	json_t *copies = json_object_get(m, "stack_copies");

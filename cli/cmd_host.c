@@ -18,6 +18,7 @@
 #ifdef SNR_HAVE_HOST_BPF
 #include "recorder/host/host_record.h"
 #include "recorder/host/progress.h"
+#include "recorder/host/stack_map.h"
 #endif
 
 static const char host_usage[] =
@@ -34,7 +35,8 @@ static const char host_usage[] =
 
 static const char host_record_usage[] =
 	"usage: snr host record (-p PID | -- CMD ARGS...) [-d SECONDS] [-F HZ] [--min-block US]\n"
-	"                       [--unwind dwarf|fp] [--stack-bytes N] [--uprobe LIB:SYMBOL:BUCKET]...\n"
+	"                       [--unwind dwarf|fp] [--stack-bytes N] [--stack-map N]\n"
+	"                       [--uprobe LIB:SYMBOL:BUCKET]...\n"
 	"                       [--no-presets] [--io-calls] [--no-cupti] [--quiet]\n"
 	"                       [--progress SYM]... [--latency BEGIN:END[:arg]]... -o H.snrh [--force]\n"
 	"\n"
@@ -50,6 +52,10 @@ static const char host_record_usage[] =
 	"the user stack (default 16384, at most 65536) and libdw unwinds them, so code\n"
 	"without frame pointers (libc, -O2 builds) keeps its callers; --unwind fp walks\n"
 	"frame pointers in the kernel instead (cheaper, loses frameless callers).\n"
+	"Kernel stacks (and --unwind fp's user stacks) go into one kernel stack map\n"
+	"of --stack-map stacks (default 16384, at most 65536; 1 KiB each, allocated\n"
+	"when recording starts); a stack whose slot is taken by another, or that finds\n"
+	"the map full, is lost and counted, and `snr host report` says how many.\n"
 	"Presets cover libcudart (cudaLaunchKernel, cudaMemcpy[Async], cudaGraphLaunch\n"
 	"-> H:CTRL; cuda{Stream,Device,Event}Synchronize -> H:WAIT_DEV) and libta1rt\n"
 	"(ta1rt_open/load/launch -> H:CTRL, ta1rt_wait -> H:WAIT_DEV; on its device\n"
@@ -230,6 +236,7 @@ static int host_record_main(int argc, char **argv)
 					     {"no-cupti", no_argument, NULL, 'C'},
 					     {"unwind", required_argument, NULL, 'U'},
 					     {"stack-bytes", required_argument, NULL, 'S'},
+					     {"stack-map", required_argument, NULL, 'K'},
 					     {"quiet", no_argument, NULL, 'q'},
 					     {"progress", required_argument, NULL, 'g'},
 					     {"latency", required_argument, NULL, 'l'},
@@ -238,7 +245,8 @@ static int host_record_main(int argc, char **argv)
 	const char **progress = snr_xcalloc((size_t)argc + 1, sizeof(*progress));
 	const char **latency = snr_xcalloc((size_t)argc + 1, sizeof(*latency));
 	struct snrh_record_opts o = {
-		.hz = 99, .io_syscalls = false, .presets = true, .cupti = true, .stack_bytes = 16384};
+		.hz = 99, .io_syscalls = false, .presets = true, .cupti = true, .stack_bytes = 16384,
+		.stack_map = SNRH_STACK_MAP_DEFAULT};
 	int c, rc = 2;
 	uint64_t v;
 	char *end;
@@ -297,6 +305,14 @@ static int host_record_main(int argc, char **argv)
 				goto out;
 			}
 			o.stack_bytes = (unsigned)v;
+			break;
+		case 'K':
+			if (!snr_parse_u64(optarg, &v, false) || v < 1 || v > SNRH_STACK_MAP_MAX) {
+				snr_err("host record: --stack-map wants a number of stacks from 1 to %d, not '%s'",
+					SNRH_STACK_MAP_MAX, optarg);
+				goto out;
+			}
+			o.stack_map = (unsigned)v;
 			break;
 		case 'P': o.presets = false; break;
 		case 'I': o.io_syscalls = true; break;

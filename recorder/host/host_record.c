@@ -54,9 +54,9 @@
 #include "oncpu.skel.h"
 #include "phases.h"
 #include "progress.h"
+#include "stack_map.h"
 #include "uprobe_multi.h"
 
-#define STACK_MAP_ENTRIES 16384
 #define POLL_MS 50      /* how often the rings are drained (and the process checked) */
 #define SNAPSHOT_MS 200 /* how often /proc/PID/maps is re-read */
 
@@ -94,7 +94,8 @@ struct rec_state {
 	struct snrh_trace *t;
 	struct snrh_symbolizer *sym;
 	struct stack_remap *remap;
-	int stack_fd[2];   /* the kernel stack maps: [0] offcpu, [1] oncpu */
+	int stack_fd[2];   /* the kernel stack map (one, shared): as read for [0] offcpu, [1] oncpu */
+	struct snrh_stack_loss stack_loss; /* stack ids taken and lost (stack_map.h) */
 	SNRH_VEC(struct pending_stack) switch_stacks; /* DWARF stacks of switched-out threads, one per tid */
 	/* user stacks by their pcs: open addressing over trace stack + 1 */
 	int32_t *ustack_hash;
@@ -291,7 +292,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 	unsigned kind = *(unsigned *)data;
 	if (kind == SNRH_EV_OFFCPU && size >= sizeof(struct snrh_offcpu_event)) {
 		const struct snrh_offcpu_event *e = data;
-		int32_t ustack = e->ustack >= 0 ? remap_stack(st, 0, e->ustack, 0) : take_switch_stack(st, e->tid, e->start_ns);
+		/* ustack -1: --unwind dwarf, the stack came as its own record
+		 * (the kernel's error codes are other negatives) */
+		int32_t ustack = e->ustack != -1 ? remap_stack(st, 0, e->ustack, 0) : take_switch_stack(st, e->tid, e->start_ns);
 		int32_t kstack = remap_stack(st, 0, e->kstack, 1);
 		struct snrh_offcpu o = {e->tid, e->waker_tid, e->state, e->start_ns, e->end_ns,
 					in_execve(st, kstack) ? -1 : ustack, kstack};
@@ -513,14 +516,15 @@ static bool hash_maps_lazy(void)
 /* ---- stacks ---- */
 
 struct stack_remap {
-	int32_t idx[2][STACK_MAP_ENTRIES]; /* [source][kernel id] -> trace stack + 1 */
+	int32_t idx[2][SNRH_STACK_MAP_MAX]; /* [source][kernel id] -> trace stack + 1 */
 };
 
 /* A stack map id (frame-pointer user stacks, kernel stacks) -> a trace
  * stack, read from the map and symbolized the first time. */
 static int32_t remap_stack(struct rec_state *st, int source, int id, int kernel)
 {
-	if (id < 0 || id >= STACK_MAP_ENTRIES)
+	snrh_stack_loss_note(&st->stack_loss, id, !kernel);
+	if (id < 0 || id >= SNRH_STACK_MAP_MAX)
 		return -1;
 	if (st->remap->idx[source][id])
 		return st->remap->idx[source][id] - 1;
@@ -827,7 +831,8 @@ int snrh_record(const struct snrh_record_opts *o)
 		struct bpf_map *uret[] = {on_skel->maps.uret_slots, bk_skel->maps.uret_slots};
 		struct bpf_map *gate[] = {on_skel->maps.exec_gate, bk_skel->maps.exec_gate};
 		struct bpf_object_skeleton *skels[] = {off_skel->skeleton, on_skel->skeleton, bk_skel->skeleton};
-		if (snrh_share_map(off_skel->maps.stack_reach, reach, 2) ||
+		if (snrh_stack_map_share(off_skel->maps.stacks, on_skel->maps.stacks, o->stack_map) ||
+		    snrh_share_map(off_skel->maps.stack_reach, reach, 2) ||
 		    snrh_share_map(off_skel->maps.uret_slots, uret, 2) ||
 		    snrh_share_map(off_skel->maps.exec_gate, gate, 2)) {
 			fail("cannot create the maps the BPF programs share: %s", strerror(errno));
@@ -1008,6 +1013,7 @@ int snrh_record(const struct snrh_record_opts *o)
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);
 	st.stack_fd[1] = bpf_map__fd(on_skel->maps.stacks);
+	st.stack_loss.entries = o->stack_map;
 	st.reach_fd = bpf_map__fd(off_skel->maps.stack_reach);
 	st.stack_bytes = o->stack_bytes;
 	if (!o->unwind_fp)
@@ -1150,6 +1156,7 @@ int snrh_record(const struct snrh_record_opts *o)
 				  (json_int_t)st.ustack_frames, "empty", (json_int_t)st.ustack_empty, "reach_learned",
 				  (json_int_t)st.reach_learned, "reach_dropped", (json_int_t)st.reach_dropped));
 	json_object_set_new(trace.meta, "t_end_ns", json_integer((json_int_t)t_end));
+	json_object_set_new(trace.meta, "stack_map", snrh_stack_loss_json(&st.stack_loss));
 	json_object_set_new(trace.meta, "dropped",
 			    json_pack("{s:I, s:I, s:I}", "offcpu", (json_int_t)off_skel->bss->dropped_events, "oncpu",
 				      (json_int_t)on_skel->bss->dropped_events, "buckets",

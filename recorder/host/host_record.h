@@ -26,6 +26,7 @@ struct snrh_record_opts {
 	bool quiet;
 	bool unwind_fp;       /* --unwind fp: frame pointers, walked in the kernel */
 	unsigned stack_bytes; /* --unwind dwarf: user stack copied per sample and switch */
+	unsigned stack_map;   /* --stack-map: entries of the kernel stack map (stack_map.h) */
 	bool cupti; /* -- CMD: inject libsnr_cupti.so (CUDA_INJECTION64_PATH) and merge its records */
 	const char *const *progress; /* --progress SYM (progress.h) */
 	unsigned nprogress;
