@@ -75,7 +75,7 @@ int BPF_KPROBE(api_enter)
 	u32 tid = (u32)id;
 	/* This runs before the kernel swaps the return address at sp for the
 	 * uretprobe trampoline: keep the original for stack copies. */
-	u64 slot = PT_REGS_SP(ctx), ra = 0;
+	u64 slot = SNRH_REGS(ctx)->sp, ra = 0;
 	if (!bpf_probe_read_user(&ra, sizeof(ra), (const void *)slot)) {
 		struct snrh_uret *ur = bpf_map_lookup_elem(&uret_slots, &tid);
 		if (!ur) {
@@ -113,7 +113,7 @@ int BPF_KRETPROBE(api_exit)
 	struct snrh_uret *ur = bpf_map_lookup_elem(&uret_slots, &tid);
 	if (ur && ur->n > 0) {
 		/* returned: its slot and any deeper ones (left by a longjmp) are gone */
-		u64 sp = PT_REGS_SP(ctx);
+		u64 sp = SNRH_REGS(ctx)->sp;
 		u32 n = ur->n;
 		for (int i = 0; i < SNRH_URET_MAX && n > 0; i++) {
 			u32 k = n - 1;

@@ -13,6 +13,22 @@
 #ifndef SNR_HOST_BPF_H
 #define SNR_HOST_BPF_H
 
+/*
+ * x86-64's struct pt_regs (the registers saved at kernel entry) in its fixed
+ * layout: the ptrace ABI's user_regs_struct has the same first 21 words, and
+ * perf and libbpf's non-CO-RE PT_REGS_* macros rely on it too. Reading the
+ * registers through this rather than through vmlinux.h's pt_regs gives the
+ * loads no CO-RE relocation, and an object with none is loaded without libbpf
+ * reading and parsing the kernel's BTF (5.5 MB, 126,700 types, once per
+ * object: it kept no copy between them). oncpu, buckets and progress need
+ * nothing else from it; offcpu still does (task_struct, sched_entity).
+ */
+struct snrh_pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp,
+		ss;
+};
+#define SNRH_REGS(ctx) ((const struct snrh_pt_regs *)(ctx))
+
 static __always_inline unsigned long long snrh_submit_flags(void *ringbuf, unsigned long long ring_bytes)
 {
 	return bpf_ringbuf_query(ringbuf, BPF_RB_AVAIL_DATA) >= ring_bytes / 4 ? BPF_RB_FORCE_WAKEUP
@@ -77,8 +93,8 @@ struct {
 static __always_inline unsigned int snrh_copy_ustack(struct snrh_ustack *u, unsigned int max_bytes)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct pt_regs regs;
+	const void *r = (const void *)bpf_task_pt_regs(task);
+	struct snrh_pt_regs regs;
 	if (bpf_probe_read_kernel(&regs, sizeof(regs), r)) {
 		u->size = 0;
 		return 0;

@@ -41,7 +41,7 @@ int BPF_KPROBE(mark)
 	e->ts_ns = bpf_ktime_get_ns();
 	e->point = (u32)bpf_get_attach_cookie(ctx);
 	e->pad = 0;
-	e->arg = PT_REGS_PARM1(ctx);
+	e->arg = SNRH_REGS(ctx)->di /* the first argument */;
 	bpf_ringbuf_submit(e, snrh_submit_flags(&events, RING_BYTES));
 	return 0;
 }
