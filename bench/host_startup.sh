@@ -13,7 +13,7 @@
 # them shows none). The machine's load is printed with it: on a shared
 # machine compare the two in one run, not figures from different runs.
 # Needs root and BPF.
-# usage: host_startup.sh SNR [REPS]   (OLD=path/to/old/snr to compare)
+# usage: host_startup.sh SNR [REPS]   (REPS default 7; OLD=path/to/old/snr to compare)
 set -u
 NEW=$1 REPS=${2:-7} OLD=${OLD:-}
 T=$(mktemp -d)
