@@ -25,6 +25,7 @@
 #include "lib/snr_output.h"
 #include "lib/snr_partial.h"
 #include "lib/snr_symtab.h"
+#include "lib/snr_trace.h"
 #include "lib/snr_util.h"
 #include "replayer/metrics_write.h"
 
@@ -246,6 +247,24 @@ int snr_metrics_write_lines(struct snr_metrics_writer *w, const uint8_t *payload
 	w->cw.level = 0; /* zstd's default, as the trace stores it: written once, not at replay speed */
 	int rc = snr_chunkw_put(&w->cw, CH_LINES, payload, len, true);
 	w->cw.level = level;
+	return rc;
+}
+
+int snr_metrics_write_trace_tables(struct snr_metrics_writer *w, const struct snr_trace *t)
+{
+	size_t ns = snr_trace_nsymbols(t);
+	uint64_t *sa = snr_xcalloc(ns + 1, 8), *sz = snr_xcalloc(ns + 1, 8);
+	const char **sn = snr_xcalloc(ns + 1, sizeof(char *));
+	for (size_t i = 0; i < ns; i++)
+		snr_trace_symbol(t, i, &sa[i], &sz[i], &sn[i]);
+	int rc = snr_metrics_write_symbols(w, ns, sa, sz, sn);
+	free(sa);
+	free(sz);
+	free(sn);
+	size_t nl;
+	const uint8_t *lines = snr_trace_lines(t, &nl);
+	if (!rc && lines)
+		rc = snr_metrics_write_lines(w, lines, nl);
 	return rc;
 }
 

@@ -35,6 +35,10 @@ struct snr_metrics_writer *snr_metrics_create(const char *path, const char *meta
 int snr_metrics_write_lines(struct snr_metrics_writer *w, const uint8_t *payload, size_t len);
 int snr_metrics_write_symbols(struct snr_metrics_writer *w, size_t n, const uint64_t *addr, const uint64_t *size,
 			      const char *const *name);
+struct snr_trace;
+/* Copies t's symbols and its LINES chunk (where it has one) into w, so that
+ * the metrics file symbolizes and answers in source lines on its own. */
+int snr_metrics_write_trace_tables(struct snr_metrics_writer *w, const struct snr_trace *t);
 /* The tracker that writes events into w (valid while w lives). */
 const struct snr_tracker *snr_metrics_tracker(struct snr_metrics_writer *w);
 /* The tracker's callbacks (u is the writer), for a caller that forwards

@@ -32,6 +32,7 @@
 #include "device/ta1_machine.h"
 #include "isa/ta1/ta1_isa.h"
 #include "lib/snr_config.h"
+#include "lib/snr_line_pack.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_pod.h"
 #include "lib/snr_ranges.h"
@@ -217,15 +218,7 @@ static struct snr_set_writer *mset_new(const char *mset, const char *dir, struct
 		free(text);
 		if (!c[k].mw)
 			return set; /* the caller abandons it */
-		size_t ns = snr_trace_nsymbols(c[k].t);
-		uint64_t *sa = snr_xcalloc(ns + 1, 8), *sz = snr_xcalloc(ns + 1, 8);
-		const char **sn = snr_xcalloc(ns + 1, sizeof(char *));
-		for (size_t i = 0; i < ns; i++)
-			snr_trace_symbol(c[k].t, i, &sa[i], &sz[i], &sn[i]);
-		snr_metrics_write_symbols(c[k].mw, ns, sa, sz, sn);
-		free(sa);
-		free(sz);
-		free(sn);
+		snr_metrics_write_trace_tables(c[k].mw, c[k].t);
 		c[k].mt = snr_metrics_tracker(c[k].mw);
 	}
 	return set;
@@ -474,7 +467,7 @@ static void where(struct chip *c, uint64_t pc, char *buf, size_t len)
 {
 	char sym[160], loc[400], dis[128] = "?";
 	snr_trace_symbolize(c->t, pc, sym, sizeof(sym));
-	struct snr_lines *lines = snr_lines_open_meta(snr_trace_meta_json(c->t), NULL);
+	struct snr_lines *lines = snr_lines_open_trace(c->t, NULL); /* the carried lines first */
 	snr_lines_where(lines, pc, sym, loc, sizeof(loc));
 	snr_lines_free(lines);
 	unsigned n;

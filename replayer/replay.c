@@ -493,19 +493,7 @@ int snr_replay(const struct snr_replay_opts *o, struct snr_replay_result *r, cha
 		mw = snr_metrics_create(o->metrics_path, meta_out, err, errlen);
 		if (!mw)
 			goto out;
-		size_t ns = snr_trace_nsymbols(t);
-		uint64_t *sa = snr_xcalloc(ns + 1, 8), *sz = snr_xcalloc(ns + 1, 8);
-		const char **sn = snr_xcalloc(ns + 1, sizeof(char *));
-		for (size_t i = 0; i < ns; i++)
-			snr_trace_symbol(t, i, &sa[i], &sz[i], &sn[i]);
-		snr_metrics_write_symbols(mw, ns, sa, sz, sn);
-		size_t nl;
-		const uint8_t *lines = snr_trace_lines(t, &nl);
-		if (lines)
-			snr_metrics_write_lines(mw, lines, nl);
-		free(sa);
-		free(sz);
-		free(sn);
+		snr_metrics_write_trace_tables(mw, t);
 		col.metrics = mw;
 	}
 	struct snr_tracker tr = {

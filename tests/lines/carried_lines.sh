@@ -7,6 +7,9 @@
 # (--asm, --json), report's source page, analyze suggest, deps and dma give, on the
 # trace and on the metrics file, the same file:line rows and source text as
 # before, from the LINES chunk (lib/snr_line_pack.c), with a note saying so.
+# A pod's replay carries them too: every chip's metrics file of `snr replay
+# POD -o` gets its trace's LINES chunk (workloads/allreduce.c on 2 chips,
+# annotate of chip 1's metrics file byte-identical after the rebuild).
 # Then a LINES chunk whose CRC is broken, or whose lengths are forged with
 # good CRCs, is refused with exit 3 naming the file and chunk.
 # usage: carried_lines.sh SNR SRCDIR CHUNK_FORGE
@@ -107,4 +110,23 @@ for f in a.snrt:6 a.snrm:5; do
     rm -f "forged.$ext"
   done
 done
+# a pod: each chip's metrics file carries its trace's lines
+mkdir -p pod/src && cp "$SRC/workloads/allreduce.c" pod/src/ || fail "copy allreduce.c"
+cd pod || exit 1
+"$SNR" cc -O2 -g -DELEMS=1024 src/allreduce.c -o ar.elf || fail "snr cc allreduce"
+gdb_device "$SNR" "$T/pod" "$T/pod/ar.elf" --chips 2
+"$SNR" record --pod --target tcp:127.0.0.1:$PORT --elf "$T/pod/ar.elf" --breakpoint main --count 5000 \
+  -o ar.snrs >/dev/null 2>rec.err || { kill $DEV; fail "record --pod: $(cat rec.err)"; }
+wait $DEV
+"$SNR" replay ar.snrs -o ar.snrm >replay.txt 2>&1 || fail "replay of the pod: $(cat replay.txt)"
+"$SNR" annotate ar.snrm/window-1.snrm --asm >pod.before 2>pod.err || fail "annotate chip 1: $(cat pod.err)"
+grep -q 'src/allreduce.c:[0-9]* (main)' pod.before || fail "chip 1: no allreduce.c rows: $(head -c 600 pod.before)"
+sed -i '1i /* edited after the recording */\nstatic int moved_down;' src/allreduce.c
+"$SNR" cc -O2 -g -DELEMS=1024 src/allreduce.c -o ar.elf || fail "snr cc allreduce (the edit)"
+rm -rf src
+"$SNR" annotate ar.snrm/window-1.snrm --asm >pod.after 2>pod.err || fail "annotate chip 1 after: $(cat pod.err)"
+cmp -s pod.before pod.after ||
+  fail "a pod chip's metrics file lost its lines after the rebuild: $(diff pod.before pod.after | head -20)"
+grep -q "note: lines from ar.snrm/window-1.snrm: " pod.err || fail "no note on the carried lines: $(cat pod.err)"
+cd "$T" || exit 1
 echo "PASS carried_lines ($(stat -c %s a.snrt)-byte trace)"
