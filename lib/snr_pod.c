@@ -123,14 +123,6 @@ int snr_pod_open(const char *dir, struct snr_pod *pod, char *err, size_t errlen)
 		if (truncated) {
 			snr_fmt(err, errlen, "chip %u: %s is truncated", k, path);
 			bad = 1;
-		} else if (json_is_integer(json_object_get(e, "instructions")) &&
-			   json_integer_value(json_object_get(e, "instructions")) != (json_int_t)pod->chip[k].instructions) {
-			snr_fmt(err, errlen,
-				"%s: chip %u's window holds %llu instructions where %s/%s lists %lld: not this pod's "
-				"window (a file of another recording?)",
-				path, k, (unsigned long long)pod->chip[k].instructions, dir, SNR_SET_MANIFEST,
-				(long long)json_integer_value(json_object_get(e, "instructions")));
-			bad = 1;
 		} else if (json_integer_value(json_object_get(meta, "chip")) != (json_int_t)k ||
 			   json_integer_value(json_object_get(meta, "chips")) != n) {
 			snr_fmt(err, errlen, "%s: the pod's chip %u is chip %lld of %lld chips: not a trace of this pod",
@@ -146,6 +138,15 @@ int snr_pod_open(const char *dir, struct snr_pod *pod, char *err, size_t errlen)
 					path, k, same_keys[q], pod->chip[0].path);
 				bad = 1;
 			}
+		if (!bad && json_is_integer(json_object_get(e, "instructions")) &&
+		    json_integer_value(json_object_get(e, "instructions")) != (json_int_t)pod->chip[k].instructions) {
+			snr_fmt(err, errlen,
+				"%s: chip %u's window holds %llu instructions where %s/%s lists %lld: not this pod's "
+				"window (a file of another recording?)",
+				path, k, (unsigned long long)pod->chip[k].instructions, dir, SNR_SET_MANIFEST,
+				(long long)json_integer_value(json_object_get(e, "instructions")));
+			bad = 1;
+		}
 		if (!first)
 			first = meta;
 		else
