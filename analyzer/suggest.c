@@ -24,6 +24,7 @@
 #include "analyzer/deps.h"
 #include "analyzer/suggest_words.h"
 #include "analyzer/rename.h"
+#include "analyzer/roundtrip.h"
 #include "analyzer/schedule.h"
 #include "analyzer/wait_move.h"
 #include "analyzer/whatif.h"
@@ -985,7 +986,7 @@ static void print_json(FILE *f, const struct plan *p, unsigned verify_max, const
 			fputs(",\"vmem_free\":null", f);
 		fputc('}', f);
 	}
-	fputs("]}\n", f);
+	fputs("]", f);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -1064,11 +1065,14 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 	int rc = 0;
 	struct round *r = NULL;
 	int nr = 0;
+	struct an_rt rt;
+	an_rt_find(d, &rt);
 	if (so->verify_max) {
 		struct capture c;
 		rc = capture_for(d, o, &c, err, errlen);
 		if (!rc) {
 			verify_plan(&c, &p, so->verify_max);
+			an_rt_verify(&rt, &c);
 			if (c.io_failed) { /* nothing the what-ifs gave can be trusted: the plan without them */
 				snr_fmt(err, errlen, "%s", c.io_err);
 				plan_free(&p);
@@ -1089,30 +1093,10 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 		print_json(out, &p, so->verify_max, r, (size_t)nr, so->brief);
 	else
 		print_text(out, &p, so->verify_max, so->per_dma, r, (size_t)nr);
+	an_rt_report(out, d, &rt, so->json);
 	if (r)
 		an_sched_free(r, (size_t)nr);
 	plan_free(&p);
-	return rc;
-}
-
-int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
-		      char *err, size_t errlen)
-{
-	struct snr_suggest_opts so = {.verify_max = verify_max, .json = json};
-	return snr_suggest_report(d, o, &so, out, err, errlen);
-}
-
-int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
-		    char *err, size_t errlen)
-{
-	struct snr_suggest_opts so = {.verify_max = verify_max, .json = json};
-	struct snr_deps d;
-	if (snr_deps_run(&d, path, o, err, errlen)) {
-		snr_deps_free(&d);
-		return -1;
-	}
-	int rc = snr_suggest_report(&d, o, &so, out, err, errlen);
-	snr_deps_free(&d);
 	return rc;
 }
 
