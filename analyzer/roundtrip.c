@@ -348,27 +348,31 @@ void an_rt_print_text(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 					an_sg_place(src, t->dma_pc, "the DMA ", a, sizeof(a)), t->instances,
 					an_sg_place(src, t->wait_pc, "", b, sizeof(b)), t->stall_cycles,
 					an_sg_place(src, t->use_pc, "", u, sizeof(u)));
-				fprintf(f, "     usual rewrite: issue the next iteration's DMA (and the %zu instructions it "
-					   "needs) right after this WAIT, before the scalar work%s; or batch the "
-					   "transfers (one DMA and one WAIT for many iterations), or keep the data in VMEM "
-					   "for the vector unit\n",
-					t->moves ? t->moved_insns / t->moves - 1 : 0,
+				char with[64] = "";
+				if (t->moves)
+					snr_fmt(with, sizeof(with), " (and the %zu instructions it needs)",
+						t->moved_insns / t->moves - 1);
+				fprintf(f, "     usual rewrite: issue the next iteration's DMA%s right after this WAIT, before "
+					   "the scalar work%s; or batch the transfers (one DMA and one WAIT for many "
+					   "iterations), or keep the data in VMEM for the vector unit\n",
+					with,
 					t->own_buffer ? ", into a second buffer (it would overwrite bytes the scalar work "
 							"still reads: alternate two by iteration parity)"
 						      : "");
 			} else {
-				fprintf(f, "  the %s is idle behind %s, %zu instances, %" PRIu64
+				fprintf(f, "  the %s is idle behind %s, %zu instance%s, %" PRIu64
 					   " stall cycles in all (the replay's stalls); %s does not need its data\n",
 					unit_name(t->op_cls), an_sg_place(src, t->wait_pc, "the WAIT ", b, sizeof(b)),
-					t->instances, t->stall_cycles, an_sg_place(src, t->use_pc, "", u, sizeof(u)));
+					t->instances, t->instances == 1 ? "" : "s", t->stall_cycles,
+					an_sg_place(src, t->use_pc, "the operation ", u, sizeof(u)));
 				fprintf(f, "     usual rewrite: issue it (and the %zu instructions it needs) before the WAIT, "
 					   "or defer the WAIT to the first use of its data (suggest --rounds)\n",
 					t->moves ? t->moved_insns / t->moves - 1 : 0);
 			}
 			if (t->verified)
-				fprintf(f, "     what-if (the rewrite's move, %zu instances, %zu instructions moved): %" PRIu64
+				fprintf(f, "     what-if (the rewrite's move, %zu instance%s, %zu instructions moved): %" PRIu64
 					   " -> %" PRIu64 " cycles, saves %" PRId64 "\n",
-					t->moves, t->moved_insns, t->cycles_before, t->cycles_after, t->saved);
+					t->moves, t->moves == 1 ? "" : "s", t->moved_insns, t->cycles_before, t->cycles_after, t->saved);
 			else if (t->modelled)
 				fprintf(f, "     estimate: saves at most %" PRIu64
 					   " cycles (the stalls; --verify replays the rewrite's move)\n",
