@@ -300,7 +300,7 @@ void an_rt_find(const struct snr_deps *d, struct an_rt *rt)
 	free(tab);
 }
 
-void an_rt_verify(struct an_rt *rt, struct capture *c)
+void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 {
 	uint64_t base = 0;
 	bool have_base = false;
@@ -312,10 +312,26 @@ void an_rt_verify(struct an_rt *rt, struct capture *c)
 			base = an_wi_run(c, NULL, 0, NULL, false, NULL);
 			have_base = true;
 		}
+		struct an_wi_order o = {.moved = t->mv, .nmoved = t->nmv};
 		t->cycles_before = base;
-		t->cycles_after = an_wi_run(c, t->mv, t->nmv, NULL, false, NULL);
+		t->cycles_after = an_wi_run_order(c, &o, NULL, false, NULL);
 		t->saved = (int64_t)base - (int64_t)t->cycles_after;
 		t->verified = !c->io_failed;
+		/* Would the moved window compute something else? A round trip's DMA
+		 * writing bytes the scalar work still reads is the second buffer
+		 * the rewrite has; a register is the compiler's to allocate. */
+		const struct an_conflict *cf = &o.conflict;
+		struct snr_deps_insn mi = cf->moved < d->ninsn ? snr_deps_insn_get(d, cf->moved) : (struct snr_deps_insn){0};
+		if (cf->kind == AN_CONFLICT_NONE || cf->kind == AN_CONFLICT_REGISTER ||
+		    (t->kind == AN_RT_ROUND_TRIP && mi.pc == t->dma_pc &&
+		     (cf->kind == AN_CONFLICT_WRITES_READ || cf->kind == AN_CONFLICT_WRITES_WRITTEN)))
+			continue;
+		char a[400], b[400];
+		snr_fmt(t->conflict, sizeof(t->conflict), "moved, %s %s, %s (at 0x%" PRIx64 ")",
+			an_sg_place(&d->an.src, mi.pc, "the instruction ", a, sizeof(a)), an_conflict_kind_words(cf->kind),
+			an_sg_place(&d->an.src, cf->other < d->ninsn ? snr_deps_insn_get(d, cf->other).pc : 0,
+				    "the instruction ", b, sizeof(b)),
+			cf->addr);
 	}
 }
 
@@ -369,6 +385,10 @@ void an_rt_print_text(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 					   "or defer the WAIT to the first use of its data (suggest --rounds)\n",
 					t->moves ? t->moved_insns / t->moves - 1 : 0);
 			}
+			if (t->conflict[0])
+				fprintf(f, "     the move as replayed would compute something else (the rewrite must avoid it): "
+					   "%s\n",
+					t->conflict);
 			if (t->verified)
 				fprintf(f, "     what-if (the rewrite's move, %zu instance%s, %zu instructions moved): %" PRIu64
 					   " -> %" PRIu64 " cycles, saves %" PRId64 "\n",
@@ -412,6 +432,11 @@ void an_rt_print_json(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 				fputs("null", f);
 			else
 				snr_deps_json_str(f, t->why_not);
+			fputs(",\"conflict\":", f);
+			if (t->conflict[0])
+				snr_deps_json_str(f, t->conflict);
+			else
+				fputs("null", f);
 			if (t->verified)
 				fprintf(f, ",\"what_if\":{\"cycles_before\":%" PRIu64 ",\"cycles_after\":%" PRIu64
 					   ",\"saved_cycles\":%" PRId64 "},\"estimate_cycles\":null}",

@@ -47,6 +47,7 @@ struct an_rt_item {
 	bool verified;          /* the what-if ran */
 	uint64_t cycles_before, cycles_after;
 	int64_t saved;          /* the what-if: cycles_before - cycles_after */
+	char conflict[1024];    /* the what-if's move would compute something else: how ("": it would not) */
 	struct slotted *mv;     /* the move (an_wi_cmp_slotted order) */
 	size_t nmv;
 };
@@ -58,8 +59,9 @@ struct an_rt {
 
 /* Finds both patterns in d's window (its graph with edges). */
 void an_rt_find(const struct snr_deps *d, struct an_rt *rt);
-/* Replays each modelled rewrite on the window's stream c (what-if). */
-void an_rt_verify(struct an_rt *rt, struct capture *c);
+/* Replays each modelled rewrite on the window's stream c (what-if), and
+ * checks that it computes what the original did. */
+void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d);
 /* As text, and as the ",\"round_trips\":[...],\"idle_units\":[...]" members of suggest's JSON. */
 void an_rt_print_text(FILE *f, const struct snr_deps *d, const struct an_rt *rt);
 void an_rt_print_json(FILE *f, const struct snr_deps *d, const struct an_rt *rt);

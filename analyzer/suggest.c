@@ -1072,7 +1072,7 @@ int snr_suggest_report(struct snr_deps *d, const struct snr_deps_opts *o, const 
 		rc = capture_for(d, o, &c, err, errlen);
 		if (!rc) {
 			verify_plan(&c, &p, so->verify_max);
-			an_rt_verify(&rt, &c);
+			an_rt_verify(&rt, &c, d);
 			if (c.io_failed) { /* nothing the what-ifs gave can be trusted: the plan without them */
 				snr_fmt(err, errlen, "%s", c.io_err);
 				plan_free(&p);
