@@ -277,6 +277,8 @@ static void find_idle_units(const struct snr_deps *d, const struct dma_at *tab, 
 		}
 		t->instances++;
 		t->stall_cycles += w[k].stall;
+		t->waits = snr_xrealloc(t->waits, (t->nwaits + 1) * sizeof(*t->waits));
+		t->waits[t->nwaits++] = W;
 		mv_add(t, W + 1, v, nv); /* just before the WAIT */
 		free(v);
 	}
@@ -300,8 +302,138 @@ void an_rt_find(const struct snr_deps *d, struct an_rt *rt)
 	free(tab);
 }
 
+/* The idle-unit check no what-if makes: a moved operation must not write
+ * bytes a DMA the WAIT completes still reads (its source): the timing
+ * model's check takes a DMA's source as read at its issue. */
+struct war_chk {
+	uint64_t index, wait; /* a moved execution, the WAIT it moves above */
+	size_t item;
+};
+struct war_src {
+	uint64_t issue, wait; /* a DMA the WAIT completes */
+};
+struct war_walk {
+	struct war_chk *chk;
+	size_t nchk;
+	struct war_src *src;
+	size_t nsrc;
+	struct war_reg {
+		uint64_t wait, dma;
+		struct ta1_region r;
+	} *reg;
+	size_t nreg, capreg;
+	struct an_rt *rt;
+	const struct snr_deps *d;
+};
+
+static int cmp_war_chk(const void *a, const void *b)
+{
+	const struct war_chk *x = a, *y = b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_war_src(const void *a, const void *b)
+{
+	const struct war_src *x = a, *y = b;
+	return x->issue < y->issue ? -1 : x->issue > y->issue;
+}
+
+static bool region_overlap(const struct ta1_region *x, const struct ta1_region *y, uint64_t *at)
+{
+	if (x->space != y->space || (x->space == TA1_SPACE_HBM && x->chip != y->chip))
+		return false;
+	uint64_t xs = x->rows ? x->rows : 1, ys = y->rows ? y->rows : 1;
+	uint64_t xr = (xs - 1) * (uint64_t)(x->stride < 0 ? -x->stride : x->stride),
+		 yr = (ys - 1) * (uint64_t)(y->stride < 0 ? -y->stride : y->stride);
+	uint64_t xl = x->stride < 0 ? x->addr - xr : x->addr, xh = (x->stride < 0 ? x->addr : x->addr + xr) + x->row_bytes;
+	uint64_t yl = y->stride < 0 ? y->addr - yr : y->addr, yh = (y->stride < 0 ? y->addr : y->addr + yr) + y->row_bytes;
+	*at = xl > yl ? xl : yl;
+	return xl < yh && yl < xh;
+}
+
+static void war_exec(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
+{
+	struct war_walk *w = user;
+	(void)pos;
+	struct war_src key = {index, 0};
+	const struct war_src *s = w->nsrc ? bsearch(&key, w->src, w->nsrc, sizeof(*w->src), cmp_war_src) : NULL;
+	if (s)
+		for (unsigned k = 0; k < r->nregions; k++)
+			if (!r->region[k].write) {
+				if (w->nreg == w->capreg) {
+					w->capreg = w->capreg ? 2 * w->capreg : 16;
+					w->reg = snr_xrealloc(w->reg, w->capreg * sizeof(*w->reg));
+				}
+				w->reg[w->nreg++] = (struct war_reg){s->wait, index, r->region[k]};
+			}
+	struct war_chk ck = {index, 0, 0};
+	const struct war_chk *c = w->nchk ? bsearch(&ck, w->chk, w->nchk, sizeof(*w->chk), cmp_war_chk) : NULL;
+	if (!c)
+		return;
+	struct an_rt_item *t = &w->rt->it[c->item];
+	if (t->conflict[0])
+		return;
+	for (unsigned k = 0; k < r->nregions; k++) {
+		if (!r->region[k].write)
+			continue;
+		for (size_t j = 0; j < w->nreg; j++) {
+			uint64_t at;
+			if (w->reg[j].wait != c->wait || !region_overlap(&r->region[k], &w->reg[j].r, &at))
+				continue;
+			char a[400], b[400];
+			snr_fmt(t->conflict, sizeof(t->conflict),
+				"moved above the WAIT, %s writes %s 0x%" PRIx64 ", which %s still reads until the WAIT: "
+				"the rewrite needs a buffer of its own for it",
+				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, index).pc, "the instruction ", a, sizeof(a)),
+				snr_deps_space_name(w->d, r->region[k].space), at,
+				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, w->reg[j].dma).pc, "the DMA ", b, sizeof(b)));
+			return;
+		}
+	}
+}
+
+static void war_check(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
+{
+	struct war_walk w = {.rt = rt, .d = d};
+	size_t cap = 0;
+	for (size_t k = 0; k < rt->n; k++)
+		if (rt->it[k].kind == AN_RT_IDLE_UNIT)
+			cap += rt->it[k].nmv;
+	if (!cap)
+		return;
+	w.chk = snr_xmalloc(cap * sizeof(*w.chk));
+	uint64_t *ws = snr_xmalloc(cap * sizeof(*ws));
+	size_t nws = 0;
+	for (size_t k = 0; k < rt->n; k++) {
+		const struct an_rt_item *t = &rt->it[k];
+		if (t->kind != AN_RT_IDLE_UNIT)
+			continue;
+		for (size_t j = 0; j < t->nmv; j++) /* each move's slot is its WAIT + 1 */
+			w.chk[w.nchk++] = (struct war_chk){t->mv[j].index, t->mv[j].slot - 1, k};
+		for (size_t j = 0; j < t->nwaits; j++)
+			ws[nws++] = t->waits[j];
+	}
+	snr_qsort(w.chk, w.nchk, sizeof(*w.chk), cmp_war_chk);
+	snr_qsort(ws, nws, sizeof(*ws), an_wi_cmp_u64);
+	w.src = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*w.src));
+	for (size_t k = 0; k < d->ndmas; k++) {
+		const struct snr_deps_dma *m = &d->dmas[k];
+		uint64_t wi = (uint64_t)m->wait_index;
+		if (m->issue_index < 0 || m->wait_index < 0 || !bsearch(&wi, ws, nws, sizeof(*ws), an_wi_cmp_u64))
+			continue;
+		w.src[w.nsrc++] = (struct war_src){(uint64_t)m->issue_index, wi};
+	}
+	snr_qsort(w.src, w.nsrc, sizeof(*w.src), cmp_war_src);
+	an_wi_walk(c, NULL, 0, war_exec, &w);
+	free(w.chk);
+	free(w.src);
+	free(w.reg);
+	free(ws);
+}
+
 void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 {
+	war_check(rt, c, d);
 	uint64_t base = 0;
 	bool have_base = false;
 	for (size_t k = 0; k < rt->n; k++) {
@@ -321,6 +453,8 @@ void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 		 * writing bytes the scalar work still reads is the second buffer
 		 * the rewrite has; a register is the compiler's to allocate. */
 		const struct an_conflict *cf = &o.conflict;
+		if (t->conflict[0])
+			continue;
 		struct snr_deps_insn mi = cf->moved < d->ninsn ? snr_deps_insn_get(d, cf->moved) : (struct snr_deps_insn){0};
 		if (cf->kind == AN_CONFLICT_NONE || cf->kind == AN_CONFLICT_REGISTER ||
 		    (t->kind == AN_RT_ROUND_TRIP && mi.pc == t->dma_pc &&
@@ -450,8 +584,10 @@ void an_rt_print_json(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 
 void an_rt_free(struct an_rt *rt)
 {
-	for (size_t k = 0; k < rt->n; k++)
+	for (size_t k = 0; k < rt->n; k++) {
 		free(rt->it[k].mv);
+		free(rt->it[k].waits);
+	}
 	free(rt->it);
 	memset(rt, 0, sizeof(*rt));
 }

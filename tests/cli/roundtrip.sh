@@ -13,6 +13,10 @@
 #   the next row's exp, which does not need the output, is named.
 #   stream.c, -O2, region stream(): no round trip and no idle unit (each
 #   WAIT's data is what the next vector operation reads).
+#   A planted idle unit whose operation writes the buffer the WAIT's DMA still
+#   reads: the conflict is named. The stored All-Gather window: without
+#   --verify every figure is an estimate, and a round trip that is not one
+#   DMA per iteration is not modelled (an estimate, with the reason).
 # usage: roundtrip.sh SNR SOURCE_ROOT
 . "$(dirname "$0")/lib.sh"
 ROOT=${2:?usage: roundtrip.sh SNR SOURCE_ROOT}
@@ -95,4 +99,62 @@ assert d["stalled_dmas"], "the stream kernel stalls on its DMAs"
 assert d["round_trips"] == [] and d["idle_units"] == [], (d["round_trips"], d["idle_units"])
 PY
 grep -q "round trip\|idle behind" "$T/st.txt" && fail "the stream kernel has no round trip: $(cat "$T/st.txt")"
+# ---- a planted idle unit whose move would change the result: the next
+# row's exp writes the buffer the output DMA is still reading
+cat >"$T/war.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ta1.h"
+
+#define R 8
+#define N 1024
+TA_HBM_DATA static float out[R][N];
+#define V_X(r) (TA_VMEM_BASE + (uint64_t)(r) * N * 4)
+#define V_E V_X(R)
+
+__attribute__((noinline)) void run(void)
+{
+	for (int r = 0; r < R; r++) {
+		ta_vexp(V_E, V_X(r), N);
+		ta_dma(ta_addr(out[r]), V_E, N * 4, 2);
+		ta_wait(2, 1);
+	}
+}
+
+int main(void)
+{
+	run();
+	printf("done\n");
+	return 0;
+}
+EOF
+"$SNR" cc -g -O2 "$T/war.c" -o "$T/war.elf" 2>"$T/cc.err" || fail "snr cc war.c: $(cat "$T/cc.err")"
+record war run
+VEXP_LINE=$(grep -n 'ta_vexp(V_E, V_X(r), N);' "$T/war.c" | cut -d: -f1)
+python3 - "$T/war.json" "$VEXP_LINE" <<'PY' || fail "planted idle unit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+line = int(sys.argv[2])
+iu = d["idle_units"]
+assert len(iu) == 1 and iu[0]["op"]["source"]["line"] == line, iu
+c = iu[0]["conflict"]
+assert c and f"war.c:{line} (run)" in c and "still reads until the WAIT" in c, c
+PY
+
+# ---- without a what-if, the figure is labelled an estimate; a round trip
+# whose DMAs are not one per iteration is not modelled (the stored All-Gather window)
+"$SNR" analyze suggest "$ROOT/traces/ta1-allgather-setup.snrt" --json >"$T/ag.json" 2>"$T/ag.err" || fail "suggest ag: $(cat "$T/ag.err")"
+"$SNR" analyze suggest "$ROOT/traces/ta1-allgather-setup.snrt" --verify --json >"$T/agv.json" 2>"$T/ag.err" ||
+  fail "suggest --verify ag: $(cat "$T/ag.err")"
+python3 - "$T/ag.json" "$T/agv.json" <<'PY' || fail "estimates"
+import json, sys
+d, v = (json.load(open(p)) for p in sys.argv[1:3])
+assert d["round_trips"], d["round_trips"]
+for t in d["round_trips"] + d["idle_units"]:
+    assert t["what_if"] is None and t["estimate_cycles"] == t["stall_cycles"] > 0, t
+un = [t for t in v["round_trips"] if not t["modelled"]]
+assert un and all(t["what_if"] is None and t["estimate_cycles"] == t["stall_cycles"] and t["reason"] for t in un), un
+assert all(t["what_if"] for t in v["round_trips"] if t["modelled"]), v["round_trips"]
+PY
 exit 0
