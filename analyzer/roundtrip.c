@@ -6,8 +6,8 @@
  * into core memory that a WAIT consumed and a scalar load reads after that
  * WAIT (a memory edge from the DMA's ISSUE to the load); the DMAs issued at
  * one pc that do so at least twice are one round trip, once per iteration.
- * Its cost: the stall cycles the replay attributed to those DMAs (at their
- * WAITs).
+ * Its cost: the stall cycles the replay measured at their WAITs (of every
+ * DMA each WAIT waits for).
  *
  * The rewrite modelled: for each instance but the first, the DMA and every
  * instruction after the previous instance's WAIT it depends on (registers
@@ -150,8 +150,42 @@ struct first_use {
 	uint64_t use;
 };
 
+/* The stall cycles of the DMAs WAIT wi waits for (ws: by wait index). */
+struct wait_st {
+	int64_t wait;
+	uint64_t stall;
+};
+
+static int cmp_wait_st(const void *a, const void *b)
+{
+	const struct wait_st *x = a, *y = b;
+	return x->wait < y->wait ? -1 : x->wait > y->wait;
+}
+
+static uint64_t wait_stall(const struct wait_st *ws, size_t n, int64_t wi)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ws[mid].wait < wi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t s = 0;
+	for (; lo < n && ws[lo].wait == wi; lo++)
+		s += ws[lo].stall;
+	return s;
+}
+
 static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab, size_t ntab, struct an_rt *rt)
 {
+	struct wait_st *ws = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*ws));
+	size_t nws = 0;
+	for (size_t k = 0; k < d->ndmas; k++)
+		if (d->dmas[k].waited && d->dmas[k].wait_index >= 0)
+			ws[nws++] = (struct wait_st){d->dmas[k].wait_index, d->dmas[k].stall_cycles};
+	snr_qsort(ws, nws, sizeof(*ws), cmp_wait_st);
 	uint64_t *use = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*use));
 	for (size_t k = 0; k < d->ndmas; k++)
 		use[k] = UINT64_MAX;
@@ -183,9 +217,15 @@ static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab,
 				done[b] = true;
 				inst[ni++] = b;
 			}
+		/* the stalls at its WAITs: of every DMA each of them waits for (a WAIT
+		 * that waits for several stalls for them all) */
 		uint64_t stall = 0;
-		for (size_t k = 0; k < ni; k++)
-			stall += d->dmas[tab[inst[k]].id].stall_cycles;
+		for (size_t k = 0; k < ni; k++) {
+			int64_t wi = d->dmas[tab[inst[k]].id].wait_index;
+			if (k && d->dmas[tab[inst[k - 1]].id].wait_index == wi)
+				continue;
+			stall += wait_stall(ws, nws, wi);
+		}
 		if (ni < 2 || !stall) {
 			free(inst);
 			continue;
@@ -229,6 +269,7 @@ static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab,
 	}
 	free(done);
 	free(use);
+	free(ws);
 }
 
 static void find_idle_units(const struct snr_deps *d, const struct dma_at *tab, size_t ntab, struct an_rt *rt)

@@ -38,7 +38,7 @@ struct an_rt_item {
 	uint64_t dma_pc, wait_pc, use_pc;
 	unsigned op_cls;
 	size_t instances;       /* executions of the pattern in the window */
-	uint64_t stall_cycles;  /* the replay's stalls at those WAITs */
+	uint64_t stall_cycles;  /* the replay's stalls at those WAITs (of every DMA each waits for) */
 	size_t moved_insns;     /* what the modelled rewrite moves, all instances */
 	size_t moves;           /* instances the rewrite moves (a round trip's first one stays) */
 	bool own_buffer;        /* the moved DMA needs a buffer of its own (it overwrites data still read) */
