@@ -318,8 +318,6 @@ static void find_idle_units(const struct snr_deps *d, const struct dma_at *tab, 
 		}
 		t->instances++;
 		t->stall_cycles += w[k].stall;
-		t->waits = snr_xrealloc(t->waits, (t->nwaits + 1) * sizeof(*t->waits));
-		t->waits[t->nwaits++] = W;
 		mv_add(t, W + 1, v, nv); /* just before the WAIT */
 		free(v);
 	}
@@ -343,15 +341,12 @@ void an_rt_find(const struct snr_deps *d, struct an_rt *rt)
 	free(tab);
 }
 
-/* The idle-unit check no what-if makes: a moved operation must not write
- * bytes a DMA the WAIT completes still reads (its source): the timing
- * model's check takes a DMA's source as read at its issue. */
 struct war_chk {
-	uint64_t index, wait; /* a moved execution, the WAIT it moves above */
+	uint64_t index, at; /* a moved execution, the instruction it now runs just before */
 	size_t item;
 };
 struct war_src {
-	uint64_t issue, wait; /* a DMA the WAIT completes */
+	uint64_t issue, wait; /* a DMA in flight at some move's point */
 };
 struct war_walk {
 	struct war_chk *chk;
@@ -359,7 +354,7 @@ struct war_walk {
 	struct war_src *src;
 	size_t nsrc;
 	struct war_reg {
-		uint64_t wait, dma;
+		uint64_t issue, wait;
 		struct ta1_region r;
 	} *reg;
 	size_t nreg, capreg;
@@ -392,6 +387,34 @@ static bool region_overlap(const struct ta1_region *x, const struct ta1_region *
 	return xl < yh && yl < xh;
 }
 
+/* Execution r (index), moved to just before instruction at: does it write
+ * what a DMA still reads there, that it wrote only after that DMA's WAIT? */
+static void war_test(struct war_walk *w, const struct cap_rec *r, uint64_t index, const struct war_chk *c)
+{
+	struct an_rt_item *t = &w->rt->it[c->item];
+	if (t->conflict[0])
+		return;
+	for (unsigned k = 0; k < r->nregions; k++) {
+		if (!r->region[k].write)
+			continue;
+		for (size_t j = 0; j < w->nreg; j++) {
+			const struct war_reg *g = &w->reg[j];
+			uint64_t at;
+			if (!(g->issue < c->at && g->wait >= c->at && g->wait < index) ||
+			    !region_overlap(&r->region[k], &g->r, &at))
+				continue;
+			char a[400], b[400];
+			snr_fmt(t->conflict, sizeof(t->conflict),
+				"moved above a WAIT, %s writes %s 0x%" PRIx64 ", which %s still reads until the WAIT: "
+				"the rewrite needs a buffer of its own for it",
+				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, index).pc, "the instruction ", a, sizeof(a)),
+				snr_deps_space_name(w->d, r->region[k].space), at,
+				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, g->issue).pc, "the DMA ", b, sizeof(b)));
+			return;
+		}
+	}
+}
+
 static void war_exec(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
 {
 	struct war_walk *w = user;
@@ -405,71 +428,64 @@ static void war_exec(void *user, const struct cap_rec *r, uint64_t index, uint64
 					w->capreg = w->capreg ? 2 * w->capreg : 16;
 					w->reg = snr_xrealloc(w->reg, w->capreg * sizeof(*w->reg));
 				}
-				w->reg[w->nreg++] = (struct war_reg){s->wait, index, r->region[k]};
+				w->reg[w->nreg++] = (struct war_reg){s->issue, s->wait, r->region[k]};
 			}
-	struct war_chk ck = {index, 0, 0};
-	const struct war_chk *c = w->nchk ? bsearch(&ck, w->chk, w->nchk, sizeof(*w->chk), cmp_war_chk) : NULL;
-	if (!c)
-		return;
-	struct an_rt_item *t = &w->rt->it[c->item];
-	if (t->conflict[0])
-		return;
-	for (unsigned k = 0; k < r->nregions; k++) {
-		if (!r->region[k].write)
-			continue;
-		for (size_t j = 0; j < w->nreg; j++) {
-			uint64_t at;
-			if (w->reg[j].wait != c->wait || !region_overlap(&r->region[k], &w->reg[j].r, &at))
-				continue;
-			char a[400], b[400];
-			snr_fmt(t->conflict, sizeof(t->conflict),
-				"moved above the WAIT, %s writes %s 0x%" PRIx64 ", which %s still reads until the WAIT: "
-				"the rewrite needs a buffer of its own for it",
-				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, index).pc, "the instruction ", a, sizeof(a)),
-				snr_deps_space_name(w->d, r->region[k].space), at,
-				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, w->reg[j].dma).pc, "the DMA ", b, sizeof(b)));
-			return;
-		}
+	size_t lo = 0, hi = w->nchk;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->chk[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (; lo < w->nchk && w->chk[lo].index == index; lo++)
+		war_test(w, r, index, &w->chk[lo]);
 }
 
+/* The check no what-if makes: a moved instruction must not write bytes a
+ * DMA in flight at its new place still reads (its source; the timing
+ * model's check takes a DMA's source as read at its issue). */
 static void war_check(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 {
 	struct war_walk w = {.rt = rt, .d = d};
 	size_t cap = 0;
 	for (size_t k = 0; k < rt->n; k++)
-		if (rt->it[k].kind == AN_RT_IDLE_UNIT)
-			cap += rt->it[k].nmv;
+		cap += rt->it[k].nmv;
 	if (!cap)
 		return;
 	w.chk = snr_xmalloc(cap * sizeof(*w.chk));
-	uint64_t *ws = snr_xmalloc(cap * sizeof(*ws));
-	size_t nws = 0;
-	for (size_t k = 0; k < rt->n; k++) {
-		const struct an_rt_item *t = &rt->it[k];
-		if (t->kind != AN_RT_IDLE_UNIT)
-			continue;
-		for (size_t j = 0; j < t->nmv; j++) /* each move's slot is its WAIT + 1 */
-			w.chk[w.nchk++] = (struct war_chk){t->mv[j].index, t->mv[j].slot - 1, k};
-		for (size_t j = 0; j < t->nwaits; j++)
-			ws[nws++] = t->waits[j];
-	}
+	uint64_t *at = snr_xmalloc(cap * sizeof(*at));
+	for (size_t k = 0; k < rt->n; k++)
+		for (size_t j = 0; j < rt->it[k].nmv; j++) {
+			uint64_t p = rt->it[k].mv[j].slot - 1; /* slot: just before instruction slot - 1 */
+			at[w.nchk] = p;
+			w.chk[w.nchk++] = (struct war_chk){rt->it[k].mv[j].index, p, k};
+		}
 	snr_qsort(w.chk, w.nchk, sizeof(*w.chk), cmp_war_chk);
-	snr_qsort(ws, nws, sizeof(*ws), an_wi_cmp_u64);
+	snr_qsort(at, w.nchk, sizeof(*at), an_wi_cmp_u64);
+	/* the DMAs in flight at some point a move goes to */
 	w.src = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*w.src));
 	for (size_t k = 0; k < d->ndmas; k++) {
 		const struct snr_deps_dma *m = &d->dmas[k];
-		uint64_t wi = (uint64_t)m->wait_index;
-		if (m->issue_index < 0 || m->wait_index < 0 || !bsearch(&wi, ws, nws, sizeof(*ws), an_wi_cmp_u64))
+		if (m->issue_index < 0 || m->wait_index < 0)
 			continue;
-		w.src[w.nsrc++] = (struct war_src){(uint64_t)m->issue_index, wi};
+		size_t lo = 0, hi = w.nchk;
+		while (lo < hi) { /* the first point after its issue */
+			size_t mid = (lo + hi) / 2;
+			if (at[mid] <= (uint64_t)m->issue_index)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < w.nchk && at[lo] <= (uint64_t)m->wait_index)
+			w.src[w.nsrc++] = (struct war_src){(uint64_t)m->issue_index, (uint64_t)m->wait_index};
 	}
 	snr_qsort(w.src, w.nsrc, sizeof(*w.src), cmp_war_src);
 	an_wi_walk(c, NULL, 0, war_exec, &w);
 	free(w.chk);
 	free(w.src);
 	free(w.reg);
-	free(ws);
+	free(at);
 }
 
 void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
@@ -627,7 +643,6 @@ void an_rt_free(struct an_rt *rt)
 {
 	for (size_t k = 0; k < rt->n; k++) {
 		free(rt->it[k].mv);
-		free(rt->it[k].waits);
 	}
 	free(rt->it);
 	memset(rt, 0, sizeof(*rt));

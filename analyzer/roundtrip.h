@@ -49,8 +49,6 @@ struct an_rt_item {
 	int64_t saved;          /* the what-if: cycles_before - cycles_after */
 	char conflict[1024];    /* the what-if's move would compute something else: how ("": it would not) */
 	struct slotted *mv;     /* the move (an_wi_cmp_slotted order) */
-	uint64_t *waits;        /* idle unit: each instance's WAIT (index) */
-	size_t nwaits;
 	size_t nmv;
 };
 
