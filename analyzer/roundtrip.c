@@ -70,8 +70,9 @@ static const struct snr_deps_dma *dma_issued_at(const struct snr_deps *d, const 
 
 /* The instructions in (lo, x] that x depends on, transitively, with x
  * (ascending, in *out, *n of them); false when there are more than
- * RT_CHAIN_MAX or one of them reads bytes DMA `avoid` wrote (avoid < 0:
- * none) or bytes of a DMA whose WAIT is `avoid_wait` (< 0: none). */
+ * RT_CHAIN_MAX, one is a WAIT, or one reads bytes DMA `avoid` wrote
+ * (avoid < 0: none) or bytes of a DMA whose WAIT is `avoid_wait` (< 0:
+ * none). */
 static bool closure(const struct snr_deps *d, const struct dma_at *tab, size_t ntab, uint64_t lo, uint64_t x,
 		    int64_t avoid, int64_t avoid_wait, uint64_t **out, size_t *n)
 {
@@ -103,7 +104,8 @@ static bool closure(const struct snr_deps *d, const struct dma_at *tab, size_t n
 				seen = v[j] == p;
 			if (seen)
 				continue;
-			if (nv > RT_CHAIN_MAX)
+			/* a WAIT does not move up: it would wait for less */
+			if (nv > RT_CHAIN_MAX || snr_deps_insn_get(d, p).cls == TA1_CLASS_DMA_WAIT)
 				ok = false;
 			else
 				v[nv++] = p;
@@ -250,8 +252,8 @@ static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab,
 				t->modelled = false;
 			} else if (!closure(d, tab, ntab, w, (uint64_t)m->issue_index, prev->issue_index, -1, &v, &nv)) {
 				snr_fmt(t->why_not, sizeof(t->why_not),
-					"the next DMA depends on the scalar work on the previous one's bytes, or on more "
-					"than %d instructions after its WAIT: no move issues it earlier",
+					"the next DMA depends on the scalar work on the previous one's bytes, on a WAIT, or "
+					"on more than %d instructions after the previous WAIT: no move issues it earlier",
 					RT_CHAIN_MAX);
 				t->modelled = false;
 			} else {
