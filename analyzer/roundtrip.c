@@ -144,7 +144,8 @@ static void mv_add(struct an_rt_item *t, uint64_t slot, const uint64_t *v, size_
 
 static bool overlaps(const struct snr_deps_dma *a, const struct snr_deps_dma *b)
 {
-	return a->dst_space == b->dst_space && a->dst_addr < b->dst_addr + b->bytes && b->dst_addr < a->dst_addr + a->bytes;
+	return a->dst_space == b->dst_space && a->dst_addr < b->dst_addr + b->bytes &&
+	       b->dst_addr < a->dst_addr + a->bytes;
 }
 
 /* One DMA's first scalar read of its bytes after its WAIT (UINT64_MAX: none) */
@@ -180,7 +181,8 @@ static uint64_t wait_stall(const struct wait_st *ws, size_t n, int64_t wi)
 	return s;
 }
 
-static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab, size_t ntab, struct an_rt *rt)
+static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab, size_t ntab,
+			     struct an_rt *rt)
 {
 	struct wait_st *ws = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*ws));
 	size_t nws = 0;
@@ -214,7 +216,8 @@ static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab,
 		uint64_t pc = snr_deps_insn_get(d, tab[a].issue).pc;
 		size_t *inst = snr_xmalloc((ntab - a) * sizeof(*inst)), ni = 0;
 		for (size_t b = a; b < ntab; b++)
-			if (!done[b] && use[tab[b].id] != UINT64_MAX && d->dmas[tab[b].id].dst_space == TA1_SPACE_CORE &&
+			if (!done[b] && use[tab[b].id] != UINT64_MAX &&
+			    d->dmas[tab[b].id].dst_space == TA1_SPACE_CORE &&
 			    snr_deps_insn_get(d, tab[b].issue).pc == pc) {
 				done[b] = true;
 				inst[ni++] = b;
@@ -241,23 +244,28 @@ static void find_round_trips(const struct snr_deps *d, const struct dma_at *tab,
 		t->stall_cycles = stall;
 		t->modelled = true;
 		for (size_t k = 1; k < ni && t->modelled; k++) {
-			const struct snr_deps_dma *prev = &d->dmas[tab[inst[k - 1]].id], *m = &d->dmas[tab[inst[k]].id];
+			const struct snr_deps_dma *prev = &d->dmas[tab[inst[k - 1]].id],
+						  *m = &d->dmas[tab[inst[k]].id];
 			uint64_t w = (uint64_t)prev->wait_index, *v;
 			size_t nv;
 			if ((int64_t)w >= m->issue_index) {
 				snr_fmt(t->why_not, sizeof(t->why_not),
-					"the DMAs are not one per iteration (DMA %" PRIu64 " issues before DMA %" PRIu64
-					"'s WAIT)",
+					"the DMAs are not one per iteration (DMA %" PRIu64
+					" issues before DMA %" PRIu64 "'s WAIT)",
 					m->id, prev->id);
 				t->modelled = false;
-			} else if (!closure(d, tab, ntab, w, (uint64_t)m->issue_index, prev->issue_index, -1, &v, &nv)) {
+			} else if (!closure(d, tab, ntab, w, (uint64_t)m->issue_index, prev->issue_index, -1,
+					    &v, &nv)) {
 				snr_fmt(t->why_not, sizeof(t->why_not),
-					"the next DMA depends on the scalar work on the previous one's bytes, on a WAIT, or "
-					"on more than %d instructions after the previous WAIT: no move issues it earlier",
+					"the next DMA depends on the scalar work on the previous one's "
+					"bytes, on a WAIT, or "
+					"on more than %d instructions after the previous WAIT: no move "
+					"issues it earlier",
 					RT_CHAIN_MAX);
 				t->modelled = false;
 			} else {
-				mv_add(t, w + 2, v, nv); /* just after the previous WAIT: before instruction w + 1 */
+				mv_add(t, w + 2, v,
+				       nv); /* just after the previous WAIT: before instruction w + 1 */
 				free(v);
 				t->own_buffer |= overlaps(prev, m);
 			}
@@ -307,7 +315,8 @@ static void find_idle_units(const struct snr_deps *d, const struct dma_at *tab, 
 		uint64_t wpc = snr_deps_insn_get(d, W).pc, opc = snr_deps_insn_get(d, op).pc;
 		struct an_rt_item *t = NULL;
 		for (size_t j = 0; j < rt->n && !t; j++)
-			if (rt->it[j].kind == AN_RT_IDLE_UNIT && rt->it[j].wait_pc == wpc && rt->it[j].use_pc == opc)
+			if (rt->it[j].kind == AN_RT_IDLE_UNIT && rt->it[j].wait_pc == wpc &&
+			    rt->it[j].use_pc == opc)
 				t = &rt->it[j];
 		if (!t) {
 			t = rt_add(rt);
@@ -358,7 +367,7 @@ struct war_walk {
 	struct war_reg {
 		uint64_t issue, wait;
 		struct ta1_region r;
-	} *reg;
+	} * reg;
 	size_t nreg, capreg;
 	struct an_rt *rt;
 	const struct snr_deps *d;
@@ -383,8 +392,10 @@ static bool region_overlap(const struct ta1_region *x, const struct ta1_region *
 	uint64_t xs = x->rows ? x->rows : 1, ys = y->rows ? y->rows : 1;
 	uint64_t xr = (xs - 1) * (uint64_t)(x->stride < 0 ? -x->stride : x->stride),
 		 yr = (ys - 1) * (uint64_t)(y->stride < 0 ? -y->stride : y->stride);
-	uint64_t xl = x->stride < 0 ? x->addr - xr : x->addr, xh = (x->stride < 0 ? x->addr : x->addr + xr) + x->row_bytes;
-	uint64_t yl = y->stride < 0 ? y->addr - yr : y->addr, yh = (y->stride < 0 ? y->addr : y->addr + yr) + y->row_bytes;
+	uint64_t xl = x->stride < 0 ? x->addr - xr : x->addr,
+		 xh = (x->stride < 0 ? x->addr : x->addr + xr) + x->row_bytes;
+	uint64_t yl = y->stride < 0 ? y->addr - yr : y->addr,
+		 yh = (y->stride < 0 ? y->addr : y->addr + yr) + y->row_bytes;
 	*at = xl > yl ? xl : yl;
 	return xl < yh && yl < xh;
 }
@@ -407,11 +418,14 @@ static void war_test(struct war_walk *w, const struct cap_rec *r, uint64_t index
 				continue;
 			char a[400], b[400];
 			snr_fmt(t->conflict, sizeof(t->conflict),
-				"moved above a WAIT, %s writes %s 0x%" PRIx64 ", which %s still reads until the WAIT: "
+				"moved above a WAIT, %s writes %s 0x%" PRIx64
+				", which %s still reads until the WAIT: "
 				"the rewrite needs a buffer of its own for it",
-				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, index).pc, "the instruction ", a, sizeof(a)),
+				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, index).pc,
+					    "the instruction ", a, sizeof(a)),
 				snr_deps_space_name(w->d, r->region[k].space), at,
-				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, g->issue).pc, "the DMA ", b, sizeof(b)));
+				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, g->issue).pc, "the DMA ",
+					    b, sizeof(b)));
 			return;
 		}
 	}
@@ -422,7 +436,8 @@ static void war_exec(void *user, const struct cap_rec *r, uint64_t index, uint64
 	struct war_walk *w = user;
 	(void)pos;
 	struct war_src key = {index, 0};
-	const struct war_src *s = w->nsrc ? bsearch(&key, w->src, w->nsrc, sizeof(*w->src), cmp_war_src) : NULL;
+	const struct war_src *s =
+	    w->nsrc ? bsearch(&key, w->src, w->nsrc, sizeof(*w->src), cmp_war_src) : NULL;
 	if (s)
 		for (unsigned k = 0; k < r->nregions; k++)
 			if (!r->region[k].write) {
@@ -514,14 +529,16 @@ void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 		const struct an_conflict *cf = &o.conflict;
 		if (t->conflict[0])
 			continue;
-		struct snr_deps_insn mi = cf->moved < d->ninsn ? snr_deps_insn_get(d, cf->moved) : (struct snr_deps_insn){0};
+		struct snr_deps_insn mi =
+		    cf->moved < d->ninsn ? snr_deps_insn_get(d, cf->moved) : (struct snr_deps_insn){0};
 		if (cf->kind == AN_CONFLICT_NONE || cf->kind == AN_CONFLICT_REGISTER ||
 		    (t->kind == AN_RT_ROUND_TRIP && mi.pc == t->dma_pc &&
 		     (cf->kind == AN_CONFLICT_WRITES_READ || cf->kind == AN_CONFLICT_WRITES_WRITTEN)))
 			continue;
 		char a[400], b[400];
 		snr_fmt(t->conflict, sizeof(t->conflict), "moved, %s %s, %s (at 0x%" PRIx64 ")",
-			an_sg_place(&d->an.src, mi.pc, "the instruction ", a, sizeof(a)), an_conflict_kind_words(cf->kind),
+			an_sg_place(&d->an.src, mi.pc, "the instruction ", a, sizeof(a)),
+			an_conflict_kind_words(cf->kind),
 			an_sg_place(&d->an.src, cf->other < d->ninsn ? snr_deps_insn_get(d, cf->other).pc : 0,
 				    "the instruction ", b, sizeof(b)),
 			cf->addr);
@@ -544,16 +561,18 @@ void an_rt_print_text(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 				continue;
 			char a[400], b[400], u[400];
 			if (!head)
-				fputs(kind == AN_RT_ROUND_TRIP
-					      ? "\nscalar round trips (a DMA to core memory, its WAIT, scalar reads of its "
-						"bytes, once per iteration):\n"
-					      : "\nunits idle behind a WAIT (the core blocked at it; the next operation "
-						"of the unit does not need its data):\n",
+				fputs(kind == AN_RT_ROUND_TRIP ? "\nscalar round trips (a DMA to core "
+								 "memory, its WAIT, scalar reads of its "
+								 "bytes, once per iteration):\n"
+							       : "\nunits idle behind a WAIT (the core "
+								 "blocked at it; the next operation "
+								 "of the unit does not need its data):\n",
 				      f);
 			head = true;
 			if (kind == AN_RT_ROUND_TRIP) {
-				fprintf(f, "  %s, %zu instances: its WAIT %s stalls %" PRIu64
-					   " cycles in all (the replay's stalls) before the scalar read %s\n",
+				fprintf(f,
+					"  %s, %zu instances: its WAIT %s stalls %" PRIu64
+					" cycles in all (the replay's stalls) before the scalar read %s\n",
 					an_sg_place(src, t->dma_pc, "the DMA ", a, sizeof(a)), t->instances,
 					an_sg_place(src, t->wait_pc, "", b, sizeof(b)), t->stall_cycles,
 					an_sg_place(src, t->use_pc, "", u, sizeof(u)));
@@ -561,37 +580,54 @@ void an_rt_print_text(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 				if (t->moves)
 					snr_fmt(with, sizeof(with), " (and the %zu instructions it needs)",
 						t->moved_insns / t->moves - 1);
-				fprintf(f, "     usual rewrite: issue the next iteration's DMA%s right after this WAIT, before "
-					   "the scalar work%s; or batch the transfers (one DMA and one WAIT for many "
-					   "iterations), or keep the data in VMEM for the vector unit\n",
-					with,
-					t->own_buffer ? ", into a second buffer (it would overwrite bytes the scalar work "
-							"still reads: alternate two by iteration parity)"
-						      : "");
+				fprintf(
+				    f,
+				    "     usual rewrite: issue the next iteration's DMA%s right after this "
+				    "WAIT, before "
+				    "the scalar work%s; or batch the transfers (one DMA and one WAIT for "
+				    "many "
+				    "iterations), or keep the data in VMEM for the vector unit\n",
+				    with,
+				    t->own_buffer
+					? ", into a second buffer (it would overwrite bytes the scalar work "
+					  "still reads: alternate two by iteration parity)"
+					: "");
 			} else {
-				fprintf(f, "  the %s is idle behind %s, %zu instance%s, %" PRIu64
-					   " stall cycles in all (the replay's stalls); %s does not need its data\n",
-					unit_name(t->op_cls), an_sg_place(src, t->wait_pc, "the WAIT ", b, sizeof(b)),
-					t->instances, t->instances == 1 ? "" : "s", t->stall_cycles,
-					an_sg_place(src, t->use_pc, "the operation ", u, sizeof(u)));
-				fprintf(f, "     usual rewrite: issue it (and the %zu instructions it needs) before the WAIT, "
-					   "or defer the WAIT to the first use of its data (suggest --rounds)\n",
+				fprintf(
+				    f,
+				    "  the %s is idle behind %s, %zu instance%s, %" PRIu64
+				    " stall cycles in all (the replay's stalls); %s does not need its data\n",
+				    unit_name(t->op_cls),
+				    an_sg_place(src, t->wait_pc, "the WAIT ", b, sizeof(b)), t->instances,
+				    t->instances == 1 ? "" : "s", t->stall_cycles,
+				    an_sg_place(src, t->use_pc, "the operation ", u, sizeof(u)));
+				fprintf(f,
+					"     usual rewrite: issue it (and the %zu instructions it needs) "
+					"before the WAIT, "
+					"or defer the WAIT to the first use of its data (suggest --rounds)\n",
 					t->moves ? t->moved_insns / t->moves - 1 : 0);
 			}
 			if (t->conflict[0])
-				fprintf(f, "     the move as replayed would compute something else (the rewrite must avoid it): "
-					   "%s\n",
+				fprintf(f,
+					"     the move as replayed would compute something else (the rewrite "
+					"must avoid it): "
+					"%s\n",
 					t->conflict);
 			if (t->verified)
-				fprintf(f, "     what-if (the rewrite's move, %zu instance%s, %zu instructions moved): %" PRIu64
-					   " -> %" PRIu64 " cycles, saves %" PRId64 "\n",
-					t->moves, t->moves == 1 ? "" : "s", t->moved_insns, t->cycles_before, t->cycles_after, t->saved);
+				fprintf(f,
+					"     what-if (the rewrite's move, %zu instance%s, %zu instructions "
+					"moved): %" PRIu64 " -> %" PRIu64 " cycles, saves %" PRId64 "\n",
+					t->moves, t->moves == 1 ? "" : "s", t->moved_insns, t->cycles_before,
+					t->cycles_after, t->saved);
 			else if (t->modelled)
-				fprintf(f, "     estimate: saves at most %" PRIu64
-					   " cycles (the stalls; --verify replays the rewrite's move)\n",
+				fprintf(f,
+					"     estimate: saves at most %" PRIu64
+					" cycles (the stalls; --verify replays the rewrite's move)\n",
 					t->stall_cycles);
 			else
-				fprintf(f, "     estimate: saves at most %" PRIu64 " cycles (the stalls; not modelled: %s)\n",
+				fprintf(f,
+					"     estimate: saves at most %" PRIu64
+					" cycles (the stalls; not modelled: %s)\n",
 					t->stall_cycles, t->why_not);
 		}
 	}
@@ -615,12 +651,14 @@ void an_rt_print_json(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 			fputs(kind == AN_RT_ROUND_TRIP ? ",\"use\":" : ",\"op\":", f);
 			an_sched_place_json(f, src, t->use_pc);
 			if (kind == AN_RT_IDLE_UNIT)
-				fprintf(f, ",\"unit\":\"%s\"", t->op_cls == TA1_CLASS_MATRIX ? "mxu" : "vector");
-			fprintf(f, ",\"instances\":%zu,\"stall_cycles\":%" PRIu64 ",\"modelled\":%s", t->instances,
-				t->stall_cycles, t->modelled ? "true" : "false");
+				fprintf(f, ",\"unit\":\"%s\"",
+					t->op_cls == TA1_CLASS_MATRIX ? "mxu" : "vector");
+			fprintf(f, ",\"instances\":%zu,\"stall_cycles\":%" PRIu64 ",\"modelled\":%s",
+				t->instances, t->stall_cycles, t->modelled ? "true" : "false");
 			if (kind == AN_RT_ROUND_TRIP)
 				fprintf(f, ",\"own_buffer\":%s", t->own_buffer ? "true" : "false");
-			fprintf(f, ",\"moves\":%zu,\"moved_instructions\":%zu,\"reason\":", t->moves, t->moved_insns);
+			fprintf(f, ",\"moves\":%zu,\"moved_instructions\":%zu,\"reason\":", t->moves,
+				t->moved_insns);
 			if (t->modelled)
 				fputs("null", f);
 			else
@@ -631,11 +669,14 @@ void an_rt_print_json(FILE *f, const struct snr_deps *d, const struct an_rt *rt)
 			else
 				fputs("null", f);
 			if (t->verified)
-				fprintf(f, ",\"what_if\":{\"cycles_before\":%" PRIu64 ",\"cycles_after\":%" PRIu64
-					   ",\"saved_cycles\":%" PRId64 "},\"estimate_cycles\":null}",
+				fprintf(f,
+					",\"what_if\":{\"cycles_before\":%" PRIu64
+					",\"cycles_after\":%" PRIu64 ",\"saved_cycles\":%" PRId64
+					"},\"estimate_cycles\":null}",
 					t->cycles_before, t->cycles_after, t->saved);
 			else
-				fprintf(f, ",\"what_if\":null,\"estimate_cycles\":%" PRIu64 "}", t->stall_cycles);
+				fprintf(f, ",\"what_if\":null,\"estimate_cycles\":%" PRIu64 "}",
+					t->stall_cycles);
 		}
 		fputs("]", f);
 	}

@@ -37,18 +37,18 @@ struct an_rt_item {
 	 * could run before it (op_cls: TA1_CLASS_VECTOR or _MATRIX) */
 	uint64_t dma_pc, wait_pc, use_pc;
 	unsigned op_cls;
-	size_t instances;       /* executions of the pattern in the window */
-	uint64_t stall_cycles;  /* the replay's stalls at those WAITs (of every DMA each waits for) */
-	size_t moved_insns;     /* what the modelled rewrite moves, all instances */
-	size_t moves;           /* instances the rewrite moves (a round trip's first one stays) */
-	bool own_buffer;        /* the moved DMA needs a buffer of its own (it overwrites data still read) */
-	bool modelled;          /* the rewrite is a move the what-if replays */
-	char why_not[256];      /* not modelled: why */
-	bool verified;          /* the what-if ran */
+	size_t instances;      /* executions of the pattern in the window */
+	uint64_t stall_cycles; /* the replay's stalls at those WAITs (of every DMA each waits for) */
+	size_t moved_insns;    /* what the modelled rewrite moves, all instances */
+	size_t moves;	       /* instances the rewrite moves (a round trip's first one stays) */
+	bool own_buffer;       /* the moved DMA needs a buffer of its own (it overwrites data still read) */
+	bool modelled;	       /* the rewrite is a move the what-if replays */
+	char why_not[256];     /* not modelled: why */
+	bool verified;	       /* the what-if ran */
 	uint64_t cycles_before, cycles_after;
-	int64_t saved;          /* the what-if: cycles_before - cycles_after */
-	char conflict[1024];    /* the what-if's move would compute something else: how ("": it would not) */
-	struct slotted *mv;     /* the move (an_wi_cmp_slotted order) */
+	int64_t saved;	     /* the what-if: cycles_before - cycles_after */
+	char conflict[1024]; /* the what-if's move would compute something else: how ("": it would not) */
+	struct slotted *mv;  /* the move (an_wi_cmp_slotted order) */
 	size_t nmv;
 };
 

@@ -5,15 +5,15 @@
  */
 #include "analyzer/deps.h"
 
-int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
-		      char *err, size_t errlen)
+int snr_suggest_write(struct snr_deps *d, const struct snr_deps_opts *o, unsigned verify_max, bool json,
+		      FILE *out, char *err, size_t errlen)
 {
 	struct snr_suggest_opts so = {.verify_max = verify_max, .json = json};
 	return snr_suggest_report(d, o, &so, out, err, errlen);
 }
 
-int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json, FILE *out,
-		    char *err, size_t errlen)
+int snr_suggest_run(const char *path, const struct snr_deps_opts *o, unsigned verify_max, bool json,
+		    FILE *out, char *err, size_t errlen)
 {
 	struct snr_suggest_opts so = {.verify_max = verify_max, .json = json};
 	struct snr_deps d;
