@@ -296,6 +296,23 @@ static void put_mems(struct snr_buf *b, unsigned n, const struct snr_trace_mem *
 	}
 }
 
+/* A step's few encoded bytes (5-8 on the serving window) appended to the
+ * batch or the held steps by one fixed 16-byte copy where both buffers have
+ * the room (the bytes past n are scratch, overwritten by the next), not
+ * snr_buf_put's call and libc's memcpy: the two were 10% of the recorder's
+ * instructions (callgrind, the 1M serving window). `src` is `from` bytes into
+ * its buffer. */
+static inline void put_step_bytes(struct snr_buf *dst, const struct snr_buf *src, size_t from)
+{
+	size_t n = src->len - from;
+	if (n > 16 || dst->cap - dst->len < 16 || src->cap - from < 16) {
+		snr_buf_put(dst, src->p + from, n);
+		return;
+	}
+	memcpy(dst->p + dst->len, src->p + from, 16);
+	dst->len += n;
+}
+
 int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *s)
 {
 	if (w->cw.failed)
@@ -343,7 +360,7 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 	if (batch_ends)
 		w->batch_steps = w->batch_bytes = 0;
 	if (w->streaming) {
-		snr_buf_put(&w->batch, b->p + prefix, b->len - prefix);
+		put_step_bytes(&w->batch, b, prefix);
 		if (batch_ends) {
 			if (snr_trace_put_batch(&w->out, &w->batch, w->batch_first, w->next_index - w->batch_first))
 				stream_drop(w);
@@ -354,7 +371,7 @@ int snr_trace_add_step(struct snr_trace_writer *w, const struct snr_trace_step *
 		return w_chunk(w, SNR_CHUNK_STEPS, b->p, b->len, false);
 	if (!w->held_count)
 		w->held_first = s->index;
-	snr_buf_put(&w->held, b->p + prefix, b->len - prefix);
+	put_step_bytes(&w->held, b, prefix);
 	w->held_count++;
 	return batch_ends ? emit_held(w) : 0;
 }

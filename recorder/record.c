@@ -1287,8 +1287,8 @@ window:
 		}
 		/* inputs: registers */
 		unsigned nrv = 0;
-		for (int k = snr_regset_next(acc.regs_read, 0); k >= 0 && (size_t)k < r.niregs;
-		     k = snr_regset_next(acc.regs_read, (unsigned)k + 1)) {
+		struct snr_regset_it it_read = snr_regset_iter(acc.regs_read, r.niregs);
+		for (int k = snr_regset_it_next(&it_read); k >= 0; k = snr_regset_it_next(&it_read)) {
 			if (k == r.pc_reg || reg_known[k])
 				continue;
 			reg_known[k] = true;
@@ -1365,8 +1365,8 @@ window:
 		step.nmem = (unsigned)nmiss;
 		step.mem = mv;
 		/* outputs */
-		for (int k = snr_regset_next(acc.regs_written, 0); k >= 0 && (size_t)k < r.niregs;
-		     k = snr_regset_next(acc.regs_written, (unsigned)k + 1)) {
+		struct snr_regset_it it_written = snr_regset_iter(acc.regs_written, r.niregs);
+		for (int k = snr_regset_it_next(&it_written); k >= 0; k = snr_regset_it_next(&it_written)) {
 			reg_known[k] = true;
 			r.stale[k] = true;
 		}

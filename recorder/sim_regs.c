@@ -51,7 +51,8 @@ void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 	/* per step, the registers the last instruction wrote and the pc: the
 	 * simulator changed no other, and what the query sees of the others
 	 * (qval) has not changed since they were last read */
-	for (int k = snr_regset_next(only, 0); k >= 0 && (size_t)k < r->niregs; k = snr_regset_next(only, (unsigned)k + 1))
+	struct snr_regset_it it = snr_regset_iter(only, r->niregs);
+	for (int k = snr_regset_it_next(&it); k >= 0; k = snr_regset_it_next(&it))
 		if (k != r->pc_reg)
 			read_one(r, (size_t)k, false);
 	read_one(r, (size_t)r->pc_reg, false);
