@@ -45,6 +45,7 @@
 #include "recorder/breakpoint.h"
 #include "recorder/record_int.h"
 #include "recorder/record_sim.h"
+#include "recorder/readable_pages.h"
 #include "recorder/sim_regs.h"
 #include "recorder/code_check.h"
 #include "recorder/vdso.h"
@@ -233,65 +234,6 @@ static bool needs_stale(const struct rec *r, const struct snr_insn_access *a)
 }
 
 /* ---- memory the debugger cannot read -------------------------------------------- */
-
-/*
- * Does the instruction read memory the debugger cannot read? Linux maps the
- * vDSO's data pages ([vvar], [vvar_vclock]) into every process, and the
- * vDSO's clock_gettime(), gettimeofday() and time() load the clock from
- * there, but ptrace and /proc/PID/mem (so gdbserver too) answer EIO for
- * them. Such an instruction is run on the target and its outputs are taken
- * as post registers, as rdtsc's are; its step is marked unread (its inputs
- * there are not in the trace). Found by reading one byte of each page the
- * instruction reads for the first time in the window: the answer is kept
- * per page in r->readable and r->unreadable, so a page costs one read per
- * window (with --method sim none: the probe is the page's fetch into the
- * cache, which the capture then reads from). -1 with err for an
- * instruction that also writes memory: its stores' values would come from
- * bytes no replay has.
- */
-static int reads_unreadable(struct rec *r, const struct snr_insn_access *a, const struct snr_ranges *known,
-			    uint64_t index, uint64_t pc, bool *unread, uint64_t *at_out, char *err, size_t errlen)
-{
-	*unread = false;
-	uint64_t where = 0;
-	for (unsigned m = 0; m < a->nmem && !*unread; m++) {
-		const struct snr_mem_region *g = &a->mem[m];
-		if (g->write)
-			continue;
-		uint32_t key = snr_ranges_key(g->space, g->chip);
-		for (uint64_t row = 0; row < g->rows && !*unread; row++) {
-			uint64_t lo = g->addr + (uint64_t)((int64_t)row * g->stride), hi = lo + g->row_bytes;
-			for (uint64_t page = lo & ~(uint64_t)4095; page < hi && !*unread; page += 4096) {
-				uint64_t at = page > lo ? page : lo;
-				struct snr_range in;
-				where = at;
-				if (snr_ranges_find(&r->unreadable, key, at, &in)) {
-					*unread = true;
-					break;
-				}
-				if (snr_ranges_find(&r->readable, key, at, &in) || snr_ranges_find(known, key, at, &in))
-					continue;
-				uint8_t byte;
-				char ferr[300];
-				r->requests += !r->sim;
-				bool bad = r->sim ? snr_ahead_fetch(r->ahead, at, &byte, 1, ferr, sizeof(ferr)) != 0
-						  : r->dbg->read_mem(r->d, at, &byte, 1) != 0;
-				snr_ranges_add(bad ? &r->unreadable : &r->readable, key, page, page + 4096);
-				*unread = bad;
-			}
-		}
-	}
-	*at_out = where;
-	for (unsigned m = 0; m < a->nmem && *unread; m++)
-		if (a->mem[m].write) {
-			snr_fmt(err, errlen,
-				"instruction %llu at 0x%llx reads memory the debugger cannot read (at 0x%llx) and writes "
-				"memory: the bytes it stores cannot be recorded",
-				(unsigned long long)index, (unsigned long long)pc, (unsigned long long)where);
-			return -1;
-		}
-	return 0;
-}
 
 /* ---- stepping ------------------------------------------------------------------ */
 
@@ -1086,8 +1028,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		snr_ranges_free(&known);
 		snr_ranges_free(&written);
 		snr_ranges_free(&code_pages);
-		snr_ranges_free(&r.readable);
-		snr_ranges_free(&r.unreadable);
+		readable_pages_reset(&r);
 		free(cc.e);
 		cc = (struct code_cache){0};
 		free(meta);
@@ -1746,8 +1687,7 @@ out:
 	snr_ranges_free(&known);
 	snr_ranges_free(&written);
 	snr_ranges_free(&code_pages);
-	snr_ranges_free(&r.readable);
-	snr_ranges_free(&r.unreadable);
+	readable_pages_reset(&r);
 	vdso_free(&vd);
 	free(cc.e);
 	free(miss);

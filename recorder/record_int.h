@@ -15,6 +15,8 @@
 #include "recorder/breakpoint.h"
 #include "recorder/record.h"
 #include "recorder/snr_debugger.h"
+
+#define READABLE_HITS 256 /* struct rec's readable_hits */
 #include "sim/snr_sim.h"
 
 /* ---- the code cache: code bytes per pc, read once ---------------------------- */
@@ -70,6 +72,12 @@ struct rec {
 	/* pages the debugger could read, and could not ([vvar]), as probed in
 	 * this window (reads_unreadable) */
 	struct snr_ranges readable, unreadable;
+	/* ranges that answered readable (from readable or the window's known
+	 * memory) for a page, by page (recorder/readable_pages.c); hi 0: none */
+	struct readable_hit {
+		uint64_t lo, hi;
+		uint32_t key;
+	} readable_hits[READABLE_HITS];
 	/* while set, a failure leaves the target halted (leave_halted), and
 	 * this says why it is halted: before it was first continued, or after
 	 * a timeout interrupted it */

@@ -10,6 +10,7 @@
 
 #include "lib/snr_crc.h"
 #include "lib/snr_util.h"
+#include "recorder/readable_pages.h"
 #include "recorder/record_sim.h"
 
 /* Brings the target to window index `index`, reads its registers and
@@ -323,6 +324,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 	stride_drop_pre(sd);
 	stride_clear_wrote(sd);
 	snr_ranges_log_undo(known);
+	readable_pages_forget(r); /* what known answered may be gone */
 	snr_ranges_log_undo(written);
 	memcpy(reg_known, sd->reg_known, r->niregs * sizeof(*reg_known));
 	/* what the summary says of the window so far; the debugger calls stay counted */
