@@ -299,9 +299,9 @@ static void put_mems(struct snr_buf *b, unsigned n, const struct snr_trace_mem *
 /* A step's few encoded bytes (5-8 on the serving window) appended to the
  * batch or the held steps by one fixed 16-byte copy where both buffers have
  * the room (the bytes past n are scratch, overwritten by the next), not
- * snr_buf_put's call and libc's memcpy: the two were 10% of the recorder's
- * instructions (callgrind, the 1M serving window). `src` is `from` bytes into
- * its buffer. */
+ * snr_buf_put's call and libc's memcpy, which cost 70 million more of the
+ * 1,829 million instructions of the 1M serving window's recording
+ * (callgrind). `src` is `from` bytes into its buffer. */
 static inline void put_step_bytes(struct snr_buf *dst, const struct snr_buf *src, size_t from)
 {
 	size_t n = src->len - from;

@@ -6,8 +6,9 @@
  * found readable, or in the window's known memory, is remembered with the
  * range that answered (r->readable_hits, direct-mapped by page): the next
  * read inside that range needs none of the three range searches (unreadable,
- * readable, known), which were 8% of the recorder's instructions on the 1M
- * serving window (callgrind). The answer cannot change while it is
+ * readable, known): reads_unreadable was 137 million of the 1,738 million
+ * instructions of the 1M serving window's recording, 95 million with the
+ * table, of which 32 million are the fetches it makes (callgrind). The answer cannot change while it is
  * remembered: a readable page stays so for the window, and a page goes into
  * r->unreadable only when neither readable nor known; known only grows but
  * for a stride undone, which forgets every answer (readable_pages_forget), as

@@ -92,8 +92,8 @@ struct rec {
  * A word's bits are taken lowest first and cleared, and the words stop at the
  * ISA's last register (TA1's fit in one): finding the next register from an
  * index, masking its word and scanning all SNR_ISA_MAX_REGS / 64 words past
- * the last one, three times a step, was 9% of the recorder's instructions
- * (callgrind, the 1M serving window). */
+ * the last one, three loops a step, cost 56 million more of the 1,829 million
+ * instructions of the 1M serving window's recording (callgrind). */
 struct snr_regset_it {
 	const uint64_t *set;
 	uint64_t bits; /* the current word's registers not yet visited */
