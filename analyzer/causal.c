@@ -681,14 +681,14 @@ static double max_abs_effect(const struct snrh_causal *c, const struct snrh_caus
 
 /* A hot function (of the on-CPU samples) or device candidate (of its
  * device's window) that moves no point. */
-static bool off_path(const struct snrh_causal *c, const struct snrh_causal_cand *cd)
+bool snrh_causal_off_path(const struct snrh_causal *c, const struct snrh_causal_cand *cd)
 {
 	if (cd->bucket || (cd->device_kind ? cd->device_pct : cd->self_pct) < HOT_SELF_PCT)
 		return false;
 	return max_abs_effect(c, cd, c->nspeedups - 1, false) < OFF_PATH_PCT;
 }
 
-static const char *where(const struct snrh_causal_cand *cd, char *buf, size_t len)
+const char *snrh_causal_where(const struct snrh_causal_cand *cd, char *buf, size_t len)
 {
 	if (cd->device_kind)
 		snprintf(buf, len, "%s", cd->device);
@@ -734,9 +734,9 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 									   : "",
 				 cd->name);
 			if (cd->device_kind)
-				fprintf(out, "  %-4zu %-28.28s %-32.32s %7s", ci + 1, nb, where(cd, wb, sizeof(wb)), "-");
+				fprintf(out, "  %-4zu %-28.28s %-32.32s %7s", ci + 1, nb, snrh_causal_where(cd, wb, sizeof(wb)), "-");
 			else
-				fprintf(out, "  %-4zu %-28.28s %-32.32s %6.1f%%", ci + 1, nb, where(cd, wb, sizeof(wb)),
+				fprintf(out, "  %-4zu %-28.28s %-32.32s %6.1f%%", ci + 1, nb, snrh_causal_where(cd, wb, sizeof(wb)),
 					cd->self_pct);
 			for (unsigned s = 0; s < c->nspeedups; s++)
 				fprintf(out, " %+6.1f%%",
@@ -760,7 +760,7 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 	said = 0;
 	for (size_t ci = 0; ci < c->ncands; ci++) {
 		const struct snrh_causal_cand *cd = &c->cands[ci];
-		if (!off_path(c, cd))
+		if (!snrh_causal_off_path(c, cd))
 			continue;
 		if (!said++)
 			fprintf(out, "\noff the critical path (hot, yet speeding them up gains nothing):\n");
@@ -770,7 +770,7 @@ void snrh_causal_text(const struct snrh_causal *c, FILE *out)
 				cd->device_kind == SNRH_CAUSAL_KERNEL ? "kernel" : "transfer", cd->name, cd->device,
 				cd->device_pct);
 		else
-			fprintf(out, "  %s (%s, %.1f%% of on-CPU samples)", cd->name, where(cd, wb, sizeof(wb)),
+			fprintf(out, "  %s (%s, %.1f%% of on-CPU samples)", cd->name, snrh_causal_where(cd, wb, sizeof(wb)),
 				cd->self_pct);
 		fprintf(out, ": %g%% faster changes no progress point's throughput or median latency by %.0f%% or more; "
 			     "what the progress waits for runs elsewhere meanwhile",
@@ -815,7 +815,7 @@ json_t *snrh_causal_json(const struct snrh_causal *c)
 					      cd->name, "rank", (json_int_t)(ci + 1), "self_ms", cd->self_ms, "self_pct",
 					      cd->self_pct, "off_cpu_ms", cd->off_ms, "samples", (json_int_t)cd->samples,
 					      "speedup_pct", c->speedups[s], "effect", eff, "off_critical_path",
-					      off_path(c, cd));
+					      snrh_causal_off_path(c, cd));
 			json_object_set_new(o, "file", cd->file ? json_string(cd->file) : json_null());
 			json_object_set_new(o, "line", cd->file ? json_integer(cd->line) : json_null());
 			if (cd->device_kind) {

@@ -82,6 +82,12 @@ void snrh_causal_predict(const struct snrh_causal *c, size_t cand, double speedu
 			 struct snrh_causal_effect *per_point);
 
 void snrh_causal_text(const struct snrh_causal *c, FILE *out);
+/* Where a candidate is, as the text view names it: "file.c:LINE 0xPC", a
+ * function's module+0xPC without lines, "(bucket)", or a device's name. */
+const char *snrh_causal_where(const struct snrh_causal_cand *cd, char *buf, size_t len);
+/* A hot function (of the on-CPU samples) or device candidate (of its
+ * device's window) that moves no point at the largest speedup. */
+bool snrh_causal_off_path(const struct snrh_causal *c, const struct snrh_causal_cand *cd);
 /* {"progress": [...], "candidates": [{"function"|"bucket"|"kernel"|"transfer", "file", "line",
  * "speedup_pct", "effect": {"POINT": {...}}}, ...], "model": {...}} */
 json_t *snrh_causal_json(const struct snrh_causal *c);

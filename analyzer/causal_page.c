@@ -18,10 +18,12 @@ static const char page_head[] =
 	"<style>body{font-family:sans-serif;margin:1em}.cell{display:inline-block;margin:4px;border:1px solid #ddd;"
 	"vertical-align:top}.head{font-size:13px;padding:4px;width:460px}.plot{width:470px;height:280px}.note{color:#555;max-width:60em}</style>\n<script>\n";
 
-/* Draws one chart per candidate from the JSON in #causal-data: x the
- * candidate's speedup (0 and the speedups predicted), y the change in % of
- * each point's throughput (solid) and latency p50/p99 (dashed, dotted). */
-static const char page_script[] =
+/* Draws one chart per candidate from the JSON in #causal-data into
+ * #plots: x the candidate's speedup (0 and the speedups predicted), y the
+ * change in % of each point's throughput (solid) and latency p50/p99
+ * (dashed, dotted). Each chart's element carries what ECharts drew, read
+ * back from the chart (data-candidate, data-series: [{name, data}]). */
+const char snrh_causal_plots_js[] =
 	"function drawCausal(){\n"
 	" var d=JSON.parse(document.getElementById('causal-data').textContent);\n"
 	" var by={},order=[];\n"
@@ -41,10 +43,38 @@ static const char page_script[] =
 	"    ['latency_p99_pct','p99 latency','dotted']].forEach(function(m){\n"
 	"   var pts=[[0,0]];e.rows.forEach(function(r){pts.push([r.speedup_pct,r.effect[p.name][m[0]]]);});\n"
 	"   series.push({name:p.name+' '+m[1],type:'line',data:pts,lineStyle:{type:m[2]},symbolSize:5});});});\n"
-	"  echarts.init(div).setOption({tooltip:{trigger:'axis'},legend:{bottom:0,type:'scroll'},\n"
+	"  var ch=echarts.init(div);ch.setOption({animation:false,tooltip:{trigger:'axis'},legend:{bottom:0,type:'scroll'},\n"
 	"   grid:{top:30,bottom:50,left:50,right:60},xAxis:{type:'value',name:'speedup %',min:0},\n"
-	"   yAxis:{type:'value',name:'change %'},series:series});});\n"
+	"   yAxis:{type:'value',name:'change %'},series:series});\n"
+	"  div.setAttribute('data-candidate',k);div.setAttribute('data-series',JSON.stringify(ch.getOption().series.map(\n"
+	"   function(s){return {name:s.name,data:s.data};})));});\n"
 	"}\n";
+
+void snrh_causal_note_write(FILE *f)
+{
+	fputs("<p class=\"note\">Each plot: the predicted change of every progress point's throughput "
+	      "(solid), latency p50 (dashed) and p99 (dotted) if that candidate were made faster by the speedup on "
+	      "the x axis, from a replay of the recorded dependency graph (docs/host.md, \"Causal profile\"). A flat "
+	      "line at 0 is a candidate off the critical path. Ranked by the first point's throughput at the largest "
+	      "speedup. Predictions, not measurements.</p>\n",
+	      f);
+}
+
+void snrh_causal_data_write(FILE *f, const struct snrh_causal *c)
+{
+	json_t *j = snrh_causal_json(c);
+	char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	fputs("<script type=\"application/json\" id=\"causal-data\">", f);
+	for (const char *p = text; p && *p; p++) { /* nothing in the data may close the script */
+		if (*p == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(*p, f);
+	}
+	fputs("</script>\n", f);
+	free(text);
+}
 
 int snrh_causal_page(const struct snrh_causal *c, const char *trace_path, const char *out, char *err, size_t errlen)
 {
@@ -52,30 +82,17 @@ int snrh_causal_page(const struct snrh_causal *c, const char *trace_path, const 
 	FILE *f = snr_outfile_fopen(&of, out, err, errlen);
 	if (!f)
 		return -1;
-	json_t *j = snrh_causal_json(c);
-	char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(j);
 	fputs(page_head, f);
 	fwrite(snr_echarts_js, 1, snr_echarts_js_len, f);
 	fputs("\n</script>\n<script>\n", f);
-	fputs(page_script, f);
+	fputs(snrh_causal_plots_js, f);
 	fputs("</script></head><body onload=\"drawCausal()\">\n<h2>Causal profile: ", f);
 	for (const char *p = trace_path; *p; p++) /* the name, HTML-escaped */
 		fputs(*p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;" : (char[]){*p, 0}, f);
-	fputs("</h2>\n<p class=\"note\">Each plot: the predicted change of every progress point's throughput "
-	      "(solid), latency p50 (dashed) and p99 (dotted) if that candidate were made faster by the speedup on "
-	      "the x axis, from a replay of the recorded dependency graph (docs/host.md, \"Causal profile\"). A flat "
-	      "line at 0 is a candidate off the critical path. Ranked by the first point's throughput at the largest "
-	      "speedup. Predictions, not measurements.</p>\n<div id=\"plots\"></div>\n"
-	      "<script type=\"application/json\" id=\"causal-data\">",
-	      f);
-	for (const char *p = text; p && *p; p++) { /* nothing in the data may close the script */
-		if (*p == '<')
-			fputs("\\u003c", f);
-		else
-			fputc(*p, f);
-	}
-	fputs("</script>\n</body></html>\n", f);
-	free(text);
+	fputs("</h2>\n", f);
+	snrh_causal_note_write(f);
+	fputs("<div id=\"plots\"></div>\n", f);
+	snrh_causal_data_write(f, c);
+	fputs("</body></html>\n", f);
 	return snr_outfile_close(&of, true, err, errlen);
 }

@@ -160,6 +160,36 @@ static struct thread_rows *rows_for(struct thread_rows *v, size_t n, uint32_t ti
 	return NULL;
 }
 
+/* Fills rows (one per thread of t, tid and samples set) with each
+ * thread's buckets: time in probed calls, on-CPU samples, off-CPU time. */
+static void bucket_rows(const struct snrh_trace *t, struct thread_rows *rows)
+{
+	struct snrh_bucketer *bk = snrh_bucketer_new(t);
+	for (size_t i = 0; i < t->intervals.n; i++) {
+		struct thread_rows *tr = rows_for(rows, t->threads.n, t->intervals.v[i].tid);
+		if (tr)
+			row_for(tr, snrh_probe_bucket(t, t->intervals.v[i].probe))->in_call_ns +=
+				t->intervals.v[i].end - t->intervals.v[i].start;
+	}
+	for (size_t i = 0; i < t->samples.n; i++) {
+		struct thread_rows *tr = rows_for(rows, t->threads.n, t->samples.v[i].tid);
+		const char *b = snrh_bucket_for(bk, t->samples.v[i].tid, t->samples.v[i].ts, t->samples.v[i].kstack);
+		if (tr)
+			row_for(tr, b ? b : "H:APP")->oncpu_samples++;
+	}
+	for (size_t i = 0; i < t->offcpu.n; i++) {
+		struct thread_rows *tr = rows_for(rows, t->threads.n, t->offcpu.v[i].tid);
+		const char *b = snrh_bucket_for(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start, t->offcpu.v[i].kstack);
+		/* no bucket: said what it is, a preemption or the system call it
+		 * blocked in ("(futex)": a join, a lock, a condition variable) */
+		if (!b)
+			b = (t->offcpu.v[i].state & 3) == 0 ? "(preempted)" : blocked_in(t, t->offcpu.v[i].kstack);
+		if (tr)
+			row_for(tr, b)->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
+	}
+	snrh_bucketer_free(bk);
+}
+
 /* ---- stacks ---- */
 
 /* A user frame's name: its symbol, or, in a module with no symbol for it (a
@@ -289,34 +319,49 @@ static void print_stack(const struct snrh_trace *t, int32_t idx, const char *pre
 	}
 }
 
-/* --json: the thread table (the scheduler's exact totals), on/off-device
- * (analyzer/host_device.c) and the progress points (analyzer/progress.c). */
-static int report_json(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
+/* --json's document: the thread table (the scheduler's exact totals), each
+ * thread's buckets, on/off-device (analyzer/host_device.c) and the progress
+ * points (analyzer/progress.c). */
+json_t *snrh_report_doc(const struct snrh_trace *t, bool truncated, char *err, size_t errlen)
 {
-	json_t *m = t->meta, *threads = json_array();
+	json_t *m = t->meta, *threads = json_array(), *buckets = json_array();
+	uint64_t hz = (uint64_t)json_integer_value(json_object_get(m, "hz"));
+	struct thread_rows *rows = snr_xcalloc(t->threads.n + 1, sizeof(*rows));
 	for (size_t i = 0; i < t->threads.n; i++) {
 		const struct snrh_thread *th = &t->threads.v[i];
+		rows[i].tid = th->tid;
 		json_array_append_new(threads, json_pack("{s:I, s:s, s:I, s:[I,I,I,I]}", "tid", (json_int_t)th->tid, "comm",
 							 snrh_str(t, th->comm), "oncpu_ns", (json_int_t)th->oncpu_ns,
 							 "offcpu_ns_by_state", (json_int_t)th->offcpu_ns[0],
 							 (json_int_t)th->offcpu_ns[1], (json_int_t)th->offcpu_ns[2],
 							 (json_int_t)th->offcpu_ns[3]));
 	}
+	bucket_rows(t, rows);
+	for (size_t i = 0; i < t->threads.n; i++)
+		for (int r = 0; r < rows[i].n; r++) {
+			const struct bucket_row *br = &rows[i].rows[r];
+			json_array_append_new(
+				buckets, json_pack("{s:I, s:s, s:s, s:I, s:I, s:f, s:I}", "tid", (json_int_t)rows[i].tid,
+						   "comm", snrh_str(t, t->threads.v[i].comm), "bucket", br->name,
+						   "in_call_ns", (json_int_t)br->in_call_ns, "oncpu_samples",
+						   (json_int_t)br->oncpu_samples, "oncpu_ms_estimated",
+						   hz ? (double)br->oncpu_samples * 1e3 / (double)hz : 0.0, "offcpu_ns",
+						   (json_int_t)br->offcpu_ns));
+		}
+	free(rows);
 	struct snrh_ondev od;
 	snrh_ondev_build(t, &od);
-	json_t *doc = json_pack("{s:I, s:I, s:I, s:b, s:o, s:o}", "pid", json_integer_value(json_object_get(m, "pid")),
+	json_t *doc = json_pack("{s:I, s:I, s:I, s:b, s:o, s:o, s:o}", "pid", json_integer_value(json_object_get(m, "pid")),
 				"t_start_ns", json_integer_value(json_object_get(m, "t_start_ns")), "t_end_ns",
-				json_integer_value(json_object_get(m, "t_end_ns")), "truncated", o->truncated != NULL,
-				"threads", threads, "on_off_device", snrh_ondev_json(&od));
+				json_integer_value(json_object_get(m, "t_end_ns")), "truncated", truncated,
+				"threads", threads, "buckets", buckets, "on_off_device", snrh_ondev_json(&od));
 	snrh_ondev_free(&od);
 	/* the progress points (analyzer/progress.h) */
 	struct snrh_point *pts = NULL;
-	char perr[300];
-	int npts = snrh_points_build(t, &pts, perr, sizeof(perr));
+	int npts = snrh_points_build(t, &pts, err, errlen);
 	if (npts < 0) {
-		snr_err("%s", perr);
 		json_decref(doc);
-		return -1;
+		return NULL;
 	}
 	json_t *smap = json_object_get(m, "stack_map");
 	if (smap) /* stacks taken and lost, as recorded */
@@ -324,6 +369,17 @@ static int report_json(const struct snrh_trace *t, const struct snrh_report_opts
 	json_object_set_new(doc, "progress",
 			    snrh_progress_json(pts, npts, (uint64_t)json_integer_value(json_object_get(m, "t_start_ns")), 10));
 	snrh_points_free(pts, npts);
+	return doc;
+}
+
+static int report_json(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out)
+{
+	char perr[300];
+	json_t *doc = snrh_report_doc(t, o->truncated != NULL, perr, sizeof(perr));
+	if (!doc) {
+		snr_err("%s", perr);
+		return -1;
+	}
 	int rc = json_dumpf(doc, out, JSON_INDENT(1)) ? -1 : 0;
 	fputc('\n', out);
 	json_decref(doc);
@@ -441,29 +497,7 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 	}
 
 	/* Buckets. */
-	struct snrh_bucketer *bk = snrh_bucketer_new(t);
-	for (size_t i = 0; i < t->intervals.n; i++) {
-		struct thread_rows *tr = rows_for(rows, t->threads.n, t->intervals.v[i].tid);
-		if (tr)
-			row_for(tr, snrh_probe_bucket(t, t->intervals.v[i].probe))->in_call_ns +=
-				t->intervals.v[i].end - t->intervals.v[i].start;
-	}
-	for (size_t i = 0; i < t->samples.n; i++) {
-		struct thread_rows *tr = rows_for(rows, t->threads.n, t->samples.v[i].tid);
-		const char *b = snrh_bucket_for(bk, t->samples.v[i].tid, t->samples.v[i].ts, t->samples.v[i].kstack);
-		if (tr)
-			row_for(tr, b ? b : "H:APP")->oncpu_samples++;
-	}
-	for (size_t i = 0; i < t->offcpu.n; i++) {
-		struct thread_rows *tr = rows_for(rows, t->threads.n, t->offcpu.v[i].tid);
-		const char *b = snrh_bucket_for(bk, t->offcpu.v[i].tid, t->offcpu.v[i].start, t->offcpu.v[i].kstack);
-		/* no bucket: said what it is, a preemption or the system call it
-		 * blocked in ("(futex)": a join, a lock, a condition variable) */
-		if (!b)
-			b = (t->offcpu.v[i].state & 3) == 0 ? "(preempted)" : blocked_in(t, t->offcpu.v[i].kstack);
-		if (tr)
-			row_for(tr, b)->offcpu_ns += t->offcpu.v[i].end - t->offcpu.v[i].start;
-	}
+	bucket_rows(t, rows);
 	fprintf(out, "\nbuckets (gPerf host side; on-CPU estimated from samples, off-CPU from blocks >= threshold)\n");
 	fprintf(out, "%-16s %8s %-12s %12s %12s %12s\n", "thread", "tid", "bucket", "in-call ms", "on-CPU ms~",
 		"off-CPU ms");
@@ -623,7 +657,6 @@ int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FI
 		}
 		json_decref(doc);
 	}
-	snrh_bucketer_free(bk);
 	free(rows);
 	return rc ? -1 : 0;
 }

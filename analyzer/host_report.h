@@ -6,6 +6,8 @@
 #ifndef SNR_HOST_REPORT_H
 #define SNR_HOST_REPORT_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/snr_host_trace.h"
@@ -30,5 +32,11 @@ const char *snrh_bucket_at(const struct snrh_bucketer *b, uint32_t tid, uint64_t
 const char *snrh_bucket_for(const struct snrh_bucketer *b, uint32_t tid, uint64_t ts, int32_t kstack);
 
 int snrh_report(const struct snrh_trace *t, const struct snrh_report_opts *o, FILE *out);
+/* `snr host report --json`'s document: pid, t_start_ns, t_end_ns,
+ * truncated, threads (the scheduler's exact totals), buckets (per thread:
+ * in-call time, on-CPU samples and their estimated time, off-CPU time),
+ * on_off_device and progress. NULL with err when the progress points
+ * cannot be built (a malformed META). */
+json_t *snrh_report_doc(const struct snrh_trace *t, bool truncated, char *err, size_t errlen);
 
 #endif

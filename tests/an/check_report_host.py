@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Checks the host page of `snr report H.snrh` (the DOM after its scripts ran,
+from headless Chromium) against `snr host report --json` and `snr host causal
+--json` of the same trace.
+
+usage: check_report_host.py DOM.html REPORT.json CAUSAL.json PAGE.html
+CAUSAL.json is empty when the trace has no progress point.
+"""
+import html.parser
+import json
+import re
+import sys
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables = {}   # class -> [[cell text]]
+        self.rank = {}     # data-point -> [[cell text]]
+        self.plots = []    # (data-candidate, data-series)
+        self.off_path = []
+        self.ids = {}      # id -> text
+        self._table = None
+        self._row = None
+        self._cell = None
+        self._id = []      # (id, depth) of open elements with an id whose text we keep
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self._depth += 1
+        if tag == 'table':
+            rows = []
+            if a.get('class') == 'causal-rank':
+                self.rank[a.get('data-point')] = rows
+            elif a.get('class'):
+                self.tables[a['class']] = rows
+            self._table = rows
+        elif tag == 'tr' and self._table is not None:
+            self._row = []
+        elif tag in ('td', 'th') and self._row is not None:
+            self._cell = ''
+        elif tag == 'div' and a.get('class') == 'plot' and 'data-series' in a:
+            self.plots.append((a['data-candidate'], json.loads(a['data-series'])))
+        elif tag == 'li' and 'data-name' in a:
+            self.off_path.append(a['data-name'])
+        if a.get('id') in ('errors', 'causal-none', 'host-truncated', 'host-no-device', 'host-no-progress'):
+            self.ids[a['id']] = ''
+            self._id.append((a['id'], self._depth))
+
+    def handle_endtag(self, tag):
+        if tag in ('td', 'th') and self._cell is not None and self._row is not None:
+            self._row.append(self._cell.strip())
+            self._cell = None
+        elif tag == 'tr' and self._row is not None:
+            if self._row and self._table is not None:
+                self._table.append(self._row)
+            self._row = None
+        elif tag == 'table':
+            self._table = None
+        if self._id and self._id[-1][1] == self._depth:
+            self._id.pop()
+        self._depth -= 1
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+        for i, _ in self._id:
+            self.ids[i] += data
+
+
+def near(text, want, places):
+    got = float(text.replace('%', '').replace('~', '').replace('+', ''))
+    return abs(got - want) <= 0.5 * 10 ** -places + 1e-9
+
+
+def main():
+    dom, rep_path, causal_path, page_path = sys.argv[1:5]
+    p = Page()
+    p.feed(open(dom, encoding='utf-8').read())
+    rep = json.load(open(rep_path))
+    ctext = open(causal_path).read().strip()
+    causal = json.loads(ctext) if ctext else None
+    bad = []
+
+    # self-contained: the page's own markup loads no URL
+    s = open(page_path, encoding='utf-8').read()
+    markup = re.sub(r'(?s)(<script[^>]*>).*?(</script>)', r'\1\2', s)
+    if re.findall(r'(?i)<[a-z]+[^>]*\b(?:src|href)\s*=\s*(?!"#)', markup):
+        bad.append('the page references an external resource')
+    if p.ids.get('errors', '').strip():
+        bad.append('script errors on the page: ' + p.ids['errors'])
+
+    # threads: the scheduler's totals
+    th = p.tables.get('host-threads', [])[1:]
+    if len(th) != len(rep['threads']):
+        bad.append(f'{len(th)} thread rows, want {len(rep["threads"])}')
+    for row, t in zip(th, rep['threads']):
+        st = t['offcpu_ns_by_state']
+        if row[0] != t['comm'] or int(row[1]) != t['tid'] or not near(row[2], t['oncpu_ns'] / 1e6, 3) or \
+                not near(row[3], sum(st) / 1e6, 3) or not all(near(row[4 + k], st[k] / 1e6, 3) for k in range(4)):
+            bad.append(f'thread row {row} is not {t}')
+    # buckets
+    bk = p.tables.get('host-buckets', [])[1:]
+    if len(bk) != len(rep['buckets']) or not bk:
+        bad.append(f'{len(bk)} bucket rows, want {len(rep["buckets"])} (and some)')
+    for row, b in zip(bk, rep['buckets']):
+        if int(row[1]) != b['tid'] or row[2] != b['bucket'] or not near(row[3], b['in_call_ns'] / 1e6, 3) or \
+                int(row[4]) != b['oncpu_samples'] or not near(row[6], b['offcpu_ns'] / 1e6, 3):
+            bad.append(f'bucket row {row} is not {b}')
+    # progress points: the same figures as the causal profile's (recorded) ones
+    pr = p.tables.get('host-progress', [])[1:]
+    if len(pr) != len(rep['progress']):
+        bad.append(f'{len(pr)} progress rows, want {len(rep["progress"])}')
+    cprog = {x['name']: x for x in causal['progress']} if causal else {}
+    for row, x in zip(pr, rep['progress']):
+        d = x['latency_ms'] if x['kind'] == 'latency' else x['interarrival_ms']
+        if row[0] != x['name'] or int(row[2]) != x['count'] or not near(row[3], x['per_second'], 3) or \
+                not all(near(row[5 + k], d[q], 3) for k, q in enumerate(('p50', 'p90', 'p99', 'max'))):
+            bad.append(f'progress row {row} is not {x}')
+        c = cprog.get(x['name'])
+        if causal and (not c or int(row[2]) != c['count'] or not near(row[3], c['per_second'], 3) or
+                       not all(near(row[5 + k], c['latency_ms'][q], 3) for k, q in enumerate(('p50', 'p90', 'p99')))):
+            bad.append(f'progress row {row} is not the causal profile\'s {c}')
+    if not rep['progress'] and 'host-no-progress' not in p.ids:
+        bad.append('no progress point, and the page does not say so')
+    # devices
+    devs = rep['on_off_device']['devices']
+    dv = p.tables.get('host-devices', [])[1:]
+    if len(dv) != len(devs) or (not devs and 'host-no-device' not in p.ids):
+        bad.append(f'{len(dv)} device rows, want {len(devs)}')
+    for row, d in zip(dv, devs):
+        keys = ('window_ns', 'on_device_ns', 'compute_only_ns', 'transfer_only_ns', 'both_ns', 'queued_ns', 'idle_ns')
+        if row[0] != d['device'] or not all(near(row[2 + k], d[key] / 1e6, 3) for k, key in enumerate(keys)) or \
+                not near(row[9], 100 * d['active_ratio'], 1):
+            bad.append(f'device row {row} is not {d}')
+
+    if not causal:
+        if 'causal-none' not in p.ids or 'progress point' not in p.ids['causal-none']:
+            bad.append('no causal profile, and the page does not say why')
+        if p.plots:
+            bad.append('plots without a causal profile')
+    else:
+        def key(c):
+            if 'kernel' in c:
+                return f'kernel {c["kernel"]} ({c["device"]})'
+            if 'transfer' in c:
+                return f'transfer {c["transfer"]} ({c["device"]})'
+            return ('bucket ' + c['bucket']) if 'bucket' in c else c['function']
+        by = {}
+        for c in causal['candidates']:
+            by.setdefault(key(c), []).append(c)
+        plots = dict(p.plots)
+        if sorted(plots) != sorted(by):
+            bad.append(f'plots for {sorted(plots)}, candidates {sorted(by)}')
+        for k, rows in by.items():
+            series = {s['name']: s['data'] for s in plots.get(k, [])}
+            for pt in causal['progress']:
+                for m, label in (('throughput_pct', 'throughput'), ('latency_p50_pct', 'p50 latency'),
+                                 ('latency_p99_pct', 'p99 latency')):
+                    want = [[0, 0]] + [[r['speedup_pct'], r['effect'][pt['name']][m]] for r in rows]
+                    got = series.get(f'{pt["name"]} {label}')
+                    if got != want:
+                        bad.append(f'{k}: plot {pt["name"]} {label} is {got}, want {want}')
+        # the ranking, per point: rank order and the throughput change at each speedup
+        ranked = sorted(by.values(), key=lambda rows: rows[0]['rank'])
+        for pt in causal['progress']:
+            t = p.rank.get(pt['name'], [])[1:]
+            if len(t) != len(ranked):
+                bad.append(f'{pt["name"]}: {len(t)} ranked rows, want {len(ranked)}')
+            for row, rows in zip(t, ranked):
+                c = rows[0]
+                name = c.get('function') or c.get('bucket') or c.get('kernel') or c.get('transfer')
+                if int(row[0]) != c['rank'] or row[2] != name:
+                    bad.append(f'{pt["name"]}: rank row {row[:3]} is not #{c["rank"]} {name}')
+                for i, r in enumerate(rows):
+                    if not near(row[5 + i], r['effect'][pt['name']]['throughput_pct'], 1):
+                        bad.append(f'{pt["name"]}: {name} at {r["speedup_pct"]}%: {row[5 + i]}, want '
+                                   f'{r["effect"][pt["name"]]["throughput_pct"]:+.1f}%')
+                if c.get('file') and not row[3].startswith(c['file'].split('/')[-1] + ':' + str(c['line'])):
+                    bad.append(f'{name}: where {row[3]!r}, want {c["file"]}:{c["line"]}')
+        off = sorted({c.get('function') or c.get('kernel') or c.get('transfer')
+                      for c in causal['candidates'] if c['off_critical_path']})
+        if sorted(p.off_path) != off:
+            bad.append(f'off the critical path: the page names {sorted(p.off_path)}, the profile {off}')
+        print(f'{len(by)} candidates plotted, {len(causal["progress"])} points; off the critical path: {off}')
+    for b in bad[:20]:
+        print(b)
+    sys.exit(1 if bad else 0)
+
+
+main()
