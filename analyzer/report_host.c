@@ -75,7 +75,9 @@ static void threads_write(FILE *f, const json_t *doc)
 {
 	fputs("<h2 id=\"host-threads\">Threads: on and off CPU</h2>\n<p>The scheduler's exact totals (every switch); "
 	      "off CPU by the state the thread left the CPU in: R preempted, S sleeping (a lock, a condition, a "
-	      "wait), D uninterruptible (I/O).</p>\n<div id=\"c-host-threads\" class=\"chart\"></div>\n"
+	      "wait), D uninterruptible (I/O). Below it, the timeline: each thread's off-CPU intervals (the recorded blocks) "
+	      "by state and its on-CPU samples, over the recording.</p>\n<div id=\"c-host-threads\" class=\"chart\"></div>\n"
+	      "<div id=\"c-host-timeline\" class=\"chart\"></div>\n<p id=\"host-timeline-what\"></p>\n"
 	      "<table class=\"host-threads\"><tr><th>thread</th><th class=\"num\">tid</th><th class=\"num\">on-CPU ms</th>"
 	      "<th class=\"num\">off-CPU ms</th><th class=\"num\">R ms</th><th class=\"num\">S ms</th>"
 	      "<th class=\"num\">D ms</th><th class=\"num\">other ms</th></tr>\n",
@@ -292,12 +294,85 @@ static void causal_write(FILE *f, const struct snrh_causal *c)
 	snrh_causal_data_write(f, c);
 }
 
+/* The timeline's data: each thread a lane, its off-CPU intervals by state
+ * and its on-CPU samples, in ms from the trace's start. Past TIMELINE_MAX
+ * of either, the longest intervals (the samples evenly thinned) are kept
+ * and the page says how many of how many it draws. */
+#define TIMELINE_MAX 20000
+
+static int offcpu_longer(const void *a, const void *b)
+{
+	const struct snrh_offcpu *x = *(const struct snrh_offcpu *const *)a, *y = *(const struct snrh_offcpu *const *)b;
+	uint64_t dx = x->end - x->start, dy = y->end - y->start;
+	return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static json_t *timeline_json(const struct snrh_trace *t)
+{
+	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_start_ns"));
+	uint64_t t1 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_end_ns"));
+	json_t *lanes = json_array(), *iv = json_array(), *smp = json_array();
+	for (size_t i = 0; i < t->threads.n; i++) {
+		char name[96];
+		snprintf(name, sizeof(name), "%s %u", snrh_str(t, t->threads.v[i].comm), t->threads.v[i].tid);
+		json_array_append_new(lanes, json_string(name));
+	}
+	const struct snrh_offcpu **v = snr_xcalloc(t->offcpu.n + 1, sizeof(*v));
+	for (size_t i = 0; i < t->offcpu.n; i++)
+		v[i] = &t->offcpu.v[i];
+	if (t->offcpu.n > TIMELINE_MAX)
+		snr_qsort(v, t->offcpu.n, sizeof(*v), offcpu_longer);
+	for (size_t i = 0; i < t->offcpu.n && i < TIMELINE_MAX; i++)
+		for (size_t l = 0; l < t->threads.n; l++)
+			if (t->threads.v[l].tid == v[i]->tid) {
+				json_array_append_new(iv, json_pack("[I, f, f, I]", (json_int_t)l,
+								    (double)(v[i]->start - t0) / 1e6,
+								    (double)(v[i]->end - t0) / 1e6, (json_int_t)(v[i]->state & 3)));
+				break;
+			}
+	free(v);
+	size_t step = t->samples.n > TIMELINE_MAX ? (t->samples.n + TIMELINE_MAX - 1) / TIMELINE_MAX : 1;
+	for (size_t i = 0; i < t->samples.n; i += step)
+		for (size_t l = 0; l < t->threads.n; l++)
+			if (t->threads.v[l].tid == t->samples.v[i].tid) {
+				json_array_append_new(smp, json_pack("[I, f]", (json_int_t)l,
+								     (double)(t->samples.v[i].ts - t0) / 1e6));
+				break;
+			}
+	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:f}", "lanes", lanes, "offcpu", iv, "samples", smp, "offcpu_total",
+			 (json_int_t)t->offcpu.n, "samples_total", (json_int_t)t->samples.n, "span_ms",
+			 t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0);
+}
+
+/* The timeline: per thread, its off-CPU intervals as bars colored by state
+ * and its on-CPU samples as ticks; zoom with the wheel or the slider. */
+static const char timeline_js[] =
+	"(function(){var L=window.SNR_HOST_TL,el=document.getElementById('c-host-timeline');\n"
+	"var col=HOST_STATE_COLORS,st=['R (preempted)','S (sleeping)','D (uninterruptible)','other'];\n"
+	"el.style.height=Math.max(180,90+30*L.lanes.length)+'px';\n"
+	"var rect=function(p,api){var l=api.value(0),a=api.coord([api.value(1),l]),b=api.coord([api.value(2),l]),\n"
+	" h=api.size([0,1])[1]*0.6;return {type:'rect',shape:{x:a[0],y:a[1]-h/2,width:Math.max(b[0]-a[0],1),height:h},\n"
+	" style:{fill:col[api.value(3)]}};};\n"
+	"var series=st.map(function(n,k){return {name:'off CPU, '+n,type:'custom',renderItem:rect,encode:{x:[1,2],y:0},\n"
+	" itemStyle:{color:col[k]},data:L.offcpu.filter(function(v){return v[3]===k;})};});\n"
+	"series.unshift({name:'on CPU (a sample)',type:'custom',itemStyle:{color:'#fac858'},encode:{x:1,y:0},\n"
+	" data:L.samples,renderItem:function(p,api){var a=api.coord([api.value(1),api.value(0)]),h=api.size([0,1])[1]*0.6;\n"
+	"  return {type:'rect',shape:{x:a[0],y:a[1]-h/2,width:1,height:h},style:{fill:'#fac858'}};}});\n"
+	"echarts.init(el,null,{renderer:'canvas'}).setOption({animation:false,legend:{top:0},tooltip:{},\n"
+	" grid:{top:40,left:160,right:30,bottom:60},dataZoom:[{type:'slider',xAxisIndex:0},{type:'inside',xAxisIndex:0}],\n"
+	" xAxis:{type:'value',name:'ms',min:0,max:L.span_ms},yAxis:{type:'category',data:L.lanes,inverse:true},series:series});\n"
+	"document.getElementById('host-timeline-what').textContent='Off-CPU intervals: '+L.offcpu.length+' drawn of '+\n"
+	" L.offcpu_total+(L.offcpu.length<L.offcpu_total?' (the longest)':'')+'; on-CPU samples: '+L.samples.length+' drawn of '+\n"
+	" L.samples_total+(L.samples.length<L.samples_total?' (evenly thinned)':'')+'.';})();\n";
+
 /* The threads' chart: on-CPU and each off-CPU state per thread, stacked. */
 static const char threads_js[] =
+	"var HOST_STATE_COLORS=['#91cc75','#5470c6','#ee6666','#999'];\n"
 	"(function(){var H=window.SNR_HOST,st=['R (preempted)','S (sleeping)','D (uninterruptible)','other'];\n"
 	"var names=H.threads.map(function(t){return t.comm+' '+t.tid;});\n"
-	"var series=[{name:'on CPU',type:'bar',stack:'t',data:H.threads.map(function(t){return t.oncpu_ns/1e6;})}].concat(\n"
-	" st.map(function(n,k){return {name:'off CPU, '+n,type:'bar',stack:'t',\n"
+	"var series=[{name:'on CPU',type:'bar',stack:'t',itemStyle:{color:'#fac858'},\n"
+	" data:H.threads.map(function(t){return t.oncpu_ns/1e6;})}].concat(\n"
+	" st.map(function(n,k){return {name:'off CPU, '+n,type:'bar',stack:'t',itemStyle:{color:HOST_STATE_COLORS[k]},\n"
 	"  data:H.threads.map(function(t){return t.offcpu_ns_by_state[k]/1e6;})};}));\n"
 	"var el=document.getElementById('c-host-threads');el.style.height=Math.max(160,60+28*names.length)+'px';\n"
 	"echarts.init(el,null,{renderer:'svg'}).setOption({animation:false,tooltip:{trigger:'axis'},legend:{top:0},\n"
@@ -387,8 +462,15 @@ int an_report_host(const char *in, const char *out)
 	char *js = json_dumps(doc, JSON_COMPACT);
 	script_json(f, js);
 	free(js);
+	fputs(";\nwindow.SNR_HOST_TL = ", f);
+	json_t *tl = timeline_json(&t);
+	js = json_dumps(tl, JSON_COMPACT);
+	json_decref(tl);
+	script_json(f, js);
+	free(js);
 	fputs(";\n", f);
 	fputs(threads_js, f);
+	fputs(timeline_js, f);
 	if (have_causal)
 		fputs("drawCausal();\n", f);
 	fputs("</script>\n</body></html>\n", f);

@@ -44,7 +44,7 @@ class Page(html.parser.HTMLParser):
             self.plots.append((a['data-candidate'], json.loads(a['data-series'])))
         elif tag == 'li' and 'data-name' in a:
             self.off_path.append(a['data-name'])
-        if a.get('id') in ('errors', 'causal-none', 'host-truncated', 'host-no-device', 'host-no-progress'):
+        if a.get('id') in ('errors', 'causal-none', 'host-timeline-what', 'host-truncated', 'host-no-device', 'host-no-progress'):
             self.ids[a['id']] = ''
             self._id.append((a['id'], self._depth))
 
@@ -100,6 +100,25 @@ def main():
         if row[0] != t['comm'] or int(row[1]) != t['tid'] or not near(row[2], t['oncpu_ns'] / 1e6, 3) or \
                 not near(row[3], sum(st) / 1e6, 3) or not all(near(row[4 + k], st[k] / 1e6, 3) for k in range(4)):
             bad.append(f'thread row {row} is not {t}')
+    # the timeline: each thread's off-CPU intervals add up to its buckets' off-CPU time, its
+    # on-CPU samples to its buckets' samples (all drawn: the recordings are short)
+    m = re.search(r'window\.SNR_HOST_TL = (\{.*?\});\n', s)
+    tl = json.loads(m.group(1)) if m else None
+    if not tl:
+        bad.append('no timeline data on the page')
+    else:
+        for lane, t in enumerate(rep['threads']):
+            off = sum(e - b for l, b, e, _ in tl['offcpu'] if l == lane)
+            want = sum(b['offcpu_ns'] for b in rep['buckets'] if b['tid'] == t['tid']) / 1e6
+            n = sum(1 for l, _ in tl['samples'] if l == lane)
+            nwant = sum(b['oncpu_samples'] for b in rep['buckets'] if b['tid'] == t['tid'])
+            if abs(off - want) > 1e-3 or n != nwant:
+                bad.append(f'timeline lane {lane} ({t["tid"]}): {off:.6f} ms off CPU, {n} samples; '
+                           f'the buckets: {want:.6f} ms, {nwant} samples')
+        said = f'Off-CPU intervals: {len(tl["offcpu"])} drawn of {tl["offcpu_total"]}; ' \
+               f'on-CPU samples: {len(tl["samples"])} drawn of {tl["samples_total"]}.'
+        if p.ids.get('host-timeline-what') != said or len(tl['offcpu']) != tl['offcpu_total']:
+            bad.append(f'the timeline says {p.ids.get("host-timeline-what")!r}, want {said!r}, all drawn')
     # buckets
     bk = p.tables.get('host-buckets', [])[1:]
     if len(bk) != len(rep['buckets']) or not bk:
