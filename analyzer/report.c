@@ -949,7 +949,7 @@ static void usage(FILE *f)
 		   "                  [--config M.json] [--trace T.snrt] [--interval CYCLES] [--elf PROG]\n"
 		   "                  [--allow-truncated] [--inline-max BYTES]\n"
 		   "       snr report SET|FILE... -o report.html [OPTIONS]\n"
-		   "       snr report H.snrh -o report.html [--allow-truncated] [--force]\n"
+		   "       snr report H.snrh [CUPTI.snrh...] -o report.html [--allow-truncated] [--force]\n"
 		   "\n"
 		   "One self-contained HTML file (no network needed to open it; for a window whose full\n"
 		   "data exceeds --inline-max, the page and the folder FILE.d beside it): summary (cycles, every\n"
@@ -994,7 +994,7 @@ static void usage(FILE *f)
 		   "A host trace (`snr host record`, H.snrh): the host page: each thread's on- and off-CPU\n"
 		   "time and buckets, the progress points, on/off-device, and the causal profile (as `snr\n"
 		   "host causal`: the ranking, the hot names off the critical path, a plot of effect\n"
-		   "against speedup per candidate).\n"
+		   "against speedup per candidate). CUPTI's files given after it merge into it.\n"
 		   "\n"
 		   "The source page needs the program's line tables (snr cc -g; the ELF the trace names, or\n"
 		   "--elf PROG); without them lines are functions.\n");
@@ -1066,7 +1066,7 @@ int snr_cmd_report(int argc, char **argv)
 	const char *const named[] = {compare, config, trace};
 	if (snr_output_preflight("report", out_path, argv + optind, argc - optind, named, 3))
 		return 1;
-	if (optind + 1 == argc && an_is_host_trace(argv[optind])) { /* the host page: report_host.c */
+	if (an_is_host_trace(argv[optind])) { /* the host page: report_host.c */
 		const char *dev_only = compare ? "compare" : trace ? "trace" : config ? "config" : source_dir ? "source-dir"
 				       : interval ? "interval" : NULL;
 		if (dev_only) {
@@ -1074,7 +1074,7 @@ int snr_cmd_report(int argc, char **argv)
 				argv[optind]);
 			return 2;
 		}
-		return an_report_host(argv[optind], out_path);
+		return an_report_host(argc - optind, argv + optind, out_path);
 	}
 	if (optind + 1 != argc || snr_is_set(argv[optind])) { /* several windows: report_windows.c */
 		if (compare || trace) {

@@ -379,22 +379,34 @@ static const char threads_js[] =
 	" grid:{top:40,left:160,right:30,bottom:30},yAxis:{type:'category',data:names,inverse:true},\n"
 	" xAxis:{type:'value',name:'ms'},series:series});})();\n";
 
-int an_report_host(const char *in, const char *out)
+int an_report_host(int n, char **paths, const char *out)
 {
-	char err[700];
+	char err[700], why[700] = "";
+	const char *in = paths[0], *cut = NULL;
 	struct snrh_trace t;
 	snrh_trace_init(&t);
 	json_object_clear(t.meta);
 	bool truncated = false;
-	if (snrh_trace_read_partial(&t, in, &truncated, err, sizeof(err))) {
-		snr_err("report: %s", err);
-		snrh_trace_free(&t);
-		return 1;
+	for (int i = 0; i < n; i++) { /* later files (CUPTI's) merge into the first, as for `snr host report` */
+		bool part = false;
+		if (!an_is_host_trace(paths[i])) {
+			snr_err("report: %s is not a host trace (.snrh); a host trace's page takes host traces only", paths[i]);
+			snrh_trace_free(&t);
+			return 2;
+		}
+		if (snrh_trace_read_partial(&t, paths[i], &part, err, sizeof(err))) {
+			snr_err("report: %s", err);
+			snrh_trace_free(&t);
+			return 1;
+		}
+		if (part && !cut) {
+			cut = paths[i];
+			snprintf(why, sizeof(why), "%s", err);
+		}
+		truncated |= part;
 	}
-	char why[700] = "";
 	if (truncated) {
-		snprintf(why, sizeof(why), "%s", err);
-		if (snr_partial_check(in, why, err, sizeof(err))) {
+		if (snr_partial_check(cut, why, err, sizeof(err))) {
 			snr_err("report: %s", err);
 			snrh_trace_free(&t);
 			return 1;
