@@ -191,7 +191,8 @@ static void device_write(FILE *f, const json_t *doc)
 			ms(d, "both_ns"), ms(d, "queued_ns"), ms(d, "idle_ns"),
 			100.0 * json_number_value(json_object_get(d, "active_ratio")));
 	}
-	fputs("</table>\n<table class=\"host-work\"><tr><th>device</th><th>kind</th><th>name</th><th class=\"num\">count</th>"
+	fputs("</table>\n<h3>Per piece of work: its time on the device and the host's waits for it</h3>\n"
+	      "<table class=\"host-work\"><tr><th>device</th><th>kind</th><th>name</th><th class=\"num\">count</th>"
 	      "<th class=\"num\">busy ms</th><th class=\"num\">queued ms</th><th class=\"num\">host waits</th>"
 	      "<th class=\"num\">host wait ms</th></tr>\n",
 	      f);
@@ -399,14 +400,17 @@ int an_report_host(int n, char **paths, const char *out)
 			snrh_trace_free(&t);
 			return 1;
 		}
-		if (part && !cut) {
+		if (part && !cut) { /* err: "PATH: truncated after ...", said below as "PATH is partial: it holds ..." */
+			size_t pl = strlen(paths[i]);
 			cut = paths[i];
-			snprintf(why, sizeof(why), "%s", err);
+			snprintf(why, sizeof(why), "%s", !strncmp(err, cut, pl) && !strncmp(err + pl, ": ", 2) ? err + pl + 2 : err);
 		}
 		truncated |= part;
 	}
 	if (truncated) {
-		if (snr_partial_check(cut, why, err, sizeof(err))) {
+		char what[800];
+		snprintf(what, sizeof(what), "what was written before it ended (%s)", why);
+		if (snr_partial_check(cut, what, err, sizeof(err))) {
 			snr_err("report: %s", err);
 			snrh_trace_free(&t);
 			return 1;
@@ -445,7 +449,7 @@ int an_report_host(int n, char **paths, const char *out)
 	      "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #eee}\n"
 	      ".num{text-align:right;font-variant-numeric:tabular-nums}.chart{width:1100px;height:300px}\n"
 	      "#errors{display:none;color:#b00;white-space:pre}nav a{margin-right:14px}\n"
-	      ".cell{display:inline-block;margin:4px;border:1px solid #ddd;vertical-align:top}"
+	      ".causal-rank td,.causal-rank th{padding:2px 5px;font-size:12px}.cell{display:inline-block;margin:4px;border:1px solid #ddd;vertical-align:top}"
 	      ".head{font-size:13px;padding:4px;width:460px}.plot{width:470px;height:280px}.note{color:#555;max-width:60em}\n"
 	      "</style>\n<script>\nwindow.addEventListener('error',function(e){var p=document.getElementById('errors');"
 	      "if(p){p.textContent+=String(e.message)+'\\n';p.style.display='block';}});\n",
