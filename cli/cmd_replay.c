@@ -127,6 +127,9 @@ static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json, b
 	if (threads_given) /* stderr only: stdout, --json and -o are the same for every N */
 		fprintf(stderr, "snr: replay: %u thread%s ran the chips' own parts (loading, end-state checks, metrics "
 			"files); the timing simulation ran on one\n", r.threads, r.threads == 1 ? "" : "s");
+	if (threads_given && r.metrics_threads)
+		fprintf(stderr, "snr: replay: %u thread%s wrote the chips' metrics events while the timing simulation "
+			"ran\n", r.metrics_threads, r.metrics_threads == 1 ? "" : "s");
 	if (!r.ok)
 		fprintf(stderr, "snr: replay: pod %s DIVERGED\n%s", dir, r.report);
 	snr_pod_replay_free(&r);

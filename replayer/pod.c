@@ -40,6 +40,7 @@
 #include "lib/snr_util.h"
 #include "lib/snr_set.h"
 #include "replayer/metrics.h"
+#include "replayer/pod_metrics_threads.h"
 #include "replayer/pod_reorder.h"
 #include "replayer/pod_threads.h"
 #include "replayer/window.h"
@@ -778,6 +779,8 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	struct snr_set_writer *set = NULL;
 	json_t *meta = NULL;
 	int null_fd = -1, rc = -1;
+	const struct snr_tracker **consumers = NULL;
+	struct pod_metrics_threads *mth = NULL;
 	const struct ta1_grm_pod_hooks hooks = {&p, hook_defer, hook_read, hook_wrote};
 	for (unsigned k = 0; k < pod.chips; k++)
 		if (!pod.chip[k].has_flags) {
@@ -850,6 +853,14 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	fabric = ta1_fabric_new(ta1_machine_config(p.m), err, errlen);
 	if (!fabric)
 		goto out;
+	if (set) { /* each chip's metrics events written on threads while the simulation runs */
+		consumers = snr_xcalloc(p.n, sizeof(*consumers));
+		for (unsigned k = 0; k < p.n; k++)
+			consumers[k] = p.c[k].mt;
+		mth = pod_metrics_threads_new(threads, p.n, consumers);
+		for (unsigned k = 0; mth && k < p.n; k++)
+			p.c[k].mt = pod_metrics_threads_tracker(mth, k);
+	}
 	for (unsigned k = 0; k < p.n; k++) {
 		struct chip *c = &p.c[k];
 		c->s = ta1_grm_new_pod(p.m, fabric, k, &hooks, err, errlen);
@@ -917,6 +928,8 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 		if (c->r->cycles > out->cycles)
 			out->cycles = c->r->cycles;
 	}
+	out->metrics_threads = pod_metrics_threads_end(mth); /* every event delivered */
+	mth = NULL;
 	/* each chip's end state on the threads (reads of the settled machine), the differences reported in
 	 * chip order */
 	if (e == TA1_SCHED_DONE) {
@@ -944,6 +957,8 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	}
 	rc = 0;
 out:
+	pod_metrics_threads_end(mth);
+	free(consumers);
 	if (set)
 		mset_abandon(set, p.c, p.n);
 	for (unsigned k = 0; k < p.n; k++) {

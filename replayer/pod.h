@@ -27,6 +27,8 @@ struct snr_pod_replay {
 	uint64_t cycles; /* the pod's: the last chip's end */
 	bool ok;         /* every chip verified */
 	unsigned threads; /* the most threads a per-chip part of the replay ran on (replayer/pod_threads.h) */
+	unsigned metrics_threads; /* -o: the threads that wrote the chips' metrics events while the timing
+				   * simulation ran (replayer/pod_metrics_threads.h); 0: the simulation's own */
 	char report[4096]; /* on divergence: the chip, the instruction, what differs */
 };
 

@@ -9,7 +9,8 @@
 #   per call; the last chip's pc sequence (and chip 0's on 4 chips) equals the
 #   one `record --chip C` records of that chip alone (a chip that ran unrecorded inside the windows would
 #   leave a gap); the program run on after the recording detached computes
-#   the right result on every chip;
+#   the right result on every chip; each pod's replay is the same bytes
+#   (table, --json, -o MSET) with --threads 1, 2, 3 and 8 (pod_same_threads.sh);
 # - `snr trace info POD` lists the chips; a pod's windows are not replayed one
 #   by one as if independent;
 # - refused, named: a chip that never hits the breakpoint (it exits), a chip
@@ -21,6 +22,7 @@
 # usage: pod_record.sh SNR SRCDIR
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../gdb_device.sh"
+. "$(dirname "$0")/pod_same_threads.sh"
 SRC=${2:?usage: pod_record.sh SNR SRCDIR}
 
 "$SNR" cc "$SRC/workloads/allreduce.c" -o "$T/ar.elf" || fail "snr cc allreduce"
@@ -71,6 +73,7 @@ EOF
   cp "$T/out" "$T/$name.replay.json"
   run "$SNR" replay "$T/$name.snrs" --json
   cmp -s "$T/out" "$T/$name.replay.json" || fail "$name: two pod replays differ: $(diff "$T/out" "$T/$name.replay.json" | head -5)"
+  same_every_threads "$name" "$n" # and whatever the thread count
   "$SNR" device "$elf" --chips "$n" --config "$cfg" --timing >"$T/$name.timing" || fail "$name: snr device --timing"
   python3 - "$T/$name.replay.json" "$T/$name.info.json" "$T/$name.timing" "$fn" "$n" "$name" "$T" <<'EOF' || fail "$name: the pod replay against the device's --timing figures"
 import json, re, sys
@@ -277,6 +280,7 @@ import json, sys
 c = json.load(open('$T/out'))['chips']
 assert [x['end'] for x in c] == ['returned', 'returned'] and c[0]['instructions'] > 1000 and c[1]['instructions'] > 2, c
 " || fail "the handoff pod: $(cat "$T/out")"
+same_every_threads whole 2
 
 # usage
 run "$SNR" record --pod --target tcp:127.0.0.1:1 --elf "$T/ar.elf" --breakpoint allreduce --count 10 --method sim -o "$T/x"
