@@ -8,13 +8,16 @@
 # with --threads 1 and 2 (their wall-clock ratio; their stdout and metrics
 # sets compared byte for byte), `snr analyze pod` and `snr report` of the
 # pod's metrics set; prints each step's wall, CPU and peak RSS and checks
-# each stays under 1 GiB (exit 1 if not).
+# each stays under 1 GiB (exit 1 if not). REPEAT (environment, default 3)
+# more pairs of replays, --threads 1 and 2 alternated and compared byte for
+# byte with the first: the ratio of the summed wall times in the one run.
 # usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS]]]
 set -uo pipefail
 SNR=${1:?usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS]]]}
 COUNT=${2:-1M}
 CHIPS=${3:-16}
 ELEMS=${4:-65536}
+REPEAT=${REPEAT:-3} # more --threads 1 / 2 replay pairs, alternated, for the ratio (environment)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/snr-bench
 . "$(dirname "$0")/bench_lib.sh"
 . "$HERE/../tests/gdb_device.sh"
@@ -60,6 +63,21 @@ diff -r "$T/m1.mset" "$T/m.mset" >/dev/null || fail "the replays' metrics sets d
 grep -h "thread" "$T/replay --threads 1.err" "$T/replay --threads 2.err"
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("replayed: %d instructions, pod cycles %d, verified %s" % (sum(c["instructions"] for c in j["chips"]), j["cycles"], j["verified"]))' "$T/r1.json"
 echo "replay wall --threads 1 / --threads 2: $(awk -v a="$w1" -v b="$w2" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}') (outputs byte-identical)"
+# REPEAT more pairs, --threads 1 and 2 alternated so that both see the same load: the ratio of their summed
+# wall times, and each one's CPU seconds per run (the worker threads add CPU; the wall is what they save)
+sum1=$w1 sum2=$w2 cpu1=0 cpu2=0
+for i in $(seq 1 "$REPEAT"); do
+  for t in 1 2; do
+    rm -rf "$T/m.mset"
+    step "replay --threads $t #$i" "$SNR" replay "$T/pod.snrs" --threads "$t" --json -o "$T/m.mset"
+    cmp -s "$T/r1.json" "$T/replay --threads $t #$i.out" || fail "replay --threads $t #$i: --json differs"
+    diff -r "$T/m1.mset" "$T/m.mset" >/dev/null || fail "replay --threads $t #$i: the metrics set differs"
+    c=$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$T/replay --threads $t #$i.time")
+    if [ "$t" = 1 ]; then sum1=$(awk -v a="$sum1" -v b="$WALL" 'BEGIN {print a + b}'); cpu1=$(awk -v a="$cpu1" -v b="$c" 'BEGIN {print a + b}')
+    else sum2=$(awk -v a="$sum2" -v b="$WALL" 'BEGIN {print a + b}'); cpu2=$(awk -v a="$cpu2" -v b="$c" 'BEGIN {print a + b}'); fi
+  done
+done
+[ "$REPEAT" -gt 0 ] && echo "replay wall --threads 1 / --threads 2 over $((REPEAT + 1)) alternated pairs: $(awk -v a="$sum1" -v b="$sum2" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}'); CPU s per run (repeats): $(awk -v a="$cpu1" -v r="$REPEAT" 'BEGIN {printf "%.2f", a / r}') on 1 thread, $(awk -v a="$cpu2" -v r="$REPEAT" 'BEGIN {printf "%.2f", a / r}') on 2 (load $(cut -d' ' -f1 /proc/loadavg))"
 step "analyze pod" "$SNR" analyze pod "$T/m.mset"
 step "report" "$SNR" report "$T/m.mset" -o "$T/report.html"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
