@@ -559,6 +559,60 @@ static int32_t remap_stack(struct rec_state *st, int source, int id, int kernel)
 	return idx;
 }
 
+/* The tracer's own BPF programs in the kernel's symbol table: kallsyms was
+ * read beside their loads, so it may not list them, and a kernel stack's
+ * top frames (the running program) would take the name of whatever symbol
+ * lies below their JIT images. Each function's image is added as
+ * bpf_prog_NAME, which the stack filter drops as the tracer's own. */
+static void add_bpf_ksyms(struct snrh_symbolizer *sym, struct bpf_object *const *objs, unsigned nobjs)
+{
+	size_t n = 0, cap = 0;
+	uint64_t *addr = NULL, *size = NULL;
+	char **names = NULL;
+	for (unsigned o = 0; o < nobjs; o++) {
+		struct bpf_program *prog;
+		bpf_object__for_each_program(prog, objs[o]) {
+			int fd = bpf_program__fd(prog);
+			struct bpf_prog_info info;
+			uint32_t len = sizeof(info);
+			memset(&info, 0, sizeof(info));
+			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.nr_jited_ksyms)
+				continue;
+			uint32_t k = info.nr_jited_ksyms;
+			uint64_t *ks = snr_xcalloc(k, sizeof(*ks));
+			uint32_t *lens = snr_xcalloc(k, sizeof(*lens));
+			memset(&info, 0, sizeof(info));
+			info.nr_jited_ksyms = k;
+			info.jited_ksyms = (uint64_t)(uintptr_t)ks;
+			info.nr_jited_func_lens = k;
+			info.jited_func_lens = (uint64_t)(uintptr_t)lens;
+			len = sizeof(info);
+			if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+				for (uint32_t i = 0; i < k && i < info.nr_jited_ksyms; i++) {
+					if (n == cap) {
+						cap = cap ? cap * 2 : 16;
+						addr = snr_xrealloc(addr, cap * sizeof(*addr));
+						size = snr_xrealloc(size, cap * sizeof(*size));
+						names = snr_xrealloc(names, cap * sizeof(*names));
+					}
+					char name[160];
+					snprintf(name, sizeof(name), "bpf_prog_%s", bpf_program__name(prog));
+					addr[n] = ks[i];
+					size[n] = lens[i];
+					names[n++] = snr_xstrdup(name);
+				}
+			free(ks);
+			free(lens);
+		}
+	}
+	snrh_sym_add_kernel(sym, n, addr, size, (const char *const *)names);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(addr);
+	free(size);
+}
+
 static int open_perf_events(int hz, int **fds_out, int *nfds_out)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -1009,6 +1063,8 @@ int snrh_record(const struct snrh_record_opts *o)
 		pthread_join(ksyms_thread, NULL);
 	ksyms_started = false;
 	snrh_sym_load_kernel(st.sym); /* when no thread could do it */
+	struct bpf_object *own[] = {off_skel->obj, on_skel->obj, bk_skel->obj};
+	add_bpf_ksyms(st.sym, own, 3);
 	snrh_phase(&ph, "kallsyms");
 	st.remap = snr_xcalloc(1, sizeof(*st.remap));
 	st.stack_fd[0] = bpf_map__fd(off_skel->maps.stacks);

@@ -581,6 +581,21 @@ void snrh_sym_load_kernel(struct snrh_symbolizer *s)
 		s->ksyms[i].size = s->ksyms[i + 1].addr - s->ksyms[i].addr;
 }
 
+void snrh_sym_add_kernel(struct snrh_symbolizer *s, size_t n, const uint64_t *addr, const uint64_t *size,
+			 const char *const *name)
+{
+	snrh_sym_load_kernel(s);
+	if (!n)
+		return;
+	s->ksyms = snr_xrealloc(s->ksyms, (s->nksyms + n) * sizeof(*s->ksyms));
+	for (size_t i = 0; i < n; i++)
+		s->ksyms[s->nksyms++] = (struct sym){addr[i], size[i], snr_xstrdup(name[i])};
+	snr_qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), sym_cmp);
+	for (size_t i = 0; i + 1 < s->nksyms; i++)
+		if (s->ksyms[i].addr + s->ksyms[i].size > s->ksyms[i + 1].addr)
+			s->ksyms[i].size = s->ksyms[i + 1].addr - s->ksyms[i].addr;
+}
+
 int snrh_sym_kernel(struct snrh_symbolizer *s, uint64_t addr, const char **sym, uint64_t *offset)
 {
 	snrh_sym_load_kernel(s);

@@ -51,6 +51,11 @@ int snrh_sym_user(struct snrh_symbolizer *s, uint64_t addr, bool return_address,
  * snrh_sym_kernel or here, before the traced command starts, so that the
  * cost is not paid beside it. */
 void snrh_sym_load_kernel(struct snrh_symbolizer *s);
+/* Adds kernel symbols kallsyms did not list when it was read (the
+ * tracer's own BPF programs, loaded beside that read): addr, size and name
+ * per symbol. A symbol read earlier that ran past one of them ends at it. */
+void snrh_sym_add_kernel(struct snrh_symbolizer *s, size_t n, const uint64_t *addr, const uint64_t *size,
+			 const char *const *name);
 int snrh_sym_kernel(struct snrh_symbolizer *s, uint64_t addr, const char **sym, uint64_t *offset);
 /* How an unwind ended: outermost, when it reached the thread's outermost
  * frame, is the address above the highest stack word it read (what a copy

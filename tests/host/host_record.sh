@@ -53,6 +53,13 @@ awk '$1 == "sleeper" && $3 == "(no" { f = 1 } END { exit f }' "$T/facts.report" 
 w=$(awk '/^sleeper;/ && /nanosleep/ { s += $NF } END { print s + 0 }' "$T/facts.offcpu.folded")
 awk -v x="$w" -v w="$sw" 'BEGIN { exit !(x >= 190000 && x <= w * 1050000 + 2000) }' || \
   fail "sleeper nanosleep off-CPU weight $w us, want its own measure $sw s: $(grep '^sleeper' "$T/facts.offcpu.folded" | head -3)"
+# the tracer's own frames (its BPF program, bpf_trace_run*) are not in any
+# stack: every off-CPU stack's innermost kernel frame is the scheduler's
+# switch, where the sched_switch tracepoint fired
+grep -E '(^|;)(bpf_|__bpf_)[^;]*_\[k\]' "$T/facts.offcpu.folded" "$T/facts.oncpu.folded" | head -3 | grep . &&
+  fail "the tracer's own frames in the stacks (above)"
+awk '/_\[k\] [0-9]+$/ { s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";"); if (f[n] !~ /schedule/) print }' \
+  "$T/facts.offcpu.folded" | head -3 | grep . && fail "off-CPU kernel stacks that do not end in __schedule (above)"
 # the CPU-bound loop: on-CPU samples in spin_loop (0.5 s CPU at 99 Hz ~ 49)
 n=$(awk '/spin_loop/ { s += $NF } END { print int(s / 10101) }' "$T/facts.oncpu.folded")
 [ "$n" -ge 25 ] || fail "only $n on-CPU samples in spin_loop, want ~49: $(head -5 "$T/facts.oncpu.folded")"
