@@ -370,11 +370,6 @@ int snr_cmd_record(int argc, char **argv)
 		snr_err("record: --pod records every chip, one window each: not with %s", o.windows ? "--windows" : "--chip");
 		return 2;
 	}
-	if (pod && o.method && !strcmp(o.method, "sim")) {
-		snr_err("record: --pod --method sim is not built (the GRM does not run the whole pod ahead yet); use "
-			"--method step");
-		return 2;
-	}
 	if (pod && !o.target && !run) {
 		snr_err("record: --pod records a TA1 pod on snr device: give --target tcp:HOST:PORT or unix:PATH, or --run PROG.elf --chips N");
 		return 2;

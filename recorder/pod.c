@@ -454,6 +454,21 @@ static int pod_cont_selected(struct snr_dbg *c, int timeout_ms, struct snr_dbg_s
 	return 0;
 }
 
+/* --method sim's fall-back puts chip c back at its last good checkpoint */
+static int pod_write_regs(struct snr_dbg *c, const uint8_t *buf)
+{
+	if (begin(c))
+		return -1;
+	PASS(!c->p->real->write_regs || c->p->real->write_regs(c->p->d, buf));
+}
+
+static int pod_write_mem(struct snr_dbg *c, uint64_t addr, const void *buf, size_t len)
+{
+	if (begin(c))
+		return -1;
+	PASS(!c->p->real->write_mem || c->p->real->write_mem(c->p->d, addr, buf, len));
+}
+
 static int pod_detach(struct snr_dbg *c) { (void)c; return 0; } /* the pod recorder detaches the device */
 static int pod_kill(struct snr_dbg *c) { (void)c; return 0; }
 
@@ -486,6 +501,8 @@ static const struct snr_dbg_ops pod_ops = {
 	.read_regs_cheap = pod_read_regs_cheap,
 	.cont_selected = pod_cont_selected,
 	.close_stopped = pod_close_stopped,
+	.write_regs = pod_write_regs,
+	.write_mem = pod_write_mem,
 };
 
 /* ---- the recording -------------------------------------------------------- */
@@ -518,12 +535,6 @@ static void *chip_main(void *arg)
 int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum, char *err, size_t errlen)
 {
 	memset(sum, 0, sizeof(*sum));
-	if (o->method && !strcmp(o->method, "sim")) {
-		snr_fmt(err, errlen,
-			"--pod --method sim: not built (the GRM does not run the whole pod ahead yet); use --method "
-			"step");
-		return -1;
-	}
 	if (o->windows) {
 		snr_fmt(err, errlen, "--pod records one window per chip; --windows is not taken with it");
 		return -1;
@@ -606,7 +617,7 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 		c->o.dbg = &pod_ops;
 		c->o.chip = (int)k;
 		c->o.out_path = c->out_path;
-		c->o.method = "step";
+		c->o.method = o->method && !strcmp(o->method, "sim") ? "sim" : "step";
 		c->o.progress = false;
 		c->o.stop = NULL;
 		c->o.in_window = NULL;

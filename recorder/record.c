@@ -49,6 +49,7 @@
 #include "recorder/sim_regs.h"
 #include "recorder/code_check.h"
 #include "recorder/vdso.h"
+#include "recorder/pod_sim.h"
 #include "recorder/verify.h"
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
@@ -124,7 +125,6 @@ static void progress(uint64_t done, uint64_t total, double t0, uint64_t requests
 }
 
 /* ---- the recorder ------------------------------------------------------------ */
-
 
 const struct snr_isa_ops *snr_isa_load(const char *path, char *err, size_t errlen)
 {
@@ -1329,10 +1329,11 @@ window:
 			memcpy(prevbuf, r.regbuf, r.regbuf_len);
 		if (!on_target) {
 			struct snr_sim_step ss;
-			if (r.sim->step(r.simst, i, &ss)) {
-				snr_fmt(err, errlen, "instruction %llu at 0x%llx: the simulator failed: %s",
-					(unsigned long long)i, (unsigned long long)pc, r.sim->error(r.simst));
-				goto out;
+			if (r.sim->step(r.simst, i, &ss)) { /* a wait on a peer's signal: recorder/pod_sim.c */
+				if (sim_failed(&r, &sd, &step, &known, &written, reg_known, sum, &cc, w, err, errlen))
+					goto out;
+				start = sd.good;
+				goto window;
 			}
 			st = (struct snr_dbg_stop){.kind = SNR_DBG_STOP_TRAP, .code = 0, .thread = o->chip, .pc = ss.next_pc};
 			memcpy(last_written, acc.regs_written, sizeof(last_written));
@@ -1492,7 +1493,6 @@ window:
 	}
 	if (o->progress)
 		progress(sum->instructions, o->count, t0, total_requests(&r), total_fetched(&r, sum), true);
-
 	/* digest: final registers and the written memory, if the target is still there */
 	target_there = !strcmp(sum->end_reason, "count") || !strcmp(sum->end_reason, "returned") ||
 			    !strcmp(sum->end_reason, "fault") || !strcmp(sum->end_reason, "interrupted");

@@ -345,7 +345,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 /* The checkpoint after sd->good mismatched at `at`, err saying how: the
  * target and the recorder go back to sd->good and the rest of the window
  * is recorded by stepping. -1 (err says why) where that cannot be done. */
-static int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
+int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
 		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
 		     struct snr_trace_writer *w, char *err, size_t errlen)
 {

@@ -530,6 +530,7 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 			return 0;
 		}
 		if (st == TA1_STOP_BLOCKED) {
+			s->blocked = true; /* ta1_grm_waits_on_peer */
 			snr_fmt(s->err, sizeof(s->err),
 				"instruction %llu at pc 0x%llx waits for more completions than its flag holds: another "
 				"chip signalled them during the recording (ta.dma.notify), which this chip's window does "
@@ -640,6 +641,8 @@ void ta1_grm_pod_seed_flags(struct snr_sim *s)
 	if (s->seed_flags)
 		seed_flags(s);
 }
+
+bool ta1_grm_waits_on_peer(const struct snr_sim *s) { return s->blocked; }
 
 int ta1_grm_pod_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out, bool *blocked)
 {

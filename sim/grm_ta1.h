@@ -51,6 +51,11 @@ void ta1_grm_pod_seed_flags(struct snr_sim *s);
  * a ta.wait whose completions no chip has signalled yet: nothing ran. */
 int ta1_grm_pod_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out, bool *blocked);
 
+/* A chip simulated alone (snr_sim_ta1.create) whose step failed because a
+ * ta.wait needs completions a peer signals, which the simulation of one
+ * chip does not hold (recorder/pod_sim.c falls back to stepping there). */
+bool ta1_grm_waits_on_peer(const struct snr_sim *s);
+
 struct ta1_timing_model *ta1_grm_timing(struct snr_sim *s);
 struct ta1_chip *ta1_grm_chip(struct snr_sim *s);
 
