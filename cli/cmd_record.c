@@ -260,6 +260,19 @@ static int record_pod(struct snr_record_opts *o)
 		fprintf(stderr, "%-5u %12llu %-10s %10llu %12llu\n", k, (unsigned long long)s->instructions, s->end_reason,
 			(unsigned long long)s->regs_captured, (unsigned long long)s->bytes_captured);
 	}
+	/* --method sim: how far each chip's simulation went (docs/recording.md, "A pod") */
+	for (unsigned k = 0; k < ps->chips; k++) {
+		const struct snr_record_summary *s = &ps->chip[k];
+		if (s->method && !strcmp(s->method, "sim") && s->fell_back)
+			fprintf(stderr,
+				"chip %u: simulated, and stepped from instruction %llu on (verified to there): the "
+				"simulation stopped at instruction %llu: %s\n",
+				k, (unsigned long long)s->fallback_at, (unsigned long long)s->fallback_detected_at,
+				s->fallback_reason);
+		else if (s->method && !strcmp(s->method, "sim"))
+			fprintf(stderr, "chip %u: simulated, verified against the device at %llu checkpoints\n", k,
+				(unsigned long long)s->checkpoints);
+	}
 	free(ps);
 	return 0;
 }

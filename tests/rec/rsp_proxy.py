@@ -11,6 +11,10 @@ Every byte passes through, except the replies the chosen faults change:
                      binary-upload+ is removed from the qSupported reply
                      and every x packet is answered with the empty reply
                      (a stub without gdb 16's binary read: gdbserver 13)
+  --write unsupported
+                     every G, P, M and X packet (a register or memory
+                     write) is answered with the empty reply: a stub that
+                     cannot put its target back
 
   --fault KIND       one reply is replaced by a transport failure: drop (both
                      connections closed), badsum (the reply with a wrong
@@ -27,7 +31,7 @@ It serves one debugger, then exits. The log (--log) has a line per qCRC
 changed ("changed ..."), and per resume ("run ..."), for the test to check what the debugger did.
 
   usage: rsp_proxy.py --stub PORT [--crc pass|wrong|unsupported]
-                      [--binary pass|unsupported] [--fault KIND [--fault-on read|resume]]
+                      [--binary pass|unsupported] [--write pass|unsupported] [--fault KIND [--fault-on read|resume]]
                       --log FILE
   prints "127.0.0.1:PORT" (where it listens) on stdout, then serves.
 """
@@ -70,6 +74,7 @@ def main():
     ap.add_argument("--stub", type=int, required=True)
     ap.add_argument("--crc", default="pass", choices=("pass", "wrong", "unsupported"))
     ap.add_argument("--binary", default="pass", choices=("pass", "unsupported"))
+    ap.add_argument("--write", default="pass", choices=("pass", "unsupported"))
     ap.add_argument("--fault", choices=("drop", "badsum", "junk", "oversized", "badrle"))
     ap.add_argument("--fault-on", default="read", choices=("read", "resume"))
     ap.add_argument("--log", required=True)
@@ -117,6 +122,11 @@ def main():
                         log.write("changed x %s: unsupported\n" % b[1:].decode())
                         asked.pop()
                         cl.sendall(frame(b""))  # the stub never sees it
+                        continue
+                    if a.write == "unsupported" and b[:1] in (b"G", b"P", b"M", b"X"):
+                        log.write("changed %s: unsupported\n" % b[:1].decode())
+                        asked.pop()
+                        cl.sendall(frame(b""))
                         continue
                     if a.crc == "unsupported" and b.startswith(b"qCRC:"):
                         log.write("changed qCRC: unsupported\n")
