@@ -17,8 +17,8 @@
 #   that cannot reach it (it waits for a signal from a chip stopped at its
 #   hit), a deadlock inside the windows (both chips wait; or the signalling
 #   chip's window ended by --count), a manifest naming a missing chip file, a
-#   chip trace from another pod or program, --pod with --method sim,
-#   --windows or a target other than a stub.
+#   chip trace from another pod or program, --pod with an unknown --method,
+#   --windows or a target other than a stub (--method sim: pod_record_sim.sh).
 # usage: pod_record.sh SNR SRCDIR
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../gdb_device.sh"
@@ -283,9 +283,9 @@ assert [x['end'] for x in c] == ['returned', 'returned'] and c[0]['instructions'
 same_every_threads whole 2
 
 # usage
-run "$SNR" record --pod --target tcp:127.0.0.1:1 --elf "$T/ar.elf" --breakpoint allreduce --count 10 --method sim -o "$T/x"
+run "$SNR" record --pod --target tcp:127.0.0.1:1 --elf "$T/ar.elf" --breakpoint allreduce --count 10 --method simx -o "$T/x"
 expect_rc 2
-expect_err "--pod --method sim is not built"
+expect_err "--method must be auto, sim or step, not 'simx'"
 run "$SNR" record --pod --target tcp:127.0.0.1:1 --elf "$T/ar.elf" --breakpoint allreduce --count 10 --windows 2 -o "$T/x"
 expect_rc 2
 expect_err "not with --windows"
