@@ -11,13 +11,16 @@
 # each stays under 1 GiB (exit 1 if not). REPEAT (environment, default 3)
 # more pairs of replays, --threads 1 and 2 alternated and compared byte for
 # byte with the first: the ratio of the summed wall times in the one run.
-# usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS]]]
+# METHOD is record's --method (default auto: stepping for a pod; sim: each
+# chip simulated in the GRM until its first wait on a peer).
+# usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS [METHOD]]]]
 set -uo pipefail
-SNR=${1:?usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS]]]}
+SNR=${1:?usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS [METHOD]]]]}
 COUNT=${2:-1M}
 CHIPS=${3:-16}
 ELEMS=${4:-65536}
 REPEAT=${REPEAT:-3} # more --threads 1 / 2 replay pairs, alternated, for the ratio (environment)
+METHOD=${5:-auto}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/snr-bench
 . "$(dirname "$0")/bench_lib.sh"
 . "$HERE/../tests/gdb_device.sh"
@@ -46,7 +49,7 @@ step() {
 
 gdb_device "$SNR" "$T" "$T/ar.elf" --chips "$CHIPS"
 step "record --pod" "$SNR" record --pod --target tcp:127.0.0.1:$PORT --elf "$T/ar.elf" --breakpoint main \
-  --count "$COUNT" -o "$T/pod.snrs"
+  --count "$COUNT" --method "$METHOD" -o "$T/pod.snrs"
 wait "$DEV" || fail "the device exited $? after the recording detached: $(tail -3 "$T/dev.err")"
 DEV=""
 insns=$(awk '$1 ~ /^[0-9]+$/ && NF >= 3 {s += $2} END {print s}' "$T/record --pod.out" "$T/record --pod.err")
