@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/snr_lines.h"
 #include "lib/snr_util.h"
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
@@ -36,10 +37,21 @@ int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *st
 	 * since is dropped, the code this step emitted with it */
 	if (step->code_len)
 		stride_emitted(sd, pc);
+	/* where in the source (--elf's line tables): the wait the user can move */
+	char place[600] = "";
+	if (r->o && r->o->elf_path) {
+		struct snr_lines *l = snr_lines_new();
+		char lerr[300], text[560];
+		const struct snr_place *pl =
+			snr_lines_add(l, r->o->elf_path, 0, NULL, lerr, sizeof(lerr)) ? NULL : snr_lines_find(l, pc);
+		if (pl)
+			snprintf(place, sizeof(place), ", %s", snr_place_text(pl, text, sizeof(text)));
+		snr_lines_free(l);
+	}
 	snr_fmt(err, errlen,
-		"instruction %llu at pc 0x%llx is a ta.wait for completions another chip signals inside the window, "
+		"instruction %llu at pc 0x%llx%s is a ta.wait for completions another chip signals inside the window, "
 		"which the simulation of one chip does not hold",
-		(unsigned long long)i, (unsigned long long)pc);
+		(unsigned long long)i, (unsigned long long)pc, place);
 	if (fall_back(r, sd, i, known, written, reg_known, sum, cc, w, err, errlen)) {
 		size_t l = strlen(err);
 		snr_fmt(err + l, errlen - l, " (the target cannot be put back: record this pod with --method step)");

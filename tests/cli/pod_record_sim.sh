@@ -16,8 +16,8 @@
 . "$(dirname "$0")/../gdb_device.sh"
 SRC=${2:?usage: pod_record_sim.sh SNR SRCDIR}
 
-"$SNR" cc "$SRC/workloads/allreduce.c" -o "$T/ar.elf" || fail "snr cc allreduce"
-"$SNR" cc "$SRC/workloads/allreduce.c" -DLATE=2000 -o "$T/arl.elf" || fail "snr cc allreduce -DLATE"
+"$SNR" cc -g "$SRC/workloads/allreduce.c" -o "$T/ar.elf" || fail "snr cc allreduce"
+"$SNR" cc -g "$SRC/workloads/allreduce.c" -DLATE=2000 -o "$T/arl.elf" || fail "snr cc allreduce -DLATE"
 echo '{"ici": {"topology": "ring"}}' >"$T/ring.json"
 
 # rec ELF METHOD OUT: records the 4-chip pod with METHOD into OUT
@@ -36,7 +36,7 @@ for elf in ar arl; do
   for k in 0 1 2 3; do
     grep -q "^chip $k: simulated" "$T/err" || fail "$elf: stderr does not say how chip $k was simulated: $(cat "$T/err")"
   done
-  grep -q "^chip 0: simulated, and stepped from instruction 0 on .*instruction 35 at pc 0x[0-9a-f]* is a ta.wait" \
+  grep -q "^chip 0: simulated, and stepped from instruction 0 on .*instruction 35 at pc 0x[0-9a-f]*, .*allreduce.c:[0-9]* (ring_step) is a ta.wait" \
     "$T/err" || fail "$elf: chip 0's fall-back at its first wait is not named: $(cat "$T/err")"
   cmp "$T/$elf.step.snrs/set.json" "$T/$elf.sim.snrs/set.json" || fail "$elf: the manifests differ"
   for k in 0 1 2 3; do
@@ -80,6 +80,7 @@ run "$SNR" record --pod --target tcp:127.0.0.1:$PXPORT --elf "$T/ar.elf" --confi
 expect_rc 1
 expect_err "chip 0"
 expect_err "instruction 35 at pc 0x"
+expect_err "allreduce.c:"
 expect_err "is a ta.wait for completions another chip signals"
 expect_err "--method step"
 grep -q "changed [GPMX]: unsupported" "$T/px.log" || fail "the recorder never tried to put the target back: $(cat "$T/px.log")"
