@@ -52,7 +52,7 @@ int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *st
 		"instruction %llu at pc 0x%llx%s is a ta.wait for completions another chip signals inside the window, "
 		"which the simulation of one chip does not hold",
 		(unsigned long long)i, (unsigned long long)pc, place);
-	if (fall_back(r, sd, i, known, written, reg_known, sum, cc, w, err, errlen)) {
+	if (verify_fall_back(r, sd, i, known, written, reg_known, sum, cc, w, err, errlen)) {
 		size_t l = strlen(err);
 		snr_fmt(err + l, errlen - l, " (the target cannot be put back: record this pod with --method step)");
 		return -1;

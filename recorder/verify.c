@@ -345,9 +345,9 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 /* The checkpoint after sd->good mismatched at `at`, err saying how: the
  * target and the recorder go back to sd->good and the rest of the window
  * is recorded by stepping. -1 (err says why) where that cannot be done. */
-int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
-		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
-		     struct snr_trace_writer *w, char *err, size_t errlen)
+int verify_fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
+		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+		     struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	if (!sd->can_restore)
 		return -1;
@@ -406,7 +406,7 @@ int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct
 {
 	int c = checkpoint(r, sd, index, w, err, errlen);
 	if (c > 0)
-		return fall_back(r, sd, index, known, written, reg_known, sum, cc, w, err, errlen) ? -1 : 1;
+		return verify_fall_back(r, sd, index, known, written, reg_known, sum, cc, w, err, errlen) ? -1 : 1;
 	if (c < 0 || stride_commit(r, sd, index, known, written, reg_known, sum, w, err, errlen))
 		return -1;
 	return 0;

@@ -78,9 +78,9 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
 /* The target and the recorder go back to sd->good (the last checkpoint
  * that matched) and the rest of the window is recorded by stepping; err
  * holds the reason on entry. 0, or -1 with err saying why not. */
-int fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known, struct snr_ranges *written,
-	      bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc, struct snr_trace_writer *w,
-	      char *err, size_t errlen);
+int verify_fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
+		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+		     struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen);
 
 int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
 			struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
