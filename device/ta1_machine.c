@@ -31,6 +31,7 @@
 #include "ta1_machine.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,22 @@ static uint8_t op_class[TA1_OP_COUNT + 3];
  * instruction (one of the interpreter's cases that need no call) */
 static bool op_simple[TA1_OP_COUNT + 1];
 
+/* The tables above, filled once: machines are made on several threads at
+ * once (a pod's chips recorded side by side, replays on threads). */
+static pthread_once_t op_tables_once = PTHREAD_ONCE_INIT;
+
+static void fill_op_tables(void)
+{
+	for (unsigned op = 0; op < TA1_OP_COUNT; op++)
+		op_class[op + 1] = (uint8_t)ta1_insn_table[op].cls;
+	for (unsigned op = 0; op < TA1_OP_COUNT; op++) {
+		enum ta1_class cls = ta1_insn_table[op].cls;
+		op_simple[op] = cls == TA1_CLASS_ALU || cls == TA1_CLASS_MUL || cls == TA1_CLASS_DIV ||
+				cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE || cls == TA1_CLASS_BRANCH ||
+				cls == TA1_CLASS_JUMP;
+	}
+}
+
 static void *alloc_zeroed(uint64_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -133,14 +150,7 @@ struct ta1_machine *ta1_machine_new(const struct snr_config *cfg, char *err, siz
 	m->out_fd = 1;
 	m->err_fd = 2;
 	m->chips = snr_xcalloc(m->nchips, sizeof(*m->chips));
-	for (unsigned op = 0; op < TA1_OP_COUNT; op++)
-		op_class[op + 1] = (uint8_t)ta1_insn_table[op].cls;
-	for (unsigned op = 0; op < TA1_OP_COUNT; op++) {
-		enum ta1_class cls = ta1_insn_table[op].cls;
-		op_simple[op] = cls == TA1_CLASS_ALU || cls == TA1_CLASS_MUL || cls == TA1_CLASS_DIV ||
-				cls == TA1_CLASS_LOAD || cls == TA1_CLASS_STORE || cls == TA1_CLASS_BRANCH ||
-				cls == TA1_CLASS_JUMP;
-	}
+	pthread_once(&op_tables_once, fill_op_tables);
 	for (unsigned i = 0; i < m->nchips; i++) {
 		struct ta1_chip *c = &m->chips[i];
 		c->m = m;
