@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analyzer/rename.h"
+#include "isa/ta1/ta1_isa.h"
 
 struct cap_rec;
 struct capture;
@@ -26,11 +27,12 @@ enum an_conflict_kind {
 	AN_CONFLICT_FLAG,           /* both use the same DMA sync flag: the WAIT would count the moved DMA */
 	AN_CONFLICT_RENAMED,        /* the renamed buffer's new region is used before the data's last read */
 	AN_CONFLICT_PARTIAL,        /* a read covers part of a renamed buffer and part of something else */
+	AN_CONFLICT_IN_FLIGHT,      /* it writes the source of a DMA still in flight (other: that DMA) */
 };
 
 struct an_conflict {
 	enum an_conflict_kind kind;
-	uint64_t moved, other;     /* original indices */
+	uint64_t moved, other;     /* original indices (AN_CONFLICT_IN_FLIGHT: the writer, the DMA) */
 	uint32_t moved_sidx, other_sidx;
 	uint64_t addr;             /* the memory (VMEM, core, HBM address) or the register id */
 };
@@ -44,7 +46,12 @@ struct an_checker {
 	size_t nmoved;
 	struct an_checker_entry *act; /* the moved executions still ahead of their place */
 	size_t nact, capact;
+	uint64_t pos;                 /* executions fed so far (the position in the new order) */
+	struct an_checker_dma *fly;   /* the DMAs issued in the new order that no WAIT consumed yet */
+	size_t nfly, capfly;
+	uint64_t pre[TA1_NUM_FLAGS];  /* per flag, completions of DMAs from before the window not consumed */
 	struct an_conflict first;
+	struct an_conflict in_flight; /* the first AN_CONFLICT_IN_FLIGHT, also when first is another */
 };
 
 void an_check_begin(struct an_checker *k, const struct capture *c, const uint64_t *moved_idx, size_t nmoved);

@@ -352,162 +352,8 @@ void an_rt_find(const struct snr_deps *d, struct an_rt *rt)
 	free(tab);
 }
 
-struct war_chk {
-	uint64_t index, at; /* a moved execution, the instruction it now runs just before */
-	size_t item;
-};
-struct war_src {
-	uint64_t issue, wait; /* a DMA in flight at some move's point */
-};
-struct war_walk {
-	struct war_chk *chk;
-	size_t nchk;
-	struct war_src *src;
-	size_t nsrc;
-	struct war_reg {
-		uint64_t issue, wait;
-		struct ta1_region r;
-	} * reg;
-	size_t nreg, capreg;
-	struct an_rt *rt;
-	const struct snr_deps *d;
-};
-
-static int cmp_war_chk(const void *a, const void *b)
-{
-	const struct war_chk *x = a, *y = b;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int cmp_war_src(const void *a, const void *b)
-{
-	const struct war_src *x = a, *y = b;
-	return x->issue < y->issue ? -1 : x->issue > y->issue;
-}
-
-static bool region_overlap(const struct ta1_region *x, const struct ta1_region *y, uint64_t *at)
-{
-	if (x->space != y->space || (x->space == TA1_SPACE_HBM && x->chip != y->chip))
-		return false;
-	uint64_t xs = x->rows ? x->rows : 1, ys = y->rows ? y->rows : 1;
-	uint64_t xr = (xs - 1) * (uint64_t)(x->stride < 0 ? -x->stride : x->stride),
-		 yr = (ys - 1) * (uint64_t)(y->stride < 0 ? -y->stride : y->stride);
-	uint64_t xl = x->stride < 0 ? x->addr - xr : x->addr,
-		 xh = (x->stride < 0 ? x->addr : x->addr + xr) + x->row_bytes;
-	uint64_t yl = y->stride < 0 ? y->addr - yr : y->addr,
-		 yh = (y->stride < 0 ? y->addr : y->addr + yr) + y->row_bytes;
-	*at = xl > yl ? xl : yl;
-	return xl < yh && yl < xh;
-}
-
-/* Execution r (index), moved to just before instruction at: does it write
- * what a DMA still reads there, that it wrote only after that DMA's WAIT? */
-static void war_test(struct war_walk *w, const struct cap_rec *r, uint64_t index, const struct war_chk *c)
-{
-	struct an_rt_item *t = &w->rt->it[c->item];
-	if (t->conflict[0])
-		return;
-	for (unsigned k = 0; k < r->nregions; k++) {
-		if (!r->region[k].write)
-			continue;
-		for (size_t j = 0; j < w->nreg; j++) {
-			const struct war_reg *g = &w->reg[j];
-			uint64_t at;
-			if (!(g->issue < c->at && g->wait >= c->at && g->wait < index) ||
-			    !region_overlap(&r->region[k], &g->r, &at))
-				continue;
-			char a[400], b[400];
-			snr_fmt(t->conflict, sizeof(t->conflict),
-				"moved above a WAIT, %s writes %s 0x%" PRIx64
-				", which %s still reads until the WAIT: "
-				"the rewrite needs a buffer of its own for it",
-				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, index).pc,
-					    "the instruction ", a, sizeof(a)),
-				snr_deps_space_name(w->d, r->region[k].space), at,
-				an_sg_place(&w->d->an.src, snr_deps_insn_get(w->d, g->issue).pc, "the DMA ",
-					    b, sizeof(b)));
-			return;
-		}
-	}
-}
-
-static void war_exec(void *user, const struct cap_rec *r, uint64_t index, uint64_t pos)
-{
-	struct war_walk *w = user;
-	(void)pos;
-	struct war_src key = {index, 0};
-	const struct war_src *s =
-	    w->nsrc ? bsearch(&key, w->src, w->nsrc, sizeof(*w->src), cmp_war_src) : NULL;
-	if (s)
-		for (unsigned k = 0; k < r->nregions; k++)
-			if (!r->region[k].write) {
-				if (w->nreg == w->capreg) {
-					w->capreg = w->capreg ? 2 * w->capreg : 16;
-					w->reg = snr_xrealloc(w->reg, w->capreg * sizeof(*w->reg));
-				}
-				w->reg[w->nreg++] = (struct war_reg){s->issue, s->wait, r->region[k]};
-			}
-	size_t lo = 0, hi = w->nchk;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (w->chk[mid].index < index)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < w->nchk && w->chk[lo].index == index; lo++)
-		war_test(w, r, index, &w->chk[lo]);
-}
-
-/* The check no what-if makes: a moved instruction must not write bytes a
- * DMA in flight at its new place still reads (its source; the timing
- * model's check takes a DMA's source as read at its issue). */
-static void war_check(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
-{
-	struct war_walk w = {.rt = rt, .d = d};
-	size_t cap = 0;
-	for (size_t k = 0; k < rt->n; k++)
-		cap += rt->it[k].nmv;
-	if (!cap)
-		return;
-	w.chk = snr_xmalloc(cap * sizeof(*w.chk));
-	uint64_t *at = snr_xmalloc(cap * sizeof(*at));
-	for (size_t k = 0; k < rt->n; k++)
-		for (size_t j = 0; j < rt->it[k].nmv; j++) {
-			uint64_t p = rt->it[k].mv[j].slot - 1; /* slot: just before instruction slot - 1 */
-			at[w.nchk] = p;
-			w.chk[w.nchk++] = (struct war_chk){rt->it[k].mv[j].index, p, k};
-		}
-	snr_qsort(w.chk, w.nchk, sizeof(*w.chk), cmp_war_chk);
-	snr_qsort(at, w.nchk, sizeof(*at), an_wi_cmp_u64);
-	/* the DMAs in flight at some point a move goes to */
-	w.src = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*w.src));
-	for (size_t k = 0; k < d->ndmas; k++) {
-		const struct snr_deps_dma *m = &d->dmas[k];
-		if (m->issue_index < 0 || m->wait_index < 0)
-			continue;
-		size_t lo = 0, hi = w.nchk;
-		while (lo < hi) { /* the first point after its issue */
-			size_t mid = (lo + hi) / 2;
-			if (at[mid] <= (uint64_t)m->issue_index)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < w.nchk && at[lo] <= (uint64_t)m->wait_index)
-			w.src[w.nsrc++] = (struct war_src){(uint64_t)m->issue_index, (uint64_t)m->wait_index};
-	}
-	snr_qsort(w.src, w.nsrc, sizeof(*w.src), cmp_war_src);
-	an_wi_walk(c, NULL, 0, war_exec, &w);
-	free(w.chk);
-	free(w.src);
-	free(w.reg);
-	free(at);
-}
-
 void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 {
-	war_check(rt, c, d);
 	uint64_t base = 0;
 	bool have_base = false;
 	for (size_t k = 0; k < rt->n; k++) {
@@ -527,8 +373,17 @@ void an_rt_verify(struct an_rt *rt, struct capture *c, const struct snr_deps *d)
 		 * writing bytes the scalar work still reads is the second buffer
 		 * the rewrite has; a register is the compiler's to allocate. */
 		const struct an_conflict *cf = &o.conflict;
-		if (t->conflict[0])
+		if (o.in_flight.kind != AN_CONFLICT_NONE) { /* whatever else it breaks: the rewrite must avoid this */
+			char a[400], b[400];
+			const struct an_conflict *w = &o.in_flight;
+			snr_fmt(t->conflict, sizeof(t->conflict),
+				"moved above a WAIT, %s writes 0x%" PRIx64
+				", which %s still reads until the WAIT (its source): the rewrite needs a buffer of its own "
+				"for it",
+				an_sg_place(&d->an.src, snr_deps_insn_get(d, w->moved).pc, "the instruction ", a, sizeof(a)),
+				w->addr, an_sg_place(&d->an.src, snr_deps_insn_get(d, w->other).pc, "the DMA ", b, sizeof(b)));
 			continue;
+		}
 		struct snr_deps_insn mi =
 		    cf->moved < d->ninsn ? snr_deps_insn_get(d, cf->moved) : (struct snr_deps_insn){0};
 		if (cf->kind == AN_CONFLICT_NONE || cf->kind == AN_CONFLICT_REGISTER ||

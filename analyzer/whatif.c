@@ -537,6 +537,7 @@ static void order_end(struct timing_emit *e)
 {
 	struct an_wi_order *o = e->o;
 	o->conflict = e->ck.first;
+	o->in_flight = e->ck.in_flight;
 	if (e->rn.clash) /* the renamed buffer's region, taken before the data's last read: that first */
 		o->conflict = (struct an_conflict){
 			e->rn.clash_partial ? AN_CONFLICT_PARTIAL : AN_CONFLICT_RENAMED, e->rn.clash_dma,

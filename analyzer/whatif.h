@@ -109,6 +109,7 @@ struct an_wi_order {
 	const struct an_rename *rn;
 	size_t nrn;
 	struct an_conflict conflict;
+	struct an_conflict in_flight; /* the first write into an in-flight DMA's source, also when conflict is another */
 };
 /* an_wi_run on an order, renames applied and checked. */
 uint64_t an_wi_run_order(struct capture *c, struct an_wi_order *o, const struct snr_tracker *tracker, bool renumber,

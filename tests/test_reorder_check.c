@@ -16,7 +16,9 @@
 #define FLAG(f) (1ull << (TA1_REG_FLAG0 + (f)))
 
 /* static instructions: 0 a DMA on flag 1 (reads x10), 1 a vector op, 2 an
- * add writing x10, 3 a WAIT on flag 1, 4 an add reading x11, 5 a DMA on flag 2 */
+ * add writing x10, 3 a WAIT on flag 1, 4 an add reading x11, 5 a DMA on flag 2;
+ * decoded as DMAs and WAITs (the in-flight accounting): 6 a ta.dma on flag 1,
+ * 7 a ta.dma on flag 2, 8 a ta.wait on flag 2 */
 static struct cap_static st[] = {
 	{.regs_read = 1ull << 10, .regs_written = FLAG(1)},
 	{.regs_read = 0, .regs_written = 0},
@@ -24,7 +26,11 @@ static struct cap_static st[] = {
 	{.regs_read = FLAG(1), .regs_written = FLAG(1)},
 	{.regs_read = 1ull << 11, .regs_written = 1ull << 13},
 	{.regs_read = 0, .regs_written = FLAG(2)},
+	{.in = {.op = TA1_OP_TA_DMA}, .regs_read = 0, .regs_written = FLAG(1)},
+	{.in = {.op = TA1_OP_TA_DMA}, .regs_read = 0, .regs_written = FLAG(2)},
+	{.in = {.op = TA1_OP_TA_WAIT}, .regs_read = FLAG(2), .regs_written = FLAG(2)},
 };
+static unsigned pre_window2; /* completions on flag 2 from before the window */
 
 
 static struct ta1_region vm(uint64_t addr, uint64_t bytes, int write)
@@ -50,6 +56,7 @@ static struct an_conflict run(const struct cap_rec *recs, const uint64_t *order,
 	memset(&c, 0, sizeof(c));
 	c.st = st;
 	c.nst = sizeof(st) / sizeof(st[0]);
+	c.pre_window[2] = pre_window2;
 	struct an_checker k;
 	struct an_renamer r;
 	an_check_begin(&k, &c, moved, nmoved);
@@ -138,5 +145,34 @@ int main(void)
 	cf = run(rw, fe, 2, moved, 1, NULL, 0, NULL);
 	CHECK(cf.kind == AN_CONFLICT_READS_WRITTEN && cf.addr == V + 100, "a read moved over its input's write: %d",
 	      cf.kind);
+
+	/* a DMA's source is read until the WAIT that consumes it: 0 sends V out
+	 * (flag 2), 1 a vector op elsewhere, 2 the WAIT for it, 3 a DMA refills V
+	 * (flag 1). Moved above the WAIT, the refill overwrites V in flight. */
+	struct ta1_region s0[] = {vm(V, 256, 0), {.space = TA1_SPACE_HBM, .write = 1, .addr = 0x8000, .row_bytes = 256, .rows = 1}};
+	struct ta1_region s1[] = {vm(V + 0x10000, 256, 0)};
+	struct ta1_region s3[] = {{.space = TA1_SPACE_HBM, .addr = 0x9000, .row_bytes = 256, .rows = 1}, vm(V + 64, 64, 1)};
+	struct cap_rec rs[4] = {mk(7, 2, s0), mk(1, 1, s1), mk(8, 0, NULL), mk(6, 2, s3)};
+	rs[0].xv[0] = 2;
+	rs[2].xv[1] = 2;
+	rs[2].xv[2] = 1;
+	rs[3].xv[0] = 1;
+	uint64_t so[] = {0, 1, 2, 3}, sm[] = {0, 3, 1, 2}, smv[] = {3};
+	cf = run(rs, so, 4, NULL, 0, NULL, 0, NULL);
+	CHECK(cf.kind == AN_CONFLICT_NONE, "the send and its refill in order: kind %d", cf.kind);
+	cf = run(rs, sm, 4, smv, 1, NULL, 0, NULL);
+	CHECK(cf.kind == AN_CONFLICT_IN_FLIGHT && cf.moved == 3 && cf.other == 0 && cf.addr == V + 64,
+	      "the refill moved above the send's WAIT: kind %d moved %llu other %llu addr 0x%llx", cf.kind,
+	      (unsigned long long)cf.moved, (unsigned long long)cf.other, (unsigned long long)cf.addr);
+	/* that WAIT consumes a DMA from before the window instead: the send is
+	 * still in flight after it, the original wrote V during it too */
+	pre_window2 = 1;
+	cf = run(rs, sm, 4, smv, 1, NULL, 0, NULL);
+	pre_window2 = 0;
+	CHECK(cf.kind == AN_CONFLICT_NONE, "the WAIT consumes an earlier DMA: kind %d", cf.kind);
+	/* the refill into another buffer: fine */
+	rs[3].region[1].addr = V + 0x20000;
+	cf = run(rs, sm, 4, smv, 1, NULL, 0, NULL);
+	CHECK(cf.kind == AN_CONFLICT_NONE, "the refill writes elsewhere: kind %d", cf.kind);
 	return check_report("test_reorder_check");
 }
