@@ -81,7 +81,7 @@ assert m["confirmed"] is False and r.startswith("refused"), m
 assert "still reads until the WAIT" in r and f"refill.c:{refill} (run)" in r and f"refill.c:{send} (run)" in r, r
 assert not any(s["move"]["kind"] == "dma" and s["move"]["dma"]["source"]["line"] == refill
                for s in d["schedule"]["steps"]), d["schedule"]
-print(f"planted DMA move refused: {r[:300]}")
+print(f"planted DMA move refused: {r}")
 PY
 
 # ---- a WAIT move that would let a store overwrite the source of a DMA in flight
