@@ -273,6 +273,12 @@ static int record_pod(struct snr_record_opts *o)
 		else if (s->method && !strcmp(s->method, "sim"))
 			fprintf(stderr, "chip %u: simulated, verified against the device at %llu checkpoints\n", k,
 				(unsigned long long)s->checkpoints);
+		if (s->method && !strcmp(s->method, "sim") && s->peer_waits)
+			fprintf(stderr,
+				"chip %u: simulated past %llu wait%s on a peer (the device ran each wait; %llu bytes the "
+				"window knew had changed meanwhile and were reloaded)\n",
+				k, (unsigned long long)s->peer_waits, s->peer_waits == 1 ? "" : "s",
+				(unsigned long long)s->peer_bytes_changed);
 	}
 	free(ps);
 	return 0;

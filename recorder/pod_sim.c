@@ -5,26 +5,90 @@
  * whose completions another chip signals inside the window cannot run in
  * that simulation: the completions are the peer's, and so are the bytes its
  * DMA writes into this chip's memory with them. Where the simulation stops
- * at such a wait, the recorder drops what it simulated since its last
- * checkpoint that matched the target (the target is still there) and
- * records the rest of the window by stepping the target, which waits for
- * the peer's signal in the device's pod mode (recorder/pod.c). So the
- * window is the trace stepping records: verified up to the checkpoint,
- * stepped from it.
+ * at such a wait, the recorder brings the target to the wait (verifying it
+ * there, as at any checkpoint) and runs the wait on the target, where the
+ * device's pod mode runs the peers until it passes (recorder/pod.c's
+ * turns). The simulation then goes on from the target's state after the
+ * wait:
+ * - its registers (the sync flags with the peers' completions) are the
+ *   target's, as after any instruction the target runs;
+ * - the bytes the window knows (read or written before the wait) in any
+ *   chip's HBM, which a peer's DMA may have written while this chip
+ *   waited, are checked against the target (its CRC of each range where it
+ *   computes one, else read) and the simulation's copy of those that
+ *   changed is replaced by the target's. The trace does not capture them
+ *   again: stepping does not either (a chip's trace captures a byte at its
+ *   first use; the pod replay takes what a peer wrote from the peer);
+ * - the page cache of bytes read from the target is dropped, so a byte
+ *   first read after the wait is the target's after the peer's write.
+ * A checkpoint that does not match still goes back to the last good one
+ * and steps the rest (verify.c). A flag register the target holds higher
+ * than the simulation is not a mismatch: a peer signalled it meanwhile;
+ * the simulation keeps its count, so it stops at the wait that needs the
+ * peer's completions and runs that wait on the target as above.
  */
 #include "recorder/pod_sim.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "lib/snr_lines.h"
+#include "isa/ta1/ta1_isa.h"
 #include "lib/snr_util.h"
+#include "recorder/record_sim.h"
 #include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 
-int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, struct snr_ranges *known,
-	       struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
-	       struct snr_trace_writer *w, char *err, size_t errlen)
+/* The simulation's copy of every byte the window knows in some chip's HBM
+ * becomes the target's: -1 on failure, err saying why. */
+static int refresh_hbm(struct rec *r, const struct snr_ranges *known, uint64_t index, struct snr_record_summary *sum,
+		       char *err, size_t errlen)
+{
+	for (size_t l = 0; l < known->n; l++) {
+		const struct snr_range_list *rl = &known->lists[l];
+		if ((rl->key >> 16) != TA1_SPACE_HBM)
+			continue;
+		for (size_t q = 0; q < rl->n; q++) {
+			uint64_t lo = rl->r[q].lo, len = rl->r[q].hi - lo;
+			uint8_t *b = snr_xmalloc(len ? len : 1);
+			char why[400];
+			int c = verify_written(r, rl->key, lo, len, b, index, "the bytes a peer may have written", why,
+					       sizeof(why));
+			if (c > 0) {
+				sum->peer_bytes_changed += len;
+				c = r->sim->load_mem(r->simst, (uint8_t)(rl->key >> 16), (uint16_t)(rl->key & 0xffff), lo,
+						     b, len) ? -1 : 0;
+				if (c)
+					snprintf(why, sizeof(why), "loading them into the simulator: %s",
+						 r->sim->error(r->simst));
+			}
+			free(b);
+			if (c < 0) {
+				snr_fmt(err, errlen, "instruction %llu: after its wait on a peer, at 0x%llx (%llu bytes): %s",
+					(unsigned long long)index, (unsigned long long)lo, (unsigned long long)len, why);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+bool pod_flag_signalled(const struct rec *r, size_t k, const uint8_t *sim, const uint8_t *target)
+{
+	unsigned f;
+	char tail;
+	uint64_t sv = 0, tv = 0;
+	if (r->sim != &snr_sim_ta1 || r->nchips < 2 || r->iregs[k].size != 8 ||
+	    sscanf(r->iregs[k].name, "flag%u%c", &f, &tail) != 1)
+		return false;
+	memcpy(&sv, sim, 8);
+	memcpy(&tv, target, 8);
+	return tv > sv;
+}
+
+int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, const struct snr_insn_access *acc,
+	       struct snr_ranges *known, struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+	       struct code_cache *cc, struct snr_trace_writer *w, struct snr_dbg_stop *st, char *err, size_t errlen)
 {
 	uint64_t i = step->index, pc = step->pc;
 	if (r->sim != &snr_sim_ta1 || !ta1_grm_waits_on_peer(r->simst)) {
@@ -33,29 +97,20 @@ int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *st
 		return -1;
 	}
 	/* the target has not run past sd->good (it moves at checkpoints and
-	 * for what runs on it, each committed): what the simulation recorded
-	 * since is dropped, the code this step emitted with it */
+	 * for what runs on it, each committed): going back drops what the
+	 * simulation recorded since, the code this step emitted with it */
 	if (step->code_len)
 		stride_emitted(sd, pc);
-	/* where in the source (--elf's line tables): the wait the user can move */
-	char place[600] = "";
-	if (r->o && r->o->elf_path) {
-		struct snr_lines *l = snr_lines_new();
-		char lerr[300], text[560];
-		const struct snr_place *pl =
-			snr_lines_add(l, r->o->elf_path, 0, NULL, lerr, sizeof(lerr)) ? NULL : snr_lines_find(l, pc);
-		if (pl)
-			snprintf(place, sizeof(place), ", %s", snr_place_text(pl, text, sizeof(text)));
-		snr_lines_free(l);
-	}
-	snr_fmt(err, errlen,
-		"instruction %llu at pc 0x%llx%s is a ta.wait for completions another chip signals inside the window, "
-		"which the simulation of one chip does not hold",
-		(unsigned long long)i, (unsigned long long)pc, place);
-	if (verify_fall_back(r, sd, i, known, written, reg_known, sum, cc, w, err, errlen)) {
-		size_t l = strlen(err);
-		snr_fmt(err + l, errlen - l, " (the target cannot be put back: record this pod with --method step)");
+	/* the target to the wait, checked there as at any checkpoint */
+	int c = verify_or_fall_back(r, sd, i, known, written, reg_known, sum, cc, w, err, errlen);
+	if (c)
+		return c;
+	if (step_insn(r, acc, i, pc, 0, st, err, errlen))
 		return -1;
-	}
+	/* what the peers did while it waited: the target's bytes from here */
+	snr_ahead_restart(r->ahead, i);
+	if (st->kind == SNR_DBG_STOP_TRAP && refresh_hbm(r, known, i, sum, err, errlen))
+		return -1;
+	sum->peer_waits++;
 	return 0;
 }

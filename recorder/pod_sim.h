@@ -13,16 +13,25 @@
 #include "recorder/record_int.h"
 #include "recorder/verify.h"
 
-/* The simulator's step of `step` (its index and pc; its code, if the
- * trace gets it here) failed. Where it is a TA1 chip's ta.wait for
- * completions a peer signals (the simulation of one chip does not hold
- * them), the recorder goes back to the last good checkpoint, sd->good,
- * where the target still is, and records on from there by stepping: the
- * device's pod mode waits for the peer. 0: record on from sd->good by
- * stepping; -1 with err saying why (any other failure of the simulator,
- * named with the index and pc). */
-int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, struct snr_ranges *known,
-	       struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
-	       struct snr_trace_writer *w, char *err, size_t errlen);
+/* The simulator's step of `step` (its index and pc, its access acc; its
+ * code, if the trace gets it here) failed. Where it is a TA1 chip's
+ * ta.wait for completions a peer signals (the simulation of one chip does
+ * not hold them), the target is brought to the wait and checked there (a
+ * checkpoint), then runs the wait (st: how it stopped), where the device's
+ * pod mode runs the peers until it passes; the bytes a peer may have
+ * written meanwhile (what the window knows in any chip's HBM) are the
+ * target's in the simulation from there, and the page cache is dropped.
+ * 0: the target ran the wait, record on as after an instruction it ran;
+ * 1: the checkpoint did not match, the target and the recorder are back at
+ * sd->good, record on from there by stepping; -1 with err saying why (any
+ * other failure of the simulator, named with the index and pc). */
+int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, const struct snr_insn_access *acc,
+	       struct snr_ranges *known, struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+	       struct code_cache *cc, struct snr_trace_writer *w, struct snr_dbg_stop *st, char *err, size_t errlen);
+
+/* Register k at a checkpoint: a TA1 sync flag of a chip of a pod that the
+ * target holds higher than the simulation (sim, target: its values) is a
+ * peer's signal, not a divergence. */
+bool pod_flag_signalled(const struct rec *r, size_t k, const uint8_t *sim, const uint8_t *target);
 
 #endif

@@ -72,6 +72,8 @@ struct snr_record_summary {
 	uint64_t target_steps;     /* sim: single steps of the target while it ran the window for real */
 	uint64_t target_conts;     /* sim: continues to a breakpoint */
 	uint64_t target_instructions; /* sim: instructions the target ran itself (system and counter reads) */
+	uint64_t peer_waits;       /* sim: ta.waits on a peer's signal the target ran, the simulation on after them */
+	uint64_t peer_bytes_changed; /* sim: bytes the window knew that a peer changed while it waited (reloaded) */
 	uint64_t unread;           /* loads from memory the debugger cannot read ([vvar]): run on the target */
 	uint64_t vdso_calls;       /* calls into the vDSO the target ran as a unit (trace flag 64) */
 	uint64_t windows;          /* a set: windows written whole */

@@ -142,4 +142,10 @@ static inline uint64_t reg_u64(const struct rec *r, size_t i)
 /* The ISA register named `name` (or aliased so), -1 if none. */
 int reg_named(const struct rec *r, const char *name);
 
+/* Runs instruction `index` at pc (its access a) on the target, and only
+ * it; resume: the return address of a call the target runs as a unit, else
+ * 0. st receives how the target stopped. recorder/step_insn.c */
+int step_insn(struct rec *r, const struct snr_insn_access *a, uint64_t index, uint64_t pc, uint64_t resume,
+	      struct snr_dbg_stop *st, char *err, size_t errlen);
+
 #endif

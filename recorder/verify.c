@@ -10,6 +10,7 @@
 
 #include "lib/snr_crc.h"
 #include "lib/snr_util.h"
+#include "recorder/pod_sim.h"
 #include "recorder/readable_pages.h"
 #include "recorder/record_sim.h"
 
@@ -45,7 +46,7 @@ static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 				return -1;
 			}
 		}
-		if (memcmp(v, r->regval[k], r->iregs[k].size)) {
+		if (memcmp(v, r->regval[k], r->iregs[k].size) && !pod_flag_signalled(r, k, v, r->regval[k])) {
 			uint64_t sv = 0, tv = 0;
 			memcpy(&sv, v, r->iregs[k].size < 8 ? r->iregs[k].size : 8);
 			memcpy(&tv, r->regval[k], r->iregs[k].size < 8 ? r->iregs[k].size : 8);

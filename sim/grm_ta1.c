@@ -514,6 +514,7 @@ static inline __attribute__((always_inline)) int step_one(struct snr_sim *s, uin
 	}
 	out->next_pc = next_pc;
 	if (__builtin_expect(st != TA1_STOP_BUDGET, 0)) {
+		s->blocked = false; /* ta1_grm_waits_on_peer: this step's */
 		if (st == TA1_STOP_FAULT) {
 			snr_fmt(s->err, sizeof(s->err), "instruction %llu faults: %s", (unsigned long long)index,
 				ta1_chip_fault(c));
