@@ -26,6 +26,13 @@
  * than the simulation is not a mismatch: a peer signalled it meanwhile;
  * the simulation keeps its count, so it stops at the wait that needs the
  * peer's completions and runs that wait on the target as above.
+ *
+ * An instruction that writes another chip's HBM (ta.dma.notify: the bytes,
+ * and the completion it signals there) runs on the target too, after a
+ * checkpoint: going back to a checkpoint cannot take back what a peer has
+ * received, so no stride the simulation ran ahead holds such a write (it
+ * would be sent twice: once as the target ran the stride to the
+ * checkpoint that did not match, once as it is stepped again).
  */
 #include "recorder/pod_sim.h"
 
@@ -84,6 +91,16 @@ bool pod_flag_signalled(const struct rec *r, size_t k, const uint8_t *sim, const
 	memcpy(&sv, sim, 8);
 	memcpy(&tv, target, 8);
 	return tv > sv;
+}
+
+bool pod_writes_peer(const struct rec *r, const struct snr_insn_access *acc)
+{
+	if (r->sim != &snr_sim_ta1 || r->nchips < 2)
+		return false;
+	for (unsigned m = 0; m < acc->nmem; m++)
+		if (acc->mem[m].write && acc->mem[m].space == TA1_SPACE_HBM && acc->mem[m].chip != (unsigned)r->o->chip)
+			return true;
+	return false;
 }
 
 int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, const struct snr_insn_access *acc,

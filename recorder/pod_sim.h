@@ -29,6 +29,11 @@ int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *st
 	       struct snr_ranges *known, struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
 	       struct code_cache *cc, struct snr_trace_writer *w, struct snr_dbg_stop *st, char *err, size_t errlen);
 
+/* Whether the instruction (its access acc) writes another chip's HBM on a
+ * TA1 chip of a pod: then the target runs it, after a checkpoint, so that
+ * going back never sends a peer its bytes and signal twice. */
+bool pod_writes_peer(const struct rec *r, const struct snr_insn_access *acc);
+
 /* Register k at a checkpoint: a TA1 sync flag of a chip of a pod that the
  * target holds higher than the simulation (sim, target: its values) is a
  * peer's signal, not a divergence. */

@@ -1140,7 +1140,7 @@ window:
 		 * counters, an access the ISA plugin could not model) runs on the
 		 * target, which is brought here first and checked */
 		bool on_target = !r.sim || acc.record_outputs || acc.cls == SNR_CLASS_SYSTEM || acc.fault ||
-				 (r.x86 && x86_rep_string(ce->bytes, ce->len));
+				 (r.x86 && x86_rep_string(ce->bytes, ce->len)) || pod_writes_peer(&r, &acc);
 		if (r.sim && on_target) {
 			int c = verify_or_fall_back(&r, &sd, i, &known, &written, reg_known, sum, &cc, w, err, errlen);
 			if (c < 0)
