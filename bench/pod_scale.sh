@@ -12,7 +12,7 @@
 # more pairs of replays, --threads 1 and 2 alternated and compared byte for
 # byte with the first: the ratio of the summed wall times in the one run.
 # METHOD is record's --method (default auto: stepping for a pod; sim: each
-# chip simulated in the GRM until its first wait on a peer).
+# chip simulated in the GRM, the device running its waits on peers).
 # usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS [METHOD]]]]
 set -uo pipefail
 SNR=${1:?usage: pod_scale.sh SNR [COUNT [CHIPS [ELEMS [METHOD]]]]}
