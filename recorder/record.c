@@ -1270,7 +1270,7 @@ window:
 				on_target = true; /* the target ran it (st): on as after a system instruction */
 			} else {
 				st = (struct snr_dbg_stop){.kind = SNR_DBG_STOP_TRAP, .thread = o->chip, .pc = ss.next_pc};
-				memcpy(last_written, acc.regs_written, sizeof(last_written));
+				sim_stepped(&r, &ss, acc.regs_written, last_written);
 				have_last_written = true;
 			}
 		} else {

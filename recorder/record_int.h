@@ -67,6 +67,11 @@ struct rec {
 	const struct snr_sim_ops *sim; /* NULL after a fallback to stepping */
 	const struct snr_sim_ops *sim_made; /* what made simst */
 	bool *sim_none; /* per ISA register: the simulator has no value for it (until loaded again) */
+	/* the pc the last simulated step reported (its next_pc, the value of
+	 * the simulator's pc register: sim/snr_sim.h), until the next register
+	 * read takes it instead of asking the simulator (recorder/sim_regs.c) */
+	uint64_t sim_next_pc;
+	bool sim_pc_known;
 	struct snr_sim *simst;
 	struct snr_ahead *ahead;
 	/* pages the debugger could read, and could not ([vvar]), as probed in

@@ -20,4 +20,11 @@
  * instruction wrote) and the pc. */
 void sim_read_registers(struct rec *r, bool all, const uint64_t *only);
 
+/* After a simulated step that returned 0: the registers it wrote into
+ * last_written (the next per-step read's `only`), and its next_pc as the
+ * pc's value for that read, unless the program exited there (TA1's next_pc
+ * is then the pc after the ecall, not the simulator's pc register). */
+struct snr_sim_step;
+void sim_stepped(struct rec *r, const struct snr_sim_step *ss, const uint64_t *regs_written, uint64_t *last_written);
+
 #endif
