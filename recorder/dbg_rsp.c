@@ -322,6 +322,36 @@ cleanup:
 	return rc;
 }
 
+/* The bytes of a packet's body already received that need no decoding (no
+ * '#', '$', '*' or '}'), at once into d->pkt, as the byte loop below would
+ * put them: a memory read's binary reply came in at about 60 instructions a
+ * byte, 4% of the instructions of the 1M serving window's recording
+ * (callgrind). Stops where d->pkt reaches RSP_MAX_PACKET, for the loop's
+ * check. */
+static void take_plain_run(struct snr_dbg *d, uint8_t *sum, int *prev)
+{
+	const uint8_t *p = (const uint8_t *)d->rbuf + d->rpos;
+	size_t n = 0, max = d->rlen - d->rpos;
+	if (max > RSP_MAX_PACKET + 1 - d->pktlen)
+		max = RSP_MAX_PACKET + 1 - d->pktlen;
+	uint8_t s = *sum;
+	while (n < max && p[n] != '#' && p[n] != '$' && p[n] != '*' && p[n] != '}')
+		s += p[n++];
+	if (!n)
+		return;
+	if (d->pktlen + n + 1 > d->pktcap) {
+		while (d->pktlen + n + 1 > d->pktcap)
+			d->pktcap = d->pktcap ? d->pktcap * 2 : 4096;
+		d->pkt = snr_xrealloc(d->pkt, d->pktcap);
+	}
+	memcpy(d->pkt + d->pktlen, p, n);
+	d->pktlen += n;
+	d->pkt[d->pktlen] = 0;
+	d->rpos += n;
+	*sum = s;
+	*prev = p[n - 1];
+}
+
 /* Receives one packet into d->pkt (run-length expanded, then unescaped).
  * Bytes outside $...# are skipped; a bad checksum is NAKed and retried in
  * ack mode, an error in no-ack mode. */
@@ -356,6 +386,8 @@ static int recv_packet_until(struct snr_dbg *d, int64_t deadline, const char *wh
 		int prev = -1;
 		bool esc = false;
 		for (;;) {
+			if (!esc && d->rpos < d->rlen && d->pktlen <= RSP_MAX_PACKET)
+				take_plain_run(d, &sum, &prev);
 			c = get_byte(d, deadline, what);
 			if (c < 0) {
 				if (c == -2) {

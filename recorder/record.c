@@ -74,25 +74,19 @@ static double now_s(void)
 
 /* ---- the code cache -------------------------------------------------------- */
 
-struct code_entry *code_slot(struct code_cache *c, uint64_t pc)
+void code_cache_grow(struct code_cache *c)
 {
-	if (c->n * 2 >= c->cap) {
-		size_t old = c->cap;
-		struct code_entry *oe = c->e;
-		c->cap = c->cap ? c->cap * 2 : 4096;
-		c->e = snr_xcalloc(c->cap, sizeof(*c->e));
-		c->n = 0;
-		for (size_t i = 0; i < old; i++)
-			if (oe[i].used) {
-				*code_slot(c, oe[i].pc) = oe[i];
-				c->n++;
-			}
-		free(oe);
-	}
-	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (c->cap - 1);
-	while (c->e[h].used && c->e[h].pc != pc)
-		h = (h + 1) & (c->cap - 1);
-	return &c->e[h];
+	size_t old = c->cap;
+	struct code_entry *oe = c->e;
+	c->cap = c->cap ? c->cap * 2 : 4096;
+	c->e = snr_xcalloc(c->cap, sizeof(*c->e));
+	c->n = 0;
+	for (size_t i = 0; i < old; i++)
+		if (oe[i].used) {
+			*code_slot(c, oe[i].pc) = oe[i];
+			c->n++;
+		}
+	free(oe);
 }
 
 /* Reads up to max bytes of code at pc, fewer where memory ends. */
