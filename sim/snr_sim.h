@@ -37,7 +37,12 @@ struct snr_sim;
 
 struct snr_sim_step {
 	uint64_t pc;      /* the pc the instruction executed at */
-	uint64_t next_pc; /* the pc after it */
+	/* the pc after it: after a step that returned 0 and did not exit, the
+	 * value get_reg() then reads from the pc register (`snr record
+	 * --method sim` takes it from here instead of reading the pc back;
+	 * every simulator in sim/ keeps this). At an exit it may be the pc
+	 * after the exiting instruction, whatever the pc register holds. */
+	uint64_t next_pc;
 	bool exited;      /* the program ended (TA1: ecall exit) */
 	int exit_code;
 };
