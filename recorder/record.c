@@ -1070,7 +1070,8 @@ window:
 				}
 			}
 		}
-		struct snr_trace_step step = {.index = i, .pc = pc};
+		struct snr_trace_step step;
+		step_start(&step, i, pc);
 		struct code_entry *ce = code_slot(&cc, pc);
 		if (!ce->used) {
 			r.requests++;

@@ -12,6 +12,7 @@
 
 #include "isa/snr_isa.h"
 #include "lib/snr_ranges.h"
+#include "lib/snr_trace.h"
 #include "recorder/breakpoint.h"
 #include "recorder/record.h"
 #include "recorder/snr_debugger.h"
@@ -45,6 +46,22 @@ static inline struct code_entry *code_slot(struct code_cache *c, uint64_t pc)
 	while (c->e[h].used && c->e[h].pc != pc)
 		h = (h + 1) & (c->cap - 1);
 	return &c->e[h];
+}
+
+/* A step of `index` at `pc` with nothing else yet, field by field: the
+ * initializer `{.index = i, .pc = pc}` zeroed the whole struct with
+ * `rep stos` every instruction, 10% of snr_record's own time (perf, the 10M
+ * serving window). */
+static inline void step_start(struct snr_trace_step *s, uint64_t index, uint64_t pc)
+{
+	s->index = index;
+	s->pc = pc;
+	s->code_len = 0;
+	memset(s->code, 0, sizeof(s->code));
+	s->nregs = s->nmem = s->npost_regs = s->npost_mem = 0;
+	s->regs = s->post_regs = NULL;
+	s->mem = s->post_mem = NULL;
+	s->unread = s->call = false;
 }
 
 /* ---- the recorder ------------------------------------------------------------ */
