@@ -33,6 +33,17 @@ static void set64(const struct snr_sim_ops *ops, struct snr_sim *s, unsigned reg
 	CHECK(ops->set_reg(s, reg, b, 8) == 0, "%s: set_reg %u: %s", ops->name, reg, ops->error(s));
 }
 
+/* The ABI's promise (sim/snr_sim.h) that `snr record --method sim` takes
+ * the pc from: after a step that did not exit, next_pc is what get_reg
+ * reads from the pc register. */
+static void check_next_pc(const struct snr_sim_ops *ops, struct snr_sim *s, const struct snr_sim_step *st)
+{
+	uint64_t pc = 0;
+	CHECK(ops->get_reg(s, TA1_REG_PC, (uint8_t *)&pc, 8) == 0 && pc == st->next_pc,
+	      "%s: next_pc 0x%llx, the pc register 0x%llx", ops->name, (unsigned long long)st->next_pc,
+	      (unsigned long long)pc);
+}
+
 static void check_sim(const struct snr_sim_ops *ops)
 {
 	char err[256];
@@ -61,6 +72,7 @@ static void check_sim(const struct snr_sim_ops *ops)
 	CHECK(ops->step(s, 7, &st) == 0, "%s: the load after load_mem: %s", ops->name, ops->error(s));
 	CHECK(st.pc == CODE && st.next_pc == CODE + 4, "%s: step reports pc 0x%llx -> 0x%llx", ops->name,
 	      (unsigned long long)st.pc, (unsigned long long)st.next_pc);
+	check_next_pc(ops, s, &st);
 	uint8_t a0[8];
 	CHECK(ops->get_reg(s, 10, a0, 8) == 0 && !memcmp(a0, &val, 8), "%s: a0 after the load", ops->name);
 
@@ -72,6 +84,7 @@ static void check_sim(const struct snr_sim_ops *ops)
 	set64(ops, s, 12, 1);
 	set64(ops, s, 13, 2);
 	CHECK(ops->step(s, 8, &st) == 0, "%s: the add after set_reg: %s", ops->name, ops->error(s));
+	check_next_pc(ops, s, &st);
 	CHECK(ops->get_reg(s, 10, a0, 8) == 0 && a0[0] == 3, "%s: a0 = 1 + 2", ops->name);
 	CHECK(retired == 2, "%s: %u retire events, want 2", ops->name, retired);
 	CHECK(ops->finish(s) >= 2, "%s: two instructions take at least 2 cycles", ops->name);
