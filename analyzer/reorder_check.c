@@ -186,9 +186,7 @@ static void track_dma(struct an_checker *k, const struct cap_rec *r, uint64_t in
 		return;
 	unsigned cls = ta1_insn_table[s->in.op].cls;
 	if (cls == TA1_CLASS_DMA_ISSUE) {
-		uint64_t f = s->in.op == TA1_OP_TA_DMA2D	  ? r->xv[3] >> 48
-			     : s->in.op == TA1_OP_TA_DMA_NOTIFY ? r->xv[0] & 0xffffffffu
-								  : r->xv[0];
+		unsigned f = an_sync_flag(s, r);
 		if (k->nfly == FLY_MAX) {
 			memmove(k->fly, k->fly + 1, (k->nfly - 1) * sizeof(*k->fly));
 			k->nfly--;
@@ -198,12 +196,12 @@ static void track_dma(struct an_checker *k, const struct cap_rec *r, uint64_t in
 			k->fly = snr_xrealloc(k->fly, k->capfly * sizeof(*k->fly));
 		}
 		struct an_checker_dma *d = &k->fly[k->nfly++];
-		*d = (struct an_checker_dma){index, pos, r->sidx, (unsigned)(f % TA1_NUM_FLAGS), 0, {{0}}};
+		*d = (struct an_checker_dma){index, pos, r->sidx, f, 0, {{0}}};
 		for (unsigned a = 0; a < r->nregions; a++)
 			if (!r->region[a].write)
 				d->src[d->nsrc++] = r->region[a];
 	} else if (cls == TA1_CLASS_DMA_WAIT) {
-		unsigned f = (unsigned)(r->xv[1] % TA1_NUM_FLAGS);
+		unsigned f = an_sync_flag(s, r);
 		uint64_t n = r->xv[2], pre = n < k->pre[f] ? n : k->pre[f];
 		k->pre[f] -= pre;
 		n -= pre;

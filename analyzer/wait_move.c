@@ -90,15 +90,6 @@ static bool reads_counter(const struct cap_static *s)
 
 /* The flag a DMA signals (x[rd]; ta.dma2d: x[rs3] bits 63:48; ta.dma.notify:
  * x[rd] bits 31:0), or a WAIT waits on (x[rs1]). */
-static unsigned flag_of(const struct cap_static *s, const struct cap_rec *r)
-{
-	uint64_t f = is_wait(s)			       ? r->xv[1]
-		     : s->in.op == TA1_OP_TA_DMA2D     ? r->xv[3] >> 48
-		     : s->in.op == TA1_OP_TA_DMA_NOTIFY ? r->xv[0] & 0xffffffffu
-							: r->xv[0];
-	return (unsigned)(f % TA1_NUM_FLAGS);
-}
-
 static void span(const struct ta1_region *g, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t rows = g->rows ? g->rows : 1, reach = (rows - 1) * (uint64_t)(g->stride < 0 ? -g->stride : g->stride);
@@ -138,7 +129,7 @@ static void acct_exec(struct acct *a, const struct capture *c, const struct cap_
 		if (*nunc < cap && needs(r, &a->p[k]))
 			unc[(*nunc)++] = a->p[k].index;
 	if (is_dma(s)) {
-		unsigned f = flag_of(s, r);
+		unsigned f = an_sync_flag(s, r);
 		a->issued[f]++;
 		if (a->n == ACCT_MAX) { /* a flag never drained: its oldest DMA counts as complete */
 			memmove(a->p, a->p + 1, (a->n - 1) * sizeof(*a->p));
@@ -154,7 +145,7 @@ static void acct_exec(struct acct *a, const struct capture *c, const struct cap_
 		p->nregions = r->nregions;
 		memcpy(p->region, r->region, sizeof(p->region));
 	} else if (is_wait(s)) {
-		unsigned f = flag_of(s, r);
+		unsigned f = an_sync_flag(s, r);
 		a->waited[f] += r->xv[2];
 		if (a->waited[f] >= a->issued[f]) {
 			a->waited[f] = a->issued[f] = 0;
@@ -220,7 +211,7 @@ static void plan_emit(void *user, const struct cap_rec *r, uint64_t index, uint6
 	for (size_t k = 0; k < ps->nopen;) {
 		struct inst *o = &ps->v[ps->open[k]];
 		enum stop why = STOP_NONE;
-		if (is_wait(s) && flag_of(s, r) == o->flag)
+		if (is_wait(s) && an_sync_flag(s, r) == o->flag)
 			why = STOP_MERGE;
 		else if (reads_counter(s))
 			why = STOP_COUNTER;
@@ -250,7 +241,7 @@ static void plan_emit(void *user, const struct cap_rec *r, uint64_t index, uint6
 		memset(o, 0, sizeof(*o));
 		o->w = index;
 		o->target = index + 1;
-		o->flag = flag_of(s, r);
+		o->flag = an_sync_flag(s, r);
 		o->depth = ps->d;
 		o->last_same = index;
 		o->open = true;

@@ -44,6 +44,17 @@ struct cap_rec {
 	struct ta1_region region[TA1_MAX_REGIONS];
 };
 
+/* The sync flag a DMA (its completion flag) or a WAIT names, as recorded
+ * (xv: the register fields' values before it ran). */
+static inline unsigned an_sync_flag(const struct cap_static *s, const struct cap_rec *r)
+{
+	uint64_t f = s->in.op < TA1_OP_COUNT && ta1_insn_table[s->in.op].cls == TA1_CLASS_DMA_WAIT ? r->xv[1]
+		     : s->in.op == TA1_OP_TA_DMA2D					       ? r->xv[3] >> 48
+		     : s->in.op == TA1_OP_TA_DMA_NOTIFY ? r->xv[0] & 0xffffffffu
+							: r->xv[0];
+	return (unsigned)(f % TA1_NUM_FLAGS);
+}
+
 /* The stream lives in an unlinked temporary file, not in memory: per
  * execution 5 bytes, 8 per register field other than x0 and 40 per memory
  * region (about 30 bytes an instruction on the serving window), read back
