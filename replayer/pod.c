@@ -928,6 +928,9 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 		if (c->r->cycles > out->cycles)
 			out->cycles = c->r->cycles;
 	}
+	/* the fabric's sampling period in progress when the last transfer ended, as the device reports it
+	 * (cli/cmd_device.c): every chip drained, its samples go to the chips' trackers before they close */
+	ta1_fabric_flush_samples(fabric);
 	out->metrics_threads = pod_metrics_threads_end(mth); /* every event delivered */
 	mth = NULL;
 	/* each chip's end state on the threads (reads of the settled machine), the differences reported in
