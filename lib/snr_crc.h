@@ -27,7 +27,13 @@ uint32_t snr_crc32c_sw(uint32_t crc, const void *data, size_t len);
 /* Which way snr_crc32c computes: "sse4.2", "armv8-crc" or "table". */
 const char *snr_crc32c_impl(void);
 
-/* GDB's CRC-32 of data, continuing from crc (0xffffffff to start, as qCRC). */
+/* GDB's CRC-32 of data, continuing from crc (0xffffffff to start, as qCRC):
+ * by folding with the carry-less multiply where the CPU has one (x86-64's
+ * PCLMULQDQ, chosen once at run time), by the table otherwise. */
 uint32_t snr_crc32_gdb(uint32_t crc, const void *data, size_t len);
+/* The same by the table alone (for the tests). */
+uint32_t snr_crc32_gdb_sw(uint32_t crc, const void *data, size_t len);
+/* Which way snr_crc32_gdb computes: "pclmul" or "table". */
+const char *snr_crc32_gdb_impl(void);
 
 #endif

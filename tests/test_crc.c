@@ -5,7 +5,9 @@
  * alignments, contents and running values, in one call and split in two.
  * GDB's CRC-32: known values (what gdbserver's crc32 gives), the table's
  * eight-byte rounds against the definition bit by bit over random lengths
- * and alignments, and continuing over a split buffer.
+ * and alignments, and continuing over a split buffer; the carry-less
+ * multiply's folding (x86-64 with PCLMULQDQ) against the table over random
+ * lengths up to 64 KiB, alignments, running values and splits.
  */
 #include <stdio.h>
 #include <string.h>
@@ -87,10 +89,43 @@ static void test_crc32_gdb(void)
 	      "split");
 }
 
+static void test_crc32_gdb_fold(void)
+{
+	static uint8_t buf[65536 + 64];
+	uint64_t st = 0x243f6a8885a308d3ull;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)check_rand(&st);
+	int bad = 0;
+	for (int round = 0; round < 4000 && bad < 5; round++) {
+		uint64_t r = check_rand(&st);
+		size_t off = r % 64, len = (r >> 8) % (round < 2000 ? 600 : 65536);
+		uint32_t seed = round % 2 ? (uint32_t)(r >> 32) : 0xffffffffu;
+		uint32_t got = snr_crc32_gdb(seed, buf + off, len), want = snr_crc32_gdb_sw(seed, buf + off, len);
+		size_t cut = len ? (size_t)(r >> 40) % len : 0;
+		uint32_t split = snr_crc32_gdb(snr_crc32_gdb(seed, buf + off, cut), buf + off + cut, len - cut);
+		if (got != want || split != want)
+			bad++;
+		CHECK(got == want && split == want, "gdb crc by %s: offset %zu length %zu seed %08x: %08x, split %08x, table %08x",
+		      snr_crc32_gdb_impl(), off, len, seed, got, split, want);
+	}
+	/* all zeros and all ones: the folds' products at their widest */
+	memset(buf, 0, sizeof(buf));
+	CHECK(snr_crc32_gdb(0xffffffffu, buf, 4096) == snr_crc32_gdb_sw(0xffffffffu, buf, 4096), "4096 zeros");
+	memset(buf, 0xff, sizeof(buf));
+	CHECK(snr_crc32_gdb(0, buf, 4099) == snr_crc32_gdb_sw(0, buf, 4099), "4099 0xff");
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
+		CHECK(!strcmp(snr_crc32_gdb_impl(), "pclmul"), "a CPU with PCLMULQDQ folds: %s", snr_crc32_gdb_impl());
+#endif
+	fprintf(stderr, "test_crc: GDB's CRC-32 by %s\n", snr_crc32_gdb_impl());
+}
+
 int main(void)
 {
 	test_crc32c_known();
 	test_crc32c_same();
 	test_crc32_gdb();
+	test_crc32_gdb_fold();
 	return check_report("test_crc");
 }
