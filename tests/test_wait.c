@@ -8,6 +8,7 @@
  * socketpair made readable (or not) by the test, and every blocking wait has
  * a timeout of 0, so nothing here depends on the machine's speed or load.
  */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,27 @@ static void test_modes(int tx, int rx)
 	make_readable(tx, rx, false);
 }
 
+/* how many of this process's descriptors are /proc/loadavg */
+static int loadavg_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		char path[300], target[300];
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		ssize_t len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = 0;
+			n += !strcmp(target, "/proc/loadavg");
+		}
+	}
+	closedir(dir);
+	return n;
+}
+
 int main(void)
 {
 	int sv[2];
@@ -273,6 +295,11 @@ int main(void)
 	/* the real count: at least this task, which is running */
 	int n = snr_count_runnable();
 	CHECK(n >= 1, "runnable tasks from /proc/loadavg: %d", n);
+	/* looked at again and again through one descriptor kept open (one
+	 * pread a look, not an open, a read and a close) */
+	for (int k = 0; k < 100; k++)
+		CHECK(snr_count_runnable() >= 1, "look %d", k);
+	CHECK(loadavg_fds() == 1, "/proc/loadavg open %d times after 101 looks, expected once", loadavg_fds());
 	close(sv[0]);
 	close(sv[1]);
 	return check_report("test_wait");
