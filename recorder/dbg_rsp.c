@@ -1741,6 +1741,73 @@ static int rsp_crc_mem(struct snr_dbg *d, uint64_t addr, size_t len, uint32_t *c
 	return 0;
 }
 
+/*
+ * n qCRC packets sent together and their n replies read after: one round
+ * trip for a stride's written ranges instead of one each (about 16 ranges
+ * a checkpoint on the serving window, each a send, a wait and a receive on
+ * both ends). Only where the stub reads its packets from a stream and
+ * answers each in order without acknowledgements, which snr device
+ * does (QSnrIgnore+) in no-ack mode; any other stub is asked one at a time.
+ * At most CRC_BATCH packets go out before their replies are read: neither
+ * end's socket buffer fills (the requests about 40 bytes each, the replies
+ * 12), so neither waits on the other to read while it cannot.
+ * status[k]: 0 crc[k] is the target's, 1 it cannot tell (read instead).
+ */
+#define CRC_BATCH 256
+
+int snr_dbg_rsp_crc_many(struct snr_dbg *d, size_t n, const uint64_t *addr, const size_t *len, uint32_t *crc,
+			 int *status)
+{
+	if (!d->attached)
+		return fail(d, "rsp: crc_mem: the program is not running under the debugger");
+	if (d->no_crc || !d->noack || !d->snr_ignore || n < 2) {
+		for (size_t k = 0; k < n; k++)
+			if ((status[k] = rsp_crc_mem(d, addr[k], len[k], &crc[k])) < 0)
+				return -1;
+		return 0;
+	}
+	if (n > CRC_BATCH) {
+		for (size_t k = 0; k < n; k += CRC_BATCH)
+			if (snr_dbg_rsp_crc_many(d, n - k < CRC_BATCH ? n - k : CRC_BATCH, addr + k, len + k, crc + k,
+						 status + k))
+				return -1;
+		return 0;
+	}
+	if (d->broken)
+		return fail(d, "rsp: qCRC: not sent: the connection is unusable after an earlier failure (%s)",
+			    d->broken_why);
+	size_t cap = n * 48, k0 = 0;
+	char *frames = snr_xmalloc(cap);
+	for (size_t k = 0; k < n; k++) {
+		char cmd[64];
+		int m = snprintf(cmd, sizeof(cmd), "qCRC:%llx,%zx", (unsigned long long)addr[k], len[k]);
+		uint8_t sum = 0;
+		for (int i = 0; i < m; i++)
+			sum += (uint8_t)cmd[i]; /* hex digits, ':' and ',': nothing to escape */
+		k0 += (size_t)snprintf(frames + k0, cap - k0, "$%s#%02x", cmd, sum);
+	}
+	int rc = send_all(d, frames, k0, "qCRC");
+	free(frames);
+	if (rc < 0)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		if (recv_packet(d, "qCRC") < 0)
+			return -1;
+		const char *s = d->pkt + 1;
+		uint64_t v;
+		status[k] = 1;
+		if (is_error_reply(d))
+			continue;
+		if (d->pktlen < 2 || d->pkt[0] != 'C' || !parse_hex(&s, &v) || *s || v > 0xffffffffu) {
+			d->no_crc = true; /* the rest of the replies are read all the same */
+			continue;
+		}
+		crc[k] = (uint32_t)v;
+		status[k] = 0;
+	}
+	return 0;
+}
+
 const struct snr_dbg_ops snr_dbg_rsp = {
 	.abi_version = SNR_DBG_ABI_VERSION,
 	.name = "rsp",

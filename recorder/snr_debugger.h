@@ -167,6 +167,12 @@ extern const struct snr_dbg_ops snr_dbg_rsp;
  * the pc unchanged; `snr record --pod` steps every chip itself. 0, or -1
  * (error() says why: the stub does not offer QSnrPod+). */
 int snr_dbg_rsp_pod_mode(struct snr_dbg *d);
+/* crc_mem over n ranges on an rsp connection, their qCRC packets sent
+ * together where the stub is snr device (one round trip), else one at a
+ * time; status[k] as crc_mem returns for range k (0: crc[k] is the
+ * target's, 1: it cannot tell). 0, or -1 (error() says why). */
+int snr_dbg_rsp_crc_many(struct snr_dbg *d, size_t n, const uint64_t *addr, const size_t *len, uint32_t *crc,
+			 int *status);
 extern const struct snr_dbg_ops snr_dbg_ptrace;
 
 #endif

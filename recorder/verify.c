@@ -10,6 +10,7 @@
 
 #include "lib/snr_crc.h"
 #include "lib/snr_util.h"
+#include "recorder/crc_check.h"
 #include "recorder/pod_sim.h"
 #include "recorder/readable_pages.h"
 #include "recorder/record_sim.h"
@@ -78,6 +79,9 @@ static int compare_written(const uint8_t *mine, uint64_t lo, const uint8_t *targ
 	return 1;
 }
 
+static int read_back(struct rec *r, uint64_t lo, uint64_t len, uint8_t *out, uint64_t index, const char *what,
+		     char *err, size_t errlen);
+
 int verify_written(struct rec *r, uint32_t key, uint64_t lo, uint64_t len, uint8_t *out, uint64_t index,
 		   const char *what, char *err, size_t errlen)
 {
@@ -99,6 +103,14 @@ int verify_written(struct rec *r, uint32_t key, uint64_t lo, uint64_t len, uint8
 			return 0;
 		/* different, or the target cannot: the bytes say which and where */
 	}
+	return read_back(r, lo, len, out, index, what, err, errlen);
+}
+
+/* The target's bytes at lo against the simulation's in out (which receives
+ * the target's): as verify_written, once the CRCs did not settle it. */
+static int read_back(struct rec *r, uint64_t lo, uint64_t len, uint8_t *out, uint64_t index, const char *what,
+		     char *err, size_t errlen)
+{
 	uint8_t *target = snr_xmalloc(len ? len : 1);
 	int rc;
 	r->requests++;
@@ -253,48 +265,69 @@ static int stride_save_pre(struct rec *r, struct stride *sd, char *err, size_t e
 	bool crc = !sd->undo_lost && r->dbg->abi_version >= 7 && r->dbg->crc_mem;
 	if (crc)
 		snr_qsort(sd->pieces, sd->npieces, sizeof(*sd->pieces), piece_cmp);
+	bool *same = snr_xcalloc(n ? n : 1, sizeof(*same));
 	for (size_t l = 0; l < sd->wrote.n; l++)
 		for (size_t q = 0; q < sd->wrote.lists[l].n; q++) {
 			uint32_t key = sd->wrote.lists[l].key;
 			const struct snr_range *g = &sd->wrote.lists[l].r[q];
 			uint64_t len = g->hi - g->lo;
 			uint8_t *buf = snr_xmalloc(len ? len : 1);
+			same[sd->npre] = crc && len && undo_bytes_for(sd, key, g->lo, g->hi, buf);
 			sd->pre[sd->npre++] = (struct snr_trace_mem){(uint8_t)(key >> 16), (uint16_t)(key & 0xffff), g->lo,
 								     len, buf};
-			if (crc && len && undo_bytes_for(sd, key, g->lo, g->hi, buf)) {
-				uint32_t tc;
-				r->requests++;
-				int c = r->dbg->crc_mem(r->d, g->lo, (size_t)len, &tc);
-				if (c < 0) {
-					snr_fmt(err, errlen, "checking the bytes at 0x%llx before the target runs to them: %s",
-						(unsigned long long)g->lo, r->dbg->error(r->d));
-					return -1;
-				}
-				if (c == 0 && tc == snr_crc32_gdb(0xffffffffu, buf, (size_t)len))
-					continue;
-			}
-			r->requests++;
-			if (r->dbg->read_mem(r->d, g->lo, buf, len)) {
-				snr_fmt(err, errlen, "reading the bytes at 0x%llx before the target runs to them: %s",
-					(unsigned long long)g->lo, r->dbg->error(r->d));
-				return -1;
-			}
 		}
+	/* the ranges whose bytes the undo log holds: the target's CRCs, in one
+	 * round trip where the target takes them so (recorder/crc_check.c) */
+	if (crc && crc_check(r, sd->pre, sd->npre, same, "the bytes before the target runs to them", err, errlen)) {
+		free(same);
+		return -1;
+	}
+	for (size_t k = 0; k < sd->npre; k++) {
+		if (same[k])
+			continue;
+		r->requests++;
+		if (r->dbg->read_mem(r->d, sd->pre[k].addr, (uint8_t *)sd->pre[k].data, sd->pre[k].len)) {
+			snr_fmt(err, errlen, "reading the bytes at 0x%llx before the target runs to them: %s",
+				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
+			free(same);
+			return -1;
+		}
+	}
+	free(same);
 	return 0;
 }
 
-/* The stride's written bytes on the target against the simulation's: as verify_written. */
+/* The stride's written bytes on the target against the simulation's: as
+ * verify_written, the CRCs of all the ranges asked in one round trip where
+ * the target takes them so (recorder/crc_check.c). */
 static int stride_compare(struct rec *r, struct stride *sd, uint64_t index, char *err, size_t errlen)
 {
-	for (size_t k = 0; k < sd->npre; k++) {
-		uint8_t *now = snr_xmalloc(sd->pre[k].len ? sd->pre[k].len : 1);
-		int rc = verify_written(r, snr_ranges_key(sd->pre[k].space, sd->pre[k].chip), sd->pre[k].addr,
-					sd->pre[k].len, now, index, "the bytes the target wrote", err, errlen);
-		free(now);
-		if (rc)
-			return rc;
+	struct snr_trace_mem *now = snr_xcalloc(sd->npre ? sd->npre : 1, sizeof(*now));
+	bool *same = snr_xcalloc(sd->npre ? sd->npre : 1, sizeof(*same));
+	bool crc = r->dbg->abi_version >= 7 && r->dbg->crc_mem;
+	int rc = 0;
+	for (size_t k = 0; k < sd->npre && !rc; k++) {
+		now[k] = sd->pre[k];
+		now[k].data = snr_xmalloc(sd->pre[k].len ? sd->pre[k].len : 1);
+		if (r->sim->read_mem(r->simst, sd->pre[k].space, sd->pre[k].chip, sd->pre[k].addr, (uint8_t *)now[k].data,
+				     sd->pre[k].len)) {
+			snr_fmt(err, errlen, "reading the simulation's bytes at 0x%llx: %s",
+				(unsigned long long)sd->pre[k].addr, r->sim->error(r->simst));
+			rc = -1;
+		}
+		same[k] = crc && sd->pre[k].len;
 	}
-	return 0;
+	if (!rc && crc && crc_check(r, now, sd->npre, same, "the bytes the target wrote", err, errlen))
+		rc = -1;
+	for (size_t k = 0; k < sd->npre && !rc; k++)
+		if (!same[k])
+			rc = read_back(r, now[k].addr, now[k].len, (uint8_t *)now[k].data, index, "the bytes the target wrote",
+				       err, errlen);
+	for (size_t k = 0; k < sd->npre; k++)
+		free((void *)now[k].data);
+	free(now);
+	free(same);
+	return rc;
 }
 
 /* Puts the target and the recorder back at the checkpoint. */
