@@ -154,8 +154,11 @@ int snr_ahead_fetch(struct snr_ahead *a, uint64_t addr, void *buf, size_t len, c
 	return 0;
 }
 
-/* Adds pc to the pcs seen since the target last moved; true if it was not there. */
-static bool see_pc(struct snr_ahead *a, uint64_t pc)
+/* Adds pc to the pcs seen since the target last moved; true if it was not there.
+ * Not inlined: only a target that cannot count hits asks, and inlined it made
+ * snr_ahead_log_pc, called per instruction, save and restore registers it
+ * does not otherwise need. */
+__attribute__((noinline)) static bool see_pc(struct snr_ahead *a, uint64_t pc)
 {
 	if (a->nseen * 2 >= a->seen_cap) {
 		uint64_t *old = a->seen;
@@ -223,12 +226,12 @@ void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index, uint64_t pc)
 	 * not spent on one that can); the set is emptied whenever the target
 	 * moves, so it is whole from the move on where the target turns out
 	 * not to count */
-	a->new_pc = counts_hits(a) ? false : see_pc(a, pc);
-	if (a->npcs == a->pcs_cap) {
+	if (__builtin_expect(a->npcs == a->pcs_cap, 0)) {
 		a->pcs_cap = a->pcs_cap ? a->pcs_cap * 2 : 4096;
 		a->pcs = snr_xrealloc(a->pcs, a->pcs_cap * sizeof(*a->pcs));
 	}
 	a->pcs[a->npcs++] = pc;
+	a->new_pc = counts_hits(a) ? false : see_pc(a, pc);
 }
 
 uint64_t snr_ahead_pending(const struct snr_ahead *a) { return a->npcs; }
