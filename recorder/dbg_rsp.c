@@ -100,6 +100,7 @@ struct snr_dbg {
 	bool binary_read; /* binary-upload+ (snr device, gdb 16's x): memory read without hex, until a stub
 			   * answers x as unsupported */
 	bool no_crc;      /* qCRC answered as unsupported (QEMU): not asked again */
+	bool crc_ok;      /* qCRC answered with a CRC once: several may go out together */
 	char hc_thread[64]; /* what the last Hc named */
 	int pid, stub_pid; /* pid() reports pid; the stub's own number is stub_pid */
 
@@ -1738,6 +1739,7 @@ static int rsp_crc_mem(struct snr_dbg *d, uint64_t addr, size_t len, uint32_t *c
 		return 1;
 	}
 	*crc = (uint32_t)v;
+	d->crc_ok = true;
 	return 0;
 }
 
@@ -1747,8 +1749,9 @@ static int rsp_crc_mem(struct snr_dbg *d, uint64_t addr, size_t len, uint32_t *c
  * a checkpoint on the serving window, each a send, a wait and a receive on
  * both ends). Only where the stub reads its packets from a stream and
  * answers each in order without acknowledgements, which snr device
- * does (QSnrIgnore+) in no-ack mode; any other stub is asked one at a time.
- * At most CRC_BATCH packets go out before their replies are read: neither
+ * does (QSnrIgnore+) in no-ack mode, once a qCRC has been answered with a
+ * CRC (a stub that does not serve it is asked once); any other stub is asked
+ * one at a time. At most CRC_BATCH packets go out before their replies are read: neither
  * end's socket buffer fills (the requests about 40 bytes each, the replies
  * 12), so neither waits on the other to read while it cannot.
  * status[k]: 0 crc[k] is the target's, 1 it cannot tell (read instead).
@@ -1760,7 +1763,7 @@ int snr_dbg_rsp_crc_many(struct snr_dbg *d, size_t n, const uint64_t *addr, cons
 {
 	if (!d->attached)
 		return fail(d, "rsp: crc_mem: the program is not running under the debugger");
-	if (d->no_crc || !d->noack || !d->snr_ignore || n < 2) {
+	if (d->no_crc || !d->crc_ok || !d->noack || !d->snr_ignore || n < 2) {
 		for (size_t k = 0; k < n; k++)
 			if ((status[k] = rsp_crc_mem(d, addr[k], len[k], &crc[k])) < 0)
 				return -1;

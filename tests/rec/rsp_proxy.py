@@ -105,6 +105,8 @@ def main():
                 if kind == "pkt":
                     asked.append(b)
                     if b.startswith(b"qCRC:"):
+                        if any(p.startswith(b"qCRC:") for p in asked[:-1]):
+                            log.write("pipelined\n")  # sent before the last qCRC's reply
                         log.write("crc %s\n" % b[5:].decode())
                     elif b[:1] in (b"m", b"x"):
                         log.write("read %s %s\n" % (b[:1].decode(), b[1:].decode()))
