@@ -175,7 +175,8 @@ static void cupti_work(const struct snrh_trace *t, struct snrh_ondev *o, size_t 
 					  .end = d->end < d->start ? d->start : d->end,
 					  .name = snrh_str(t, d->name),
 					  .seq = d->corr,
-					  .stream = d->stream};
+					  .stream = d->stream,
+					  .bytes = d->bytes};
 		w.submit = w.start;
 		/* the earliest API record with its correlation id */
 		size_t lo = 0, hi = na;

@@ -35,6 +35,7 @@ struct snrh_dev_work {
 	uint32_t seq;		     /* libta1rt: launch number (1-based, 0 none); CUPTI: correlation id */
 	uint32_t stream;	     /* CUPTI stream; the device thread's tid for probed work */
 	uint32_t submit_tid;	     /* the host thread that submitted it, 0 unknown */
+	uint64_t bytes;		     /* CUPTI copies and memsets: bytes moved; 0 unknown */
 	uint32_t waits;		     /* host waits it ended ... */
 	uint64_t wait_ns, wake_ns;   /* ... their time, and the part after it completed */
 	uint64_t waited_during_ns;   /* time of linked host waits (on its device) while it ran */

@@ -19,6 +19,7 @@
 #include "analyzer/analyses.h"
 #include "analyzer/causal.h"
 #include "analyzer/causal_page.h"
+#include "analyzer/host_device_lanes.h"
 #include "analyzer/host_report.h"
 #include "lib/snr_host_trace.h"
 #include "lib/snr_outfile.h"
@@ -235,7 +236,7 @@ static void causal_write(FILE *f, const struct snrh_causal *c)
 		html_text(f, c->points[p].name);
 		fprintf(f, ": predicted throughput change if the candidate were N%% faster (ranked at %g%%)</h3>\n",
 			c->speedups[last]);
-		fputs("<table class=\"causal-rank\" data-point=\"", f);
+		fputs("<div class=\"rank-box\"><table class=\"causal-rank\" data-point=\"", f);
 		html_text(f, c->points[p].name);
 		fputs("\"><tr><th class=\"num\">rank</th><th>kind</th><th>candidate</th><th>where</th><th class=\"num\">self</th>",
 		      f);
@@ -260,7 +261,7 @@ static void causal_write(FILE *f, const struct snrh_causal *c)
 			fprintf(f, "<td class=\"num\">%+.1f%%</td><td class=\"num\">%+.1f%%</td></tr>\n", e->latency_p50_pct,
 				e->latency_p99_pct);
 		}
-		fputs("</table>\n", f);
+		fputs("</table></div>\n", f);
 	}
 	int said = 0;
 	for (size_t ci = 0; ci < c->ncands; ci++) {
@@ -308,7 +309,7 @@ static int offcpu_longer(const void *a, const void *b)
 	return dx < dy ? 1 : dx > dy ? -1 : 0;
 }
 
-static json_t *timeline_json(const struct snrh_trace *t)
+static json_t *timeline_json(const struct snrh_trace *t, const struct snrh_ondev *od)
 {
 	uint64_t t0 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_start_ns"));
 	uint64_t t1 = (uint64_t)json_integer_value(json_object_get(t->meta, "t_end_ns"));
@@ -340,31 +341,68 @@ static json_t *timeline_json(const struct snrh_trace *t)
 								     (double)(t->samples.v[i].ts - t0) / 1e6));
 				break;
 			}
-	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:f}", "lanes", lanes, "offcpu", iv, "samples", smp, "offcpu_total",
-			 (json_int_t)t->offcpu.n, "samples_total", (json_int_t)t->samples.n, "span_ms",
-			 t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0);
+	return json_pack("{s:o, s:o, s:o, s:I, s:I, s:f, s:o}", "lanes", lanes, "offcpu", iv, "samples", smp,
+			 "offcpu_total", (json_int_t)t->offcpu.n, "samples_total", (json_int_t)t->samples.n, "span_ms",
+			 t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0, "device",
+			 snrh_device_lanes_json(t, od, t0, TIMELINE_MAX));
 }
 
 /* The timeline: per thread, its off-CPU intervals as bars colored by state
- * and its on-CPU samples as ticks; zoom with the wheel or the slider. */
+ * and its on-CPU samples as ticks; below the threads, a lane per device
+ * (CUPTI stream, TA1 chip) with its kernels and transfers, each named in its
+ * tooltip; each host wait for the device outlined on its thread's lane and
+ * joined by a line to the end of the work that ended it. Zoom with the wheel
+ * or the slider. */
 static const char timeline_js[] =
-	"(function(){var L=window.SNR_HOST_TL,el=document.getElementById('c-host-timeline');\n"
+	"(function(){var L=window.SNR_HOST_TL,D=L.device,el=document.getElementById('c-host-timeline');\n"
 	"var col=HOST_STATE_COLORS,st=['R (preempted)','S (sleeping)','D (uninterruptible)','other'];\n"
-	"el.style.height=Math.max(180,90+30*L.lanes.length)+'px';\n"
-	"var rect=function(p,api){var l=api.value(0),a=api.coord([api.value(1),l]),b=api.coord([api.value(2),l]),\n"
-	" h=api.size([0,1])[1]*0.6;return {type:'rect',shape:{x:a[0],y:a[1]-h/2,width:Math.max(b[0]-a[0],1),height:h},\n"
-	" style:{fill:col[api.value(3)]}};};\n"
-	"var series=st.map(function(n,k){return {name:'off CPU, '+n,type:'custom',renderItem:rect,encode:{x:[1,2],y:0},\n"
-	" itemStyle:{color:col[k]},data:L.offcpu.filter(function(v){return v[3]===k;})};});\n"
+	"var nt=L.lanes.length,lanes=L.lanes.concat(D.lanes);\n"
+	"el.style.height=Math.max(180,90+30*lanes.length)+'px';\n"
+	"var esc=function(s){return String(s).replace(/[&<>\"']/g,function(c){return '&#'+c.charCodeAt(0)+';';});};\n"
+	"var f3=function(x){return x.toFixed(3);};\n"
+	"var bar=function(fill,stroke,hk){return function(p,api){var l=api.value(0),a=api.coord([api.value(1),l]),\n"
+	" b=api.coord([api.value(2),l]),h=api.size([0,1])[1]*hk;return {type:'rect',shape:{x:a[0],y:a[1]-h/2,\n"
+	" width:Math.max(b[0]-a[0],1),height:h},style:stroke?{fill:'none',stroke:stroke,lineWidth:1.5}:{fill:fill}};};};\n"
+	"var series=st.map(function(n,k){return {name:'off CPU, '+n,type:'custom',renderItem:bar(col[k],null,0.6),\n"
+	" encode:{x:[1,2],y:0},itemStyle:{color:col[k]},data:L.offcpu.filter(function(v){return v[3]===k;})};});\n"
 	"series.unshift({name:'on CPU (a sample)',type:'custom',itemStyle:{color:'#fac858'},encode:{x:1,y:0},\n"
 	" data:L.samples,renderItem:function(p,api){var a=api.coord([api.value(1),api.value(0)]),h=api.size([0,1])[1]*0.6;\n"
 	"  return {type:'rect',shape:{x:a[0],y:a[1]-h/2,width:1,height:h},style:{fill:'#fac858'}};}});\n"
+	/* the device's work: [lane, start, end, index into D.work] */
+	"var workTip=function(p){var w=D.work[p.data[3]],t=esc(w[4])+'<br>'+esc(D.lanes[w[0]])+': '+f3(w[2]-w[1])+\n"
+	" ' ms ('+f3(w[1])+' to '+f3(w[2])+' ms)';if(w[3])t+='<br>transfer'+(w[9]?', '+esc(w[9]):'')+\n"
+	" (w[5]?', '+w[5]+' bytes':'');if(w[6])t+='<br>launched by '+esc(w[6]);\n"
+	" if(w[7])t+=(w[6]?' ':'<br>')+(D.lane_source[w[0]]==='CUPTI'?'(correlation id '+w[7]+')':'(launch #'+w[7]+')');\n"
+	" if(w[1]>w[8])t+='<br>queued '+f3(w[1]-w[8])+' ms';return t;};\n"
+	"['compute (kernel)','transfer'].forEach(function(n,x){series.push({name:'device: '+n,type:'custom',\n"
+	" renderItem:bar(x?'#3ba272':'#73c0de',null,0.6),encode:{x:[1,2],y:0},itemStyle:{color:x?'#3ba272':'#73c0de'},\n"
+	" tooltip:{formatter:workTip},data:D.work.map(function(w,i){return [w[0]+nt,w[1],w[2],i,w[3]];})\n"
+	"  .filter(function(v){return v[4]===x;})});});\n"
+	/* the host's waits for the device: [thread lane, start, end, index into D.waits] */
+	"var waitTip=function(p){var v=D.waits[p.data[3]],w=v[4]>=0?D.work[v[4]]:null;\n"
+	" return esc(v[3])+' (a host wait for the device)<br>'+esc(L.lanes[v[0]])+': '+f3(v[2]-v[1])+' ms ('+f3(v[1])+\n"
+	"  ' to '+f3(v[2])+' ms)<br>'+(w?'ended by '+esc(w[4])+' on '+esc(D.lanes[w[0]])+', done at '+f3(w[2])+' ms':\n"
+	"  'nothing completed on the device within it');};\n"
+	"series.push({name:'host wait for the device',type:'custom',renderItem:bar(null,'#b00',0.85),\n"
+	" encode:{x:[1,2],y:0},itemStyle:{color:'#b00'},tooltip:{formatter:waitTip},\n"
+	" data:D.waits.map(function(v,i){return [v[0],v[1],v[2],i];})});\n"
+	/* each linked wait: a line from its end to the end of the work that ended it */
+	"series.push({name:'wait ended by',type:'custom',itemStyle:{color:'#b00'},encode:{x:[1,3],y:[0,2]},\n"
+	" tooltip:{formatter:function(p){return waitTip({data:[0,0,0,p.data[4]]});}},renderItem:function(p,api){var a=api.coord([api.value(1),api.value(0)]),\n"
+	"  b=api.coord([api.value(3),api.value(2)]);return {type:'line',shape:{x1:a[0],y1:a[1],x2:b[0],y2:b[1]},\n"
+	"  style:{stroke:'#b00',lineWidth:1,lineDash:[4,3]}};},\n"
+	" data:D.waits.map(function(v,i){var w=D.work[v[4]];return w?[v[0],v[2],w[0]+nt,w[2],i]:null;})\n"
+	"  .filter(function(v){return v;})});\n"
 	"echarts.init(el,null,{renderer:'canvas'}).setOption({animation:false,legend:{top:0},tooltip:{},\n"
-	" grid:{top:40,left:160,right:30,bottom:60},dataZoom:[{type:'slider',xAxisIndex:0},{type:'inside',xAxisIndex:0}],\n"
-	" xAxis:{type:'value',name:'ms',min:0,max:L.span_ms},yAxis:{type:'category',data:L.lanes,inverse:true},series:series});\n"
+	" grid:{top:D.lanes.length?66:40,left:190,right:30,bottom:60},dataZoom:[{type:'slider',xAxisIndex:0},{type:'inside',xAxisIndex:0}],\n"
+	" xAxis:{type:'value',name:'ms',min:0,max:L.span_ms},yAxis:{type:'category',data:lanes,inverse:true},series:series});\n"
+	"var linked=D.waits.filter(function(v){return v[4]>=0;}).length;\n"
 	"document.getElementById('host-timeline-what').textContent='Off-CPU intervals: '+L.offcpu.length+' drawn of '+\n"
 	" L.offcpu_total+(L.offcpu.length<L.offcpu_total?' (the longest)':'')+'; on-CPU samples: '+L.samples.length+' drawn of '+\n"
-	" L.samples_total+(L.samples.length<L.samples_total?' (evenly thinned)':'')+'.';})();\n";
+	" L.samples_total+(L.samples.length<L.samples_total?' (evenly thinned)':'')+'.'+(D.lanes.length?' Device work: '+\n"
+	" D.work.length+' drawn of '+D.work_total+(D.work.length<D.work_total?' (the longest)':'')+' in '+D.lanes.length+\n"
+	" ' lanes; host waits for the device: '+D.waits.length+' drawn of '+D.waits_total+', '+linked+\n"
+	" ' linked to the work that ended them.':'');})();\n";
 
 /* The threads' chart: on-CPU and each off-CPU state per thread, stacked. */
 static const char threads_js[] =
@@ -449,7 +487,9 @@ int an_report_host(int n, char **paths, const char *out)
 	      "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #eee}\n"
 	      ".num{text-align:right;font-variant-numeric:tabular-nums}.chart{width:1100px;height:300px}\n"
 	      "#errors{display:none;color:#b00;white-space:pre}nav a{margin-right:14px}\n"
-	      ".causal-rank td,.causal-rank th{padding:2px 5px;font-size:12px}.cell{display:inline-block;margin:4px;border:1px solid #ddd;vertical-align:top}"
+	      ".causal-rank td,.causal-rank th{padding:2px 5px;font-size:12px}.rank-box{max-width:100%;overflow-x:auto}\n"
+	      ".causal-rank td:nth-child(3),.causal-rank td:nth-child(4){overflow-wrap:anywhere;min-width:7em}\n"
+	      ".causal-rank th{overflow-wrap:normal}.cell{display:inline-block;margin:4px;border:1px solid #ddd;vertical-align:top}"
 	      ".head{font-size:13px;padding:4px;width:460px}.plot{width:470px;height:280px}.note{color:#555;max-width:60em}\n"
 	      "</style>\n<script>\nwindow.addEventListener('error',function(e){var p=document.getElementById('errors');"
 	      "if(p){p.textContent+=String(e.message)+'\\n';p.style.display='block';}});\n",
@@ -479,7 +519,10 @@ int an_report_host(int n, char **paths, const char *out)
 	script_json(f, js);
 	free(js);
 	fputs(";\nwindow.SNR_HOST_TL = ", f);
-	json_t *tl = timeline_json(&t);
+	struct snrh_ondev od;
+	snrh_ondev_build(&t, &od);
+	json_t *tl = timeline_json(&t, &od);
+	snrh_ondev_free(&od);
 	js = json_dumps(tl, JSON_COMPACT);
 	json_decref(tl);
 	script_json(f, js);
