@@ -3,9 +3,14 @@
 from headless Chromium) against `snr host report --json` and `snr host causal
 --json` of the same trace.
 
-usage: check_report_host.py DOM.html REPORT.json CAUSAL.json PAGE.html
-CAUSAL.json is empty when the trace has no progress point.
+usage: check_report_host.py DOM.html REPORT.json CAUSAL.json PAGE.html [PROBE.html]
+CAUSAL.json is empty when the trace has no progress point. PROBE.html: the
+DOM of the page with tests/an/host_page_probe.js run at its end, in a window
+1200 px wide: what the browser drew on the timeline (the device's lanes and
+their intervals, the host's waits and their links, the tooltips) and whether
+each ranking table fits the window.
 """
+import html
 import html.parser
 import json
 import re
@@ -74,8 +79,92 @@ def near(text, want, places):
     return abs(got - want) <= 0.5 * 10 ** -places + 1e-9
 
 
+NO_DEVICE = {'lanes': [], 'lane_source': [], 'work': [], 'work_total': 0, 'waits': [], 'waits_total': 0}
+
+
+def dev_of(lane, source):
+    """the device (snr host report's name) of a timeline lane"""
+    m = re.fullmatch(r'GPU (\d+) stream \d+', lane)
+    return f'GPU {m.group(1)} (CUPTI)' if source == 'CUPTI' and m else lane
+
+
+def check_device_lanes(dv, od):
+    """The device's lanes (window.SNR_HOST_TL.device) against snr host report --json's on_off_device: every
+    piece of work drawn (the recordings are short), as many per device and name as it counts; every host wait
+    drawn, linked to the work that ended it, that work's end as far from the wait's start as the report says."""
+    bad = []
+    devs = [d['device'] for d in od['devices']]
+    want = {(w['device'], w['name']): w['count'] for w in od['work']}
+    total = sum(want.values())
+    got = {}
+    for w in dv['work']:
+        k = (dev_of(dv['lanes'][w[0]], dv['lane_source'][w[0]]), w[4])
+        got[k] = got.get(k, 0) + 1
+    if got != want or dv['work_total'] != total:
+        bad.append(f'device lanes: work {got} ({dv["work_total"]} in all), the report counts {want}')
+    if sorted({dev_of(l, s) for l, s in zip(dv['lanes'], dv['lane_source'])}) != sorted(devs):
+        bad.append(f'device lanes {dv["lanes"]} are not of the devices {devs}')
+    hw = od.get('host_waits', {'count': 0, 'linked': 0, 'waits': []})
+    if len(dv['waits']) != hw['count'] or dv['waits_total'] != hw['count'] or \
+            sum(1 for v in dv['waits'] if v[4] >= 0) != hw['linked']:
+        bad.append(f'{len(dv["waits"])} host waits drawn, {sum(1 for v in dv["waits"] if v[4] >= 0)} linked; '
+                   f'the report: {hw["count"]}, {hw["linked"]} linked')
+    for v, w in zip(dv['waits'], hw['waits']):
+        e = w.get('ended_by')
+        if abs((v[2] - v[1]) - (w['end_ns'] - w['start_ns']) / 1e6) > 1e-5 or (v[4] >= 0) != bool(e):
+            bad.append(f'wait {v} is not {w}')
+        elif e:
+            d = dv['work'][v[4]]
+            if d[4] != e['name'] or dev_of(dv['lanes'][d[0]], dv['lane_source'][d[0]]) != e['device'] or \
+                    abs((d[2] - v[1]) - (e['end_ns'] - w['start_ns']) / 1e6) > 1e-5:
+                bad.append(f'wait {v} is linked to {d}, the report: {e}')
+    return bad
+
+
+def check_probe(path, tl):
+    """what the browser drew and laid out (tests/an/host_page_probe.js)"""
+    bad = []
+    m = re.search(r'<pre id="probe">(.*?)</pre>', open(path, encoding='utf-8').read(), re.S)
+    if not m:
+        return ['the probe left no result (a script error before it?)']
+    r = json.loads(html.unescape(m.group(1)))
+    for t in r['rank']:
+        if t['right'] > r['viewport'] or t['last'] > r['viewport'] or t['right'] > t['box'] + 0.5 or \
+                t['overflow'] > 0:
+            bad.append(f'ranking {t["point"]} does not fit {r["viewport"]} px: its right edge at {t["right"]}, '
+                       f'its last column\'s at {t["last"]}, its box\'s at {t["box"]}, {t["overflow"]} px scrolled off')
+    if r['scroll'] > r['viewport']:
+        bad.append(f'the page is {r["scroll"]} px wide in a {r["viewport"]} px window')
+    dv = tl['device']
+    if r['lanes'] != tl['lanes'] + dv['lanes']:
+        bad.append(f'the timeline\'s lanes are {r["lanes"]}, want the threads\' then the device\'s')
+    drawn = dict(r['series'])
+    want = {'device: compute (kernel)': sum(1 for w in dv['work'] if not w[3]),
+            'device: transfer': sum(1 for w in dv['work'] if w[3]),
+            'host wait for the device': len(dv['waits']),
+            'wait ended by': sum(1 for v in dv['waits'] if v[4] >= 0)}
+    for k, n in want.items():
+        if drawn.get(k) != n:
+            bad.append(f'the timeline draws {drawn.get(k)} items of "{k}", want {n}')
+    # each series' first item's tooltip names it and, where known, the thread that launched it
+    for k, x in (('device: compute (kernel)', 0), ('device: transfer', 1)):
+        w = next((w for w in dv['work'] if w[3] == x), None)
+        tip = html.unescape(r['tips'].get(k, ''))
+        if w and (not tip.startswith(w[4] + '<br>' + dv['lanes'][w[0]] + ':') or
+                  (w[6] and 'launched by ' + w[6] not in tip) or (w[9] and w[9] not in tip) or
+                  (w[5] and f'{w[5]} bytes' not in tip)):
+            bad.append(f'tooltip of {w}: {tip!r}')
+    v = dv['waits'][0] if dv['waits'] else None
+    tip = html.unescape(r['tips'].get('host wait for the device', ''))
+    if v and (not tip.startswith(v[3]) or (v[4] >= 0 and 'ended by ' + dv['work'][v[4]][4] not in tip)):
+        bad.append(f'tooltip of wait {v}: {tip!r}')
+    print(f'drawn: {r["series"]}; rankings\' right edges {[t["right"] for t in r["rank"]]} in {r["viewport"]} px')
+    return bad
+
+
 def main():
     dom, rep_path, causal_path, page_path = sys.argv[1:5]
+    probe = sys.argv[5] if len(sys.argv) > 5 else None
     p = Page()
     p.feed(open(dom, encoding='utf-8').read())
     rep = json.load(open(rep_path))
@@ -117,6 +206,15 @@ def main():
                            f'the buckets: {want:.6f} ms, {nwant} samples')
         said = f'Off-CPU intervals: {len(tl["offcpu"])} drawn of {tl["offcpu_total"]}; ' \
                f'on-CPU samples: {len(tl["samples"])} drawn of {tl["samples_total"]}.'
+        if 'device' not in tl:
+            bad.append('the timeline has no device lanes')
+        dv = tl.setdefault('device', NO_DEVICE)
+        linked = sum(1 for v in dv['waits'] if v[4] >= 0)
+        if dv['lanes']:
+            said += f' Device work: {len(dv["work"])} drawn of {dv["work_total"]} in {len(dv["lanes"])} lanes; ' \
+                    f'host waits for the device: {len(dv["waits"])} drawn of {dv["waits_total"]}, {linked} linked ' \
+                    f'to the work that ended them.'
+        bad += check_device_lanes(dv, rep['on_off_device'])
         if p.ids.get('host-timeline-what') != said or len(tl['offcpu']) != tl['offcpu_total']:
             bad.append(f'the timeline says {p.ids.get("host-timeline-what")!r}, want {said!r}, all drawn')
     # buckets
@@ -203,6 +301,8 @@ def main():
         if sorted(p.off_path) != off:
             bad.append(f'off the critical path: the page names {sorted(p.off_path)}, the profile {off}')
         print(f'{len(by)} candidates plotted, {len(causal["progress"])} points; off the critical path: {off}')
+    if probe and tl:
+        bad += check_probe(probe, tl)
     for b in bad[:20]:
         print(b)
     sys.exit(1 if bad else 0)

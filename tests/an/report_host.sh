@@ -5,7 +5,11 @@
 # libta1rt: a device thread, so on/off-device and device candidates). In
 # headless Chromium the page shows no console message and no script error;
 # its tables hold `snr host report --json`'s threads, buckets, progress
-# points and devices; each causal plot (one per candidate, read back from
+# points and devices; its timeline a lane per device below the threads with
+# each piece of work the report counts, and each host wait for the device
+# linked to the work that ended it (the serving loop: 8 uploads, 8 runs, 8
+# ta1rt_wait calls), tooltips naming them; at 1200 px each ranking table
+# fits the page; each causal plot (one per candidate, read back from
 # the chart: check_report_host.py) holds `snr host causal --json`'s points,
 # the ranking its ranks, the off-the-critical-path list its names. A trace
 # without a progress point gets a page that says so; a cut-short trace is
@@ -34,8 +38,11 @@ check_page() { # NAME: $T/NAME.snrh -> $T/NAME.html, rendered and checked
   cp "$T/out" "$T/$n.report.json"
   mkdir -p "$T/$n"
   render_report "$T/$n" "$T/$n.html" 1200,4000
-  python3 "$HERE/check_report_host.py" "$T/$n/dom.html" "$T/$n.report.json" "$T/$n.causal.json" "$T/$n.html" ||
-    fail "$n: the host page differs from snr host report/causal --json"
+  python3 "$HERE/host_page_probe.py" "$T/$n.html" "$T/$n.probe.html" || fail "$n: host_page_probe.py"
+  mkdir -p "$T/$n.probe"
+  render_report "$T/$n.probe" "$T/$n.probe.html" 1200,4000
+  python3 "$HERE/check_report_host.py" "$T/$n/dom.html" "$T/$n.report.json" "$T/$n.causal.json" "$T/$n.html" \
+    "$T/$n.probe/dom.html" || fail "$n: the host page differs from snr host report/causal --json"
 }
 
 # the token loop: work_a and serial_step gate the tokens, work_b waits (off the critical path)
@@ -50,6 +57,7 @@ grep -q '"function":"work_a"' "$T/tokens.html" || fail "work_a is no candidate o
 run "$SNR" host record -F 997 --progress read_response -o "$T/serve.snrh" -- "$SERVE" "$T/mlp.elf" 8 "$T"
 expect_rc 0
 check_page serve
+grep -q '"device":{"lanes":\["TA1 device, thread ta1-device ' "$T/serve.html" || fail "the timeline has no TA1 device lane"
 grep -q '"kernel":"ta1rt_device_run"' "$T/serve.html" || fail "kernel ta1rt_device_run is no candidate on the page"
 
 # no progress point: the page says there is no causal profile, and why
