@@ -393,9 +393,12 @@ static const char timeline_js[] =
 	"  style:{stroke:'#b00',lineWidth:1,lineDash:[4,3]}};},\n"
 	" data:D.waits.map(function(v,i){var w=D.work[v[4]];return w?[v[0],v[2],w[0]+nt,w[2],i]:null;})\n"
 	"  .filter(function(v){return v;})});\n"
+	/* device work outside the recording (CUPTI's may start before it) widens the axis */
+	"var x0=D.work.reduce(function(m,w){return Math.min(m,w[1]);},0),\n"
+	" x1=D.work.reduce(function(m,w){return Math.max(m,w[2]);},L.span_ms);\n"
 	"echarts.init(el,null,{renderer:'canvas'}).setOption({animation:false,legend:{top:0},tooltip:{},\n"
 	" grid:{top:D.lanes.length?66:40,left:190,right:30,bottom:60},dataZoom:[{type:'slider',xAxisIndex:0},{type:'inside',xAxisIndex:0}],\n"
-	" xAxis:{type:'value',name:'ms',min:0,max:L.span_ms},yAxis:{type:'category',data:lanes,inverse:true},series:series});\n"
+	" xAxis:{type:'value',name:'ms',min:x0,max:x1},yAxis:{type:'category',data:lanes,inverse:true},series:series});\n"
 	"var linked=D.waits.filter(function(v){return v[4]>=0;}).length;\n"
 	"document.getElementById('host-timeline-what').textContent='Off-CPU intervals: '+L.offcpu.length+' drawn of '+\n"
 	" L.offcpu_total+(L.offcpu.length<L.offcpu_total?' (the longest)':'')+'; on-CPU samples: '+L.samples.length+' drawn of '+\n"
