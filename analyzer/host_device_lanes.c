@@ -101,7 +101,8 @@ static double ms_from(uint64_t ts, uint64_t t0)
 	return ts >= t0 ? (double)(ts - t0) / 1e6 : -(double)(t0 - ts) / 1e6;
 }
 
-json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ondev *o, uint64_t t0, size_t max)
+json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ondev *o, uint64_t t0,
+			       size_t max)
 {
 	json_t *names = json_array(), *srcs = json_array(), *work = json_array(), *waits = json_array();
 	struct lane_key *lanes = snr_xcalloc(o->nwork + 1, sizeof(*lanes));
@@ -143,8 +144,8 @@ json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ond
 		char by[128] = "";
 		uint32_t tid = w->submit_tid;
 		/* libta1rt's run after an upload: launched by the upload's call */
-		if (!tid && w->src != SNRH_ONDEV_CUPTI && w->seq && i > 0 && o->work[i - 1].device == w->device &&
-		    o->work[i - 1].seq == w->seq)
+		if (!tid && w->src != SNRH_ONDEV_CUPTI && w->seq && i > 0 &&
+		    o->work[i - 1].device == w->device && o->work[i - 1].seq == w->seq)
 			tid = o->work[i - 1].submit_tid;
 		if (tid) {
 			long tl = thread_lane(t, tid);
@@ -154,10 +155,11 @@ json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ond
 				snprintf(by, sizeof(by), "thread %u", tid);
 		}
 		const char *dir = snrh_work_direction(w);
-		json_array_append_new(work, json_pack("[I, f, f, i, s, I, s, I, f, s]", (json_int_t)(at - lanes),
-						      ms_from(w->start, t0), ms_from(w->end, t0), w->xfer,
-						      w->name ? w->name : "?", (json_int_t)w->bytes, by,
-						      (json_int_t)w->seq, ms_from(w->submit, t0), dir ? dir : ""));
+		json_array_append_new(work,
+				      json_pack("[I, f, f, i, s, I, s, I, f, s]", (json_int_t)(at - lanes),
+						ms_from(w->start, t0), ms_from(w->end, t0), w->xfer,
+						w->name ? w->name : "?", (json_int_t)w->bytes, by,
+						(json_int_t)w->seq, ms_from(w->submit, t0), dir ? dir : ""));
 	}
 
 	size_t nw = 0;
@@ -169,14 +171,16 @@ json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ond
 		long tl = thread_lane(t, w->tid);
 		if (wkeep[i] < 0 || tl < 0)
 			continue;
-		json_array_append_new(waits, json_pack("[I, f, f, s, I]", (json_int_t)tl, ms_from(w->start, t0),
-						       ms_from(w->end, t0), w->call ? w->call : "?",
-						       (json_int_t)(w->work >= 0 ? keep[w->work] : -1)));
+		json_array_append_new(waits,
+				      json_pack("[I, f, f, s, I]", (json_int_t)tl, ms_from(w->start, t0),
+						ms_from(w->end, t0), w->call ? w->call : "?",
+						(json_int_t)(w->work >= 0 ? keep[w->work] : -1)));
 	}
 	free(wkeep);
 	free(keep);
 	free(dur);
 	free(lanes);
 	return json_pack("{s:o, s:o, s:o, s:I, s:o, s:I}", "lanes", names, "lane_source", srcs, "work", work,
-			 "work_total", (json_int_t)o->nwork, "waits", waits, "waits_total", (json_int_t)o->nwaits);
+			 "work_total", (json_int_t)o->nwork, "waits", waits, "waits_total",
+			 (json_int_t)o->nwaits);
 }

@@ -23,7 +23,8 @@
  * drawn work (-1: nothing completed in the wait, or that work is not drawn);
  * launched_by is "comm tid", "" unknown; direction a copy's, "" for compute. Past max pieces of work (or of
  * waits) the longest are kept. */
-json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ondev *o, uint64_t t0, size_t max);
+json_t *snrh_device_lanes_json(const struct snrh_trace *t, const struct snrh_ondev *o, uint64_t t0,
+			       size_t max);
 
 /* A copy's direction in words ("host to device", ...), from its CUPTI copy
  * kind or libta1rt's upload; NULL for compute and unknown kinds. */

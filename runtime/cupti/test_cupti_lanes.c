@@ -18,11 +18,11 @@
 #include "cupti_records.h"
 #include "tests/check.h"
 
-#define U 10000ull		  /* ns per time unit below: the window is 10 ms */
-#define HOST0 1000000000ull	  /* CLOCK_MONOTONIC of unit 0 */
-#define CUPTI0 8000000000ull	  /* CUPTI's clock at unit 0 */
-#define CU(x) (CUPTI0 + (uint64_t)(x) * U * 1001 / 1000) /* unit x on CUPTI's clock (0.1% fast) */
-#define MONO(x) (HOST0 + (uint64_t)(x) * U)
+#define U 10000ull				       /* ns per time unit below: the window is 10 ms */
+#define HOST0 1000000000ull			       /* CLOCK_MONOTONIC of unit 0 */
+#define CUPTI0 8000000000ull			       /* CUPTI's clock at unit 0 */
+#define CU(x) (CUPTI0 + (uint64_t)(x)*U * 1001 / 1000) /* unit x on CUPTI's clock (0.1% fast) */
+#define MONO(x) (HOST0 + (uint64_t)(x)*U)
 
 static uint8_t *buf;
 static size_t used;
@@ -57,7 +57,8 @@ static void kernel(const char *name, uint32_t dev, uint32_t stream, uint32_t cor
 	k->end = CU(b);
 }
 
-static void copy(uint8_t kind, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t bytes, uint64_t a, uint64_t b)
+static void copy(uint8_t kind, uint32_t dev, uint32_t stream, uint32_t corr, uint64_t bytes, uint64_t a,
+		 uint64_t b)
 {
 	CUpti_ActivityMemcpy6 *m = rec(sizeof(*m), CUPTI_ACTIVITY_KIND_MEMCPY);
 	m->copyKind = kind;
@@ -97,10 +98,10 @@ int main(int argc, char **argv)
 	buf = aligned_alloc(8, 1 << 16);
 	memset(buf, 0, 1 << 16);
 	/* times in units (10 us) from the window's start; GPU 0 */
-	api(1, 77, 10, 20);									/* cudaMemcpyAsync */
-	copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 0, 7, 1, 1 << 20, 50, 150);			/* 100 */
-	api(2, 78, 30, 40);									/* cudaLaunchKernel */
-	kernel("gemm<float, 128>", 0, 8, 2, 100, 300);						/* 200 */
+	api(1, 77, 10, 20);						  /* cudaMemcpyAsync */
+	copy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 0, 7, 1, 1 << 20, 50, 150); /* 100 */
+	api(2, 78, 30, 40);						  /* cudaLaunchKernel */
+	kernel("gemm<float, 128>", 0, 8, 2, 100, 300);			  /* 200 */
 	CUpti_ActivityMemset4 *ms = rec(sizeof(*ms), CUPTI_ACTIVITY_KIND_MEMSET);
 	ms->streamId = 9;
 	ms->start = CU(250); /* no API record: no launching thread */
@@ -140,10 +141,12 @@ int main(int argc, char **argv)
 	struct snrh_probe p = {0, strdup("/usr/lib/libcudart.so.12"), strdup("cudaStreamSynchronize"),
 			       strdup("H:WAIT_DEV")};
 	SNRH_PUSH(t.probes, p);
-	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, MONO(200), MONO(360)})); /* ended by the memset */
+	SNRH_PUSH(t.intervals,
+		  ((struct snrh_interval){77, 0, MONO(200), MONO(360)})); /* ended by the memset */
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, MONO(450), MONO(710)})); /* by GPU 0's DtoH */
 	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, MONO(800), MONO(810)})); /* by nothing */
-	SNRH_PUSH(t.intervals, ((struct snrh_interval){77, 0, MONO(880), MONO(990)})); /* stream 3: by "tail" */
+	SNRH_PUSH(t.intervals,
+		  ((struct snrh_interval){77, 0, MONO(880), MONO(990)})); /* stream 3: by "tail" */
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, MONO(210), MONO(355), -1, -1}));
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, MONO(460), MONO(705), -1, -1}));
 	SNRH_PUSH(t.offcpu, ((struct snrh_offcpu){77, 0, 1, MONO(881), MONO(989), -1, -1}));
@@ -153,11 +156,13 @@ int main(int argc, char **argv)
 	json_t *d = snrh_device_lanes_json(&t, &o, MONO(0), 20000);
 	json_t *lanes = json_object_get(d, "lanes"), *work = json_object_get(d, "work"),
 	       *waits = json_object_get(d, "waits");
-	static const char *const want_lanes[] = {"GPU 0 stream 7", "GPU 0 stream 8", "GPU 0 stream 9", "GPU 1 stream 3",
-						 "GPU 1 stream 4"};
-	CHECK(json_array_size(lanes) == 5, "%zu lanes, want one per (GPU, stream): 5", json_array_size(lanes));
+	static const char *const want_lanes[] = {"GPU 0 stream 7", "GPU 0 stream 8", "GPU 0 stream 9",
+						 "GPU 1 stream 3", "GPU 1 stream 4"};
+	CHECK(json_array_size(lanes) == 5, "%zu lanes, want one per (GPU, stream): 5",
+	      json_array_size(lanes));
 	for (size_t k = 0; k < 5; k++)
-		CHECK(!strcmp(s_at(lanes, k), want_lanes[k]), "lane %zu: %s, want %s", k, s_at(lanes, k), want_lanes[k]);
+		CHECK(!strcmp(s_at(lanes, k), want_lanes[k]), "lane %zu: %s, want %s", k, s_at(lanes, k),
+		      want_lanes[k]);
 	CHECK(!strcmp(s_at(json_object_get(d, "lane_source"), 0), "CUPTI"), "lane 0 from %s",
 	      s_at(json_object_get(d, "lane_source"), 0));
 	/* each piece: lane, start and end in ms from the window's start (on the
@@ -183,21 +188,24 @@ int main(int argc, char **argv)
 	    {4, 8.9, 9.5, 1, "memcpy DtoH", 512, "", 0, 8.9, "device to host"},
 	};
 	size_t nw = sizeof(want) / sizeof(want[0]);
-	CHECK(json_array_size(work) == nw && json_integer_value(json_object_get(d, "work_total")) == (json_int_t)nw,
+	CHECK(json_array_size(work) == nw &&
+		  json_integer_value(json_object_get(d, "work_total")) == (json_int_t)nw,
 	      "%zu pieces of work drawn, want %zu", json_array_size(work), nw);
 	for (size_t k = 0; k < nw && k < json_array_size(work); k++) {
 		json_t *w = json_array_get(work, k);
 		char *js = json_dumps(w, JSON_COMPACT);
 		/* CUPTI's clock maps to the ns, give or take the map's rounding */
-		CHECK(n_at(w, 0) == want[k].lane && n_at(w, 1) > want[k].a - 1e-5 && n_at(w, 1) < want[k].a + 1e-5 &&
-			  n_at(w, 2) > want[k].b - 1e-5 && n_at(w, 2) < want[k].b + 1e-5 && n_at(w, 3) == want[k].xfer &&
+		CHECK(n_at(w, 0) == want[k].lane && n_at(w, 1) > want[k].a - 1e-5 &&
+			  n_at(w, 1) < want[k].a + 1e-5 && n_at(w, 2) > want[k].b - 1e-5 &&
+			  n_at(w, 2) < want[k].b + 1e-5 && n_at(w, 3) == want[k].xfer &&
 			  !strcmp(s_at(w, 4), want[k].name) && n_at(w, 5) == (double)want[k].bytes &&
 			  !strcmp(s_at(w, 6), want[k].by) && n_at(w, 7) == want[k].corr &&
 			  n_at(w, 8) > want[k].submit - 1e-5 && n_at(w, 8) < want[k].submit + 1e-5 &&
 			  !strcmp(s_at(w, 9), want[k].dir),
-		      "work %zu: %s, want lane %d, %g-%g ms, %s, %lld bytes, by '%s', corr %d, submitted %g, '%s'", k, js,
-		      want[k].lane, want[k].a, want[k].b, want[k].name, want[k].bytes, want[k].by, want[k].corr,
-		      want[k].submit, want[k].dir);
+		      "work %zu: %s, want lane %d, %g-%g ms, %s, %lld bytes, by '%s', corr %d, submitted %g, "
+		      "'%s'",
+		      k, js, want[k].lane, want[k].a, want[k].b, want[k].name, want[k].bytes, want[k].by,
+		      want[k].corr, want[k].submit, want[k].dir);
 		free(js);
 	}
 	/* the waits on thread 77's lane (0), each linked to the piece that ended it */
@@ -211,8 +219,8 @@ int main(int argc, char **argv)
 		char *js = json_dumps(w, JSON_COMPACT);
 		CHECK(n_at(w, 0) == 0 && near(n_at(w, 1), wwant[k].a) && near(n_at(w, 2), wwant[k].b) &&
 			  !strcmp(s_at(w, 3), "cudaStreamSynchronize") && n_at(w, 4) == wwant[k].work,
-		      "wait %zu: %s, want thread lane 0, %g-%g ms, ended by work %ld", k, js, wwant[k].a, wwant[k].b,
-		      wwant[k].work);
+		      "wait %zu: %s, want thread lane 0, %g-%g ms, ended by work %ld", k, js, wwant[k].a,
+		      wwant[k].b, wwant[k].work);
 		free(js);
 	}
 	json_decref(d);

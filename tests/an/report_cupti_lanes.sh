@@ -22,14 +22,14 @@ run "$SNR" host report "$T/cu.snrh" --json
 expect_rc 0
 cp "$T/out" "$T/cu.report.json"
 : >"$T/cu.causal.json" # no progress point: no causal profile
-mkdir -p "$T/cu" "$T/cu.probe"
-render_report "$T/cu" "$T/cu.html" 1200,2000
+mkdir -p "$T/cu"
+# the page with tests/an/host_page_probe.js at its end: its DOM holds the page's and what was drawn
 python3 "$HERE/host_page_probe.py" "$T/cu.html" "$T/cu.probe.html" || fail "host_page_probe.py"
-render_report "$T/cu.probe" "$T/cu.probe.html" 1200,2000
+render_report "$T/cu" "$T/cu.probe.html" 1200,2000
 python3 "$HERE/check_report_host.py" "$T/cu/dom.html" "$T/cu.report.json" "$T/cu.causal.json" "$T/cu.html" \
-  "$T/cu.probe/dom.html" || fail "the host page's device lanes differ from snr host report --json"
+  "$T/cu/dom.html" || fail "the host page's device lanes differ from snr host report --json"
 # the known answers of test_cupti_lanes.c, as drawn (tooltips as the browser shows them)
-python3 - "$T/cu.probe/dom.html" <<'PY' || fail "the drawn timeline differs from test_cupti_lanes.c's answers"
+python3 - "$T/cu/dom.html" <<'PY' || fail "the drawn timeline differs from test_cupti_lanes.c's answers"
 import html, json, re, sys
 r = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', open(sys.argv[1]).read(), re.S).group(1)))
 tips = {k: html.unescape(v) for k, v in r['tips'].items()}

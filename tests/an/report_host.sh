@@ -37,12 +37,11 @@ check_page() { # NAME: $T/NAME.snrh -> $T/NAME.html, rendered and checked
   expect_rc 0
   cp "$T/out" "$T/$n.report.json"
   mkdir -p "$T/$n"
-  render_report "$T/$n" "$T/$n.html" 1200,4000
+  # the page with tests/an/host_page_probe.js at its end: its DOM holds the page's and what was drawn
   python3 "$HERE/host_page_probe.py" "$T/$n.html" "$T/$n.probe.html" || fail "$n: host_page_probe.py"
-  mkdir -p "$T/$n.probe"
-  render_report "$T/$n.probe" "$T/$n.probe.html" 1200,4000
+  render_report "$T/$n" "$T/$n.probe.html" 1200,4000
   python3 "$HERE/check_report_host.py" "$T/$n/dom.html" "$T/$n.report.json" "$T/$n.causal.json" "$T/$n.html" \
-    "$T/$n.probe/dom.html" || fail "$n: the host page differs from snr host report/causal --json"
+    "$T/$n/dom.html" || fail "$n: the host page differs from snr host report/causal --json"
 }
 
 # the token loop: work_a and serial_step gate the tokens, work_b waits (off the critical path)
