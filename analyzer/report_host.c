@@ -60,7 +60,7 @@ static void summary_write(FILE *f, const struct snrh_trace *t, const char *path,
 	fprintf(f, "pid %lld, ", (long long)json_integer_value(json_object_get(m, "pid")));
 	html_text(f, json_array_size(cmd) ? json_string_value(json_array_get(cmd, 0)) : exe ? exe : "?");
 	fprintf(f, "</td></tr>\n<tr><th>recorded</th><td>%.3f s; on-CPU sampled at %lld Hz; off-CPU stacks for blocks "
-		   ">= %lld us; %zu threads, %zu samples, %zu off-CPU intervals, %zu device records</td></tr>\n",
+		   ">= %lld us; %zu threads, %zu samples, %zu off-CPU intervals, %zu CUPTI records</td></tr>\n",
 		t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0, (long long)json_integer_value(json_object_get(m, "hz")),
 		(long long)json_integer_value(json_object_get(m, "min_offcpu_us")), t->threads.n, t->samples.n,
 		t->offcpu.n, t->device.n);
@@ -357,7 +357,7 @@ static const char timeline_js[] =
 	"(function(){var L=window.SNR_HOST_TL,D=L.device,el=document.getElementById('c-host-timeline');\n"
 	"var col=HOST_STATE_COLORS,st=['R (preempted)','S (sleeping)','D (uninterruptible)','other'];\n"
 	"var nt=L.lanes.length,lanes=L.lanes.concat(D.lanes);\n"
-	"el.style.height=Math.max(180,90+30*lanes.length)+'px';\n"
+	"el.style.height=Math.max(180,(D.lanes.length?116:90)+30*lanes.length)+'px';\n"
 	"var esc=function(s){return String(s).replace(/[&<>\"']/g,function(c){return '&#'+c.charCodeAt(0)+';';});};\n"
 	"var f3=function(x){return x.toFixed(3);};\n"
 	"var bar=function(fill,stroke,hk){return function(p,api){var l=api.value(0),a=api.coord([api.value(1),l]),\n"
@@ -404,7 +404,7 @@ static const char timeline_js[] =
 	" L.offcpu_total+(L.offcpu.length<L.offcpu_total?' (the longest)':'')+'; on-CPU samples: '+L.samples.length+' drawn of '+\n"
 	" L.samples_total+(L.samples.length<L.samples_total?' (evenly thinned)':'')+'.'+(D.lanes.length?' Device work: '+\n"
 	" D.work.length+' drawn of '+D.work_total+(D.work.length<D.work_total?' (the longest)':'')+' in '+D.lanes.length+\n"
-	" ' lanes; host waits for the device: '+D.waits.length+' drawn of '+D.waits_total+', '+linked+\n"
+	" (D.lanes.length>1?' lanes':' lane')+'; host waits for the device: '+D.waits.length+' drawn of '+D.waits_total+', '+linked+\n"
 	" ' linked to the work that ended them.':'');})();\n";
 
 /* The threads' chart: on-CPU and each off-CPU state per thread, stacked. */

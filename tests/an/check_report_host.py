@@ -211,7 +211,7 @@ def main():
         dv = tl.setdefault('device', NO_DEVICE)
         linked = sum(1 for v in dv['waits'] if v[4] >= 0)
         if dv['lanes']:
-            said += f' Device work: {len(dv["work"])} drawn of {dv["work_total"]} in {len(dv["lanes"])} lanes; ' \
+            said += f' Device work: {len(dv["work"])} drawn of {dv["work_total"]} in {len(dv["lanes"])} lane{"s" if len(dv["lanes"]) > 1 else ""}; ' \
                     f'host waits for the device: {len(dv["waits"])} drawn of {dv["waits_total"]}, {linked} linked ' \
                     f'to the work that ended them.'
         bad += check_device_lanes(dv, rep['on_off_device'])
