@@ -2,11 +2,11 @@
  * host_device_lanes.h: the device's work as lanes of the host page's
  * timeline (analyzer/report_host.c): one lane per CUPTI (device, stream) and
  * one per device thread of the TA1 runtime (one per ta1rt_open, its chips
- * together), each piece of work an
- * interval on the host threads' time axis (CLOCK_MONOTONIC; CUPTI's records
- * are already mapped onto it when its file is read), named, with the host
- * thread that launched it; and each host wait (H:WAIT_DEV) on its thread's
- * lane, linked to the work whose completion ended it (analyzer/host_device.c).
+ * together), each piece of work an interval on the host threads' time axis
+ * (CLOCK_MONOTONIC; CUPTI's records are already mapped onto it when its file
+ * is read), named, with the host thread that launched it; and each host wait
+ * (H:WAIT_DEV) on its thread's lane, linked to the work whose completion
+ * ended it (analyzer/host_device.c).
  */
 #ifndef SNR_HOST_DEVICE_LANES_H
 #define SNR_HOST_DEVICE_LANES_H
