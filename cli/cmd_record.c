@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/snr_lines.h"
 #include "lib/snr_output.h"
 #include "lib/snr_util.h"
 #include "recorder/pod.h"
@@ -203,9 +204,12 @@ static void print_summary(const struct snr_record_opts *o, const struct snr_reco
 			(unsigned long long)s->target_steps, (unsigned long long)s->target_instructions);
 	if (s->fell_back)
 		fprintf(stderr,
-			"fallback: the target did not match the simulation at the checkpoint at instruction %llu (%s); "
+			"fallback: %s at instruction %llu (%s); "
 			"it was put back at the checkpoint at instruction %llu, verified to there, and instructions "
 			"%llu on were recorded by stepping\n",
+			s->fallback_blocked ? "the target blocked at a ta.wait that the simulation had passed, on its way "
+					      "to the checkpoint"
+					    : "the target did not match the simulation at the checkpoint",
 			(unsigned long long)s->fallback_detected_at, s->fallback_reason, (unsigned long long)s->fallback_at,
 			(unsigned long long)s->fallback_at);
 	if (s->unread)
@@ -241,6 +245,21 @@ static void window_done(void *ctx, uint64_t k, const char *path, const struct sn
 	print_summary(o, s, final);
 }
 
+/* ", FILE:LINE (FUNCTION)" of pc in --elf's line tables, or nothing. */
+static void fallback_place(const struct snr_record_opts *o, uint64_t pc, char *out, size_t len)
+{
+	out[0] = 0;
+	if (!o->elf_path || !pc)
+		return;
+	struct snr_lines *l = snr_lines_new();
+	char lerr[300], text[560];
+	const struct snr_place *pl = snr_lines_add(l, o->elf_path, 0, NULL, lerr, sizeof(lerr)) ? NULL
+												: snr_lines_find(l, pc);
+	if (pl)
+		snprintf(out, len, ", %s", snr_place_text(pl, text, sizeof(text)));
+	snr_lines_free(l);
+}
+
 /* --pod: every chip into one trace set, a summary line per chip. */
 static int record_pod(struct snr_record_opts *o)
 {
@@ -264,13 +283,25 @@ static int record_pod(struct snr_record_opts *o)
 	/* --method sim: how far each chip's simulation went (docs/recording.md, "A pod") */
 	for (unsigned k = 0; k < ps->chips; k++) {
 		const struct snr_record_summary *s = &ps->chip[k];
-		if (s->method && !strcmp(s->method, "sim") && s->fell_back)
+		if (s->method && !strcmp(s->method, "sim") && s->fell_back) {
+			char place[600] = "";
+			fallback_place(o, s->fallback_pc, place, sizeof(place));
 			fprintf(stderr,
-				"chip %u: simulated, and stepped from instruction %llu on (verified to there): the "
-				"simulation stopped at instruction %llu: %s\n",
-				k, (unsigned long long)s->fallback_at, (unsigned long long)s->fallback_detected_at,
+				"chip %u: simulated, and stepped from instruction %llu on (verified to there): %s at "
+				"instruction %llu (pc 0x%llx%s): %s\n",
+				k, (unsigned long long)s->fallback_at,
+				s->fallback_blocked ? "the device blocked at a ta.wait the simulation had passed, on its "
+						      "way to the checkpoint"
+						    : "the device did not match the simulation at the checkpoint",
+				(unsigned long long)s->fallback_detected_at, (unsigned long long)s->fallback_pc, place,
 				s->fallback_reason);
-		else if (s->method && !strcmp(s->method, "sim"))
+			if (s->peer_signals_kept)
+				fprintf(stderr,
+					"chip %u: %llu signal%s of peers that reached it after instruction %llu kept in its "
+					"sync flags when it was put back there\n",
+					k, (unsigned long long)s->peer_signals_kept, s->peer_signals_kept == 1 ? "" : "s",
+					(unsigned long long)s->fallback_at);
+		} else if (s->method && !strcmp(s->method, "sim"))
 			fprintf(stderr, "chip %u: simulated, verified against the device at %llu checkpoints\n", k,
 				(unsigned long long)s->checkpoints);
 		if (s->method && !strcmp(s->method, "sim") && s->peer_waits)

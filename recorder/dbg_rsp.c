@@ -482,14 +482,21 @@ static bool is_error_reply(const struct snr_dbg *d)
 			       : d->pkt[1] == '.');
 }
 
-static int expect_ok(struct snr_dbg *d, const char *cmd)
+/* Sends cmd and wants OK; what names it in errors (NULL: cmd itself). A
+ * packet that carries data (G, P, M) is named, not quoted: its hex runs to
+ * the packet size. */
+static int expect_ok_as(struct snr_dbg *d, const char *cmd, const char *what)
 {
-	if (transact(d, cmd) < 0)
+	if (!what)
+		what = cmd;
+	if (send_packet(d, cmd, what) < 0 || recv_packet(d, what) < 0)
 		return -1;
 	if (strcmp(d->pkt, "OK") != 0)
-		return fail(d, "rsp: %s: expected OK, got \"%.40s\"", cmd, d->pkt);
+		return fail(d, "rsp: %s: expected OK, got \"%.40s\"", what, d->pkt);
 	return 0;
 }
+
+static int expect_ok(struct snr_dbg *d, const char *cmd) { return expect_ok_as(d, cmd, NULL); }
 
 /* ---- connection ------------------------------------------------------- */
 
@@ -1530,13 +1537,17 @@ static int rsp_write_regs(struct snr_dbg *d, const uint8_t *buf)
 	memcpy(block, buf, d->gbytes);
 	cmd[0] = 'G';
 	bytes_to_hex(block, glen, cmd + 1);
-	int rc = expect_ok(d, cmd);
+	char what[160];
+	snprintf(what, sizeof(what), "writing the registers (G, the %zu-byte register block)", glen);
+	int rc = expect_ok_as(d, cmd, what);
 	for (size_t i = 0; i < d->nregs && !rc; i++) {
 		if (d->rinfo[i].in_g || d->rinfo[i].unavailable)
 			continue;
 		int at = snprintf(cmd, 32, "P%x=", d->rinfo[i].regnum);
 		bytes_to_hex(buf + d->regs[i].offset, d->regs[i].size, cmd + at);
-		rc = expect_ok(d, cmd);
+		snprintf(what, sizeof(what), "writing register %.40s (P%x, %u bytes)", d->regs[i].name,
+			 d->rinfo[i].regnum, (unsigned)d->regs[i].size);
+		rc = expect_ok_as(d, cmd, what);
 	}
 	free(block);
 	free(cmd);
@@ -1555,7 +1566,9 @@ static int rsp_write_mem(struct snr_dbg *d, uint64_t addr, const void *buf, size
 		size_t n = len - done < chunk ? len - done : chunk;
 		int at = snprintf(cmd, 40, "M%llx,%zx:", (unsigned long long)(addr + done), n);
 		bytes_to_hex((const uint8_t *)buf + done, n, cmd + at);
-		rc = expect_ok(d, cmd);
+		char what[96];
+		snprintf(what, sizeof(what), "writing memory (M, %zu bytes at 0x%llx)", n, (unsigned long long)(addr + done));
+		rc = expect_ok_as(d, cmd, what);
 		done += n;
 	}
 	free(cmd);

@@ -27,6 +27,16 @@
  * the simulation keeps its count, so it stops at the wait that needs the
  * peer's completions and runs that wait on the target as above.
  *
+ * A rollback to a checkpoint (verify.c) writes back every register the
+ * target had there, its sync flags included; a peer's completion that
+ * reached the target after the checkpoint (a peer ran while this chip's
+ * stride was not yet verified: the turns pass at the device's requests)
+ * would go with it, and the wait that needs it would never pass. So the
+ * flags written back keep what arrived since (pod_keep_signals): the
+ * target's count now, less what the stride did on the chip itself (the
+ * simulation's change of that flag since the checkpoint), is the
+ * checkpoint's count plus the peers' signals.
+ *
  * An instruction that writes another chip's HBM (ta.dma.notify: the bytes,
  * and the completion it signals there) runs on the target too, after a
  * checkpoint: going back to a checkpoint cannot take back what a peer has
@@ -91,6 +101,75 @@ bool pod_flag_signalled(const struct rec *r, size_t k, const uint8_t *sim, const
 	memcpy(&sv, sim, 8);
 	memcpy(&tv, target, 8);
 	return tv > sv;
+}
+
+/* Register k's sync flag number, -1 if it is not one. */
+static int flag_of(const struct rec *r, size_t k)
+{
+	unsigned f;
+	char tail;
+	if (r->iregs[k].size != 8 || sscanf(r->iregs[k].name, "flag%u%c", &f, &tail) != 1 || f >= POD_SIM_FLAGS)
+		return -1;
+	return (int)f;
+}
+
+static bool pod_chip(const struct rec *r) { return r->sim == &snr_sim_ta1 && r->nchips >= 2; }
+
+void pod_flags_commit(struct rec *r, struct stride *sd)
+{
+	sd->have_sim_flags = false;
+	if (!pod_chip(r))
+		return;
+	memset(sd->sim_flags, 0, sizeof(sd->sim_flags));
+	for (size_t k = 0; k < r->niregs; k++) {
+		int f = flag_of(r, k);
+		uint64_t v = 0;
+		if (f < 0)
+			continue;
+		if (r->sim->get_reg(r->simst, (unsigned)k, (uint8_t *)&v, 8))
+			return; /* no count to compare with: written back as they were */
+		sd->sim_flags[f] = v;
+	}
+	sd->have_sim_flags = true;
+}
+
+int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, struct snr_record_summary *sum, char *err,
+		     size_t errlen)
+{
+	if (!pod_chip(r) || !sd->have_sim_flags)
+		return 0;
+	char why[600];
+	if (read_registers(r, why, sizeof(why))) {
+		snr_fmt(err, errlen, "reading the target's sync flags before putting it back: %s", why);
+		return -1;
+	}
+	for (size_t k = 0; k < r->niregs; k++) {
+		int f = flag_of(r, k);
+		uint64_t now, good, sim = 0;
+		if (f < 0 || !r->regval[k] || r->sim->get_reg(r->simst, (unsigned)k, (uint8_t *)&sim, 8))
+			continue;
+		size_t off = (size_t)(r->regval[k] - r->regbuf);
+		memcpy(&now, r->regval[k], 8);
+		memcpy(&good, regs + off, 8);
+		/* the target's change since the checkpoint less the chip's own
+		 * (the simulation's): the peers' completions */
+		int64_t signals = (int64_t)(now - good) - (int64_t)(sim - sd->sim_flags[f]);
+		if (signals <= 0)
+			continue;
+		good += (uint64_t)signals;
+		memcpy(regs + off, &good, 8);
+		sum->peer_signals_kept += (uint64_t)signals;
+	}
+	return 0;
+}
+
+bool pod_blocked_at_wait(struct rec *r, uint64_t pc)
+{
+	uint32_t word = 0;
+	struct ta1_insn in;
+	if (r->sim != &snr_sim_ta1 || r->dbg->read_mem(r->d, pc, &word, 4) || !ta1_decode(word, &in))
+		return false;
+	return ta1_insn_table[in.op].cls == TA1_CLASS_DMA_WAIT;
 }
 
 bool pod_writes_peer(const struct rec *r, const struct snr_insn_access *acc)

@@ -39,4 +39,24 @@ bool pod_writes_peer(const struct rec *r, const struct snr_insn_access *acc);
  * peer's signal, not a divergence. */
 bool pod_flag_signalled(const struct rec *r, size_t k, const uint8_t *sim, const uint8_t *target);
 
+/* At a commit (the target verified at sd->good): the simulation's sync
+ * flag counts there, on a TA1 chip of a pod, for pod_keep_signals. */
+void pod_flags_commit(struct rec *r, struct stride *sd);
+
+/* Before a rollback writes regs (the checkpoint's registers, read_regs()'
+ * layout) to a TA1 chip of a pod: each sync flag there gains the peers'
+ * completions that reached the target since the checkpoint, told from its
+ * flags now (read here) less the stride's own change of each (the
+ * simulation's since the commit), and sum counts them. Exact where the
+ * target stopped at the simulation's position; where it stopped short (it
+ * went elsewhere), a change the simulation made after that point is taken
+ * for the target's too. 0, or -1 with err saying why. */
+int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, struct snr_record_summary *sum, char *err,
+		     size_t errlen);
+
+/* Whether the TA1 instruction at pc, where the target stopped instead of
+ * the simulation's pc, is a ta.wait (it blocked there: the device's pod
+ * mode stops a continue whose chip blocks). */
+bool pod_blocked_at_wait(struct rec *r, uint64_t pc);
+
 #endif

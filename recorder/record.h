@@ -82,7 +82,12 @@ struct snr_record_summary {
 	 * recorded by stepping (fallback_detected_at: the checkpoint) */
 	bool fell_back;
 	uint64_t fallback_at, fallback_detected_at;
+	uint64_t fallback_pc;      /* the pc of instruction fallback_detected_at, in the simulation */
+	bool fallback_blocked;     /* the target blocked at a ta.wait there that the simulation passed */
 	char fallback_reason[400];
+	/* sim, a chip of a pod: signals of peers that reached the target after
+	 * the checkpoint it was put back at, kept in its flags */
+	uint64_t peer_signals_kept;
 };
 
 /* Runs the whole recording. Returns 0, or -1 with err filled (the steps

@@ -116,6 +116,9 @@ struct rec {
 	 * this says why it is halted: before it was first continued, or after
 	 * a timeout interrupted it */
 	const char *halted_why;
+	/* sim: the last divergence was the target blocking at a ta.wait the
+	 * simulation passed (verify.c, for the fall-back's summary) */
+	bool blocked;
 };
 
 /* The registers of a set (isa/snr_isa.h's regs_read and regs_written) below

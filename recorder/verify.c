@@ -20,9 +20,11 @@
  * elsewhere or holds other values (err says where), -1 failure. */
 static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 {
+	r->blocked = false;
 	int arc = snr_ahead_advance(r->ahead, index, err, errlen);
 	if (arc == SNR_AHEAD_DIVERGED) {
 		const struct snr_dbg_stop *ds = snr_ahead_diverged_stop(r->ahead);
+		r->blocked = ds->kind == SNR_DBG_STOP_TRAP && pod_blocked_at_wait(r, ds->pc);
 		return ds->kind == SNR_DBG_STOP_TRAP || ds->kind == SNR_DBG_STOP_SIGNAL ? 1 : -1;
 	}
 	if (arc)
@@ -218,6 +220,7 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
 	snr_ranges_log_commit(known);
 	snr_ranges_log_commit(written);
 	sd->sum = *sum;
+	pod_flags_commit(r, sd);
 	return 0;
 }
 
@@ -335,16 +338,26 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 			  bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
 			  struct snr_trace_writer *w, char *err, size_t errlen)
 {
+	/* a pod's chip keeps the peers' signals that reached it since */
+	uint8_t *regs = snr_xmalloc(r->regbuf_len);
+	memcpy(regs, sd->good_regs, r->regbuf_len);
+	if (pod_keep_signals(r, sd, regs, sum, err, errlen)) {
+		free(regs);
+		return -1;
+	}
 	for (size_t k = 0; k < sd->npre; k++) {
 		r->requests++;
 		if (r->dbg->write_mem(r->d, sd->pre[k].addr, sd->pre[k].data, sd->pre[k].len)) {
 			snr_fmt(err, errlen, "writing back the %llu bytes at 0x%llx: %s", (unsigned long long)sd->pre[k].len,
 				(unsigned long long)sd->pre[k].addr, r->dbg->error(r->d));
+			free(regs);
 			return -1;
 		}
 	}
 	r->requests++;
-	if (r->dbg->write_regs(r->d, sd->good_regs)) {
+	int wr = r->dbg->write_regs(r->d, regs);
+	free(regs);
+	if (wr) {
 		snr_fmt(err, errlen, "writing back the registers: %s", r->dbg->error(r->d));
 		return -1;
 	}
@@ -396,6 +409,12 @@ int verify_fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_r
 	sum->fell_back = true;
 	sum->fallback_at = sd->good;
 	sum->fallback_detected_at = at;
+	sum->fallback_blocked = r->blocked;
+	sum->fallback_pc = 0;
+	uint64_t pcv = 0;
+	if (r->pc_reg >= 0 && r->iregs[r->pc_reg].size <= 8 &&
+	    !r->sim->get_reg(r->simst, (unsigned)r->pc_reg, (uint8_t *)&pcv, r->iregs[r->pc_reg].size))
+		sum->fallback_pc = pcv;
 	memcpy(sum->fallback_reason, reason, sizeof(reason));
 	sum->end_reason = "count";
 	r->sim = NULL;

@@ -17,6 +17,8 @@
 #include "lib/snr_trace.h"
 #include "recorder/record_int.h"
 
+#define POD_SIM_FLAGS 16 /* TA1's sync flags, registers flag0..flag15 */
+
 /*
  * The steps the simulation records go into the journal as they come; the
  * recorder marks where it ended at the last verified checkpoint. Before
@@ -52,6 +54,11 @@ struct stride {
 	bool undo_lost;
 	struct snr_range *miss; /* scratch */
 	size_t miss_cap;
+	/* a TA1 chip of a pod: the simulation's sync flags at good, against
+	 * which a rollback tells the peers' signals that arrived since
+	 * (recorder/pod_sim.c, pod_keep_signals) */
+	uint64_t sim_flags[POD_SIM_FLAGS];
+	bool have_sim_flags;
 };
 
 struct stride_piece {
