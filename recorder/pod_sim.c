@@ -33,9 +33,11 @@
  * stride was not yet verified: the turns pass at the device's requests)
  * would go with it, and the wait that needs it would never pass. So the
  * flags written back keep what arrived since (pod_keep_signals): the
- * target's count now, less what the stride did on the chip itself (the
- * simulation's change of that flag since the checkpoint), is the
- * checkpoint's count plus the peers' signals.
+ * target's count now, less what the stride did on the chip itself up to
+ * where the target stopped (the simulation's change of that flag from the
+ * checkpoint to the target's instruction count, logged as the simulation
+ * steps: pod_flags_stepped), is the checkpoint's count plus the peers'
+ * signals.
  *
  * An instruction that writes another chip's HBM (ta.dma.notify: the bytes,
  * and the completion it signals there) runs on the target too, after a
@@ -118,8 +120,19 @@ static bool pod_chip(const struct rec *r) { return r->sim == &snr_sim_ta1 && r->
 void pod_flags_commit(struct rec *r, struct stride *sd)
 {
 	sd->have_sim_flags = false;
-	if (!pod_chip(r))
+	r->nflag_log = 0;
+	r->flag_log_lost = false;
+	if (!pod_chip(r)) {
+		r->flag_mask = 0;
 		return;
+	}
+	if (!r->flag_mask_known) {
+		r->flag_mask_known = true;
+		r->instret_reg = reg_named(r, "instret");
+		for (size_t k = 0; k < r->niregs && k < 64 && r->instret_reg >= 0; k++)
+			if (flag_of(r, k) >= 0)
+				r->flag_mask |= 1ull << k;
+	}
 	memset(sd->sim_flags, 0, sizeof(sd->sim_flags));
 	for (size_t k = 0; k < r->niregs; k++) {
 		int f = flag_of(r, k);
@@ -133,26 +146,56 @@ void pod_flags_commit(struct rec *r, struct stride *sd)
 	sd->have_sim_flags = true;
 }
 
+void pod_flags_stepped(struct rec *r, uint64_t which)
+{
+	uint64_t instret = 0;
+	if (r->flag_log_lost || r->sim->get_reg(r->simst, (unsigned)r->instret_reg, (uint8_t *)&instret, 8)) {
+		r->flag_log_lost = true;
+		return;
+	}
+	for (; which; which &= which - 1) {
+		unsigned k = (unsigned)__builtin_ctzll(which);
+		uint64_t v = 0;
+		if (r->sim->get_reg(r->simst, k, (uint8_t *)&v, 8)) {
+			r->flag_log_lost = true;
+			return;
+		}
+		if (r->nflag_log == POD_FLAG_LOG) {
+			r->flag_log_lost = true;
+			return;
+		}
+		r->flag_log[r->nflag_log++] = (struct pod_flag_event){instret, v, (unsigned)flag_of(r, k)};
+	}
+}
+
 int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, struct snr_record_summary *sum, char *err,
 		     size_t errlen)
 {
-	if (!pod_chip(r) || !sd->have_sim_flags)
+	if (!pod_chip(r) || !sd->have_sim_flags || r->flag_log_lost || r->instret_reg < 0)
 		return 0;
 	char why[600];
 	if (read_registers(r, why, sizeof(why))) {
 		snr_fmt(err, errlen, "reading the target's sync flags before putting it back: %s", why);
 		return -1;
 	}
+	if (!r->regval[r->instret_reg])
+		return 0;
+	uint64_t at = reg_u64(r, (size_t)r->instret_reg); /* where the target stopped */
 	for (size_t k = 0; k < r->niregs; k++) {
 		int f = flag_of(r, k);
-		uint64_t now, good, sim = 0;
-		if (f < 0 || !r->regval[k] || r->sim->get_reg(r->simst, (unsigned)k, (uint8_t *)&sim, 8))
+		uint64_t now, good;
+		if (f < 0 || !r->regval[k])
 			continue;
+		/* the simulation's count of it where the target is */
+		uint64_t sim = sd->sim_flags[f];
+		for (size_t e = 0; e < r->nflag_log && r->flag_log[e].instret <= at; e++)
+			if (r->flag_log[e].flag == (unsigned)f)
+				sim = r->flag_log[e].value;
 		size_t off = (size_t)(r->regval[k] - r->regbuf);
 		memcpy(&now, r->regval[k], 8);
 		memcpy(&good, regs + off, 8);
 		/* the target's change since the checkpoint less the chip's own
-		 * (the simulation's): the peers' completions */
+		 * (the simulation's to there): the peers' completions */
 		int64_t signals = (int64_t)(now - good) - (int64_t)(sim - sd->sim_flags[f]);
 		if (signals <= 0)
 			continue;

@@ -43,14 +43,18 @@ bool pod_flag_signalled(const struct rec *r, size_t k, const uint8_t *sim, const
  * flag counts there, on a TA1 chip of a pod, for pod_keep_signals. */
 void pod_flags_commit(struct rec *r, struct stride *sd);
 
+/* The simulation's step wrote the sync flags in `which` (bits of
+ * rec.flag_mask): their values join the stride's log, keyed by the
+ * instruction count after the step. */
+void pod_flags_stepped(struct rec *r, uint64_t which);
+
 /* Before a rollback writes regs (the checkpoint's registers, read_regs()'
  * layout) to a TA1 chip of a pod: each sync flag there gains the peers'
  * completions that reached the target since the checkpoint, told from its
- * flags now (read here) less the stride's own change of each (the
- * simulation's since the commit), and sum counts them. Exact where the
- * target stopped at the simulation's position; where it stopped short (it
- * went elsewhere), a change the simulation made after that point is taken
- * for the target's too. 0, or -1 with err saying why. */
+ * flags now (read here) less the stride's own change of each up to where
+ * the target stopped (the simulation's change from the commit to the
+ * instruction count the target holds, from the log), and sum counts them.
+ * 0, or -1 with err saying why. */
 int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, struct snr_record_summary *sum, char *err,
 		     size_t errlen);
 

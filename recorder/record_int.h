@@ -67,6 +67,8 @@ static inline void step_start(struct snr_trace_step *s, uint64_t index, uint64_t
 /* ---- the recorder ------------------------------------------------------------ */
 
 
+#define POD_FLAG_LOG 256 /* sync flag changes a stride logs */
+
 struct rec {
 	const struct snr_record_opts *o;
 	const struct snr_dbg_ops *dbg;
@@ -119,6 +121,19 @@ struct rec {
 	/* sim: the last divergence was the target blocking at a ta.wait the
 	 * simulation passed (verify.c, for the fall-back's summary) */
 	bool blocked;
+	/* sim, a TA1 chip of a pod: its sync flag registers (bit k: ISA
+	 * register k; 0 otherwise), and the simulation's changes of them since
+	 * the last commit, by the instruction count after each
+	 * (recorder/pod_sim.c, for a rollback to tell the peers' signals) */
+	uint64_t flag_mask;
+	bool flag_mask_known;
+	int instret_reg;
+	struct pod_flag_event {
+		uint64_t instret, value;
+		unsigned flag;
+	} flag_log[POD_FLAG_LOG];
+	size_t nflag_log;
+	bool flag_log_lost; /* more than POD_FLAG_LOG in a stride: a rollback keeps no signal */
 };
 
 /* The registers of a set (isa/snr_isa.h's regs_read and regs_written) below

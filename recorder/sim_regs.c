@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/snr_util.h"
+#include "recorder/pod_sim.h"
 #include "sim/snr_sim.h"
 
 static inline void read_one(struct rec *r, size_t k, bool all)
@@ -74,6 +75,8 @@ void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 void sim_stepped(struct rec *r, const struct snr_sim_step *ss, const uint64_t *regs_written, uint64_t *last_written)
 {
 	memcpy(last_written, regs_written, SNR_ISA_MAX_REGS / 64 * sizeof(*last_written));
+	if (regs_written[0] & r->flag_mask) /* a pod chip's sync flags: recorder/pod_sim.c */
+		pod_flags_stepped(r, regs_written[0] & r->flag_mask);
 	r->sim_next_pc = ss->next_pc;
 	r->sim_pc_known = !ss->exited;
 }
