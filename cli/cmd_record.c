@@ -202,16 +202,22 @@ static void print_summary(const struct snr_record_opts *o, const struct snr_reco
 			"written memory matched\n",
 			(unsigned long long)s->checkpoints, (unsigned long long)s->target_conts,
 			(unsigned long long)s->target_steps, (unsigned long long)s->target_instructions);
-	if (s->fell_back)
+	if (s->fell_back) {
+		char what[200];
+		if (s->fallback_blocked)
+			snprintf(what, sizeof(what),
+				 "the target blocked at a ta.wait (pc 0x%llx) that the simulation had passed, on its way "
+				 "to the checkpoint",
+				 (unsigned long long)s->fallback_pc);
+		else
+			snprintf(what, sizeof(what), "the target did not match the simulation at the checkpoint");
 		fprintf(stderr,
 			"fallback: %s at instruction %llu (%s); "
 			"it was put back at the checkpoint at instruction %llu, verified to there, and instructions "
 			"%llu on were recorded by stepping\n",
-			s->fallback_blocked ? "the target blocked at a ta.wait that the simulation had passed, on its way "
-					      "to the checkpoint"
-					    : "the target did not match the simulation at the checkpoint",
-			(unsigned long long)s->fallback_detected_at, s->fallback_reason, (unsigned long long)s->fallback_at,
-			(unsigned long long)s->fallback_at);
+			what, (unsigned long long)s->fallback_detected_at, s->fallback_reason,
+			(unsigned long long)s->fallback_at, (unsigned long long)s->fallback_at);
+	}
 	if (s->unread)
 		fprintf(stderr,
 			"%llu load%s from memory the debugger cannot read (such as the vDSO's [vvar] time data) ran on "
@@ -286,15 +292,20 @@ static int record_pod(struct snr_record_opts *o)
 		if (s->method && !strcmp(s->method, "sim") && s->fell_back) {
 			char place[600] = "";
 			fallback_place(o, s->fallback_pc, place, sizeof(place));
-			fprintf(stderr,
-				"chip %u: simulated, and stepped from instruction %llu on (verified to there): %s at "
-				"instruction %llu (pc 0x%llx%s): %s\n",
-				k, (unsigned long long)s->fallback_at,
-				s->fallback_blocked ? "the device blocked at a ta.wait the simulation had passed, on its "
-						      "way to the checkpoint"
-						    : "the device did not match the simulation at the checkpoint",
-				(unsigned long long)s->fallback_detected_at, (unsigned long long)s->fallback_pc, place,
-				s->fallback_reason);
+			if (s->fallback_blocked)
+				fprintf(stderr,
+					"chip %u: simulated, and stepped from instruction %llu on (verified to there): the "
+					"device blocked at a ta.wait the simulation had passed (pc 0x%llx%s), on its way to "
+					"the checkpoint at instruction %llu: %s\n",
+					k, (unsigned long long)s->fallback_at, (unsigned long long)s->fallback_pc, place,
+					(unsigned long long)s->fallback_detected_at, s->fallback_reason);
+			else
+				fprintf(stderr,
+					"chip %u: simulated, and stepped from instruction %llu on (verified to there): the "
+					"device did not match the simulation at the checkpoint at instruction %llu (pc "
+					"0x%llx%s): %s\n",
+					k, (unsigned long long)s->fallback_at, (unsigned long long)s->fallback_detected_at,
+					(unsigned long long)s->fallback_pc, place, s->fallback_reason);
 			if (s->peer_signals_kept)
 				fprintf(stderr,
 					"chip %u: %llu signal%s of peers that reached it after instruction %llu kept in its "

@@ -82,8 +82,9 @@ struct snr_record_summary {
 	 * recorded by stepping (fallback_detected_at: the checkpoint) */
 	bool fell_back;
 	uint64_t fallback_at, fallback_detected_at;
-	uint64_t fallback_pc;      /* the pc of instruction fallback_detected_at, in the simulation */
-	bool fallback_blocked;     /* the target blocked at a ta.wait there that the simulation passed */
+	uint64_t fallback_pc;      /* the pc of instruction fallback_detected_at in the simulation, or the wait's */
+	bool fallback_blocked;     /* on its way there the target blocked at a ta.wait (at fallback_pc) that the
+				    * simulation passed */
 	char fallback_reason[400];
 	/* sim, a chip of a pod: signals of peers that reached the target after
 	 * the checkpoint it was put back at, kept in its flags */

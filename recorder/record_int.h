@@ -121,6 +121,7 @@ struct rec {
 	/* sim: the last divergence was the target blocking at a ta.wait the
 	 * simulation passed (verify.c, for the fall-back's summary) */
 	bool blocked;
+	uint64_t blocked_pc;
 	/* sim, a TA1 chip of a pod: its sync flag registers (bit k: ISA
 	 * register k; 0 otherwise), and the simulation's changes of them since
 	 * the last commit, by the instruction count after each

@@ -25,6 +25,7 @@ static int verify_at(struct rec *r, uint64_t index, char *err, size_t errlen)
 	if (arc == SNR_AHEAD_DIVERGED) {
 		const struct snr_dbg_stop *ds = snr_ahead_diverged_stop(r->ahead);
 		r->blocked = ds->kind == SNR_DBG_STOP_TRAP && pod_blocked_at_wait(r, ds->pc);
+		r->blocked_pc = ds->pc;
 		return ds->kind == SNR_DBG_STOP_TRAP || ds->kind == SNR_DBG_STOP_SIGNAL ? 1 : -1;
 	}
 	if (arc)
@@ -410,9 +411,9 @@ int verify_fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_r
 	sum->fallback_at = sd->good;
 	sum->fallback_detected_at = at;
 	sum->fallback_blocked = r->blocked;
-	sum->fallback_pc = 0;
+	sum->fallback_pc = r->blocked ? r->blocked_pc : 0; /* the wait, else the checkpoint's pc */
 	uint64_t pcv = 0;
-	if (r->pc_reg >= 0 && r->iregs[r->pc_reg].size <= 8 &&
+	if (!r->blocked && r->pc_reg >= 0 && r->iregs[r->pc_reg].size <= 8 &&
 	    !r->sim->get_reg(r->simst, (unsigned)r->pc_reg, (uint8_t *)&pcv, r->iregs[r->pc_reg].size))
 		sum->fallback_pc = pcv;
 	memcpy(sum->fallback_reason, reason, sizeof(reason));

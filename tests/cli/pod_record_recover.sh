@@ -20,6 +20,11 @@
 #   chip 1's later ta_wait(5, 1) passes (written back as they were at the
 #   checkpoint, the signal is lost and the pod deadlocks), and every trace is
 #   the one --method step records with the same write;
+# - a chip whose device blocks at a ta.wait the simulation passed (blk.c
+#   below: the planted write lowers the count of local DMAs chip 1 reads, so
+#   on the device its ta_wait(5, 2) needs chip 0's signal): stderr says it
+#   blocked there, naming the wait's pc and line, keeps no signal, and the
+#   traces are --method step's with the same write;
 # - the same through a stub that cannot write registers (tests/rec/rsp_proxy.py
 #   --write unsupported): the recording fails naming chip 1, the checkpoint,
 #   and the register packet by its name and length, not its hex.
@@ -81,6 +86,54 @@ int main(void)
 }
 EOF
 "$SNR" cc -O2 -g "$T/sig.c" -o "$T/sig.elf" || fail "snr cc sig.c"
+cat >"$T/blk.c" <<'EOF'
+/* Chip 1 DMAs locally as often as cfg says and waits for two completions on
+ * one flag: its own, or chip 0's signal after chip 0 read the cycle counter
+ * 300 times. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ta1.h"
+
+enum { F_SENT = 2, F_IN = 5 };
+
+TA_HBM_DATA static uint64_t box[8];
+static uint64_t src[8], dst[8];
+static volatile uint64_t cfg = 2;
+
+static uint64_t off(const void *p) { return ta_addr(p) - TA_HBM_BASE; }
+
+__attribute__((noinline)) uint64_t work(uint64_t me)
+{
+	if (me == 0) {
+		uint64_t t = 0;
+		for (uint64_t k = 0; k < 300; k++)
+			t += ta_cycles();
+		ta_dma_notify(ta_hbm_of(1, off(box)), ta_addr(src), sizeof(box), F_SENT, F_IN);
+		ta_wait(F_SENT, 1);
+		return t & 1;
+	}
+	uint64_t n = cfg & 3;
+	for (uint64_t k = 0; k < n; k++)
+		ta_dma(ta_addr(dst), ta_addr(src), sizeof(dst), F_IN);
+	ta_wait(F_IN, 2);
+	uint64_t s = 0;
+	for (uint64_t k = 0; k < 8; k++)
+		s += dst[k];
+	return s + n;
+}
+
+int main(void)
+{
+	uint64_t me = ta_chip_id();
+	for (uint64_t k = 0; k < 8; k++)
+		src[k] = k + 1;
+	uint64_t s = work(me);
+	printf("blk: chip %llu %llu\n", (unsigned long long)me, (unsigned long long)s);
+	return 0;
+}
+EOF
+"$SNR" cc -O2 -g "$T/blk.c" -o "$T/blk.elf" || fail "snr cc blk.c"
 
 # rec NAME ELF CHIPS BREAKPOINT METHOD [DEVICE ARGS...]: records the pod into $T/NAME.snrs, stderr in $T/NAME.err
 rec() {
@@ -198,6 +251,27 @@ replayed sigsim 2
 same sigstep sigsim 2
 cmp -s "$T/sigstep.out" "$T/sigsim.out" || fail "sig: the program's output differs: $(cat "$T/sigstep.out" "$T/sigsim.out")"
 echo "sig: $(grep '^chip 1: 1 signal' "$T/sigsim.err")"
+
+# ---- blk.c: chip 1's device blocks at a wait its simulation passed (chip 0 signals only later)
+rec blk "$T/blk.elf" 2 work step
+"$SNR" trace dump "$T/blk.snrs/window-1.snrt" --json >"$T/blk.1.dump" || fail "trace dump blk chip 1"
+CFG=$(pyjq 'if s["disasm"].startswith("ld ") and s["memory"]: print(s["index"], s["memory"][0]["addr"]); break' \
+  "$T/blk.1.dump")
+WAIT=$(pyjq 'if s["disasm"].startswith("ta.wait"): print(s["pc"]); break' "$T/blk.1.dump")
+set -- $CFG
+[ $# -eq 2 ] && [ -n "$WAIT" ] || fail "blk: chip 1's window is not the one this test expects: $(head -c 600 "$T/blk.1.dump")"
+W0=$(hit_instret "$T/blk.elf" 2 "$(pyjq 'print(s["pc"]); break' "$T/blk.1.dump")" 1)
+[ -n "$W0" ] || fail "blk: no instruction count at chip 1's hit"
+BPLANT="1,$((W0 + $1 - 1)),$2,1" # cfg's low byte becomes 0xa5: one DMA, not two
+rec blkstep "$T/blk.elf" 2 work step --test-dma "$BPLANT"
+rec blksim "$T/blk.elf" 2 work sim --test-dma "$BPLANT"
+grep -q "^chip 1: simulated, and stepped from instruction [0-9]* on (verified to there): the device blocked at a ta.wait the simulation had passed (pc $(printf '0x%x' "$WAIT"), .*blk.c:[0-9]* (work)), on its way to the checkpoint at instruction [0-9]*: " \
+  "$T/blksim.err" || fail "blk: stderr does not say chip 1 blocked at its wait: $(cat "$T/blksim.err")"
+if grep -q "signals\? of peers" "$T/blksim.err"; then fail "blk: a signal no peer sent was kept: $(cat "$T/blksim.err")"; fi
+replayed blksim 2
+same blkstep blksim 2
+cmp -s "$T/blkstep.out" "$T/blksim.out" || fail "blk: the program's output differs: $(cat "$T/blkstep.out" "$T/blksim.out")"
+echo "blk: $(grep '^chip 1: simulated, and stepped' "$T/blksim.err" | cut -c1-200)"
 
 # ---- the same through a stub that cannot write registers: the recording fails, naming the packet
 gdb_device "$SNR" "$T" "$T/sig.elf" --chips 2 --config "$T/ring.json" --test-dma "$PLANT"
