@@ -36,7 +36,7 @@
  * target's count now, less what the stride did on the chip itself up to
  * where the target stopped (the simulation's change of that flag from the
  * checkpoint to the target's instruction count, logged as the simulation
- * steps: pod_flags_stepped), is the checkpoint's count plus the peers'
+ * steps: pod_flags_stepped, by window index), is the checkpoint's count plus the peers'
  * signals.
  *
  * An instruction that writes another chip's HBM (ta.dma.notify: the bytes,
@@ -148,11 +148,10 @@ void pod_flags_commit(struct rec *r, struct stride *sd)
 
 void pod_flags_stepped(struct rec *r, uint64_t which)
 {
-	uint64_t instret = 0;
-	if (r->flag_log_lost || r->sim->get_reg(r->simst, (unsigned)r->instret_reg, (uint8_t *)&instret, 8)) {
-		r->flag_log_lost = true;
+	/* the window index after this step: the pcs logged run to its own */
+	uint64_t after = snr_ahead_target_index(r->ahead) + snr_ahead_pending(r->ahead);
+	if (r->flag_log_lost)
 		return;
-	}
 	for (; which; which &= which - 1) {
 		unsigned k = (unsigned)__builtin_ctzll(which);
 		uint64_t v = 0;
@@ -164,7 +163,7 @@ void pod_flags_stepped(struct rec *r, uint64_t which)
 			r->flag_log_lost = true;
 			return;
 		}
-		r->flag_log[r->nflag_log++] = (struct pod_flag_event){instret, v, (unsigned)flag_of(r, k)};
+		r->flag_log[r->nflag_log++] = (struct pod_flag_event){after, v, (unsigned)flag_of(r, k)};
 	}
 }
 
@@ -180,7 +179,10 @@ int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, stru
 	}
 	if (!r->regval[r->instret_reg])
 		return 0;
-	uint64_t at = reg_u64(r, (size_t)r->instret_reg); /* where the target stopped */
+	/* the window index where the target stopped, by its instruction count */
+	uint64_t now_instret = reg_u64(r, (size_t)r->instret_reg), good_instret;
+	memcpy(&good_instret, regs + (r->regval[r->instret_reg] - r->regbuf), 8);
+	uint64_t at = sd->good + (now_instret - good_instret);
 	for (size_t k = 0; k < r->niregs; k++) {
 		int f = flag_of(r, k);
 		uint64_t now, good;
@@ -188,7 +190,7 @@ int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, stru
 			continue;
 		/* the simulation's count of it where the target is */
 		uint64_t sim = sd->sim_flags[f];
-		for (size_t e = 0; e < r->nflag_log && r->flag_log[e].instret <= at; e++)
+		for (size_t e = 0; e < r->nflag_log && r->flag_log[e].index <= at; e++)
 			if (r->flag_log[e].flag == (unsigned)f)
 				sim = r->flag_log[e].value;
 		size_t off = (size_t)(r->regval[k] - r->regbuf);

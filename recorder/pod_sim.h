@@ -45,7 +45,7 @@ void pod_flags_commit(struct rec *r, struct stride *sd);
 
 /* The simulation's step wrote the sync flags in `which` (bits of
  * rec.flag_mask): their values join the stride's log, keyed by the
- * instruction count after the step. */
+ * window index after the step. */
 void pod_flags_stepped(struct rec *r, uint64_t which);
 
 /* Before a rollback writes regs (the checkpoint's registers, read_regs()'
@@ -53,7 +53,7 @@ void pod_flags_stepped(struct rec *r, uint64_t which);
  * completions that reached the target since the checkpoint, told from its
  * flags now (read here) less the stride's own change of each up to where
  * the target stopped (the simulation's change from the commit to the
- * instruction count the target holds, from the log), and sum counts them.
+ * window index the target's instruction count says, from the log), and sum counts them.
  * 0, or -1 with err saying why. */
 int pod_keep_signals(struct rec *r, const struct stride *sd, uint8_t *regs, struct snr_record_summary *sum, char *err,
 		     size_t errlen);

@@ -124,13 +124,13 @@ struct rec {
 	uint64_t blocked_pc;
 	/* sim, a TA1 chip of a pod: its sync flag registers (bit k: ISA
 	 * register k; 0 otherwise), and the simulation's changes of them since
-	 * the last commit, by the instruction count after each
+	 * the last commit, by the window index after each
 	 * (recorder/pod_sim.c, for a rollback to tell the peers' signals) */
 	uint64_t flag_mask;
 	bool flag_mask_known;
 	int instret_reg;
 	struct pod_flag_event {
-		uint64_t instret, value;
+		uint64_t index, value;
 		unsigned flag;
 	} flag_log[POD_FLAG_LOG];
 	size_t nflag_log;
