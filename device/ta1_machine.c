@@ -1148,12 +1148,27 @@ bool ta1_chip_blocked(const struct ta1_chip *c)
 	return c->state == TA1_CHIP_RUNNING && c->blocked;
 }
 
+/* Chip c, marked blocked, still waits: the flag its ta.wait names has fewer
+ * completions than it asks for. A peer's ta.dma.notify may have signalled it
+ * since the chip last ran (a debugger resumes chips one at a time). */
+static bool still_waits(const struct ta1_chip *c)
+{
+	uint32_t w;
+	struct ta1_insn in;
+	memcpy(&w, c->core + (c->pc - TA1_CORE_BASE), 4);
+	ta1_decode(w, &in);
+	if (in.op != TA1_OP_TA_WAIT)
+		return false;
+	uint64_t f = c->x[in.rs1], n = c->x[in.rs2];
+	return f < TA1_NUM_FLAGS && c->flags[f] < n;
+}
+
 bool ta1_machine_deadlock(struct ta1_machine *m, unsigned *which)
 {
 	int first = -1;
 	for (unsigned i = 0; i < m->nchips; i++) {
 		const struct ta1_chip *c = &m->chips[i];
-		if (c->state == TA1_CHIP_RUNNING && !c->blocked)
+		if (c->state == TA1_CHIP_RUNNING && (!c->blocked || !still_waits(c)))
 			return false;
 		if (c->state == TA1_CHIP_RUNNING && first < 0)
 			first = (int)i;
