@@ -555,13 +555,13 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 		       (unsigned long long)q, a, b);
 		return TA1_SCHED_STOP;
 	}
-	uint32_t word = 0;
-	struct ta1_insn in = {0};
-	if (ta1_chip_read_mem(chip, pc, &word, 4) == 4)
-		ta1_decode(word, &in);
-	if (in.op == TA1_OP_TA_WAIT) {
-		uint64_t flag = ta1_chip_get_reg(chip, in.rs1), count = ta1_chip_get_reg(chip, in.rs2);
-		if (!ta1_timing_wait_ready(ta1_grm_timing(c->s), in.rs1, in.rs2,
+	/* the decode cache's entry once the chip has run the word: no read or decode per step */
+	struct ta1_insn buf;
+	const struct ta1_insn *at = ta1_grm_pod_insn(c->s, pc, &buf);
+	unsigned op = at ? at->op : TA1_OP_ILLEGAL;
+	if (op == TA1_OP_TA_WAIT) {
+		uint64_t flag = ta1_chip_get_reg(chip, at->rs1), count = ta1_chip_get_reg(chip, at->rs2);
+		if (!ta1_timing_wait_ready(ta1_grm_timing(c->s), at->rs1, at->rs2,
 					   flag < TA1_NUM_FLAGS ? (unsigned)flag : TA1_NUM_FLAGS, count, horizon, resume))
 			return TA1_SCHED_PARK;
 	}
@@ -607,7 +607,7 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	if (st.exited)
 		c->r->exited = true;
 	c->ended = st.exited || c->at >= w->n;
-	return in.op == TA1_OP_TA_DMA_NOTIFY ? TA1_SCHED_NOTIFIED : TA1_SCHED_RAN;
+	return op == TA1_OP_TA_DMA_NOTIFY ? TA1_SCHED_NOTIFIED : TA1_SCHED_RAN;
 }
 
 /* ---- end state -------------------------------------------------------------------- */

@@ -653,6 +653,22 @@ int ta1_grm_pod_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out
 	return rc;
 }
 
+const struct ta1_insn *ta1_grm_pod_insn(struct snr_sim *s, uint64_t pc, struct ta1_insn *buf)
+{
+	uint64_t off = pc - TA1_CORE_BASE, word = off >> 2 | off << 62; /* as step_one */
+	if (__builtin_expect(word <= s->last_word, 1)) {
+		uint32_t w;
+		memcpy(&w, s->core + off, 4);
+		const struct slot *sl = &s->slots[word];
+		if (__builtin_expect(sl->kind != SLOT_EMPTY && sl->word == w, 1))
+			return &sl->in;
+	}
+	uint32_t w;
+	if (ta1_chip_read_mem(s->c, pc, &w, 4) != 4 || !ta1_decode(w, buf))
+		return NULL;
+	return buf;
+}
+
 struct ta1_timing_model *ta1_grm_timing(struct snr_sim *s) { return s->timing; }
 struct ta1_chip *ta1_grm_chip(struct snr_sim *s) { return s->c; }
 

@@ -51,6 +51,12 @@ void ta1_grm_pod_seed_flags(struct snr_sim *s);
  * a ta.wait whose completions no chip has signalled yet: nothing ran. */
 int ta1_grm_pod_step(struct snr_sim *s, uint64_t index, struct snr_sim_step *out, bool *blocked);
 
+/* The instruction at pc as the chip's next step will decode it: the decode
+ * cache's entry when it still holds the word in memory (no read, no decode),
+ * else read and decoded into *buf. NULL if pc holds no valid instruction or
+ * lies in no memory. */
+const struct ta1_insn *ta1_grm_pod_insn(struct snr_sim *s, uint64_t pc, struct ta1_insn *buf);
+
 /* A chip simulated alone (snr_sim_ta1.create) whose step failed because a
  * ta.wait needs completions a peer signals, which the simulation of one
  * chip does not hold (recorder/pod_sim.c falls back to stepping there). */
