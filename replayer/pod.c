@@ -69,6 +69,9 @@ struct chip {
 	struct pod_reorder *ro;     /* a what-if's order of the window (replayer/pod_reorder.h), or NULL */
 	size_t next_post;
 	bool ended;
+	uint64_t *pcs;     /* the recorded pcs of [pcs_first, pcs_first + npcs), read ahead (chip_pc) */
+	uint64_t pcs_first;
+	size_t npcs;
 	struct snr_tracker tracker;
 	struct snr_metrics_writer *mw;     /* -o: the chip's metrics file, or NULL */
 	const struct snr_tracker *mt;      /* its tracker, which every event goes to */
@@ -508,6 +511,28 @@ static uint64_t sched_now(void *user, unsigned i)
 	return ta1_timing_now(ta1_grm_timing(((struct pod *)user)->c[i].s));
 }
 
+/* Recorded pcs read ahead per chip, CHIP_PCS at a time: a window's pcs past
+ * its memory budget are in a file (snr_spill), and one read of many blocks
+ * costs far less than a read per block as the scheduler's steps go by. */
+#define CHIP_PCS 4096
+
+/* The recorded pc of the chip's instruction q (asked for in the window's
+ * order; a what-if's reorder asks snr_window_pc). */
+static uint64_t chip_pc(struct chip *c, uint64_t q)
+{
+	if (q >= c->win.pcs->tail_first) /* in memory: no copy */
+		return snr_window_pc(&c->win, q);
+	if (__builtin_expect(q - c->pcs_first >= c->npcs, 0)) {
+		if (!c->pcs)
+			c->pcs = snr_xmalloc(CHIP_PCS * sizeof(*c->pcs));
+		uint64_t left = c->win.n - q;
+		c->pcs_first = q;
+		c->npcs = left < CHIP_PCS ? (size_t)left : CHIP_PCS;
+		snr_spill_get_n(c->win.pcs, q, c->npcs, c->pcs);
+	}
+	return c->pcs[q - c->pcs_first];
+}
+
 static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, uint64_t *resume)
 {
 	struct pod *p = user;
@@ -540,7 +565,7 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 		       i, (unsigned long long)c->ro->order[c->at - 1], a, b);
 		return TA1_SCHED_STOP;
 	}
-	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = snr_window_pc(w, q);
+	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC), want = c->ro ? snr_window_pc(w, q) : chip_pc(c, q);
 	if (snr_window_error(w)) {
 		snr_fmt(p->err, sizeof(p->err), "chip %u: %s", i, snr_window_error(w));
 		p->failed = true;
@@ -969,6 +994,7 @@ out:
 		if (c->s)
 			snr_sim_ta1.destroy(c->s);
 		snr_window_free(&c->win);
+		free(c->pcs);
 		snr_trace_close(c->t);
 		for (size_t i = 0; i < c->ncap; i++)
 			free(c->cap[i].bytes);
