@@ -11,6 +11,7 @@
 #   replay fails (exit 3) as a pod-wide deadlock naming chip 0's wait
 #   (instruction, pc, file:line, function) and chip 1's ended window; the
 #   table says chip 0 is not verified.
+# And the whole set's replay with its pcs in the spill file gives the same bytes.
 # usage: pod_replay_bad.sh SNR SRCDIR
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../gdb_device.sh"
@@ -31,6 +32,15 @@ record short --count 3
 
 run "$SNR" replay "$T/whole.snrs"
 expect_rc 0
+# the windows' pcs past a 128-byte budget in the spill file (SNR_SPILL_MEM), which the pod replay reads ahead per
+# chip: the same table, --json and metrics set as with every pc in memory
+for mem in "" 128; do
+  SNR_SPILL_MEM=$mem "$SNR" replay "$T/whole.snrs" --json -o "$T/m.mset" >"$T/spill$mem.json" 2>"$T/err" ||
+    fail "replay with SNR_SPILL_MEM=$mem: $(cat "$T/err")"
+  mv "$T/m.mset" "$T/spill$mem.mset"
+done
+cmp -s "$T/spill.json" "$T/spill128.json" || fail "the --json differs with the pcs in the spill file"
+diff -r "$T/spill.mset" "$T/spill128.mset" >/dev/null || fail "the metrics set differs with the pcs in the spill file"
 
 cp -r "$T/whole.snrs" "$T/mixed.snrs"
 cp "$T/short.snrs/window-1.snrt" "$T/mixed.snrs/window-1.snrt"
