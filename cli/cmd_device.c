@@ -255,7 +255,10 @@ int snr_cmd_device(int argc, char **argv)
 		return 1;
 	}
 	if (gdb) {
-		status = rsp_serve_machine(m, elf, gdb, halt);
+		char from[4200];
+		if (config_path)
+			snprintf(from, sizeof(from), "--config %s", config_path);
+		status = rsp_serve_machine(m, elf, gdb, halt, config_path ? from : NULL);
 	} else {
 		unsigned which = 0;
 		enum ta1_stop s = timing ? ta1_timed_run(m, models, limit, &which, NULL, NULL) : ta1_machine_run(m, limit, &which);

@@ -195,6 +195,8 @@ static void print_summary(const struct snr_record_opts *o, const struct snr_reco
 		(unsigned long long)s->bytes_written, (unsigned long long)s->bytes_post, path, (unsigned long long)s->trace_bytes,
 		s->instructions ? (double)s->trace_bytes / (double)s->instructions : 0.0, s->method,
 		(unsigned long long)s->requests, (unsigned long long)s->bytes_fetched);
+	if (*s->machine_config)
+		fprintf(stderr, "%s\n", s->machine_config);
 	if (!strcmp(s->method, "sim") && !s->fell_back)
 		fprintf(stderr,
 			"verified against the target: it ran the window itself to %llu checkpoints (%llu continues to a "
@@ -286,6 +288,8 @@ static int record_pod(struct snr_record_opts *o)
 		fprintf(stderr, "%-5u %12llu %-10s %10llu %12llu\n", k, (unsigned long long)s->instructions, s->end_reason,
 			(unsigned long long)s->regs_captured, (unsigned long long)s->bytes_captured);
 	}
+	if (ps->chips && *ps->chip[0].machine_config) /* every chip's trace stores the same */
+		fprintf(stderr, "%s\n", ps->chip[0].machine_config);
 	/* --method sim: how far each chip's simulation went (docs/recording.md, "A pod") */
 	for (unsigned k = 0; k < ps->chips; k++) {
 		const struct snr_record_summary *s = &ps->chip[k];
@@ -556,10 +560,12 @@ int snr_cmd_record(int argc, char **argv)
 		snr_err("record: %s", err);
 		return stop_signal ? 128 + stop_signal : 1;
 	}
-	if (o.windows)
+	if (o.windows) {
 		fprintf(stderr, "trace set %s: %llu window%s\n", s.set_path ? s.set_path : o.out_path,
 			(unsigned long long)s.windows, s.windows == 1 ? "" : "s");
-	else
+		if (*s.machine_config)
+			fprintf(stderr, "%s\n", s.machine_config);
+	} else
 		print_summary(&o, &s, o.out_path);
 	return s.signal ? 128 + s.signal : 0;
 }

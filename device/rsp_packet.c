@@ -279,7 +279,8 @@ static enum rsp_error parse_q(struct cur *c, struct rsp_cmd *cmd)
 		cmd->kind = RSP_CMD_Q_SUPPORTED; /* GDB's features need no answer */
 		return RSP_OK;
 	}
-	if (eat_str(c, "qXfer:features:read:")) {
+	bool features = eat_str(c, "qXfer:features:read:");
+	if (features || eat_str(c, "qXfer:snr-config:read:")) {
 		size_t n = 0;
 		while (!at_end(c) && *c->p != ':') {
 			if (n + 1 >= sizeof(cmd->annex))
@@ -289,7 +290,7 @@ static enum rsp_error parse_q(struct cur *c, struct rsp_cmd *cmd)
 		cmd->annex[n] = 0;
 		if (!eat(c, ':') || !addr_len(c, &cmd->addr, &cmd->len) || !at_end(c))
 			return RSP_E_SYNTAX;
-		cmd->kind = RSP_CMD_Q_XFER_FEATURES;
+		cmd->kind = features ? RSP_CMD_Q_XFER_FEATURES : RSP_CMD_Q_XFER_SNR_CONFIG;
 		return RSP_OK;
 	}
 	if (rest_is(c, "qfThreadInfo")) {

@@ -120,6 +120,7 @@ enum rsp_kind {
 	RSP_CMD_THREAD_ALIVE,  /* T t */
 	RSP_CMD_Q_SUPPORTED,   /* qSupported[:features] */
 	RSP_CMD_Q_XFER_FEATURES, /* qXfer:features:read:annex:off,len */
+	RSP_CMD_Q_XFER_SNR_CONFIG, /* qXfer:snr-config:read:annex:off,len (snr's own object: the machine config) */
 	RSP_CMD_Q_FTHREADINFO, /* qfThreadInfo */
 	RSP_CMD_Q_STHREADINFO, /* qsThreadInfo */
 	RSP_CMD_Q_CURRENT_THREAD, /* qC */
@@ -148,7 +149,7 @@ struct rsp_cmd {
 	int bp_type;          /* 0 software, 1 hardware */
 	char thread_op;       /* H: 'g' or 'c' */
 	int64_t thread;       /* H, T, qThreadExtraInfo */
-	char annex[32];       /* qXfer:features:read */
+	char annex[32];       /* qXfer:features:read, qXfer:snr-config:read */
 	unsigned nactions;
 	struct rsp_vcont_action actions[RSP_MAX_VCONT];
 };

@@ -409,7 +409,8 @@ static int serve_connection(struct rsp_session *s, struct ta1_machine *m, int fd
 	return 1;
 }
 
-int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const char *endpoint, bool halt)
+int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const char *endpoint, bool halt,
+		      const char *config_from)
 {
 	(void)elf;
 	char *unix_path = NULL;
@@ -424,6 +425,7 @@ int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const ch
 	if (lfd < 0)
 		return 1;
 	struct rsp_session *s = rsp_session_new(m, 0);
+	rsp_session_set_config_from(s, config_from);
 	bool free_run = !halt;
 	for (;;) {
 		enum program p = program_state(m);

@@ -16,7 +16,10 @@
  * kills it (rsp_server.c tells the whole life cycle; rsp_session.h the
  * protocol). halt: every chip waits at the entry for the first debugger.
  * Returns the exit status for `snr device`: chip 0's exit code, 3 after a
- * fault, an ebreak with no debugger or a kill, 1 on a setup error. */
-int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const char *endpoint, bool halt);
+ * fault, an ebreak with no debugger or a kill, 1 on a setup error.
+ * config_from: where the machine's config came from, told to a debugger
+ * with the config (rsp_session_set_config_from; NULL: the built-in one). */
+int rsp_serve_machine(struct ta1_machine *m, const struct snr_elf *elf, const char *endpoint, bool halt,
+		      const char *config_from);
 
 #endif

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/rsp_machine_config.h"
 #include "device/rsp_packet.h"
 #include "lib/snr_crc.h"
 #include "lib/snr_util.h"
@@ -72,6 +73,8 @@ struct rsp_session {
 	 * the n-th arrival at a pc with one continue) */
 	uint64_t ignore_addr, ignore_left;
 	bool pod; /* QSnrPod:1: no chip runs unless resumed (the comment at the top) */
+	char *config_from;  /* where the machine's config came from (rsp_session_set_config_from) */
+	char *config_obj;   /* the qXfer:snr-config:read object, made at its first request */
 	enum rsp_end end;
 	/* The last stop, for '?': a signal on a chip, or the program's end. */
 	bool stop_exited;
@@ -675,14 +678,11 @@ static void do_vcont(struct rsp_session *s, const struct rsp_cmd *cmd)
 	resume(s);
 }
 
-static void do_xfer_features(struct rsp_session *s, const struct rsp_cmd *cmd)
+/* The part of a qXfer object's text that cmd asks for: 'm' and more to
+ * come, or 'l' and the rest. */
+static void xfer_reply(struct rsp_session *s, const struct rsp_cmd *cmd, const char *text)
 {
-	if (strcmp(cmd->annex, "target.xml")) {
-		send_str(s, "E00");
-		return;
-	}
-	const char *xml = rsp_target_xml();
-	size_t total = strlen(xml);
+	size_t total = strlen(text);
 	uint64_t len = cmd->len;
 	if (len > (RSP_MAX_PAYLOAD - 1) / 2)
 		len = (RSP_MAX_PAYLOAD - 1) / 2; /* escaping may double every byte */
@@ -694,8 +694,33 @@ static void do_xfer_features(struct rsp_session *s, const struct rsp_cmd *cmd)
 	size_t n = total - off < len ? total - off : (size_t)len;
 	reply_start(s);
 	s->reply[0] = off + n == total ? 'l' : 'm';
-	s->reply_len = 1 + rsp_escape((const uint8_t *)xml + off, n, s->reply + 1);
+	s->reply_len = 1 + rsp_escape((const uint8_t *)text + off, n, s->reply + 1);
 	reply_send(s);
+}
+
+static void do_xfer_features(struct rsp_session *s, const struct rsp_cmd *cmd)
+{
+	if (strcmp(cmd->annex, "target.xml")) {
+		send_str(s, "E00");
+		return;
+	}
+	xfer_reply(s, cmd, rsp_target_xml());
+}
+
+/* qXfer:snr-config:read::OFF,LEN (rsp_machine_config.h): the annex is empty. */
+static void do_xfer_snr_config(struct rsp_session *s, const struct rsp_cmd *cmd)
+{
+	if (cmd->annex[0]) {
+		send_str(s, "E00");
+		return;
+	}
+	if (!s->config_obj)
+		s->config_obj = rsp_machine_config_object(ta1_machine_config(s->m), s->config_from);
+	if (!s->config_obj) {
+		send_str(s, "E01");
+		return;
+	}
+	xfer_reply(s, cmd, s->config_obj);
 }
 
 static void do_thread_extra(struct rsp_session *s, int64_t t)
@@ -786,11 +811,12 @@ static void handle_packet(struct rsp_session *s, const char *payload, size_t len
 	case RSP_CMD_Q_SUPPORTED:
 		reply_start(s);
 		reply_fmt(s, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;vContSupported+;QSnrIgnore+;"
-			  "QSnrPod+;binary-upload+",
+			  "QSnrPod+;binary-upload+;qXfer:snr-config:read+",
 			  RSP_MAX_PAYLOAD);
 		reply_send(s);
 		break;
 	case RSP_CMD_Q_XFER_FEATURES: do_xfer_features(s, &cmd); break;
+	case RSP_CMD_Q_XFER_SNR_CONFIG: do_xfer_snr_config(s, &cmd); break;
 	case RSP_CMD_Q_FTHREADINFO:
 		reply_start(s);
 		reply_add(s, "m", 1);
@@ -878,7 +904,17 @@ void rsp_session_free(struct rsp_session *s)
 		return;
 	free(s->action);
 	free(s->out);
+	free(s->config_from);
+	free(s->config_obj);
 	free(s);
+}
+
+void rsp_session_set_config_from(struct rsp_session *s, const char *from)
+{
+	free(s->config_from);
+	s->config_from = from ? snr_xstrdup(from) : NULL;
+	free(s->config_obj);
+	s->config_obj = NULL;
 }
 
 void rsp_session_set_quantum(struct rsp_session *s, uint64_t quantum)

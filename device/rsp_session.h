@@ -39,6 +39,11 @@ enum rsp_end {
 struct rsp_session *rsp_session_new(struct ta1_machine *m, uint64_t sync_budget);
 void rsp_session_free(struct rsp_session *s);
 
+/* Where the machine's config came from ("--config M.json"; NULL: the
+ * built-in defaults), told with the config to a debugger that reads
+ * qXfer:snr-config (device/rsp_machine_config.h). */
+void rsp_session_set_config_from(struct rsp_session *s, const char *from);
+
 /* Instructions per chip per slice (default 65536, the machine's quantum). */
 void rsp_session_set_quantum(struct rsp_session *s, uint64_t quantum);
 

@@ -97,6 +97,7 @@ struct snr_dbg {
 	bool snr_ignore; /* the stub counts breakpoint hits (QSnrIgnore+: snr device) */
 	bool snr_pod;    /* the stub steps one chip of a pod alone (QSnrPod+: snr device) */
 	bool has_auxv;   /* qXfer:auxv:read+ (gdbserver): the program's auxiliary vector */
+	bool has_snr_config; /* qXfer:snr-config:read+ (snr device): the machine config it runs */
 	bool binary_read; /* binary-upload+ (snr device, gdb 16's x): memory read without hex, until a stub
 			   * answers x as unsupported */
 	bool no_crc;      /* qCRC answered as unsupported (QEMU): not asked again */
@@ -1191,6 +1192,8 @@ static int handshake(struct snr_dbg *d)
 			has_xml = true;
 		} else if (!strcmp(f, "qXfer:auxv:read+")) {
 			d->has_auxv = true;
+		} else if (!strcmp(f, "qXfer:snr-config:read+")) {
+			d->has_snr_config = true;
 		} else if (!strcmp(f, "multiprocess+")) {
 			d->multiprocess = true;
 		} else if (!strcmp(f, "QSnrIgnore+")) {
@@ -1674,6 +1677,15 @@ int snr_dbg_rsp_pod_mode(struct snr_dbg *d)
 		return fail(d, "rsp: the stub does not offer QSnrPod+ (snr device does): it cannot step one chip of a "
 			    "pod without running the others");
 	return expect_ok(d, "QSnrPod:1") < 0 ? -1 : 0;
+}
+
+int snr_dbg_rsp_machine_config(struct snr_dbg *d, char **text)
+{
+	*text = NULL;
+	if (!d->has_snr_config)
+		return 1;
+	size_t n;
+	return read_xfer(d, "snr-config", "", text, &n) < 0 ? -1 : 0;
 }
 
 static int rsp_step(struct snr_dbg *d, struct snr_dbg_stop *stop)

@@ -31,6 +31,7 @@
 #include "lib/snr_lines.h"
 #include "lib/snr_set.h"
 #include "lib/snr_util.h"
+#include "recorder/machine_config.h"
 
 #define TURN_STEPS 256 /* instructions a chip runs per turn */
 #define POD_FLAGS 16   /* TA1's sync flags, registers flag0..flag15 */
@@ -548,9 +549,22 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 	pthread_cond_init(&p.cv, NULL);
 	struct snr_set_writer *set = NULL;
 	int rc = -1;
+	char *told = NULL, *cfg_json = NULL, said[640];
 	p.d = o->dbg->open(o->target, o->argv, err, errlen);
 	if (!p.d)
 		goto out;
+	/* the device's machine config, asked once: a --config that differs is
+	 * refused here, before pod mode and before any chip runs (the device
+	 * is left halted for the next debugger); each chip's trace stores it */
+	if (snr_rec_target_config(o, p.d, &told, err, errlen) ||
+	    snr_rec_machine_config(o->config_path, told, &cfg_json, said, sizeof(said), err, errlen)) {
+		char how[300];
+		size_t l = strlen(err);
+		o->dbg->close_stopped(p.d, how, sizeof(how));
+		p.d = NULL;
+		snr_fmt(err + l, errlen - l, "; the target was not continued: snr left it halted and %s", how);
+		goto out;
+	}
 	if (snr_dbg_rsp_pod_mode(p.d)) {
 		snr_fmt(err, errlen, "%s", o->dbg->error(p.d));
 		goto out;
@@ -615,6 +629,7 @@ int snr_record_pod(const struct snr_record_opts *o, struct snr_pod_summary *sum,
 		c->out_path = snr_xstrdup(snr_set_window_path(set, k));
 		c->o = *o;
 		c->o.dbg = &pod_ops;
+		c->o.target_config = told;
 		c->o.chip = (int)k;
 		c->o.out_path = c->out_path;
 		c->o.method = o->method && !strcmp(o->method, "sim") ? "sim" : "step";
@@ -684,6 +699,8 @@ out:
 		free(p.chips[k].out_path);
 	free(p.chips);
 	free(p.regbuf);
+	free(told);
+	free(cfg_json);
 	if (p.lines)
 		snr_lines_free(p.lines);
 	pthread_mutex_destroy(&p.mu);

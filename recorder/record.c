@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/snr_config.h"
+#include "recorder/machine_config.h"
 #include "lib/snr_elf.h"
 #include "lib/snr_lines.h"
 #include "lib/snr_ranges.h"
@@ -766,7 +766,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	size_t miss_key_cap = 0;
 	uint8_t *membuf = NULL;
 	size_t membuf_cap = 0;
-	char *meta = NULL, *config_json = NULL;
+	char *meta = NULL, *config_json = NULL, said[640] = "";
 	bool *reg_known = NULL;
 	uint8_t *capbuf = NULL, *postbuf = NULL, *prevbuf = NULL, *pmembuf = NULL;
 	size_t pmembuf_cap = 0;
@@ -829,13 +829,12 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		goto out;
 	}
 	if (!strcmp(r.isa->name, "ta1")) {
-		struct snr_config cfg;
-		snr_config_default(&cfg);
-		if (o->config_path && snr_config_load(&cfg, o->config_path, msg, sizeof(msg))) {
-			snr_fmt(err, errlen, "%s", msg);
+		char *told = NULL;
+		int bad = snr_rec_target_config(o, r.d, &told, err, errlen) ||
+			  snr_rec_machine_config(o->config_path, told, &config_json, said, sizeof(said), err, errlen);
+		free(told);
+		if (bad)
 			goto out;
-		}
-		config_json = snr_config_to_json(&cfg);
 	} else if (o->config_path) {
 		snr_fmt(err, errlen,
 			"--config %s: the machine config is stored in TA1 traces; this target is %s (a cache model's "
@@ -981,6 +980,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		r.ahead = snr_ahead_new(r.dbg, r.d);
 	}
 	sum->method = r.sim ? "sim" : "step";
+	snr_fmt(sum->machine_config, sizeof(sum->machine_config), "%s", said);
 	meta = meta_json(&r, bp, hit_now - 1, config_json, objs, nobjs);
 	w = snr_trace_create(out_path, meta, err, errlen);
 	stride_free(&sd);

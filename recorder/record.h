@@ -25,7 +25,8 @@ struct snr_record_opts {
 	uint64_t count;         /* N */
 	int chip;               /* thread to record */
 	int timeout_s;          /* for the breakpoint to be hit */
-	const char *config_path; /* TA1 machine config to store in the trace */
+	const char *config_path; /* TA1 machine config to store in the trace (recorder/machine_config.h) */
+	const char *target_config; /* the target's config object, asked already (a pod); NULL: ask the target */
 	const char *out_path;
 	bool progress;          /* draw a progress line on stderr */
 	bool kill_after;        /* kill the program after recording (default: detach) */
@@ -65,6 +66,7 @@ struct snr_record_summary {
 	uint64_t unmodelled, first_unmodelled_index, first_unmodelled_pc;
 	char first_unmodelled[200];
 	const char *method;        /* "sim" or "step": what recorded the window */
+	char machine_config[640];  /* TA1: the stored config and whose it is (recorder/machine_config.h) */
 	uint64_t requests;         /* debugger calls made on the target (at most one round trip each over RSP,
 				    * but for long memory reads) */
 	uint64_t bytes_fetched;    /* memory read from the target */

@@ -173,6 +173,11 @@ int snr_dbg_rsp_pod_mode(struct snr_dbg *d);
  * target's, 1: it cannot tell). 0, or -1 (error() says why). */
 int snr_dbg_rsp_crc_many(struct snr_dbg *d, size_t n, const uint64_t *addr, const size_t *len, uint32_t *crc,
 			 int *status);
+/* The machine config snr device runs (qXfer:snr-config:read, offered as
+ * qXfer:snr-config:read+; device/rsp_machine_config.h): its JSON object
+ * {"from": WHERE, "config": {...}} into *text (malloc'd). 0; 1 when the
+ * stub does not offer it (gdbserver, QEMU); -1, error() saying why. */
+int snr_dbg_rsp_machine_config(struct snr_dbg *d, char **text);
 extern const struct snr_dbg_ops snr_dbg_ptrace;
 
 #endif
