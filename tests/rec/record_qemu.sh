@@ -7,6 +7,7 @@
 # each; the recorder reads them with cheap register reads only when an
 # instruction needs them, and TA1 needs only x0-x31 and pc, all in 'g'), so
 # no 'p' is sent per step. Exit 77 without qemu-riscv64 or snr cc.
+# QEMU tells no machine config: the summary says the trace stores the recorder's.
 # usage: record_qemu.sh SNR CHECK_TRACE
 set -u
 SNR=$1; CHECK=$2
@@ -29,6 +30,9 @@ for _ in $(seq 100); do
 done
 [ -n "$ok" ] || fail "record: $(cat "$T/rec.err")"
 grep -q "recorded 20000 instructions" "$T/rec.err" || fail "summary: $(cat "$T/rec.err")"
+# QEMU tells no machine config (no qXfer:snr-config): the trace stores the recorder's, and says so
+grep -qF "machine config: the built-in defaults (the recorder's: the target did not tell its own)" "$T/rec.err" ||
+  fail "summary's machine config: $(cat "$T/rec.err")"
 wait $QEMU; QEMU=""
 grep -q "^rv_rec " "$T/qemu.out" || fail "the program did not finish after the detach: $(cat "$T/qemu.out")"
 "$SNR" trace verify "$T/q.snrt" || fail "verify"
