@@ -926,6 +926,8 @@ void rsp_session_reset(struct rsp_session *s)
 {
 	rsp_framer_init(&s->fr);
 	s->noack = false;
+	s->pod = false; /* QSnrPod:1 was the last debugger's */
+	s->ignore_left = 0;
 	s->running = false;
 	memset(s->action, 0, s->nchips);
 	s->end = RSP_END_NONE;

@@ -13,6 +13,8 @@
  *   <prefix PAYLOAD      the next output is one well-formed frame whose
  *                        payload starts with PAYLOAD
  *   <end STATE           rsp_session_end() is STATE (none, killed, detached)
+ *   reset                the debugger drops (rsp_session_reset): the next
+ *                        lines are a new debugger on the same machine
  *
  * and at the end of the file nothing may be left unread. Resumes run
  * synchronously (100000 instructions per chip at most, then SIGINT).
@@ -158,6 +160,15 @@ static void run_case(const char *dir, const char *name)
 			expect(&r, "", arg, alen);
 		} else if (!strcmp(line, "<raw") || !strcmp(line, "<prefix")) {
 			expect(&r, line + 1, arg, alen);
+		} else if (!strcmp(line, "reset")) {
+			/* the debugger dropped; the next one connects afresh */
+			size_t n;
+			const char *out = rsp_session_output(r.s, &n);
+			char rest[200];
+			show(out + r.pos, n - r.pos, rest, sizeof(rest));
+			CHECK(r.pos == n, "%s:%u: output left unchecked at the reset: '%s'", name, r.line, rest);
+			rsp_session_reset(r.s);
+			r.pos = 0;
 		} else if (!strcmp(line, "<end")) {
 			static const char *const names[] = {"none", "killed", "detached"};
 			const char *got = names[rsp_session_end(r.s)];
