@@ -12,8 +12,9 @@
  * its ISSUE's index, so a consumer of DMA'd data depends on the ISSUE.
  * The DMA records are collect.c's (an_data), whose callbacks run in the same
  * pass; host code (another ISA) gets its register names from its plugin.
- * Kept in memory: per VMEM page value 24 bytes, per DMA ISSUE its index,
- * and fixed budgets. In temporary files (lib/snr_spill.h): per instruction
+ * Kept in memory: per DMA ISSUE its index, and fixed budgets. In
+ * temporary files (lib/snr_spill.h): the VMEM page values (deps_pages.c,
+ * filed by page from the same pass over the memory events), per instruction
  * 16 bytes (struct snr_deps_insn, read by index through a 4 KiB block), the
  * edges (16 bytes each, about 1.6 an instruction on the serving loop) in two
  * lists, register edges as they come and memory edges as their sorted runs
@@ -60,10 +61,6 @@ struct collect {
 	bool reg_unordered; /* a register edge came after a later consumer's (not seen from the GRM) */
 	int64_t last_reg_writer[SNR_ISA_MAX_REGS];
 	struct snr_sorted mem; /* the memory events, by cmp_mem (spilled past 16 MiB) */
-	/* VMEM page values: the open one per page; the closed ones counted per
-	 * page (at NULL), or filed at at[page]++ in d->occ */
-	uint64_t *cur_w, *cur_writer, *cur_read; /* UINT64_MAX: none */
-	size_t *at;
 	struct snr_tracker an; /* collect.c's callbacks, fed from these */
 	bool isa_known;
 	bool too_long; /* an index or a cycle beyond SNR_DEPS_MAX_INDEX */
@@ -76,95 +73,15 @@ static uint64_t canon_addr(const struct mem_ev *e);
 _Static_assert(sizeof(struct snr_dep_edge) == 16, "an edge is 16 bytes (docs/analyses.md, deps)");
 _Static_assert(sizeof(struct snr_deps_insn) == 16, "an instruction is 16 bytes (docs/analyses.md, deps)");
 
-static void close_val(struct collect *c, uint64_t p, uint64_t hi)
-{
-	if (!c->at) {
-		c->d->occ_start[p + 1]++;
-		return;
-	}
-	c->d->occ[c->at[p]++] = (struct snr_deps_occ){c->cur_w[p], hi, c->cur_writer[p]};
-}
-
-/* One access of page p at `cycle` (accesses come in cycle order). */
-static void page_access(struct collect *c, uint64_t p, uint64_t cycle, bool write, uint64_t index)
-{
-	if (write) {
-		if (c->cur_w[p] != UINT64_MAX)
-			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : cycle);
-		c->cur_w[p] = cycle;
-		c->cur_writer[p] = index;
-		c->cur_read[p] = UINT64_MAX;
-		return;
-	}
-	if (c->cur_w[p] == UINT64_MAX) { /* live-in: there from the start */
-		c->cur_w[p] = 0;
-		c->cur_writer[p] = SNR_DEPS_LIVE_IN;
-	}
-	if (c->cur_read[p] == UINT64_MAX || cycle > c->cur_read[p])
-		c->cur_read[p] = cycle;
-}
-
-/* A pass of the VMEM accesses (c->mem in cycle order) through the page
- * values: begin, each event, end (which closes those still open at the
- * window's end). */
-static void page_pass_begin(struct collect *c)
-{
-	for (uint64_t p = 0; p < c->d->npages; p++)
-		c->cur_w[p] = c->cur_read[p] = UINT64_MAX;
-}
-
+/* A memory event to the VMEM page values (d->pages) */
 static void page_event(struct collect *c, const struct mem_ev *e)
 {
 	struct snr_deps *d = c->d;
-	uint64_t vmem_base = TA1_VMEM_BASE;
 	if (!e->bytes || e->index == UINT64_MAX || e->space != TA1_SPACE_VMEM)
 		return;
-	uint64_t lo = canon_addr(e), hi = lo + e->bytes;
-	if (!d->npages || lo < vmem_base)
-		return;
-	uint64_t p0 = (lo - vmem_base) / d->page_bytes, p1 = (hi - vmem_base - 1) / d->page_bytes;
-	for (uint64_t p = p0; p <= p1 && p < d->npages; p++)
-		page_access(c, p, e->cycle, e->write, e->index);
-}
-
-static void page_pass_end(struct collect *c)
-{
-	struct snr_deps *d = c->d;
-	for (uint64_t p = 0; p < d->npages; p++)
-		if (c->cur_w[p] != UINT64_MAX)
-			close_val(c, p, c->cur_read[p] != UINT64_MAX ? c->cur_read[p] + 1 : d->an.src.cycles + 1);
-}
-
-/* The values each VMEM page held, filed by page in d->occ: a pass that
- * counts them per page (page_count_begin, then mem_edges' pass over the
- * memory events gives it each event), then one that files them (each
- * page's in cycle order), so that no list of all of them is kept beside
- * d->occ. */
-static void page_count_begin(struct collect *c)
-{
-	struct snr_deps *d = c->d;
-	d->occ_start = snr_xcalloc(d->npages + 1, sizeof(*d->occ_start));
-	c->at = NULL;
-	page_pass_begin(c);
-}
-
-static void page_values(struct collect *c)
-{
-	struct snr_deps *d = c->d;
-	page_pass_end(c); /* the count */
-	for (uint64_t p = 0; p < d->npages; p++)
-		d->occ_start[p + 1] += d->occ_start[p];
-	size_t n = d->occ_start[d->npages];
-	d->occ = snr_xcalloc(n ? n : 1, sizeof(*d->occ));
-	c->at = snr_xcalloc(d->npages + 1, sizeof(*c->at));
-	memcpy(c->at, d->occ_start, (d->npages + 1) * sizeof(*c->at));
-	page_pass_begin(c);
-	snr_sorted_rewind(&c->mem);
-	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));)
-		page_event(c, e);
-	page_pass_end(c);
-	free(c->at);
-	c->at = NULL;
+	uint64_t lo = canon_addr(e);
+	if (d->npages && lo >= TA1_VMEM_BASE)
+		snr_deps_pages_access(d->pages, lo - TA1_VMEM_BASE, e->bytes, e->cycle, e->write, e->index);
 }
 
 static void grow_insn(struct collect *c, uint64_t index)
@@ -526,7 +443,7 @@ static void mem_edges(struct collect *c)
 	size_t nmaps = 0;
 	snr_sorted_rewind(&c->mem);
 	for (const struct mem_ev *e; (e = snr_sorted_next(&c->mem));) {
-		page_event(c, e); /* page_values' count */
+		page_event(c, e);
 		if (!e->bytes || e->index == UINT64_MAX)
 			continue;
 		uint32_t key = ((uint32_t)e->space << 16) | e->chip;
@@ -1000,24 +917,20 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 		isa_of(&c);
 	d->page_bytes = d->an.src.cfg.vmem_page_bytes ? d->an.src.cfg.vmem_page_bytes : 4096;
 	d->npages = d->an.src.cfg.vmem_bytes / d->page_bytes;
-	c.cur_w = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
-	c.cur_writer = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
-	c.cur_read = snr_xcalloc(d->npages ? d->npages : 1, sizeof(uint64_t));
+	d->pages = snr_xmalloc(sizeof(*d->pages));
+	snr_deps_pages_init(d->pages, d->npages, d->page_bytes);
 	grow_insn(&c, 0);
 	if (d->an.src.instructions > d->ninsn) {
 		grow_insn(&c, d->an.src.instructions - 1);
 	}
-	page_count_begin(&c);
 	mem_edges(&c);
-	page_values(&c);
 	if (snr_sorted_failed(&c.mem)) {
 		snr_fmt(err, errlen, "%s", snr_sorted_error(&c.mem));
 		rc = -1;
 	}
 	snr_sorted_free(&c.mem);
-	free(c.cur_w);
-	free(c.cur_writer);
-	free(c.cur_read);
+	if (snr_deps_pages_finish(d->pages, d->an.src.cycles + 1, err, errlen))
+		rc = -1;
 	/* sorted (the ISSUEs came in index order from every simulator here),
 	 * one entry per index */
 	snr_qsort(d->issue_at, d->nissue_at, sizeof(*d->issue_at), cmp_u64);
@@ -1062,15 +975,20 @@ static void free_insn(struct snr_deps *d)
 	d->insn = NULL;
 }
 
+static void free_pages(struct snr_deps *d)
+{
+	if (d->pages)
+		snr_deps_pages_free(d->pages);
+	free(d->pages);
+	d->pages = NULL;
+}
+
 void snr_deps_drop_graph(struct snr_deps *d)
 {
 	free_insn(d);
 	free_edges(d);
-	free(d->occ);
-	free(d->occ_start);
+	free_pages(d);
 	d->insn = NULL;
-	d->occ = NULL;
-	d->occ_start = NULL;
 	d->ninsn = d->nedges = d->npages = 0;
 }
 
@@ -1081,8 +999,7 @@ void snr_deps_free(struct snr_deps *d)
 	free(d->dmas);
 	free_insn(d);
 	free_edges(d);
-	free(d->occ);
-	free(d->occ_start);
+	free_pages(d);
 	free(d->issue_at);
 	free(d->reg_names);
 	an_free(&d->an);

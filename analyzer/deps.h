@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyses.h"
+#include "analyzer/deps_pages.h"
 #include "lib/snr_spill.h"
 #include "analyzer/source.h"
 
@@ -90,15 +91,6 @@ struct snr_deps_dma {
 	size_t slice_total;    /* the slice the walk took in, including any part a later anchor put before position */
 };
 
-/* A value in a VMEM page: written at cycle lo by instruction `writer`
- * (SNR_DEPS_LIVE_IN: there before the window), occupied until its last read
- * (hi = that cycle + 1), or, never read, until the next write or past the
- * window's end. */
-#define SNR_DEPS_LIVE_IN UINT64_MAX
-struct snr_deps_occ {
-	uint64_t lo, hi, writer;
-};
-
 struct an_annot_acc;
 struct snr_deps_opts {
 	const char *sim, *config_path;
@@ -147,11 +139,9 @@ struct snr_deps {
 	uint64_t nreg_edges, nmem_edges, ndma_mem_edges;
 	struct snr_deps_dma *dmas; /* by id - 1 */
 	size_t ndmas;
-	/* VMEM pages: the values each page held, as occupancy intervals
-	 * occ[occ_start[p] .. occ_start[p + 1]), in cycle order */
+	/* VMEM pages: the values each page held (deps_pages.h), NULL once dropped */
 	uint64_t page_bytes, npages;
-	struct snr_deps_occ *occ;
-	size_t *occ_start;
+	struct snr_deps_pages *pages;
 	double seconds;
 };
 

@@ -224,7 +224,6 @@ static void plan_pod(struct pod_plan *p)
 	unsigned n = p->pod.nchips;
 	for (unsigned k = 0; k < n; k++) {
 		const struct snr_deps *d = &p->d[k];
-		uint64_t *max_hi = an_sg_occ_max_hi(d);
 		/* its own stalls: the one-window Algorithm 2 */
 		for (size_t i = 0; i < d->ndmas; i++) {
 			const struct snr_deps_dma *m = &d->dmas[i];
@@ -233,9 +232,8 @@ static void plan_pod(struct pod_plan *p)
 			struct cand *c = cand_new(p);
 			c->chip = k;
 			c->dma = *m;
-			an_sg_evaluate(d, max_hi, &c->dma, &c->s);
+			an_sg_evaluate(d, &c->dma, &c->s);
 		}
-		free(max_hi);
 	}
 	/* the peers' stalls: each signal a WAIT stalled on, moved on the chip that sent it */
 	for (unsigned w = 0; w < n; w++) {
@@ -265,9 +263,7 @@ static void plan_pod(struct pod_plan *p)
 			 * say nothing of it; the pod what-if's end state is the check */
 			if (m->dst_chip != e->chip)
 				c->dma.dst_space = TA1_SPACE_HBM;
-			uint64_t *max_hi = an_sg_occ_max_hi(d);
-			an_sg_evaluate(d, max_hi, &c->dma, &c->s);
-			free(max_hi);
+			an_sg_evaluate(d, &c->dma, &c->s);
 		}
 	}
 	/* group by place */

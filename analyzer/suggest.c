@@ -228,7 +228,6 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 	memset(p, 0, sizeof(*p));
 	p->d = d;
 	p->sg = snr_xcalloc(d->ndmas + 1, sizeof(*p->sg));
-	uint64_t *max_hi = an_sg_occ_max_hi(d);
 	unsigned used = 0;
 	for (size_t k = 0; k < d->ndmas; k++)
 		used |= d->dmas[k].flag < TA1_NUM_FLAGS ? 1u << d->dmas[k].flag : 0;
@@ -240,10 +239,9 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 		const struct snr_deps_dma *m = &d->dmas[k];
 		if (m->stall_cycles == 0 || m->issue_index < 0)
 			continue; /* not stalled, or issued before the window: nothing to move */
-		an_sg_evaluate(d, max_hi, m, &p->sg[p->n]);
+		an_sg_evaluate(d, m, &p->sg[p->n]);
 		p->nsug += p->sg[p->n++].suggested;
 	}
-	free(max_hi);
 	struct move_key *idx = snr_xcalloc(p->nsug + 1, sizeof(*idx));
 	size_t r = 0;
 	for (size_t k = 0; k < p->n; k++)

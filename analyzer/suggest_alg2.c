@@ -18,45 +18,26 @@
 
 /* Page p holds no value over [c0, c1) but those `own` wrote (the DMA's own,
  * which the move only brings in earlier). A page's values are in cycle
- * order (by lo) and max_hi is the running maximum of their ends, so a binary
- * search finds the first value that may still be held at c0 and the scan
- * stops at the first written at or after c1: the cost is the values live in
- * [c0, c1), not the window's. */
-static bool page_free(const struct snr_deps *d, const uint64_t *max_hi, uint64_t p, uint64_t c0, uint64_t c1,
-		      uint64_t own)
+ * order (by lo) with the running maximum of their ends, so a search finds
+ * the first value that may still be held at c0 and the scan stops at the
+ * first written at or after c1: the cost is the values live in [c0, c1),
+ * not the window's. */
+static bool page_free(const struct snr_deps *d, uint64_t p, uint64_t c0, uint64_t c1, uint64_t own)
 {
-	size_t lo = d->occ_start[p], end = d->occ_start[p + 1], hi = end;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (max_hi[mid] > c0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	for (size_t k = lo; k < end && d->occ[k].lo < c1; k++) {
-		const struct snr_deps_occ *v = &d->occ[k];
+	size_t end = d->pages->start[p + 1];
+	for (size_t k = snr_deps_pages_first_live(d->pages, p, c0); k < end; k++) {
+		const struct snr_deps_occ *v = snr_deps_pages_at(d->pages, k);
+		if (v->lo >= c1)
+			break;
 		if (v->writer != own && v->hi > c0)
 			return false;
 	}
 	return true;
 }
 
-/* The running maximum of each page's value ends, for page_free. */
-uint64_t *an_sg_occ_max_hi(const struct snr_deps *d)
-{
-	size_t n = d->occ_start ? d->occ_start[d->npages] : 0;
-	uint64_t *mx = snr_xcalloc(n ? n : 1, sizeof(*mx));
-	for (uint64_t p = 0; p < d->npages; p++) {
-		uint64_t run = 0;
-		for (size_t k = d->occ_start[p]; k < d->occ_start[p + 1]; k++)
-			mx[k] = run = d->occ[k].hi > run ? d->occ[k].hi : run;
-	}
-	return mx;
-}
-
 /* A contiguous VMEM region of `bytes` free over [c0, c1): the DMA's own
  * destination if it is, else the first fit. */
-static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const struct snr_deps_dma *m, uint64_t c0,
+static bool free_region(const struct snr_deps *d, const struct snr_deps_dma *m, uint64_t c0,
 			uint64_t c1, uint64_t *lo, uint64_t *hi, bool *own)
 {
 	uint64_t pb = d->page_bytes, need = (m->bytes + pb - 1) / pb, me = (uint64_t)m->issue_index;
@@ -68,7 +49,7 @@ static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const 
 		uint64_t p1 = (m->dst_addr - TA1_VMEM_BASE + (m->bytes ? m->bytes : 1) - 1) / pb;
 		bool ok = p1 < d->npages;
 		for (uint64_t p = p0; ok && p <= p1; p++)
-			ok = page_free(d, max_hi, p, c0, c1, me);
+			ok = page_free(d, p, c0, c1, me);
 		if (ok) {
 			*lo = m->dst_addr;
 			*hi = m->dst_addr + m->bytes;
@@ -78,10 +59,10 @@ static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const 
 	}
 	uint64_t run = 0;
 	for (uint64_t p = 0; p < d->npages; p++) {
-		run = page_free(d, max_hi, p, c0, c1, me) ? run + 1 : 0;
+		run = page_free(d, p, c0, c1, me) ? run + 1 : 0;
 		if (run >= need) {
 			uint64_t first = p + 1 - run;
-			while (first + run < d->npages && page_free(d, max_hi, first + run, c0, c1, me))
+			while (first + run < d->npages && page_free(d, first + run, c0, c1, me))
 				run++;
 			*lo = TA1_VMEM_BASE + first * pb;
 			*hi = *lo + run * pb;
@@ -100,22 +81,19 @@ static bool free_region(const struct snr_deps *d, const uint64_t *max_hi, const 
 static uint64_t data_last_read(const struct snr_deps *d, const struct snr_deps_dma *m)
 {
 	uint64_t end = m->complete_cycle, pb = d->page_bytes, me = (uint64_t)m->issue_index;
-	if (m->dst_space != TA1_SPACE_VMEM || m->dst_addr < TA1_VMEM_BASE || !d->occ_start)
+	if (m->dst_space != TA1_SPACE_VMEM || m->dst_addr < TA1_VMEM_BASE || !d->pages)
 		return end;
 	uint64_t p0 = (m->dst_addr - TA1_VMEM_BASE) / pb;
 	uint64_t p1 = (m->dst_addr - TA1_VMEM_BASE + (m->bytes ? m->bytes : 1) - 1) / pb;
 	for (uint64_t p = p0; p <= p1 && p < d->npages; p++) {
-		size_t lo = d->occ_start[p], hi = d->occ_start[p + 1];
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (d->occ[mid].lo < m->issue_cycle)
-				lo = mid + 1;
-			else
-				hi = mid;
+		size_t stop = d->pages->start[p + 1];
+		for (size_t k = snr_deps_pages_first_from(d->pages, p, m->issue_cycle); k < stop; k++) {
+			const struct snr_deps_occ *v = snr_deps_pages_at(d->pages, k);
+			if (v->lo > m->complete_cycle)
+				break;
+			if (v->writer == me && v->hi > end)
+				end = v->hi;
 		}
-		for (size_t k = lo; k < d->occ_start[p + 1] && d->occ[k].lo <= m->complete_cycle; k++)
-			if (d->occ[k].writer == me && d->occ[k].hi > end)
-				end = d->occ[k].hi;
 	}
 	return end;
 }
@@ -176,8 +154,7 @@ static bool editable_point(const struct snr_deps *d, const struct snr_deps_dma *
 	return s->at < i;
 }
 
-void an_sg_evaluate(const struct snr_deps *d, const uint64_t *max_hi, const struct snr_deps_dma *m,
-		    struct suggestion *s)
+void an_sg_evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, struct suggestion *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->m = m;
@@ -215,7 +192,7 @@ void an_sg_evaluate(const struct snr_deps *d, const uint64_t *max_hi, const stru
 		s->vmem_checked = true;
 		uint64_t c0 = reach_cycle(d, s->at);
 		s->free_until = data_last_read(d, m);
-		if (!free_region(d, max_hi, m, c0, s->free_until, &s->free_lo, &s->free_hi, &s->own_region)) {
+		if (!free_region(d, m, c0, s->free_until, &s->free_lo, &s->free_hi, &s->own_region)) {
 			s->reason = "no contiguous VMEM region of its size is free from the earlier point to the moved "
 				    "data's last read";
 			return;

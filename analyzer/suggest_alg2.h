@@ -32,13 +32,8 @@ struct suggestion {
 	size_t group;       /* its static move: index into the plan's groups */
 };
 
-/* The running maximum of each VMEM page's value ends (allocated), which
- * an_sg_evaluate reads. */
-uint64_t *an_sg_occ_max_hi(const struct snr_deps *d);
-
 /* Algorithm 2 on DMA m (its stall: m->stall_cycles): s filled, suggested or
  * with the reason it is not. */
-void an_sg_evaluate(const struct snr_deps *d, const uint64_t *max_hi, const struct snr_deps_dma *m,
-		    struct suggestion *s);
+void an_sg_evaluate(const struct snr_deps *d, const struct snr_deps_dma *m, struct suggestion *s);
 
 #endif
