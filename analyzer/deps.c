@@ -277,10 +277,11 @@ static void on_busy(void *u, const struct snr_ev_busy *e)
 }
 
 /* The DMA table, from collect.c's records (an_load's, one per DMA merged
- * from its phase events). Phases not seen are 0 here. */
-static void dmas_from_an(struct snr_deps *d)
+ * from its phase events), which are dropped after unless the caller asked
+ * for them (keep). Phases not seen are 0 here. */
+static void dmas_from_an(struct snr_deps *d, bool keep)
 {
-	const struct an_data *a = &d->an;
+	struct an_data *a = &d->an;
 	d->ndmas = a->ndmas;
 	d->dmas = snr_xcalloc(d->ndmas ? d->ndmas : 1, sizeof(*d->dmas));
 	for (size_t k = 0; k < a->ndmas; k++) {
@@ -304,6 +305,11 @@ static void dmas_from_an(struct snr_deps *d)
 		m->src_addr = x->src_addr;
 		m->dst_addr = x->dst_addr;
 		m->stall_cycles = an_dma_stall(x);
+	}
+	if (!keep) {
+		free(a->dmas);
+		a->dmas = NULL;
+		a->ndmas = a->capdmas = 0;
 	}
 }
 
@@ -912,7 +918,7 @@ int snr_deps_build(struct snr_deps *d, snr_deps_feed_fn feed, void *feed_user, c
 		return -1;
 	}
 	an_collect_finish(&d->an);
-	dmas_from_an(d);
+	dmas_from_an(d, o->an_want & AN_WANT_DMA);
 	if (!c.isa_known)
 		isa_of(&c);
 	d->page_bytes = d->an.src.cfg.vmem_page_bytes ? d->an.src.cfg.vmem_page_bytes : 4096;
