@@ -249,7 +249,10 @@ static void plan_moves(const struct snr_deps *d, struct plan *p)
 			idx[r++] = (struct move_key){sg_dma_pc(d, &p->sg[k]), sg_before_pc(d, &p->sg[k]),
 						     p->sg[k].m->issue_index, k};
 	snr_qsort(idx, r, sizeof(*idx), cmp_by_move);
-	p->g = snr_xcalloc(r + 1, sizeof(*p->g));
+	size_t ng = 0; /* one group per static move, not per instance: a group is over 1 KiB */
+	for (size_t k = 0; k < r; k++)
+		ng += !k || idx[k].dma_pc != idx[k - 1].dma_pc || idx[k].before_pc != idx[k - 1].before_pc;
+	p->g = snr_xcalloc(ng + 1, sizeof(*p->g));
 	for (size_t k = 0; k < r;) {
 		struct move_group *g = &p->g[p->ng++];
 		g->dma_pc = idx[k].dma_pc;
