@@ -42,96 +42,8 @@ void snr_deps_print_dma_json(FILE *f, const struct snr_deps *d, const struct snr
 void snr_deps_print_dma_brief_json(FILE *f, const struct snr_deps *d, const struct snr_deps_dma *m);
 
 #include "analyzer/suggest_alg2.h"
+#include "analyzer/suggest_order.h"
 
-
-/* The instructions the moves of `moves` (n suggestions) take earlier, in
- * an_wi_cmp_slotted order: each move's slice and DMA ISSUE, in their original
- * order, just before its point. An instruction in the slices of several
- * moves goes to the earliest of their points. Returns them (*nmoved of
- * them), allocated; their count, not the window's, is the memory. */
-static struct slotted *moved_set(const struct capture *c, const struct suggestion *const *moves, size_t n,
-				 size_t *nmoved)
-{
-	size_t cap = 0, m = 0;
-	for (size_t j = 0; j < n; j++)
-		cap += moves[j]->m->nslice + 1;
-	struct slotted *v = snr_xmalloc((cap ? cap : 1) * sizeof(*v));
-	for (size_t j = 0; j < n; j++) {
-		const struct suggestion *s = moves[j];
-		const struct snr_deps_dma *dm = s->m;
-		for (size_t k = s->slice0; k <= dm->nslice; k++) {
-			uint64_t q = k < dm->nslice ? dm->slice[k] : (uint64_t)dm->issue_index;
-			if (q < c->n)
-				v[m++] = (struct slotted){s->at + 1, q};
-		}
-	}
-	/* one entry per instruction, at its earliest point */
-	snr_qsort(v, m, sizeof(*v), an_wi_cmp_slotted_index);
-	size_t u = 0;
-	for (size_t k = 0; k < m; k++)
-		if (!u || v[u - 1].index != v[k].index)
-			v[u++] = v[k];
-	snr_qsort(v, u, sizeof(*v), an_wi_cmp_slotted);
-	*nmoved = u;
-	return v;
-}
-
-static int cmp_rename(const void *a, const void *b)
-{
-	const struct an_rename *x = a, *y = b;
-	return x->dma < y->dma ? -1 : x->dma > y->dma;
-}
-
-/* The what-if order of n moves: their moved instructions and the buffers
- * they rename (allocated; order_free). */
-static void order_of(const struct capture *c, const struct suggestion *const *moves, size_t n, struct an_wi_order *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->moved = moved_set(c, moves, n, &o->nmoved);
-	struct an_rename *rn = snr_xcalloc(2 * n + 1, sizeof(*rn));
-	for (size_t j = 0; j < n; j++)
-		if (moves[j]->rename)
-			rn[o->nrn++] = (struct an_rename){(uint64_t)moves[j]->m->issue_index, moves[j]->m->dst_addr,
-							  moves[j]->m->dst_addr + moves[j]->m->bytes, moves[j]->free_lo,
-							  moves[j]->m->flag, -1, -1};
-	for (size_t j = 0; j < n; j++) {
-		const struct suggestion *s = moves[j];
-		if (!s->rename_flag)
-			continue;
-		struct an_rename *x = NULL;
-		for (size_t k = 0; k < o->nrn && !x; k++)
-			if (rn[k].dma == (uint64_t)s->m->issue_index)
-				x = &rn[k];
-		if (!x) {
-			x = &rn[o->nrn++];
-			*x = (struct an_rename){(uint64_t)s->m->issue_index, 0, 0, 0, s->m->flag, -1, -1};
-		}
-		x->flag_to = s->flag_to;
-		x->wait = s->m->wait_index;
-	}
-	snr_qsort(rn, o->nrn, sizeof(*rn), cmp_rename);
-	o->rn = rn;
-}
-
-static void order_free(struct an_wi_order *o)
-{
-	free((void *)o->moved);
-	free((void *)o->rn);
-	memset(o, 0, sizeof(*o));
-}
-
-static uint64_t what_if_moves(struct capture *c, const struct suggestion *const *moves, size_t n,
-			      const struct snr_tracker *tracker, struct ta1_timing_totals *totals,
-			      struct an_conflict *conflict)
-{
-	struct an_wi_order o;
-	order_of(c, moves, n, &o);
-	uint64_t cyc = an_wi_run_order(c, &o, tracker, false, totals);
-	if (conflict)
-		*conflict = o.conflict;
-	order_free(&o);
-	return cyc;
-}
 
 /* ---- static moves: the dynamic suggestions grouped, verified as groups -- */
 
@@ -437,7 +349,7 @@ static void diagnose(struct capture *c, const struct plan *p, struct move_group 
 				.on_stall = diag_on_stall,
 				.on_dma = diag_on_dma};
 	struct ta1_timing_totals tot;
-	what_if_moves(c, moves, n, &t, &tot, NULL);
+	an_sg_what_if_moves(c, moves, n, &t, &tot, NULL);
 	diag_sort(&dg);
 	/* the instance whose WAIT stalls most on another DMA, or on its own */
 	const struct suggestion *worst_other = NULL, *worst_own = NULL;
@@ -585,7 +497,7 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 	struct an_wi_order *ord = snr_xcalloc(nv + 1, sizeof(*ord));
 	uint64_t *cycles = snr_xcalloc(nv + 1, sizeof(*cycles));
 	for (size_t k = 0; k < nv; k++)
-		order_of(c, moves, group_moves(p, &p->g[k], moves), &ord[k + 1]);
+		an_sg_order_of(c, moves, group_moves(p, &p->g[k], moves), &ord[k + 1]);
 	an_wi_run_many(c, ord, nv + 1, cycles, &p->base_totals);
 	p->baseline = cycles[0];
 	p->verified = true;
@@ -604,7 +516,7 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 		p->nverified++;
 	}
 	for (size_t k = 0; k <= nv; k++)
-		order_free(&ord[k]);
+		an_sg_order_free(&ord[k]);
 	free(ord);
 	free(cycles);
 	snr_qsort(p->g, p->ng, sizeof(*p->g), cmp_group); /* the confirmed first, by what they realize */
@@ -619,7 +531,7 @@ static void verify_plan(struct capture *c, struct plan *p, unsigned verify_max)
 	while (p->cb.moves) {
 		struct an_conflict cf;
 		size_t n = group_moves(p, NULL, moves);
-		p->cb.moved = what_if_moves(c, moves, n, NULL, NULL, &cf);
+		p->cb.moved = an_sg_what_if_moves(c, moves, n, NULL, NULL, &cf);
 		if (cf.kind == AN_CONFLICT_NONE) {
 			p->cb.realized = (int64_t)p->baseline - (int64_t)p->cb.moved;
 			p->cb.done = true;
@@ -703,9 +615,9 @@ static int run_rounds(struct capture *c, const struct snr_deps *d, const struct 
 		if (prev_p->cb.moves) {
 			const struct suggestion **moves = snr_xcalloc(prev_p->nsug + 1, sizeof(*moves));
 			struct an_wi_order ord;
-			order_of(base, moves, group_moves(prev_p, NULL, moves), &ord);
+			an_sg_order_of(base, moves, group_moves(prev_p, NULL, moves), &ord);
 			rc = an_wi_capture_reordered(base, &ord, &next, err, errlen);
-			order_free(&ord);
+			an_sg_order_free(&ord);
 			free(moves);
 		}
 		if (!rc && prev_p->cb.moves) {
