@@ -277,16 +277,19 @@ static void on_busy(void *u, const struct snr_ev_busy *e)
 }
 
 /* The DMA table, from collect.c's records (an_load's, one per DMA merged
- * from its phase events), which are dropped after unless the caller asked
- * for them (keep). Phases not seen are 0 here. */
+ * from its phase events), which are dropped unless the caller asked for
+ * them (keep): then the table is made from the last record back, and their
+ * array shrunk every 4,096, so that the two are not both whole in memory
+ * (the table's pages are touched as it fills). Phases not seen are 0. */
 static void dmas_from_an(struct snr_deps *d, bool keep)
 {
 	struct an_data *a = &d->an;
 	d->ndmas = a->ndmas;
-	d->dmas = snr_xcalloc(d->ndmas ? d->ndmas : 1, sizeof(*d->dmas));
-	for (size_t k = 0; k < a->ndmas; k++) {
+	d->dmas = snr_xmalloc((d->ndmas ? d->ndmas : 1) * sizeof(*d->dmas));
+	for (size_t k = a->ndmas; k-- > 0;) {
 		const struct an_dma *x = &a->dmas[k];
 		struct snr_deps_dma *m = &d->dmas[k];
+		memset(m, 0, sizeof(*m));
 		m->id = k + 1;
 		m->issue_index = x->id ? x->issue_index : -1;
 		m->wait_index = x->wait_index;
@@ -305,6 +308,10 @@ static void dmas_from_an(struct snr_deps *d, bool keep)
 		m->src_addr = x->src_addr;
 		m->dst_addr = x->dst_addr;
 		m->stall_cycles = an_dma_stall(x);
+		if (!keep && k && k % 4096 == 0) {
+			a->dmas = snr_xrealloc(a->dmas, k * sizeof(*a->dmas));
+			a->capdmas = k;
+		}
 	}
 	if (!keep) {
 		free(a->dmas);
