@@ -407,7 +407,10 @@ struct walker {
 	void *user;
 	/* by index: the moved executions as the stream meets them */
 	struct slotted *byindex;
-	struct cap_rec *recs; /* by place in moved */
+	/* by place in moved: every moved execution (kept), else only those the
+	 * stream passes before their slot is emitted, in a hash on place + 1 */
+	struct cap_rec *recs;
+	size_t *late, nlate, caplate;
 	uint64_t ahead;       /* the farthest a moved execution lies after its slot's execution */
 	bool kept;            /* recs holds every moved execution (the first pass) */
 	size_t mk, skip;
@@ -418,6 +421,8 @@ static void walker_begin(struct capture *c, struct walker *w)
 {
 	w->byindex = NULL;
 	w->recs = NULL;
+	w->late = NULL;
+	w->nlate = w->caplate = 0;
 	w->ahead = 0;
 	w->kept = false;
 	w->mk = w->skip = 0;
@@ -427,7 +432,6 @@ static void walker_begin(struct capture *c, struct walker *w)
 	if (!nmoved)
 		return;
 	w->byindex = snr_xmalloc(nmoved * sizeof(*w->byindex));
-	w->recs = snr_xcalloc(nmoved, sizeof(*w->recs));
 	for (size_t k = 0; k < nmoved; k++) {
 		w->byindex[k] = (struct slotted){k, moved[k].index}; /* slot: its place in moved */
 		if (moved[k].index + 1 > moved[k].slot && moved[k].index + 1 - moved[k].slot > w->ahead)
@@ -437,6 +441,7 @@ static void walker_begin(struct capture *c, struct walker *w)
 	if (w->ahead > CAP_AHEAD_MAX) {
 		struct cap_reader rd;
 		struct cap_rec r;
+		w->recs = snr_xcalloc(nmoved, sizeof(*w->recs));
 		cap_read_begin(c, &rd);
 		for (size_t j = 0; j < nmoved && cap_read_next(&rd, &r);)
 			for (; j < nmoved && w->byindex[j].index == rd.k - 1; j++)
@@ -447,12 +452,61 @@ static void walker_begin(struct capture *c, struct walker *w)
 	}
 }
 
+/* The slot of place in w->late's hash (its own, or the empty one it goes to) */
+static size_t late_slot(const struct walker *w, size_t place)
+{
+	size_t h = (size_t)((place * 0x9e3779b97f4a7c15ull) >> 17) & (w->caplate - 1);
+	while (w->late[h] && w->late[h] != place + 1)
+		h = (h + 1) & (w->caplate - 1);
+	return h;
+}
+
+/* Moved execution `place`, passed before its slot: kept until then */
+static void late_put(struct walker *w, size_t place, const struct cap_rec *r)
+{
+	if (2 * (w->nlate + 1) > w->caplate) {
+		size_t old = w->caplate, *ol = w->late;
+		struct cap_rec *orecs = w->recs;
+		w->caplate = old ? 2 * old : 64;
+		w->late = snr_xcalloc(w->caplate, sizeof(*w->late));
+		w->recs = snr_xmalloc(w->caplate * sizeof(*w->recs));
+		for (size_t k = 0; k < old; k++)
+			if (ol[k]) {
+				size_t h = late_slot(w, ol[k] - 1);
+				w->late[h] = ol[k];
+				w->recs[h] = orecs[k];
+			}
+		free(ol);
+		free(orecs);
+	}
+	size_t h = late_slot(w, place);
+	w->nlate += !w->late[h];
+	w->late[h] = place + 1;
+	w->recs[h] = *r;
+}
+
+/* Moved execution `place` from what the walker kept */
+static const struct cap_rec *late_get(const struct walker *w, size_t place)
+{
+	static const struct cap_rec none;
+	if (w->kept)
+		return &w->recs[place];
+	if (!w->caplate)
+		return &none;
+	size_t h = late_slot(w, place);
+	return w->late[h] ? &w->recs[h] : &none;
+}
+
 static void walker_end(struct walker *w)
 {
 	for (; w->mk < w->nmoved; w->mk++)
-		w->fn(w->user, &w->recs[w->mk], w->moved[w->mk].index, w->pos++);
+		w->fn(w->user, late_get(w, w->mk), w->moved[w->mk].index, w->pos++);
 	free(w->recs);
+	free(w->late);
 	free(w->byindex);
+	w->recs = NULL;
+	w->late = NULL;
+	w->nlate = w->caplate = 0;
 }
 
 static void cap_walk_many(struct capture *c, struct walker *ws, size_t nw)
@@ -484,14 +538,14 @@ static void cap_walk_many(struct capture *c, struct walker *ws, size_t nw)
 			struct walker *w = &ws[i];
 			while (w->mk < w->nmoved && w->moved[w->mk].slot <= k + 1) {
 				uint64_t q = w->moved[w->mk].index;
-				const struct cap_rec *x = w->kept || q < k ? &w->recs[w->mk] : q < got ? &ring[q % nring] : &none;
+				const struct cap_rec *x = w->kept || q < k ? late_get(w, w->mk) : q < got ? &ring[q % nring] : &none;
 				w->fn(w->user, x, q, w->pos++);
 				w->mk++;
 			}
 			if (w->skip < w->nmoved && w->byindex[w->skip].index == k) {
 				for (; w->skip < w->nmoved && w->byindex[w->skip].index == k; w->skip++)
-					if (!w->kept)
-						w->recs[w->byindex[w->skip].slot] = *r; /* for its slot, if that comes later */
+					if (!w->kept && w->byindex[w->skip].slot >= w->mk)
+						late_put(w, w->byindex[w->skip].slot, r); /* for its slot, later */
 				continue;
 			}
 			w->fn(w->user, r, k, w->pos++);
