@@ -278,9 +278,10 @@ static void on_busy(void *u, const struct snr_ev_busy *e)
 
 /* The DMA table, from collect.c's records (an_load's, one per DMA merged
  * from its phase events), which are dropped unless the caller asked for
- * them (keep): then the table is made from the last record back, and their
- * array shrunk every 4,096, so that the two are not both whole in memory
- * (the table's pages are touched as it fills). Phases not seen are 0. */
+ * them (keep). The table is made from the last record back and, when they
+ * are dropped, their array shrunk every 4,096, so that the two are not both
+ * whole in memory (the table's pages are touched as it fills). Phases not
+ * seen are 0. */
 static void dmas_from_an(struct snr_deps *d, bool keep)
 {
 	struct an_data *a = &d->an;
