@@ -137,6 +137,9 @@ void snr_deps_pages_free(struct snr_deps_pages *pg)
 	snr_spill_free(&pg->vals);
 	free(pg->start);
 	free(pg->blk);
+	free(pg->tag);
+	free(pg->used);
+	free(pg->cache);
 	memset(pg, 0, sizeof(*pg));
 }
 
