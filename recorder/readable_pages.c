@@ -37,8 +37,8 @@ void readable_pages_reset(struct rec *r)
 	readable_pages_forget(r);
 }
 
-int reads_unreadable(struct rec *r, const struct snr_insn_access *a, const struct snr_ranges *known, uint64_t index,
-		      uint64_t pc, bool *unread, uint64_t *at_out, char *err, size_t errlen)
+int reads_unreadable_mem(struct rec *r, const struct snr_insn_access *a, const struct snr_ranges *known,
+			 uint64_t index, uint64_t pc, bool *unread, uint64_t *at_out, char *err, size_t errlen)
 {
 	*unread = false;
 	uint64_t where = 0;
