@@ -217,7 +217,7 @@ bool pod_blocked_at_wait(struct rec *r, uint64_t pc)
 	return ta1_insn_table[in.op].cls == TA1_CLASS_DMA_WAIT;
 }
 
-bool pod_writes_peer(const struct rec *r, const struct snr_insn_access *acc)
+bool pod_writes_peer_mem(const struct rec *r, const struct snr_insn_access *acc)
 {
 	if (r->sim != &snr_sim_ta1 || r->nchips < 2)
 		return false;

@@ -160,7 +160,7 @@ static inline struct snr_regset_it snr_regset_iter(const uint64_t *set, size_t n
 	return (struct snr_regset_it){.set = set, .bits = words ? set[0] : 0, .w = 0, .words = words, .n = n};
 }
 
-static inline int snr_regset_it_next(struct snr_regset_it *it)
+static inline __attribute__((always_inline)) int snr_regset_it_next(struct snr_regset_it *it)
 {
 	while (!it->bits) {
 		if (++it->w >= it->words)
