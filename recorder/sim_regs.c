@@ -17,7 +17,7 @@
 #include "recorder/pod_sim.h"
 #include "sim/snr_sim.h"
 
-static inline void read_one(struct rec *r, size_t k, bool all)
+static __attribute__((noinline)) void read_one(struct rec *r, size_t k, bool all)
 {
 	unsigned size = r->iregs[k].size;
 	if (r->regval[k] && (all || size <= 8) && !(r->sim_none[k] && !all)) {
@@ -41,6 +41,27 @@ static inline void read_one(struct rec *r, size_t k, bool all)
 	r->qval[k] = r->stale[k] ? NULL : r->regval[k];
 }
 
+/* read_one(r, k, false) for the per-step read of an 8-byte register the
+ * simulator answers (every one a TA1 instruction writes): one get_reg into
+ * a word, inline; read_one, out of line, for the rest. Without the call of
+ * read_one per register the step wrote (its 256-byte buffer, the size and
+ * `all` tests) the 1M serving window's recording runs 15.6 million fewer of
+ * its 1,443 million instructions (callgrind). */
+static inline void read_step_one(struct rec *r, size_t k)
+{
+	if (__builtin_expect(r->iregs[k].size != 8 || !r->regval[k] || r->sim_none[k], 0)) {
+		read_one(r, k, false);
+		return;
+	}
+	uint64_t v;
+	if (r->sim->get_reg(r->simst, (unsigned)k, (uint8_t *)&v, 8) == 0)
+		memcpy(r->regbuf + (r->regval[k] - r->regbuf), &v, 8);
+	else
+		r->sim_none[k] = true; /* not asked again per step (an error message each time) */
+	r->stale[k] = false;
+	r->qval[k] = r->regval[k];
+}
+
 void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 {
 	if (!r->sim_none)
@@ -58,7 +79,7 @@ void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 	struct snr_regset_it it = snr_regset_iter(only, r->niregs);
 	for (int k = snr_regset_it_next(&it); k >= 0; k = snr_regset_it_next(&it))
 		if (k != r->pc_reg)
-			read_one(r, (size_t)k, false);
+			read_step_one(r, (size_t)k);
 	size_t pc = (size_t)r->pc_reg;
 	if (pc_known && r->regval[pc] && r->iregs[pc].size == 8 && !r->sim_none[pc]) {
 		/* the step's next_pc is the simulator's pc (sim/snr_sim.h): no
