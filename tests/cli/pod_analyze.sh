@@ -80,23 +80,7 @@ PY
 
 # k chips pulling 1 MiB each from chip 0's HBM port (100 B/cycle): no signals, so the path is one step on the last
 # chip; the port's contended cycles are those of --stats: none for one puller, the k pulls overlapping otherwise
-cc_ta1 pull <<'C'
-#include <stdio.h>
-#include "ta1.h"
-#ifndef PULLERS
-#define PULLERS 1
-#endif
-TA_HBM_DATA static unsigned char src[1 << 20];
-int main(void)
-{
-	uint64_t me = ta_chip_id();
-	if (me == 0 || me > PULLERS)
-		return 0;
-	ta_dma(TA_VMEM_BASE, ta_hbm_of(0, (uint64_t)(uintptr_t)src - TA_HBM_BASE), sizeof(src), 0);
-	ta_wait(0, 1);
-	return 0;
-}
-C
+cp "$(dirname "$0")/pull_port.c" "$T/pull.c"
 echo '{"dma": {"hbm_bytes_per_cycle": 100, "ici_bytes_per_cycle": 1000}}' >"$T/port.json"
 for k in 1 2 3; do
   "$SNR" cc "$T/pull.c" -DPULLERS=$k -o "$T/pull$k.elf" || fail "snr cc pull $k"

@@ -12,23 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../gdb_device.sh"
 
-cat >"$T/pull.c" <<'C'
-#include <stdio.h>
-#include "ta1.h"
-#ifndef PULLERS
-#define PULLERS 1
-#endif
-TA_HBM_DATA static unsigned char src[1 << 20];
-int main(void)
-{
-	uint64_t me = ta_chip_id();
-	if (me == 0 || me > PULLERS)
-		return 0;
-	ta_dma(TA_VMEM_BASE, ta_hbm_of(0, (uint64_t)(uintptr_t)src - TA_HBM_BASE), sizeof(src), 0);
-	ta_wait(0, 1);
-	return 0;
-}
-C
+cp "$(dirname "$0")/pull_port.c" "$T/pull.c"
 echo '{"dma": {"hbm_bytes_per_cycle": 100, "ici_bytes_per_cycle": 1000}}' >"$T/port.json"
 for k in 1 2; do
   "$SNR" cc -O2 "$T/pull.c" -DPULLERS=$k -o "$T/pull$k.elf" || fail "snr cc pull $k"
