@@ -192,37 +192,46 @@ KSRC="$(dirname "$0")/causal_kernel.c"
 # kernel is 20% faster on the device, as measured there): one recording of
 # the fast build alone once ran 40% slower than the base's median, on a CI
 # machine running nothing else.
+record_causal() { # NAME SERVER ELF: $T/NAME.snrh recorded, its `host causal --json` in $T/NAME.json
+  run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/$1.snrh" -- "$2" "$3" $REQ "$SDIR"
+  expect_rc 0
+  run "$SNR" host causal "$T/$1.snrh" --speedup 20 --json
+  expect_rc 0
+  cp "$T/out" "$T/$1.json"
+}
 for i in 1 2 3; do
-  for k in KERNEL KERNEL_FAST; do
-    elf=$T/kernel.elf; [ $k = KERNEL_FAST ] && elf=$T/kernel_fast.elf
-    run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/$k$i.snrh" -- "$SERVE_DEV" "$elf" $REQ "$SDIR"
-    expect_rc 0
-    run "$SNR" host causal "$T/$k$i.snrh" --speedup 20 --json
-    expect_rc 0
-    cp "$T/out" "$T/$k$i.json"
-  done
+  record_causal KERNEL$i "$SERVE_DEV" "$T/kernel.elf"
+  record_causal KERNEL_FAST$i "$SERVE_DEV" "$T/kernel_fast.elf"
 done
-python3 - "$T" <<'PY' >"$T/kspeed" || fail "kernel ta1rt_device_run: no device candidate with its device and 30 pieces, or the fast build not 5-40% faster on the device: $(cat "$T/kspeed")"
+# The figure swings between recordings (the fast build once 40% slower, once
+# 2% slower, in medians of three): when it is off, three more of each are
+# recorded and the medians of all six checked.
+kernel_check() { # N: the medians of recordings 1..N
+python3 - "$T" "$1" <<'PY' >"$T/kspeed"
 import json, statistics, sys
-T = sys.argv[1]
+T, N = sys.argv[1], int(sys.argv[2])
 def per_piece(f):
     c = [c for c in json.load(open(f))['candidates'] if c.get('kernel') == 'ta1rt_device_run']
     assert c and c[0]['device'].startswith('TA1 device') and c[0]['pieces'] == 30, f'{f}: {c[:1]}'
     return c[0]['device_ms'] / c[0]['pieces']
-base = statistics.median(per_piece(f'{T}/KERNEL{i}.json') for i in (1, 2, 3))
-fast = statistics.median(per_piece(f'{T}/KERNEL_FAST{i}.json') for i in (1, 2, 3))
+base = statistics.median(per_piece(f'{T}/KERNEL{i}.json') for i in range(1, N + 1))
+fast = statistics.median(per_piece(f'{T}/KERNEL_FAST{i}.json') for i in range(1, N + 1))
 print(f'ta1rt_device_run per launch: {base:.2f} ms, fast build {fast:.2f} ms ({(fast / base - 1) * 100:+.1f}%)', file=sys.stderr)
 assert 0.05 <= 1 - fast / base <= 0.40, (base, fast)
 print(f'{(1 - fast / base) * 100:.1f}')
 PY
+}
+if ! kernel_check 3; then
+  for i in 4 5 6; do
+    record_causal KERNEL$i "$SERVE_DEV" "$T/kernel.elf"
+    record_causal KERNEL_FAST$i "$SERVE_DEV" "$T/kernel_fast.elf"
+  done
+  kernel_check 6 || fail "kernel ta1rt_device_run: no device candidate with its device and 30 pieces, or the fast build not 5-40% faster on the device (medians of 6): $(cat "$T/kspeed")"
+fi
 echo "ta1rt_device_run: the fast build's run per launch was $(cat "$T/kspeed")% shorter in the recordings; predictions at 20%"
 for v in SERVE_CTRL SERVE_DEV; do
   for i in 1 2 3; do
-    run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/$v$i.snrh" -- "${!v}" "$T/mlp.elf" $REQ "$SDIR"
-    expect_rc 0
-    run "$SNR" host causal "$T/$v$i.snrh" --speedup 20 --json
-    expect_rc 0
-    cp "$T/out" "$T/$v$i.json"
+    record_causal "$v$i" "${!v}" "$T/mlp.elf"
   done
 done
 serve_rounds() { # N: N more alternating rounds of the four serving builds
