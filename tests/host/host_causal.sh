@@ -176,22 +176,43 @@ REQ=30
 # The device's kernel 20% faster for real: the device-bound serving loop
 # (ta1_serve_dev) running tests/host/causal_kernel.c, ITERS rounds a launch,
 # against the same with 22.5% fewer rounds: a run also has a fixed part
-# (about 2.5 ms of its 13-15: loading the program, its exit), so that makes
-# the run about 20% shorter, and the prediction for the candidate `kernel
-# ta1rt_device_run` (the run of each launch on the ta1-device thread) is made
-# at 20%. The recordings' run per launch (30 launches in each of 3 recordings
-# of the base build against 3 of the fast build, medians) is printed and checked to
-# be 5-40% shorter only: one recording's figure swings (11.2% in one CI run,
-# 28.3% in another, 23.4% in a third), while the 20% predictions held against
-# the measured throughput (+5.9% to +6.3% predicted, +7.9% to +8.6% measured,
-# in three runs).
+# (loading the program, its exit), so that makes the run about 22% shorter
+# (12.4 against 9.7 ms a launch on a quiet machine), and the prediction for
+# the candidate `kernel ta1rt_device_run` (the run of each launch on the
+# ta1-device thread) is made at 20%.
+#
+# The recordings' run per launch is checked against that: each build's
+# shortest run, base and fast recorded one after the other, the median over
+# 5 such pairs 15-30% shorter. Not the mean per launch: on the 2-vCPU
+# Firecracker/PVM guest the same run takes 12-13 ms or 17-30 ms, in
+# stretches of a second or more that can switch between two launches of one
+# process, and medians of three recordings' means came out anywhere from 1%
+# slower to 36% shorter (in CI once 40% slower). That is the machine, not
+# the figure. Measured with a copy of libta1rt that reads CLOCK_MONOTONIC,
+# the thread's CPU clock and getrusage around each ta1rt_device_run (10
+# recordings of each build, load 4.7-6): the recording's pieces are that
+# clock's intervals to within 13-25 us; the thread's CPU time equals its
+# wall time (no voluntary switch, 0-1 involuntary ones per 30 launches in 19
+# recordings of 20, 16 in one: it is never off the CPU), 4 page faults a
+# launch, no steal in /proc/stat. What changes is the speed of the vCPU, for
+# this kind of code only: a branchy, memory-touching native loop timed
+# before each launch slows with the run (correlation 0.70 and 0.87 over 180
+# launches of each build), a dependent multiply chain does not (0.37 and
+# 0.15 over 240; its median per process within 5%) - as when another
+# guest's work shares the host's core (its other hyperthread, its caches);
+# PVM reports no steal here. Noise of that kind only adds time to a run, so
+# the shortest of 30 is the run with the least of it, and a pair recorded
+# 3 s apart mostly shares the machine's state. On 30 such pairs recorded
+# (load 4.7-6), every window of 5 consecutive pairs gave 19.0-23.3% shorter
+# (the medians of means of three: 1% slower to 36% shorter); the test's own
+# runs 21.7% and 20.8%, while their pairs' means differed by +6% to +53%.
+# A recorder whose runs began at their upload (25 ms more, the same in both
+# builds) read 10.0% shorter (median of 10 pairs) and failed; one whose
+# pieces did not add up to the candidate's device_ms, or not 30 of them,
+# fails too.
 KSRC="$(dirname "$0")/causal_kernel.c"
 "$SNR" cc "$KSRC" -DITERS=2000000 -o "$T/kernel.elf" >/dev/null || fail "snr cc causal_kernel"
 "$SNR" cc "$KSRC" -DITERS=1550000 -o "$T/kernel_fast.elf" >/dev/null || fail "snr cc causal_kernel (fast)"
-# The base and the fast build recorded in turn, three each (the fast build's
-# kernel is 20% faster on the device, as measured there): one recording of
-# the fast build alone once ran 40% slower than the base's median, on a CI
-# machine running nothing else.
 record_causal() { # NAME SERVER ELF: $T/NAME.snrh recorded, its `host causal --json` in $T/NAME.json
   run chrt -f 10 "$SNR" host record -F 997 --progress read_response -o "$T/$1.snrh" -- "$2" "$3" $REQ "$SDIR"
   expect_rc 0
@@ -199,36 +220,55 @@ record_causal() { # NAME SERVER ELF: $T/NAME.snrh recorded, its `host causal --j
   expect_rc 0
   cp "$T/out" "$T/$1.json"
 }
-for i in 1 2 3; do
-  record_causal KERNEL$i "$SERVE_DEV" "$T/kernel.elf"
-  record_causal KERNEL_FAST$i "$SERVE_DEV" "$T/kernel_fast.elf"
-done
-# The figure swings between recordings (the fast build once 40% slower, once
-# 2% slower, in medians of three): when it is off, three more of each are
-# recorded and the medians of all six checked.
-kernel_check() { # N: the medians of recordings 1..N
+record_kernel_pairs() { # FIRST LAST: pairs FIRST..LAST, base then fast; each one's host report --json too
+  for i in $(seq "$1" "$2"); do
+    for v in KERNEL KERNEL_FAST; do
+      elf=$T/kernel.elf
+      [ $v = KERNEL_FAST ] && elf=$T/kernel_fast.elf
+      record_causal "$v$i" "$SERVE_DEV" "$elf"
+      run "$SNR" host report "$T/$v$i.snrh" --json
+      expect_rc 0
+      cp "$T/out" "$T/$v$i.report.json"
+    done
+  done
+}
+record_kernel_pairs 1 5
+kernel_check() { # N: the median over pairs 1..N of each pair's shortest runs
 python3 - "$T" "$1" <<'PY' >"$T/kspeed"
 import json, statistics, sys
 T, N = sys.argv[1], int(sys.argv[2])
-def per_piece(f):
-    c = [c for c in json.load(open(f))['candidates'] if c.get('kernel') == 'ta1rt_device_run']
-    assert c and c[0]['device'].startswith('TA1 device') and c[0]['pieces'] == 30, f'{f}: {c[:1]}'
-    return c[0]['device_ms'] / c[0]['pieces']
-base = statistics.median(per_piece(f'{T}/KERNEL{i}.json') for i in range(1, N + 1))
-fast = statistics.median(per_piece(f'{T}/KERNEL_FAST{i}.json') for i in range(1, N + 1))
-print(f'ta1rt_device_run per launch: {base:.2f} ms, fast build {fast:.2f} ms ({(fast / base - 1) * 100:+.1f}%)', file=sys.stderr)
-assert 0.05 <= 1 - fast / base <= 0.40, (base, fast)
-print(f'{(1 - fast / base) * 100:.1f}')
+def runs(name):
+    """The recording's runs of ta1rt_device_run, ms: the pieces of the
+    candidate (30, adding up to its device_ms), one per launch."""
+    c = [c for c in json.load(open(f'{T}/{name}.json'))['candidates'] if c.get('kernel') == 'ta1rt_device_run']
+    assert c and c[0]['device'].startswith('TA1 device') and c[0]['pieces'] == 30, f'{name}: {c[:1]}'
+    waits = json.load(open(f'{T}/{name}.report.json'))['on_off_device']['host_waits']['waits']
+    by_seq = {w['ended_by']['seq']: w['ended_by'] for w in waits
+              if w.get('ended_by') and w['ended_by']['name'] == 'ta1rt_device_run'}
+    assert sorted(by_seq) == list(range(1, 31)), f'{name}: runs of launches {sorted(by_seq)}'
+    ns = [w['end_ns'] - w['start_ns'] for w in by_seq.values()]
+    assert abs(sum(ns) / 1e6 - c[0]['device_ms']) < 1e-3, f'{name}: runs add up to {sum(ns) / 1e6} ms, device_ms {c[0]["device_ms"]}'
+    return [x / 1e6 for x in ns]
+pairs = []
+for i in range(1, N + 1):
+    b, f = runs(f'KERNEL{i}'), runs(f'KERNEL_FAST{i}')
+    pairs.append(1 - min(f) / min(b))
+    print(f'pair {i}: run per launch min/median/max {min(b):.2f}/{statistics.median(b):.2f}/{max(b):.2f} ms, '
+          f'fast build {min(f):.2f}/{statistics.median(f):.2f}/{max(f):.2f} ms: shortest {pairs[-1] * 100:+.1f}% shorter, '
+          f'mean {(1 - statistics.mean(f) / statistics.mean(b)) * 100:+.1f}%', file=sys.stderr)
+med = statistics.median(pairs)
+print(f'ta1rt_device_run: the shortest run per launch {med * 100:.1f}% shorter in the fast build (median of {N} pairs)', file=sys.stderr)
+print(f'{med * 100:.1f}')
+assert 0.15 <= med <= 0.30, pairs
 PY
 }
-if ! kernel_check 3; then
-  for i in 4 5 6; do
-    record_causal KERNEL$i "$SERVE_DEV" "$T/kernel.elf"
-    record_causal KERNEL_FAST$i "$SERVE_DEV" "$T/kernel_fast.elf"
-  done
-  kernel_check 6 || fail "kernel ta1rt_device_run: no device candidate with its device and 30 pieces, or the fast build not 5-40% faster on the device (medians of 6): $(cat "$T/kspeed")"
+# a window of pairs can still straddle the machine's slow stretches: then
+# five more pairs, and the median of all ten
+if ! kernel_check 5; then
+  record_kernel_pairs 6 10
+  kernel_check 10 || fail "kernel ta1rt_device_run: no device candidate with its device and 30 runs adding up to its device_ms, or the fast build's shortest run per launch not 15-30% shorter (median of 10 pairs): $(cat "$T/kspeed")"
 fi
-echo "ta1rt_device_run: the fast build's run per launch was $(cat "$T/kspeed")% shorter in the recordings; predictions at 20%"
+echo "ta1rt_device_run: the fast build's shortest run per launch was $(cat "$T/kspeed")% shorter in the recordings; predictions at 20%"
 for v in SERVE_CTRL SERVE_DEV; do
   for i in 1 2 3; do
     record_causal "$v$i" "${!v}" "$T/mlp.elf"
