@@ -204,8 +204,9 @@ REQ=30
 # the shortest of 30 is the run with the least of it, and a pair recorded
 # 3 s apart mostly shares the machine's state. On 30 such pairs recorded
 # (load 4.7-6), every window of 5 consecutive pairs gave 19.0-23.3% shorter
-# (the medians of means of three: 1% slower to 36% shorter); the test's own
-# runs 21.7% and 20.8%, while their pairs' means differed by +6% to +53%.
+# (the medians of means of three: 1% slower to 36% shorter). This check in 8
+# runs at load 5-11: 20.8-24.0% (one pair of 40 outside 15-30%: 39.8%), while
+# the same pairs' means differed by -3% to +55%.
 # A recorder whose runs began at their upload (25 ms more, the same in both
 # builds) read 10.0% shorter (median of 10 pairs) and failed; one whose
 # pieces did not add up to the candidate's device_ms, or not 30 of them,
