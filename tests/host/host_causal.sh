@@ -198,9 +198,9 @@ REQ=30
 # this kind of code only: a branchy, memory-touching native loop timed
 # before each launch slows with the run (correlation 0.70 and 0.87 over 180
 # launches of each build), a dependent multiply chain does not (0.37 and
-# 0.15 over 240; its median per process within 5%) - as when another
-# guest's work shares the host's core (its other hyperthread, its caches);
-# PVM reports no steal here. Noise of that kind only adds time to a run, so
+# 0.15 over 240; its median per process within 5%): consistent with another
+# guest's work sharing the host's core (its other hyperthread, its caches),
+# which the guest cannot see (PVM reports no steal here). Noise of that kind only adds time to a run, so
 # the shortest of 30 is the run with the least of it, and a pair recorded
 # 3 s apart mostly shares the machine's state. On 30 such pairs recorded
 # (load 4.7-6), every window of 5 consecutive pairs gave 19.0-23.3% shorter
