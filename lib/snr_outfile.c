@@ -35,15 +35,17 @@ static mode_t file_mode(void)
 /* ---- the temporaries a signal removes ------------------------------------ */
 
 /* Slots hold the paths of the temporaries open now; the handler reads them
- * (a pointer store is atomic, and a path is complete before it is stored). */
+ * (a path is complete before it is stored). Threads (a pod replay's metrics
+ * files, replayer/pod_threads.h) take and free slots with atomic exchanges,
+ * so two never take the same one. */
 #define LIVE_MAX 64
-static char *volatile live[LIVE_MAX];
+static char *live[LIVE_MAX];
 static volatile sig_atomic_t handlers_set;
 
 static void on_fatal_signal(int sig)
 {
 	for (int i = 0; i < LIVE_MAX; i++) {
-		char *t = live[i];
+		char *t = __atomic_load_n(&live[i], __ATOMIC_ACQUIRE);
 		if (t)
 			unlink(t);
 	}
@@ -72,19 +74,20 @@ static void set_handlers(void)
 static void live_add(char *tmp)
 {
 	set_handlers();
-	for (int i = 0; i < LIVE_MAX; i++)
-		if (!live[i]) {
-			live[i] = tmp;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		char *none = NULL;
+		if (__atomic_compare_exchange_n(&live[i], &none, tmp, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return;
-		}
+	}
 	/* more open at once than slots: this one is not removed on a signal */
 }
 
 static void live_remove(const char *tmp)
 {
-	for (int i = 0; i < LIVE_MAX; i++)
-		if (live[i] == tmp)
-			live[i] = NULL;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		char *t = (char *)tmp;
+		__atomic_compare_exchange_n(&live[i], &t, NULL, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
 }
 
 /* Removes dir's ".BASE.PID.XXXXXX" whose PID is not a running process:
