@@ -558,6 +558,7 @@ static int sim_load_registers(struct rec *r, char *err, size_t errlen)
 {
 	if (r->sim_none)
 		memset(r->sim_none, 0, r->niregs * sizeof(*r->sim_none));
+	r->step_for = NULL; /* sim_read_step's plan, again: a window's simulator may reuse the last one's address */
 	for (size_t k = 0; k < r->niregs; k++)
 		if (r->regval[k] && r->sim->set_reg(r->simst, (unsigned)k, r->regval[k], r->iregs[k].size)) {
 			snr_fmt(err, errlen, "loading register %s into the simulator: %s", r->iregs[k].name,
@@ -1029,7 +1030,7 @@ window:
 			break;
 		}
 		if (r.sim && i > 0) {
-			sim_read_registers(&r, false, have_last_written ? last_written : NULL);
+			sim_read_step(&r, have_last_written ? last_written : NULL);
 		} else {
 			if ((i == start ? read_registers : read_step_registers)(&r, err, errlen))
 				goto out;

@@ -69,6 +69,8 @@ static inline void step_start(struct snr_trace_step *s, uint64_t index, uint64_t
 
 #define POD_FLAG_LOG 256 /* sync flag changes a stride logs */
 
+struct ta1_chip;
+
 struct rec {
 	const struct snr_record_opts *o;
 	const struct snr_dbg_ops *dbg;
@@ -104,6 +106,13 @@ struct rec {
 	uint64_t sim_next_pc;
 	bool sim_pc_known;
 	struct snr_sim *simst;
+	/* the per-step read's plan (recorder/sim_regs.c), made for step_for:
+	 * of the registers below 64 but the pc, those read from the GRM's
+	 * chip by a direct call (step_direct) and the others (step_other) */
+	struct snr_sim *step_for;
+	struct ta1_chip *step_chip;
+	uint64_t step_direct, step_other;
+	bool step_pc_fast; /* the pc is an 8-byte register the debugger has */
 	struct snr_ahead *ahead;
 	/* pages the debugger could read, and could not ([vvar]), as probed in
 	 * this window (reads_unreadable) */

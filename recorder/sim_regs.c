@@ -15,6 +15,7 @@
 
 #include "lib/snr_util.h"
 #include "recorder/pod_sim.h"
+#include "sim/grm_ta1.h"
 #include "sim/snr_sim.h"
 
 static __attribute__((noinline)) void read_one(struct rec *r, size_t k, bool all)
@@ -62,6 +63,27 @@ static inline void read_step_one(struct rec *r, size_t k)
 	r->qval[k] = r->regval[k];
 }
 
+void sim_read_one(struct rec *r, size_t k) { read_step_one(r, k); }
+
+void sim_read_plan(struct rec *r)
+{
+	if (!r->sim_none)
+		r->sim_none = snr_xcalloc(r->niregs, sizeof(*r->sim_none));
+	r->step_for = r->simst;
+	r->step_chip = r->sim == &snr_sim_ta1 ? ta1_grm_chip(r->simst) : NULL;
+	r->step_direct = r->step_other = 0;
+	for (size_t k = 0; k < r->niregs && k < 64; k++) {
+		if ((int)k == r->pc_reg)
+			continue;
+		if (r->step_chip && r->regval[k] && r->iregs[k].size == 8 && k != TA1_REG_CYCLE && k != TA1_REG_INSTRET)
+			r->step_direct |= 1ull << k;
+		else
+			r->step_other |= 1ull << k;
+	}
+	size_t pc = (size_t)r->pc_reg;
+	r->step_pc_fast = r->regval[pc] && r->iregs[pc].size == 8;
+}
+
 void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 {
 	if (!r->sim_none)
@@ -91,13 +113,4 @@ void sim_read_registers(struct rec *r, bool all, const uint64_t *only)
 	} else {
 		read_one(r, pc, false);
 	}
-}
-
-void sim_stepped(struct rec *r, const struct snr_sim_step *ss, const uint64_t *regs_written, uint64_t *last_written)
-{
-	memcpy(last_written, regs_written, SNR_ISA_MAX_REGS / 64 * sizeof(*last_written));
-	if (regs_written[0] & r->flag_mask) /* a pod chip's sync flags: recorder/pod_sim.c */
-		pod_flags_stepped(r, regs_written[0] & r->flag_mask);
-	r->sim_next_pc = ss->next_pc;
-	r->sim_pc_known = !ss->exited;
 }

@@ -7,8 +7,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "device/ta1_machine.h"
+#include "recorder/pod_sim.h"
 #include "recorder/record_int.h"
+#include "sim/snr_sim.h"
 
 /* The simulator's registers into regbuf: every one it has a value for (not
  * TA1's counters, which only counter reads use, and those run on the
@@ -20,11 +24,67 @@
  * instruction wrote) and the pc. */
 void sim_read_registers(struct rec *r, bool all, const uint64_t *only);
 
+/* sim_read_registers(r, false, only) for one register or for the plan's
+ * making: out of line, for sim_read_step's rare cases. */
+void sim_read_one(struct rec *r, size_t k);
+void sim_read_plan(struct rec *r);
+
+/*
+ * The per-step read, sim_read_registers(r, false, written), inline: it runs
+ * for every simulated instruction. The plan, made once per simulator,
+ * sorts the registers below 64 by how they are read; a TA1 chip's (not its
+ * counters, which the GRM does not answer) come from ta1_chip_get_reg(),
+ * what snr_sim_ta1.get_reg returns for them, without an indirect call and
+ * its checks per register. The walk of the written set, its calls and
+ * tests were about 144 of the 1,427 million instructions of the 1M serving
+ * window's recording (callgrind).
+ */
+static inline __attribute__((always_inline)) void sim_read_step(struct rec *r, const uint64_t *written)
+{
+	if (__builtin_expect(!written || r->niregs > 64, 0)) {
+		sim_read_registers(r, false, written);
+		return;
+	}
+	if (__builtin_expect(r->step_for != r->simst, 0))
+		sim_read_plan(r);
+	bool pc_known = r->sim_pc_known; /* for this read only: a target step or a load may follow */
+	r->sim_pc_known = false;
+	for (uint64_t bits = written[0] & r->step_direct; bits; bits &= bits - 1) {
+		unsigned k = (unsigned)__builtin_ctzll(bits);
+		if (__builtin_expect(r->sim_none[k], 0)) {
+			sim_read_one(r, k);
+			continue;
+		}
+		uint64_t v = ta1_chip_get_reg(r->step_chip, k);
+		memcpy(r->regbuf + (r->regval[k] - r->regbuf), &v, 8);
+		r->stale[k] = false;
+		r->qval[k] = r->regval[k];
+	}
+	for (uint64_t bits = written[0] & r->step_other; bits; bits &= bits - 1)
+		sim_read_one(r, (size_t)__builtin_ctzll(bits));
+	size_t pc = (size_t)r->pc_reg;
+	if (pc_known && r->step_pc_fast && !r->sim_none[pc]) {
+		/* the step's next_pc is the simulator's pc (sim/snr_sim.h) */
+		memcpy(r->regbuf + (r->regval[pc] - r->regbuf), &r->sim_next_pc, 8);
+		r->stale[pc] = false;
+		r->qval[pc] = r->regval[pc];
+	} else {
+		sim_read_one(r, pc);
+	}
+}
+
 /* After a simulated step that returned 0: the registers it wrote into
  * last_written (the next per-step read's `only`), and its next_pc as the
  * pc's value for that read, unless the program exited there (TA1's next_pc
  * is then the pc after the ecall, not the simulator's pc register). */
-struct snr_sim_step;
-void sim_stepped(struct rec *r, const struct snr_sim_step *ss, const uint64_t *regs_written, uint64_t *last_written);
+static inline void sim_stepped(struct rec *r, const struct snr_sim_step *ss, const uint64_t *regs_written,
+			       uint64_t *last_written)
+{
+	memcpy(last_written, regs_written, SNR_ISA_MAX_REGS / 64 * sizeof(*last_written));
+	if (regs_written[0] & r->flag_mask) /* a pod chip's sync flags: recorder/pod_sim.c */
+		pod_flags_stepped(r, regs_written[0] & r->flag_mask);
+	r->sim_next_pc = ss->next_pc;
+	r->sim_pc_known = !ss->exited;
+}
 
 #endif
