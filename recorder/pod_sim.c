@@ -228,8 +228,9 @@ bool pod_writes_peer_mem(const struct rec *r, const struct snr_insn_access *acc)
 }
 
 int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, const struct snr_insn_access *acc,
-	       struct snr_ranges *known, struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
-	       struct code_cache *cc, struct snr_trace_writer *w, struct snr_dbg_stop *st, char *err, size_t errlen)
+	       struct snr_ranges *known, struct snr_ranges *written, uint64_t *reg_known,
+	       struct snr_record_summary *sum, struct code_cache *cc, struct snr_trace_writer *w,
+	       struct snr_dbg_stop *st, char *err, size_t errlen)
 {
 	uint64_t i = step->index, pc = step->pc;
 	if (r->sim != &snr_sim_ta1 || !ta1_grm_waits_on_peer(r->simst)) {

@@ -26,8 +26,9 @@
  * sd->good, record on from there by stepping; -1 with err saying why (any
  * other failure of the simulator, named with the index and pc). */
 int sim_failed(struct rec *r, struct stride *sd, const struct snr_trace_step *step, const struct snr_insn_access *acc,
-	       struct snr_ranges *known, struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
-	       struct code_cache *cc, struct snr_trace_writer *w, struct snr_dbg_stop *st, char *err, size_t errlen);
+	       struct snr_ranges *known, struct snr_ranges *written, uint64_t *reg_known,
+	       struct snr_record_summary *sum, struct code_cache *cc, struct snr_trace_writer *w,
+	       struct snr_dbg_stop *st, char *err, size_t errlen);
 
 /* Whether the instruction (its access acc) writes another chip's HBM on a
  * TA1 chip of a pod: then the target runs it, after a checkpoint, so that

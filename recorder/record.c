@@ -46,6 +46,7 @@
 #include "recorder/record_int.h"
 #include "recorder/record_sim.h"
 #include "recorder/readable_pages.h"
+#include "recorder/reg_known.h"
 #include "recorder/sim_regs.h"
 #include "recorder/code_check.h"
 #include "recorder/vdso.h"
@@ -768,7 +769,7 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	uint8_t *membuf = NULL;
 	size_t membuf_cap = 0;
 	char *meta = NULL, *config_json = NULL, said[640] = "";
-	bool *reg_known = NULL;
+	uint64_t reg_known[REG_WORDS]; /* Algorithm 1's R: recorder/reg_known.h */
 	uint8_t *capbuf = NULL, *postbuf = NULL, *prevbuf = NULL, *pmembuf = NULL;
 	size_t pmembuf_cap = 0;
 	const uint8_t **prevval = NULL;
@@ -998,10 +999,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 		goto out;
 	}
 
-	if (reg_known) {
-		memset(reg_known, 0, r.niregs * sizeof(*reg_known));
-	} else {
-	reg_known = snr_xcalloc(r.niregs, sizeof(*reg_known));
+	reg_known_reset(&r, reg_known);
+	if (!rv) {
 	rv = snr_xcalloc(r.niregs, sizeof(*rv));
 	prv = snr_xcalloc(r.niregs, sizeof(*prv));
 	capbuf = snr_xcalloc(r.niregs, 256); /* captured register bytes of this step */
@@ -1152,21 +1151,8 @@ window:
 			ce->used |= 2;
 		}
 		/* inputs: registers */
-		unsigned nrv = 0;
-		struct snr_regset_it it_read = snr_regset_iter(acc.regs_read, r.niregs);
-		for (int k = snr_regset_it_next(&it_read); k >= 0; k = snr_regset_it_next(&it_read)) {
-			if (k == r.pc_reg || reg_known[k])
-				continue;
-			reg_known[k] = true;
-			if (!r.regval[k])
-				continue; /* optional register the debugger lacks: nothing to save */
-			memcpy(capbuf + k * 256, r.regval[k], r.iregs[k].size);
-			rv[nrv].reg = (uint16_t)k;
-			rv[nrv].val = capbuf + k * 256;
-			nrv++;
-			sum->regs_captured++;
-		}
-		step.nregs = nrv;
+		step.nregs = reg_known_capture(&r, reg_known, acc.regs_read, capbuf, rv);
+		sum->regs_captured += step.nregs;
 		step.regs = rv;
 		/* inputs: memory not known yet */
 		size_t nmiss = 0;
@@ -1231,11 +1217,7 @@ window:
 		step.nmem = (unsigned)nmiss;
 		step.mem = mv;
 		/* outputs */
-		struct snr_regset_it it_written = snr_regset_iter(acc.regs_written, r.niregs);
-		for (int k = snr_regset_it_next(&it_written); k >= 0; k = snr_regset_it_next(&it_written)) {
-			reg_known[k] = true;
-			r.stale[k] = true;
-		}
+		reg_known_wrote(&r, reg_known, acc.regs_written);
 		for (unsigned m = 0; m < acc.nmem; m++) {
 			const struct snr_mem_region *g = &acc.mem[m];
 			if (!g->write)
@@ -1626,7 +1608,6 @@ out:
 	free(membuf);
 	free(meta);
 	free(config_json);
-	free(reg_known);
 	free(rv);
 	free(prv);
 	free(mv);

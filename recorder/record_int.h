@@ -113,6 +113,9 @@ struct rec {
 	struct ta1_chip *step_chip;
 	uint64_t step_direct, step_other;
 	bool step_pc_fast; /* the pc is an 8-byte register the debugger has */
+	/* the ISA's registers as a bit set, in reg_words words (recorder/reg_known.h) */
+	uint64_t reg_mask[SNR_ISA_MAX_REGS / 64];
+	unsigned reg_words;
 	struct snr_ahead *ahead;
 	/* pages the debugger could read, and could not ([vvar]), as probed in
 	 * this window (reads_unreadable) */

@@ -151,7 +151,6 @@ void stride_free(struct stride *sd)
 	stride_drop_pre(sd);
 	free(sd->emitted);
 	free(sd->good_regs);
-	free(sd->reg_known);
 	snr_ranges_free(&sd->wrote);
 	free(sd->pieces);
 	free(sd->undo_bytes);
@@ -199,7 +198,7 @@ void stride_emitted(struct stride *sd, uint64_t pc)
  * reads), so it costs what changed since the last commit, not the size of
  * the window's sets: those keep undo logs, emptied here. */
 int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			 struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
+			 struct snr_ranges *written, const uint64_t *reg_known, const struct snr_record_summary *sum,
 			 struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	stride_drop_pre(sd);
@@ -212,12 +211,10 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
 		snr_fmt(err, errlen, "%s", snr_trace_writer_error(w));
 		return -1;
 	}
-	if (!sd->good_regs) {
+	if (!sd->good_regs)
 		sd->good_regs = snr_xmalloc(r->regbuf_len);
-		sd->reg_known = snr_xmalloc(r->niregs * sizeof(*sd->reg_known));
-	}
 	memcpy(sd->good_regs, r->regbuf, r->regbuf_len);
-	memcpy(sd->reg_known, reg_known, r->niregs * sizeof(*sd->reg_known));
+	memcpy(sd->reg_known, reg_known, sizeof(sd->reg_known));
 	snr_ranges_log_commit(known);
 	snr_ranges_log_commit(written);
 	sd->sum = *sum;
@@ -336,7 +333,7 @@ static int stride_compare(struct rec *r, struct stride *sd, uint64_t index, char
 
 /* Puts the target and the recorder back at the checkpoint. */
 static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *known, struct snr_ranges *written,
-			  bool *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
+			  uint64_t *reg_known, struct snr_record_summary *sum, struct code_cache *cc,
 			  struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	/* a pod's chip keeps the peers' signals that reached it since */
@@ -374,7 +371,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
 	snr_ranges_log_undo(known);
 	readable_pages_forget(r); /* what known answered may be gone */
 	snr_ranges_log_undo(written);
-	memcpy(reg_known, sd->reg_known, r->niregs * sizeof(*reg_known));
+	memcpy(reg_known, sd->reg_known, sizeof(sd->reg_known));
 	/* what the summary says of the window so far; the debugger calls stay counted */
 	sum->instructions = sd->sum.instructions;
 	sum->regs_captured = sd->sum.regs_captured;
@@ -394,7 +391,7 @@ static int stride_restore(struct rec *r, struct stride *sd, struct snr_ranges *k
  * target and the recorder go back to sd->good and the rest of the window
  * is recorded by stepping. -1 (err says why) where that cannot be done. */
 int verify_fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
-		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+		     struct snr_ranges *written, uint64_t *reg_known, struct snr_record_summary *sum,
 		     struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	if (!sd->can_restore)
@@ -455,7 +452,7 @@ static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, struct s
  * now; 1, it did not and the target and the recorder are back at the last
  * good checkpoint, sd->good, to record on from there by stepping; -1. */
 int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			       struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+			       struct snr_ranges *written, uint64_t *reg_known, struct snr_record_summary *sum,
 			       struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	int c = checkpoint(r, sd, index, w, err, errlen);

@@ -36,7 +36,8 @@ struct stride {
 	uint64_t good;    /* the last verified window index: where the target is */
 	uint8_t *good_regs; /* its registers there, read_regs()' layout */
 	struct snr_trace_mark mark; /* the trace there */
-	bool *reg_known; /* the recorder's sets there: known and written keep undo logs */
+	/* the recorder's sets there: known and written keep undo logs */
+	uint64_t reg_known[SNR_ISA_MAX_REGS / 64];
 	struct snr_record_summary sum;
 	uint64_t *emitted; /* pcs whose code bytes went into a step since */
 	size_t nemitted, emitted_cap;
@@ -77,7 +78,7 @@ void stride_emitted(struct stride *sd, uint64_t pc);
 /* The target is verified at window index `index`, its registers in
  * regbuf: the recorder's state there becomes the one a mismatch returns to. */
 int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-		  struct snr_ranges *written, const bool *reg_known, const struct snr_record_summary *sum,
+		  struct snr_ranges *written, const uint64_t *reg_known, const struct snr_record_summary *sum,
 		  struct snr_trace_writer *w, char *err, size_t errlen);
 /* A checkpoint at `index`, then: 0, it matched and is the last good one
  * now; 1, it did not and the target and the recorder are back at the last
@@ -86,11 +87,11 @@ int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_r
  * that matched) and the rest of the window is recorded by stepping; err
  * holds the reason on entry. 0, or -1 with err saying why not. */
 int verify_fall_back(struct rec *r, struct stride *sd, uint64_t at, struct snr_ranges *known,
-		     struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+		     struct snr_ranges *written, uint64_t *reg_known, struct snr_record_summary *sum,
 		     struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen);
 
 int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			struct snr_ranges *written, bool *reg_known, struct snr_record_summary *sum,
+			struct snr_ranges *written, uint64_t *reg_known, struct snr_record_summary *sum,
 			struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen);
 /* The len bytes at lo (space and chip in key) that the window wrote, as
  * the target holds them, checked against the simulation's: by the
