@@ -35,31 +35,30 @@ struct page {
 };
 
 struct snr_ahead {
+	struct snr_ahead_log log; /* first: record_sim.h's inline snr_ahead_log_pc() */
 	const struct snr_dbg_ops *dbg;
 	struct snr_dbg *d;
 	struct snr_ahead_stats st;
 	struct page *pages;
 	size_t npages, cap;
-	uint64_t *pcs; /* pcs[k] is the pc of window index first + k */
-	size_t npcs, pcs_cap;
-	uint64_t first; /* the target's position */
 	uint64_t *hkey; /* advance()'s hit counts, by pc */
 	uint32_t *hval;
 	size_t hcap;
 	bool no_hit_count; /* cont_to_hit said the target cannot count hits */
 	uint64_t *seen; /* pcs logged since the target last moved, + 1 (0: empty slot) */
 	size_t nseen, seen_cap;
-	bool new_pc; /* the last pc logged was not in seen */
 	struct snr_dbg_stop diverged_stop; /* where the last divergence left the target */
 };
 
 static void forget_seen(struct snr_ahead *a);
+static bool counts_hits(const struct snr_ahead *a);
 
 struct snr_ahead *snr_ahead_new(const struct snr_dbg_ops *dbg, struct snr_dbg *d)
 {
 	struct snr_ahead *a = snr_xcalloc(1, sizeof(*a));
 	a->dbg = dbg;
 	a->d = d;
+	a->log.counts_hits = counts_hits(a);
 	return a;
 }
 
@@ -70,7 +69,7 @@ void snr_ahead_free(struct snr_ahead *a)
 	for (size_t i = 0; i < a->cap; i++)
 		free(a->pages[i].bytes);
 	free(a->pages);
-	free(a->pcs);
+	free(a->log.pcs);
 	free(a->hkey);
 	free(a->hval);
 	free(a->seen);
@@ -84,8 +83,8 @@ const struct snr_dbg_stop *snr_ahead_diverged_stop(const struct snr_ahead *a) { 
 void snr_ahead_restart(struct snr_ahead *a, uint64_t index)
 {
 	forget_seen(a);
-	a->npcs = 0;
-	a->first = index;
+	a->log.npcs = 0;
+	a->log.first = index;
 	for (size_t i = 0; i < a->cap; i++) {
 		free(a->pages[i].bytes);
 		a->pages[i].bytes = NULL;
@@ -208,58 +207,56 @@ static bool counts_hits(const struct snr_ahead *a)
 	return a->dbg->abi_version >= 3 && a->dbg->cont_to_hit && !a->no_hit_count;
 }
 
-bool snr_ahead_stride_due(const struct snr_ahead *a, uint64_t stride)
+bool snr_ahead_stride_past(const struct snr_ahead *a, uint64_t stride)
 {
-	if (a->npcs <= stride)
-		return false;
-	if (!a->no_hit_count || a->npcs > 16 * stride)
+	if (!a->no_hit_count || a->log.npcs > 16 * stride)
 		return true;
-	return a->new_pc;
+	return a->log.new_pc;
 }
 
-void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index, uint64_t pc)
+void snr_ahead_log_more(struct snr_ahead *a, uint64_t index, uint64_t pc)
 {
-	if (index < a->first + a->npcs)
+	if (index < a->log.first + a->log.npcs)
 		return; /* logged already */
 	/* only a target that cannot count hits waits for a new pc (a hash
 	 * insert per instruction, 2.7% of a 10M TA1 recording's CPU, is
 	 * not spent on one that can); the set is emptied whenever the target
 	 * moves, so it is whole from the move on where the target turns out
 	 * not to count */
-	if (__builtin_expect(a->npcs == a->pcs_cap, 0)) {
-		a->pcs_cap = a->pcs_cap ? a->pcs_cap * 2 : 4096;
-		a->pcs = snr_xrealloc(a->pcs, a->pcs_cap * sizeof(*a->pcs));
+	if (a->log.npcs == a->log.pcs_cap) {
+		a->log.pcs_cap = a->log.pcs_cap ? a->log.pcs_cap * 2 : 4096;
+		a->log.pcs = snr_xrealloc(a->log.pcs, a->log.pcs_cap * sizeof(*a->log.pcs));
 	}
-	a->pcs[a->npcs++] = pc;
-	a->new_pc = counts_hits(a) ? false : see_pc(a, pc);
+	a->log.pcs[a->log.npcs++] = pc;
+	a->log.new_pc = counts_hits(a) ? false : see_pc(a, pc);
 }
 
-uint64_t snr_ahead_pending(const struct snr_ahead *a) { return a->npcs; }
-uint64_t snr_ahead_target_index(const struct snr_ahead *a) { return a->first; }
+uint64_t snr_ahead_pending(const struct snr_ahead *a) { return a->log.npcs; }
+uint64_t snr_ahead_target_index(const struct snr_ahead *a) { return a->log.first; }
 
 /* Drops the log up to the target's new position `index`. */
 static void passed(struct snr_ahead *a, uint64_t index)
 {
 	forget_seen(a);
-	size_t k = (size_t)(index - a->first);
-	memmove(a->pcs, a->pcs + k, (a->npcs - k) * sizeof(*a->pcs));
-	a->npcs -= k;
-	a->first = index;
+	size_t k = (size_t)(index - a->log.first);
+	memmove(a->log.pcs, a->log.pcs + k, (a->log.npcs - k) * sizeof(*a->log.pcs));
+	a->log.npcs -= k;
+	a->log.first = index;
 }
 
 void snr_ahead_target_stepped(struct snr_ahead *a)
 {
 	forget_seen(a);
-	if (a->npcs > 0)
-		passed(a, a->first + 1);
+	if (a->log.npcs > 0)
+		passed(a, a->log.first + 1);
 	else
-		a->first++;
+		a->log.first++;
 }
 
 static int diverged(struct snr_ahead *a, uint64_t index, const struct snr_dbg_stop *s, const char *how, char *err,
 		    size_t errlen)
 {
-	uint64_t want = index - a->first < a->npcs ? a->pcs[index - a->first] : 0;
+	uint64_t want = index - a->log.first < a->log.npcs ? a->log.pcs[index - a->log.first] : 0;
 	const char *kind = s->kind == SNR_DBG_STOP_TRAP	     ? "stopped"
 			   : s->kind == SNR_DBG_STOP_SIGNAL  ? "took a signal"
 			   : s->kind == SNR_DBG_STOP_EXITED  ? "exited"
@@ -284,7 +281,7 @@ static int step_target(struct snr_ahead *a, uint64_t *cur, char *err, size_t err
 		return -1;
 	}
 	(*cur)++;
-	uint64_t want = a->pcs[*cur - a->first];
+	uint64_t want = a->log.pcs[*cur - a->log.first];
 	if (s.kind != SNR_DBG_STOP_TRAP || s.pc != want)
 		return diverged(a, *cur, &s, "single-stepped", err, errlen);
 	return 0;
@@ -302,10 +299,10 @@ static int cont_target(struct snr_ahead *a, struct snr_dbg_stop *s)
 
 int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t errlen)
 {
-	uint64_t t = a->first;
-	if (index < t || index - t >= a->npcs) {
+	uint64_t t = a->log.first;
+	if (index < t || index - t >= a->log.npcs) {
 		snr_fmt(err, errlen, "internal: the target is at instruction %llu, asked for %llu with %zu logged",
-			(unsigned long long)t, (unsigned long long)index, a->npcs);
+			(unsigned long long)t, (unsigned long long)index, a->log.npcs);
 		return -1;
 	}
 	uint64_t n = index - t;
@@ -330,8 +327,8 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 		memset(a->hval, 0, cap * sizeof(*a->hval));
 	uint64_t best_cost = n, best_j = 0;
 	for (uint64_t j = 1; j <= n; j++) {
-		uint64_t pc = a->pcs[j];
-		uint64_t cost = (a->pcs[0] == pc ? 3 : 0) + (n - j);
+		uint64_t pc = a->log.pcs[j];
+		uint64_t cost = (a->log.pcs[0] == pc ? 3 : 0) + (n - j);
 		if (counts) {
 			cost += 4;
 		} else {
@@ -348,7 +345,7 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 	}
 	uint64_t cur = t;
 	if (best_j) {
-		uint64_t bp = a->pcs[best_j];
+		uint64_t bp = a->log.pcs[best_j];
 		uint64_t target = t + best_j;
 		a->st.requests++;
 		if (a->dbg->set_breakpoint(a->d, bp)) {
@@ -357,7 +354,7 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 		}
 		bool set = true;
 		while (cur < target) {
-			if (a->pcs[cur - t] == bp) { /* step off the breakpoint */
+			if (a->log.pcs[cur - t] == bp) { /* step off the breakpoint */
 				a->st.requests += 2;
 				if (a->dbg->clear_breakpoint(a->d, bp))
 					goto bp_failed;
@@ -374,12 +371,12 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 			}
 			struct snr_dbg_stop s;
 			uint64_t next = cur + 1;
-			while (next < target && a->pcs[next - t] != bp)
+			while (next < target && a->log.pcs[next - t] != bp)
 				next++;
 			if (counts) {
 				uint64_t hits = 0;
 				for (uint64_t k = cur + 1; k <= target; k++)
-					hits += a->pcs[k - t] == bp;
+					hits += a->log.pcs[k - t] == bp;
 				a->st.requests += 2;
 				a->st.target_conts++;
 				int r = a->dbg->cont_to_hit(a->d, bp, hits, &s);
@@ -400,6 +397,7 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 				a->st.requests -= 2;
 				a->st.target_conts--;
 				a->no_hit_count = true; /* the target cannot: one arrival at a time */
+				a->log.counts_hits = false;
 				counts = false;
 			}
 			if (cont_target(a, &s)) {
@@ -426,6 +424,6 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 	passed(a, index);
 	return 0;
 bp_failed:
-	snr_fmt(err, errlen, "breakpoint at 0x%llx: %s", (unsigned long long)a->pcs[best_j], a->dbg->error(a->d));
+	snr_fmt(err, errlen, "breakpoint at 0x%llx: %s", (unsigned long long)a->log.pcs[best_j], a->dbg->error(a->d));
 	return -1;
 }
