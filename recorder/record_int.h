@@ -115,6 +115,7 @@ struct rec {
 	bool step_pc_fast; /* the pc is an 8-byte register the debugger has */
 	/* the ISA's registers as a bit set, in reg_words words (recorder/reg_known.h) */
 	uint64_t reg_mask[SNR_ISA_MAX_REGS / 64];
+	uint64_t capture_mask[SNR_ISA_MAX_REGS / 64]; /* reg_mask but the pc */
 	unsigned reg_words;
 	struct snr_ahead *ahead;
 	/* pages the debugger could read, and could not ([vvar]), as probed in
