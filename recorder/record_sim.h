@@ -49,8 +49,10 @@ void snr_ahead_log_more(struct snr_ahead *a, uint64_t index, uint64_t pc);
 bool snr_ahead_stride_past(const struct snr_ahead *a, uint64_t stride);
 
 /* The pc of window index `index` (the simulation reached it); indices come
- * in order from the target's own position on. */
-static inline void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index, uint64_t pc)
+ * in order from the target's own position on. Always inline: left to the
+ * compiler, snr_record's loop called it. */
+static inline __attribute__((always_inline)) void snr_ahead_log_pc(struct snr_ahead *a, uint64_t index,
+								    uint64_t pc)
 {
 	struct snr_ahead_log *l = (struct snr_ahead_log *)a;
 	/* the next index, room for it, and no set of seen pcs to keep */

@@ -94,11 +94,8 @@ void vdso_find(struct rec *r, struct vdso *v)
 	v->none = v->nfn ? NULL : "the vDSO exports none of the functions snr runs as a unit";
 }
 
-/* The known vDSO function whose entry is pc, or NULL. */
-const struct vdso_fn *vdso_entry(const struct vdso *v, uint64_t pc)
+const struct vdso_fn *vdso_entry_in(const struct vdso *v, uint64_t pc)
 {
-	if (pc < v->lo || pc >= v->hi)
-		return NULL;
 	for (unsigned k = 0; k < v->nfn; k++)
 		if (v->fn[k].addr == pc)
 			return &v->fn[k];

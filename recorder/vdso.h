@@ -51,8 +51,15 @@ void vdso_free(struct vdso *v);
  * set, and no function, where the target or the debugger does not tell; an
  * error only where the target's own answers contradict themselves. */
 void vdso_find(struct rec *r, struct vdso *v);
-/* The known vDSO function whose entry is pc, or NULL. */
-const struct vdso_fn *vdso_entry(const struct vdso *v, uint64_t pc);
+/* The known vDSO function whose entry is pc, or NULL. Asked for every
+ * instruction: a pc outside the vDSO (every one of a TA1 window) is
+ * answered inline, without the call (6 of the 1,239 million instructions
+ * of the 1M serving window's recording, callgrind). */
+const struct vdso_fn *vdso_entry_in(const struct vdso *v, uint64_t pc);
+static inline const struct vdso_fn *vdso_entry(const struct vdso *v, uint64_t pc)
+{
+	return pc < v->lo || pc >= v->hi ? NULL : vdso_entry_in(v, pc);
+}
 /*
  * The access of a whole call to f, in place of its entry's instruction:
  * it reads its arguments, the stack pointer and the return address at it
