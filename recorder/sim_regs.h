@@ -31,13 +31,15 @@ void sim_read_plan(struct rec *r);
 
 /*
  * The per-step read, sim_read_registers(r, false, written), inline: it runs
- * for every simulated instruction. The plan, made once per simulator,
- * sorts the registers below 64 by how they are read; a TA1 chip's (not its
- * counters, which the GRM does not answer) come from ta1_chip_get_reg(),
- * what snr_sim_ta1.get_reg returns for them, without an indirect call and
- * its checks per register. The walk of the written set, its calls and
- * tests were about 144 of the 1,427 million instructions of the 1M serving
- * window's recording (callgrind).
+ * for every simulated instruction. The plan, made again after each load of
+ * the simulator's registers (a window's simulator may have the address of
+ * the last one's, so the address alone cannot tell), sorts the registers
+ * below 64 by how they are read; a TA1 chip's (not its counters, which the
+ * GRM does not answer) come from ta1_chip_get_reg(), what
+ * snr_sim_ta1.get_reg returns for them, without an indirect call and its
+ * checks per register. The walk of the written set, its calls and tests
+ * were about 144 of the 1,427 million instructions of the 1M serving
+ * window's recording, about 70 now (callgrind).
  */
 static inline __attribute__((always_inline)) void sim_read_step(struct rec *r, const uint64_t *written)
 {
