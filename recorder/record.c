@@ -1017,6 +1017,8 @@ int snr_record(const struct snr_record_opts *o, struct snr_record_summary *sum, 
 	/* --method sim: the registers the last simulated instruction wrote */
 	uint64_t last_written[SNR_ISA_MAX_REGS / 64];
 	bool have_last_written = false;
+	/* the access query's registers, set once: qval's pointers change, not qval */
+	struct snr_isa_regs iv = {.val = r.qval, .chip = (unsigned)o->chip, .nchips = r.nchips};
 	if (o->in_window)
 		*o->in_window = 1;
 window:
@@ -1096,7 +1098,6 @@ window:
 				goto out;
 			}
 		}
-		struct snr_isa_regs iv = {.val = r.qval, .chip = (unsigned)o->chip, .nchips = r.nchips};
 		struct snr_insn_access acc;
 		r.isa->access(r.isa_self, ce->bytes, ce->len, pc, &iv, &acc);
 		if (needs_stale(&r, &acc)) {
