@@ -559,7 +559,7 @@ static int sim_load_registers(struct rec *r, char *err, size_t errlen)
 {
 	if (r->sim_none)
 		memset(r->sim_none, 0, r->niregs * sizeof(*r->sim_none));
-	r->step_for = NULL; /* sim_read_step's plan, again: a window's simulator may reuse the last one's address */
+	r->step_for = NULL; /* sim_read_step's plan, again: a new simulator may have the last one's address */
 	for (size_t k = 0; k < r->niregs; k++)
 		if (r->regval[k] && r->sim->set_reg(r->simst, (unsigned)k, r->regval[k], r->iregs[k].size)) {
 			snr_fmt(err, errlen, "loading register %s into the simulator: %s", r->iregs[k].name,

@@ -429,6 +429,7 @@ int snr_ahead_advance(struct snr_ahead *a, uint64_t index, char *err, size_t err
 	passed(a, index);
 	return 0;
 bp_failed:
-	snr_fmt(err, errlen, "breakpoint at 0x%llx: %s", (unsigned long long)a->log.pcs[best_j], a->dbg->error(a->d));
+	snr_fmt(err, errlen, "breakpoint at 0x%llx: %s", (unsigned long long)a->log.pcs[best_j],
+		a->dbg->error(a->d));
 	return -1;
 }

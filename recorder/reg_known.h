@@ -66,7 +66,9 @@ static inline unsigned reg_known_capture(struct rec *r, uint64_t *known, const u
 {
 	if (__builtin_expect(r->reg_words == 1, 1)) {
 		uint64_t bits = read[0] & ~known[0] & r->capture_mask[0];
-		return __builtin_expect(!bits, 1) ? 0 : reg_known_capture_word(r, known, 0, bits, capbuf, rv, 0);
+		if (__builtin_expect(!bits, 1))
+			return 0;
+		return reg_known_capture_word(r, known, 0, bits, capbuf, rv, 0);
 	}
 	unsigned n = 0;
 	for (unsigned w = 0; w < r->reg_words; w++) {

@@ -75,7 +75,8 @@ void sim_read_plan(struct rec *r)
 	for (size_t k = 0; k < r->niregs && k < 64; k++) {
 		if ((int)k == r->pc_reg)
 			continue;
-		if (r->step_chip && r->regval[k] && r->iregs[k].size == 8 && k != TA1_REG_CYCLE && k != TA1_REG_INSTRET)
+		bool counter = k == TA1_REG_CYCLE || k == TA1_REG_INSTRET; /* get_reg refuses them */
+		if (r->step_chip && r->regval[k] && r->iregs[k].size == 8 && !counter)
 			r->step_direct |= 1ull << k;
 		else
 			r->step_other |= 1ull << k;

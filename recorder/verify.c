@@ -198,8 +198,8 @@ void stride_emitted(struct stride *sd, uint64_t pc)
  * reads), so it costs what changed since the last commit, not the size of
  * the window's sets: those keep undo logs, emptied here. */
 int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			 struct snr_ranges *written, const uint64_t *reg_known, const struct snr_record_summary *sum,
-			 struct snr_trace_writer *w, char *err, size_t errlen)
+		  struct snr_ranges *written, const uint64_t *reg_known, const struct snr_record_summary *sum,
+		  struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	stride_drop_pre(sd);
 	stride_clear_wrote(sd);
@@ -452,8 +452,8 @@ static int checkpoint(struct rec *r, struct stride *sd, uint64_t index, struct s
  * now; 1, it did not and the target and the recorder are back at the last
  * good checkpoint, sd->good, to record on from there by stepping; -1. */
 int verify_or_fall_back(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-			       struct snr_ranges *written, uint64_t *reg_known, struct snr_record_summary *sum,
-			       struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
+			struct snr_ranges *written, uint64_t *reg_known, struct snr_record_summary *sum,
+			struct code_cache *cc, struct snr_trace_writer *w, char *err, size_t errlen)
 {
 	int c = checkpoint(r, sd, index, w, err, errlen);
 	if (c > 0)

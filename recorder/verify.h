@@ -78,8 +78,8 @@ void stride_emitted(struct stride *sd, uint64_t pc);
 /* The target is verified at window index `index`, its registers in
  * regbuf: the recorder's state there becomes the one a mismatch returns to. */
 int stride_commit(struct rec *r, struct stride *sd, uint64_t index, struct snr_ranges *known,
-		  struct snr_ranges *written, const uint64_t *reg_known, const struct snr_record_summary *sum,
-		  struct snr_trace_writer *w, char *err, size_t errlen);
+		  struct snr_ranges *written, const uint64_t *reg_known,
+		  const struct snr_record_summary *sum, struct snr_trace_writer *w, char *err, size_t errlen);
 /* A checkpoint at `index`, then: 0, it matched and is the last good one
  * now; 1, it did not and the target and the recorder are back at the last
  * good checkpoint, sd->good, to record on from there by stepping; -1. */
