@@ -1863,4 +1863,5 @@ const struct snr_dbg_ops snr_dbg_rsp = {
 	.close_stopped = rsp_close_stopped,
 	.read_auxv = rsp_read_auxv,
 	.crc_mem = rsp_crc_mem,
+	.machine_config = snr_dbg_rsp_machine_config,
 };

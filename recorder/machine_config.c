@@ -20,9 +20,9 @@ int snr_rec_target_config(const struct snr_record_opts *o, struct snr_dbg *d, ch
 		*text = snr_xstrdup(o->target_config);
 		return 0;
 	}
-	if (o->dbg != &snr_dbg_rsp)
+	if (o->dbg->abi_version < 8 || !o->dbg->machine_config)
 		return 0;
-	int k = snr_dbg_rsp_machine_config(d, text);
+	int k = o->dbg->machine_config(d, text);
 	if (k < 0) {
 		snr_fmt(err, errlen, "reading the target's machine config: %s", o->dbg->error(d));
 		return -1;

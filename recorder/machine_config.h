@@ -7,8 +7,10 @@
  * device/rsp_machine_config.h) is recorded with it: with no --config the
  * trace stores the device's; a --config that differs from it in any key but
  * "chips" (the pod's size is the target's threads) is refused before
- * anything runs, naming both and the first key that differs. A target that
- * tells none (gdbserver, QEMU's stubs, ptrace, a vendor's backend) is
+ * anything runs, naming both and the first key that differs. A vendor's
+ * backend tells its target's through the debugger ABI's machine_config
+ * (version 8, recorder/snr_debugger.h). A target that tells none
+ * (gdbserver, QEMU's stubs, ptrace, a backend without the entry) is
  * recorded with --config's, or the built-in one, as the recorder's own.
  */
 #ifndef SNR_REC_MACHINE_CONFIG_H
@@ -19,9 +21,9 @@
 #include "recorder/record.h"
 #include "recorder/snr_debugger.h"
 
-/* The target's config object as snr device serves it, asked of d when o's
- * backend is rsp (snr_dbg_rsp_machine_config), or o->target_config when the
- * caller asked already (a pod). *text: malloc'd, or NULL when the target
+/* The target's config object, asked of d through o's backend's
+ * machine_config (rsp: snr_dbg_rsp_machine_config, snr device's), or
+ * o->target_config when the caller asked already (a pod). *text: malloc'd, or NULL when the target
  * tells none. 0, or -1 with err filled. */
 int snr_rec_target_config(const struct snr_record_opts *o, struct snr_dbg *d, char **text, char *err, size_t errlen);
 

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNR_DBG_ABI_VERSION 7
+#define SNR_DBG_ABI_VERSION 8
 #define SNR_DBG_ABI_MIN_VERSION 1 /* the oldest version the recorder drives */
 
 struct snr_dbg; /* a backend's connection, opaque */
@@ -159,6 +159,16 @@ struct snr_dbg_ops {
 	 * qCRC:addr,len (gdbserver, snr device; QEMU's stubs answer it as
 	 * unsupported, asked once). */
 	int (*crc_mem)(struct snr_dbg *d, uint64_t addr, size_t len, uint32_t *crc);
+
+	/* Version 8, optional (NULL, or returning 1: the target does not tell).
+	 * The TA1 machine config the target runs, a JSON object {"from": WHERE,
+	 * "config": {...}} (WHERE a phrase saying whose it is; the config in
+	 * lib/snr_config.h's keys), into *text, malloc'd: a recording without
+	 * --config stores it, and one whose --config differs from it is refused
+	 * before the target runs (docs/recording.md, "Machine config"). 0, 1,
+	 * or -1 (error() says why). RSP: qXfer:snr-config:read (snr device;
+	 * gdbserver and QEMU do not offer it: 1). */
+	int (*machine_config)(struct snr_dbg *d, char **text);
 };
 
 extern const struct snr_dbg_ops snr_dbg_rsp;

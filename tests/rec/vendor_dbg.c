@@ -12,6 +12,9 @@
  * write_regs and write_mem (so the mismatch is an error) unless
  * SNR_TEST_LIE_RESTORE=1 is set too (then the recorder falls back to
  * stepping, and says so).
+ *
+ * With VENDOR_NO_CONFIG=1 it offers no machine_config (ABI version 8): a
+ * backend that cannot tell its target's machine config.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +60,9 @@ __attribute__((constructor)) static void init(void)
 	snr_dbg_plugin.step = v_step;
 	snr_dbg_plugin.close = v_close;
 	snr_dbg_plugin.read_mem = v_read_mem;
+	const char *noconf = getenv("VENDOR_NO_CONFIG");
+	if (noconf && !strcmp(noconf, "1"))
+		snr_dbg_plugin.machine_config = NULL;
 	const char *restore = getenv("SNR_TEST_LIE_RESTORE");
 	if (getenv("SNR_TEST_LIE_AT") && !(restore && !strcmp(restore, "1"))) {
 		snr_dbg_plugin.write_regs = NULL;

@@ -62,6 +62,37 @@ grep -q "^fallback: the target did not match the simulation at the checkpoint at
 "$SNR" trace info "$T/lie2.snrt" | grep -q "^fallback     instructions 0 on recorded by stepping" ||
   fail "trace info shows no fallback: $("$SNR" trace info "$T/lie2.snrt")"
 
+# The target's machine config through the backend (ABI version 8, machine_config; the vendor's inherits the rsp
+# client's): a device run with half the HBM bandwidth is recorded with its config, not the built-in one, and a
+# --config that differs is refused before the target runs. A backend without the entry (VENDOR_NO_CONFIG=1)
+# records the built-in config as the recorder's own.
+echo '{"dma": {"hbm_bytes_per_cycle": 600}}' >"$T/half.json"
+echo '{"dma": {"hbm_bytes_per_cycle": 1200}}' >"$T/full.json"
+config_of() { # trace -> its stored dma.hbm_bytes_per_cycle
+  "$SNR" trace info "$1" --json | python3 -c "import json, sys; print(json.load(sys.stdin)['meta']['config']['dma']['hbm_bytes_per_cycle'])"
+}
+gdb_device "$SNR" "$T" "$T/p.elf" --config "$T/half.json"
+"$SNR" record --debugger "$VDBG" --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window --count 500 \
+  -o "$T/cfg.snrt" 2>"$T/cfg.err" || fail "record from a device with --config: $(cat "$T/cfg.err")"
+wait $DEV; DEV=""
+grep -qF "machine config: the target's (its --config $T/half.json)" "$T/cfg.err" ||
+  fail "the vendor backend's recording does not say it took the target's config: $(cat "$T/cfg.err")"
+[ "$(config_of "$T/cfg.snrt")" = 600 ] || fail "the trace stores hbm_bytes_per_cycle $(config_of "$T/cfg.snrt"), not the device's 600"
+gdb_device "$SNR" "$T" "$T/p.elf" --config "$T/half.json"
+"$SNR" record --debugger "$VDBG" --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --config "$T/full.json" \
+  --breakpoint window --count 500 -o "$T/cfg2.snrt" 2>"$T/cfg2.err"
+rc=$?
+kill $DEV 2>/dev/null; wait $DEV 2>/dev/null; DEV=""
+[ $rc -eq 1 ] || fail "a --config that differs from the target's: exit $rc, want 1: $(cat "$T/cfg2.err")"
+grep -qF -- "--config $T/full.json differs from the target's machine config (its --config $T/half.json)" "$T/cfg2.err" ||
+  fail "the refusal does not name both configs: $(cat "$T/cfg2.err")"
+[ -e "$T/cfg2.snrt" ] && fail "a refused recording wrote a trace"
+gdb_device "$SNR" "$T" "$T/p.elf" --config "$T/half.json"
+VENDOR_NO_CONFIG=1 "$SNR" record --debugger "$VDBG" --target tcp:127.0.0.1:$PORT --elf "$T/p.elf" --breakpoint window \
+  --count 500 -o "$T/cfg3.snrt" 2>"$T/cfg3.err" || fail "record with a backend that tells no config: $(cat "$T/cfg3.err")"
+wait $DEV; DEV=""
+[ "$(config_of "$T/cfg3.snrt")" = 1200 ] || fail "a backend that tells no config: the trace stores $(config_of "$T/cfg3.snrt"), not the built-in 1200"
+
 expect_fail() { # what, message, snr record args...
   local what=$1 msg=$2; shift 2
   "$SNR" record "$@" --target tcp:127.0.0.1:1 --breakpoint window --count 10 -o "$T/x.snrt" >"$T/out" 2>"$T/err"
@@ -69,7 +100,7 @@ expect_fail() { # what, message, snr record args...
   [ $rc -eq 1 ] || fail "$what: exit $rc, want 1 ($(cat "$T/err"))"
   grep -qF -- "$msg" "$T/err" || fail "$what: stderr lacks '$msg': $(cat "$T/err")"
 }
-expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 7" --debugger "$VDBG99"
+expect_fail "debugger ABI 99" "implements debugger ABI version 99; this snr loads versions 1 to 8" --debugger "$VDBG99"
 expect_fail "no debugger symbol" "is no debugger plugin: it exports no symbol snr_dbg_plugin" --debugger "$VISA"
 expect_fail "no ISA symbol" "is no ISA plugin: it exports no symbol snr_isa_plugin" --isa "$VDBG" --elf "$T/p.elf"
 echo "not an ELF" >"$T/junk.so"
