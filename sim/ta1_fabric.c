@@ -95,7 +95,8 @@ struct ta1_fabric {
 	uint32_t nsampled;
 	double next_event;
 	uint64_t next_event_cycle;
-	uint64_t next_id;
+	uint64_t *issued;    /* per chip: DMAs submitted so far (its ids) */
+	unsigned id_stride;  /* ids of chip c: c + 1, c + 1 + stride, ...; 1: one chip's own fabric */
 	bool warned;
 };
 
@@ -185,7 +186,8 @@ struct ta1_fabric *ta1_fabric_new(const struct snr_config *cfg, char *err, size_
 		f->routes[i].len = UINT32_MAX;
 	f->free_head = f->base_head = f->base_tail = NIL;
 	set_next_event(f, INFINITY);
-	f->next_id = 1;
+	f->issued = snr_xcalloc(n, sizeof(*f->issued));
+	f->id_stride = n;
 	return f;
 }
 
@@ -194,6 +196,7 @@ void ta1_fabric_free(struct ta1_fabric *f)
 	if (!f)
 		return;
 	free(f->models);
+	free(f->issued);
 	free(f->res);
 	free(f->link_of);
 	free(f->routes);
@@ -732,21 +735,36 @@ void ta1_fabric_run_until(struct ta1_fabric *f, double limit)
 	}
 }
 
+void ta1_fabric_single(struct ta1_fabric *f)
+{
+	f->id_stride = 1;
+}
+
+/* The base list's order: (base_end, id). */
+static bool base_before(const struct ta1_dma *a, const struct ta1_dma *b)
+{
+	return a->base_end < b->base_end || (a->base_end == b->base_end && a->id < b->id);
+}
+
 void ta1_fabric_submit(struct ta1_fabric *f, uint32_t i)
 {
 	struct ta1_dma *d = &f->dmas[i];
-	d->id = f->next_id++;
+	unsigned owner = d->owner < f->nchips ? d->owner : 0;
+	/* The id is a function of the chip's own issues: whatever order a pod's
+	 * chips reach the fabric in (the device's scheduler, or the replay's
+	 * chips on threads), the same DMA gets the same id. */
+	d->id = f->issued[owner]++ * f->id_stride + (f->id_stride > 1 ? owner : 0) + 1;
 	d->state = TA1_DMA_IN_BASE;
 	/* Insert by (base_end, id): at the tail but for a late one (a pre-window
 	 * DMA, another chip's earlier issue, a longer route). */
 	if (f->base_tail == NIL) {
 		f->base_head = f->base_tail = i;
-	} else if (f->dmas[f->base_tail].base_end <= d->base_end) {
+	} else if (!base_before(d, &f->dmas[f->base_tail])) {
 		f->dmas[f->base_tail].next = i;
 		f->base_tail = i;
 	} else {
 		uint32_t *pp = &f->base_head;
-		while (*pp != NIL && f->dmas[*pp].base_end <= d->base_end)
+		while (*pp != NIL && !base_before(d, &f->dmas[*pp]))
 			pp = &f->dmas[*pp].next;
 		d->next = *pp;
 		*pp = i;

@@ -64,7 +64,7 @@ unsigned ta1_fabric_hops(const struct ta1_fabric *f, unsigned a, unsigned b);
 enum ta1_dma_state { TA1_DMA_IN_BASE, TA1_DMA_QUEUED, TA1_DMA_ACTIVE, TA1_DMA_DONE, TA1_DMA_FREE };
 
 struct ta1_dma {
-	uint64_t id;          /* 1-based, in issue order across the pod */
+	uint64_t id;          /* chip c's k-th DMA (k from 0) on a pod of n chips: k * n + c + 1; one chip's own fabric: k + 1 */
 	int64_t issue_index;  /* the ISSUE's instruction index on its chip, -1 before the window */
 	uint64_t issue_cycle; /* the ISSUE's cycle (0 for a DMA from before the window) */
 	uint64_t issue_pc;    /* the ISSUE's pc (0 for a DMA from before the window) */
@@ -102,7 +102,11 @@ struct ta1_dma *ta1_fabric_dma(struct ta1_fabric *f, uint32_t i);
  * memory has no transfer. Then d->base_end is set from issue_cycle. */
 void ta1_fabric_route(struct ta1_fabric *f, struct ta1_dma *d, uint8_t src_space, uint16_t src_chip,
 		      uint8_t dst_space, uint16_t dst_chip, uint64_t base_start);
-/* Starts its base latency (ISSUED is the caller's to report). */
+/* A fabric of one chip's model (ta1_timing_new): ids 1, 2, 3, ... whatever
+ * the chip's number. */
+void ta1_fabric_single(struct ta1_fabric *f);
+/* Gives the DMA its id and starts its base latency (ISSUED is the caller's
+ * to report). */
 void ta1_fabric_submit(struct ta1_fabric *f, uint32_t i);
 /* One WAIT consumed the record (its owner's, or the peer's signal). */
 void ta1_fabric_release(struct ta1_fabric *f, uint32_t i);

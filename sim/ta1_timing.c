@@ -243,6 +243,7 @@ struct ta1_timing_model *ta1_timing_new(const struct snr_config *cfg, const stru
 		snr_err("timing model: %s", err);
 		abort();
 	}
+	ta1_fabric_single(f);
 	struct ta1_timing_model *t = model_new(cfg, tracker, chip, f);
 	t->own_fabric = true;
 	return t;
