@@ -24,9 +24,16 @@
  * refers to copies them into the chip's own weight buffer first (mxu_own),
  * as does reading or writing that buffer by address. A serving loop that
  * streams weight tiles from HBM, loads each into the MXU and reuses the VMEM
- * buffer for the next tile then moves no tile bytes at all. The state is
- * the machine's (any chip's DMA can write any chip's HBM), so the device
- * and the simulator, which both run this file, behave the same.
+ * buffer for the next tile then moves no tile bytes at all. The device
+ * and the simulator both run this file, so they behave the same.
+ *
+ * A lazy copy belongs to the chip whose VMEM it fills, and an MXU's
+ * reference to its chip: a vector or matrix instruction reaches its own
+ * chip's VMEM and weight buffer only, so it checks its own chip's copies and
+ * reference (before_access_chip) and touches no other chip's state; a DMA
+ * or a debugger access, which may reach any chip's HBM, checks every chip's
+ * (before_access). Chips whose next instructions are neither DMAs nor waits
+ * may so run on threads at once (the pod replay, replayer/pod.c).
  */
 #include "ta1_machine.h"
 
@@ -81,6 +88,13 @@ struct ta1_chip {
 	uint8_t *hbm;
 	float *mxu_w;
 	const float *mxu_ref; /* the bytes the MXU's weights are (VMEM or HBM), or NULL: in mxu_w */
+	/* DMAs from HBM into this chip's VMEM whose bytes are not moved yet: dst reads as src */
+	struct lazy_copy {
+		uint8_t *dst;
+		const uint8_t *src;
+		uint64_t len;
+	} lazy[LAZY_MAX];
+	unsigned nlazy;
 	struct dinsn *cache;
 	uint64_t code_hi; /* one past the highest decoded core offset */
 	uint64_t bp[MAX_BREAKPOINTS];
@@ -100,14 +114,6 @@ struct ta1_machine {
 	int out_fd, err_fd;
 	const struct snr_elf *elf;
 	struct ta1_chip *chips;
-	/* DMAs from HBM to VMEM whose bytes are not moved yet: dst reads as src */
-	struct lazy_copy {
-		uint8_t *dst;
-		const uint8_t *src;
-		uint64_t len;
-	} lazy[LAZY_MAX];
-	unsigned nlazy;
-	unsigned nrefs; /* chips whose mxu_ref is set */
 	/* --test-dma: a write into one chip's memory at one instruction count */
 	bool inject_armed;
 	unsigned inject_chip;
@@ -250,7 +256,6 @@ static void mxu_own(struct ta1_chip *c)
 	if (c->mxu_ref) {
 		memcpy(c->mxu_w, c->mxu_ref, TA1_MXUW_SIZE);
 		c->mxu_ref = NULL;
-		c->m->nrefs--;
 	}
 }
 
@@ -261,67 +266,71 @@ static inline bool overlaps(const uint8_t *a, uint64_t alen, const uint8_t *b, u
 	return a < b + blen && b < a + alen;
 }
 
-/* Performs (or, done_by_write, drops) lazy copy i. */
-static void lazy_finish(struct ta1_machine *m, unsigned i, bool done_by_write)
+/* Performs (or, done_by_write, drops) chip c's lazy copy i. */
+static void lazy_finish(struct ta1_chip *c, unsigned i, bool done_by_write)
 {
-	struct lazy_copy *l = &m->lazy[i];
+	struct lazy_copy *l = &c->lazy[i];
 	if (!done_by_write)
 		memcpy(l->dst, l->src, l->len);
-	*l = m->lazy[--m->nlazy];
+	*l = c->lazy[--c->nlazy];
 }
 
-/* Called before the bytes [p, p+len) of any memory of the machine are read
- * or written by anything but a scalar load or store. */
-static void before_access_slow(struct ta1_machine *m, const uint8_t *p, uint64_t len, bool write)
+/* Called before the bytes [p, p+len) are read or written by anything but a
+ * scalar load or store: chip c's lazy copies and MXU reference. */
+static void before_access_slow(struct ta1_chip *c, const uint8_t *p, uint64_t len, bool write)
 {
-	for (unsigned i = 0; i < m->nlazy;) {
-		const struct lazy_copy *l = &m->lazy[i];
+	for (unsigned i = 0; i < c->nlazy;) {
+		const struct lazy_copy *l = &c->lazy[i];
 		if (overlaps(p, len, l->dst, l->len))
-			lazy_finish(m, i, write && p <= l->dst && p + len >= l->dst + l->len);
+			lazy_finish(c, i, write && p <= l->dst && p + len >= l->dst + l->len);
 		else if (write && overlaps(p, len, l->src, l->len))
-			lazy_finish(m, i, false);
+			lazy_finish(c, i, false);
 		else
 			i++;
 	}
-	if (write && m->nrefs)
-		for (unsigned i = 0; i < m->nchips; i++) {
-			struct ta1_chip *c = &m->chips[i];
-			if (c->mxu_ref && overlaps(p, len, (const uint8_t *)c->mxu_ref, TA1_MXUW_SIZE))
-				mxu_own(c);
-		}
+	if (write && c->mxu_ref && overlaps(p, len, (const uint8_t *)c->mxu_ref, TA1_MXUW_SIZE))
+		mxu_own(c);
 }
 
-static inline void before_access(struct ta1_machine *m, const void *p, uint64_t len, bool write)
+/* For an access to chip c's own VMEM or weight buffer (a vector or matrix
+ * instruction): no other chip's copy or reference can involve those bytes. */
+static inline void before_access_chip(struct ta1_chip *c, const void *p, uint64_t len, bool write)
 {
-	if (m->nlazy || (write && m->nrefs))
-		before_access_slow(m, p, len, write);
+	if (c->nlazy || (write && c->mxu_ref))
+		before_access_slow(c, p, len, write);
+}
+
+/* For an access that may reach any chip's memory (a DMA, the debugger). */
+static void before_access(struct ta1_machine *m, const void *p, uint64_t len, bool write)
+{
+	for (unsigned i = 0; i < m->nchips; i++)
+		before_access_chip(&m->chips[i], p, len, write);
 }
 
 void ta1_machine_settle(struct ta1_machine *m)
 {
-	while (m->nlazy)
-		lazy_finish(m, m->nlazy - 1, false);
-	for (unsigned i = 0; i < m->nchips; i++)
-		mxu_own(&m->chips[i]);
+	for (unsigned i = 0; i < m->nchips; i++) {
+		struct ta1_chip *c = &m->chips[i];
+		while (c->nlazy)
+			lazy_finish(c, c->nlazy - 1, false);
+		mxu_own(c);
+	}
 }
 
-/* The MXU refers to the 64 KiB at p (VMEM): to a lazy copy's source if one
- * fills those bytes, else to p once it holds its bytes. */
+/* The MXU refers to the 64 KiB at p (its chip's VMEM): to a lazy copy's
+ * source if one fills those bytes, else to p once it holds its bytes. */
 static void mxu_refer(struct ta1_chip *c, const uint8_t *p)
 {
-	struct ta1_machine *m = c->m;
 	const uint8_t *at = NULL;
-	for (unsigned i = 0; i < m->nlazy && !at; i++) {
-		const struct lazy_copy *l = &m->lazy[i];
+	for (unsigned i = 0; i < c->nlazy && !at; i++) {
+		const struct lazy_copy *l = &c->lazy[i];
 		if (p >= l->dst && p + TA1_MXUW_SIZE <= l->dst + l->len)
 			at = l->src + (p - l->dst);
 	}
 	if (!at) {
-		before_access(m, p, TA1_MXUW_SIZE, false);
+		before_access_chip(c, p, TA1_MXUW_SIZE, false);
 		at = p;
 	}
-	if (!c->mxu_ref)
-		m->nrefs++;
 	c->mxu_ref = (const float *)at;
 }
 
@@ -677,10 +686,9 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 				uint8_t *d = mem_ptr(c, dst->addr + (uint64_t)((int64_t)r * dst->stride), dst->row_bytes);
 				before_access(c->m, s, src->row_bytes, false);
 				before_access(c->m, d, src->row_bytes, true);
-				struct ta1_machine *m = c->m;
 				if (src->rows == 1 && src->row_bytes >= LAZY_MIN && src->space == TA1_SPACE_HBM &&
-				    dst->space == TA1_SPACE_VMEM && m->nlazy < LAZY_MAX)
-					m->lazy[m->nlazy++] = (struct lazy_copy){d, s, src->row_bytes};
+				    dst->space == TA1_SPACE_VMEM && c->nlazy < LAZY_MAX) /* the VMEM is c's */
+					c->lazy[c->nlazy++] = (struct lazy_copy){d, s, src->row_bytes};
 				else
 					memmove(d, s, src->row_bytes);
 			}
@@ -748,10 +756,10 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 		const float *b = vop <= TA1_VOP_MAX ? (const float *)mem_ptr(c, x[in.rs3], n * 4) : NULL;
 		float *d = (float *)mem_ptr(c, x[in.rs1], n * 4);
 		const float *va = (const float *)mem_ptr(c, x[in.rs2], n * 4);
-		before_access(c->m, va, n * 4, false);
+		before_access_chip(c, va, n * 4, false);
 		if (b)
-			before_access(c->m, b, n * 4, false);
-		before_access(c->m, d, n * 4, true);
+			before_access_chip(c, b, n * 4, false);
+		before_access_chip(c, d, n * 4, true);
 		ta1_vector_op(vop, d, va, b, s, n);
 		break;
 	}
@@ -762,8 +770,8 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 		float tmp_row_sum;
 		float *d = (float *)mem_ptr(c, x[in.rs1], rows * 4);
 		if (cols)
-			before_access(c->m, mem_ptr(c, x[in.rs2], rows * cols * 4), rows * cols * 4, false);
-		before_access(c->m, d, rows * 4, true);
+			before_access_chip(c, mem_ptr(c, x[in.rs2], rows * cols * 4), rows * cols * 4, false);
+		before_access_chip(c, d, rows * 4, true);
 		if (!cols) { /* empty rows sum to zero */
 			tmp_row_sum = 0.0f;
 			for (uint64_t r = 0; r < rows; r++)
@@ -783,10 +791,10 @@ static enum ta1_stop do_xta(struct ta1_chip *c, uint64_t pc)
 			break;
 		float *dst = (float *)mem_ptr(c, x[in.rs1], bytes);
 		const float *lhs = (const float *)mem_ptr(c, x[in.rs2], bytes);
-		before_access(c->m, lhs, bytes, false);
+		before_access_chip(c, lhs, bytes, false);
 		if (in.op == TA1_OP_TA_MXU_MMA)
-			before_access(c->m, dst, bytes, false);
-		before_access(c->m, dst, bytes, true);
+			before_access_chip(c, dst, bytes, false);
+		before_access_chip(c, dst, bytes, true);
 		if ((uint8_t *)dst < (const uint8_t *)lhs + bytes && (const uint8_t *)lhs < (uint8_t *)dst + bytes) {
 			/* overlapping operands: compute from a copy of lhs */
 			float *copy = snr_xmalloc(bytes);
