@@ -125,11 +125,10 @@ static int replay_pod(const char *dir, struct snr_replay_opts *o, int as_json, b
 	}
 	int rc = r.ok ? 0 : 3;
 	if (threads_given) /* stderr only: stdout, --json and -o are the same for every N */
-		fprintf(stderr, "snr: replay: %u thread%s ran the chips' own parts (loading, end-state checks, metrics "
-			"files); the timing simulation ran on one\n", r.threads, r.threads == 1 ? "" : "s");
-	if (threads_given && r.metrics_threads)
-		fprintf(stderr, "snr: replay: %u thread%s wrote the chips' metrics events while the timing simulation "
-			"ran\n", r.metrics_threads, r.metrics_threads == 1 ? "" : "s");
+		fprintf(stderr,
+			"snr: replay: %u thread%s ran the chips' own parts (loading, end-state checks, metrics files); "
+			"%u the chips' private stretches of the timing simulation (its DMAs and waits in order on one)\n",
+			r.threads, r.threads == 1 ? "" : "s", r.sim_threads);
 	if (!r.ok)
 		fprintf(stderr, "snr: replay: pod %s DIVERGED\n%s", dir, r.report);
 	snr_pod_replay_free(&r);

@@ -51,6 +51,13 @@ enum ta1_sched_end ta1_sched_run(const struct ta1_sched_ops *ops, uint64_t looka
 			if (key < second)
 				second = key;
 		}
+		if (best >= 0 && ops->private_next && ops->private_next(ops->user, (unsigned)best)) {
+			if (ops->run_private(ops->user, which) == TA1_SCHED_STOP) {
+				ret = TA1_SCHED_STOPPED;
+				break;
+			}
+			continue;
+		}
 		if (best < 0) {
 			if (!ops->deadlock || ops->deadlock(ops->user, which)) {
 				ret = TA1_SCHED_DEADLOCK;
@@ -84,6 +91,8 @@ enum ta1_sched_end ta1_sched_run(const struct ta1_sched_ops *ops, uint64_t looka
 				memset(blocked, 0, n * sizeof(*blocked));
 			if (!ops->running(ops->user, b) || ops->now(ops->user, b) > horizon)
 				break;
+			if (ops->private_next && ops->private_next(ops->user, b))
+				break; /* with the other chips' private stretches */
 		}
 	}
 out:

@@ -14,6 +14,17 @@
  * after the lowest clock); when every running chip is blocked, the pod
  * deadlocked. Ties go to the lowest chip: the order is a function of the
  * clocks alone.
+ *
+ * A caller may also say which chips' next instructions are private (touch
+ * only that chip's own state: no DMA, no WAIT, nothing of the fabric's).
+ * Such instructions commute with every other chip's, so when the chip the
+ * order picks next has a private instruction next, every chip with one runs
+ * its private instructions up to its next shared one (run_private, on
+ * threads), and the order goes on with the shared ones. A chip's clock after
+ * a private stretch is the lower bound on its next DMA, as before, so the
+ * lookahead holds; the fabric sees every DMA at the same cycle with the same
+ * id (sim/ta1_fabric.h), so the figures are those of the order without
+ * private stretches.
  */
 #ifndef SNR_POD_SCHED_H
 #define SNR_POD_SCHED_H
@@ -42,6 +53,13 @@ struct ta1_sched_ops {
 	/* every running chip is blocked: true (with *which) if the pod is
 	 * deadlocked; false lets every chip try again. NULL: always true */
 	bool (*deadlock)(void *user, unsigned *which);
+	/* NULL, or: chip i is running and its next instruction is private;
+	 * then run_private runs at least that one */
+	bool (*private_next)(void *user, unsigned i);
+	/* runs every chip whose next instruction is private up to its next
+	 * shared one; TA1_SCHED_STOP (*which: the lowest chip that failed) ends
+	 * the run, anything else goes on */
+	enum ta1_sched_step (*run_private)(void *user, unsigned *which);
 };
 
 enum ta1_sched_end {

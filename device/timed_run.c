@@ -114,8 +114,10 @@ enum ta1_stop ta1_timed_run(struct ta1_machine *m, struct ta1_timing_model **mod
 			    unsigned *which, ta1_step_hook hook, void *user)
 {
 	struct timed T = {m, models, limit, hook, user, TA1_STOP_EXIT};
+	/* every instruction in the scheduler's order: the reference the pod replay's private stretches
+	 * are checked against */
 	struct ta1_sched_ops ops = {&T, ta1_machine_nchips(m), timed_running, timed_now, timed_sched_step,
-				    timed_deadlock};
+				    timed_deadlock, NULL, NULL};
 	switch (ta1_sched_run(&ops, ta1_machine_config(m)->dma_base_latency_cycles, which)) {
 	case TA1_SCHED_DONE:
 		return TA1_STOP_EXIT;

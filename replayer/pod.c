@@ -7,6 +7,14 @@
  * DMA meets on the fabric every transfer it overlaps and a peer's signal
  * reaches a waiting chip when the peer's replay sends it.
  *
+ * Between the shared instructions (DMAs and WAITs, which meet the fabric,
+ * HBM and the peers' flags), a chip's instructions reach its own registers,
+ * core memory, VMEM and MXU only: those private stretches run on the crew's
+ * threads (pod_threads.h), every chip's at once, and the scheduler puts the
+ * shared ones in its order on the caller's thread. Each chip's stretch
+ * depends on its own state alone, so the replay is the same whatever the
+ * thread count; the same algorithm runs on one thread.
+ *
  * Sync flags start from the manifest's flags_at_start: a flag a chip's trace
  * captured at its first read may count a peer's signal sent inside the
  * windows, which the peer's replay sends again.
@@ -40,7 +48,6 @@
 #include "lib/snr_util.h"
 #include "lib/snr_set.h"
 #include "replayer/metrics.h"
-#include "replayer/pod_metrics_threads.h"
 #include "replayer/pod_reorder.h"
 #include "replayer/pod_threads.h"
 #include "replayer/window.h"
@@ -81,6 +88,9 @@ struct chip {
 	bool bad;
 	char *notes; /* as long as the pod's report */
 	const char *summary; /* -o: its metrics file's SUMMARY */
+	/* a private stretch's failed instruction (chip_private), reported in chip order afterwards */
+	bool private_failed;
+	uint64_t fail_pc, fail_index;
 };
 
 /* Captured HBM bytes a what-if's moved instruction read first: in the
@@ -116,6 +126,7 @@ struct pod {
 	struct snr_pod_replay *out;
 	char err[1024];        /* a failure that is not a divergence */
 	bool failed;
+	struct snr_pod_crew *crew; /* the private stretches' threads, or NULL: the caller's */
 };
 
 /* What a chip's task on a thread is given (pod_threads.h). */
@@ -635,6 +646,89 @@ static enum ta1_sched_step sched_step(void *user, unsigned i, uint64_t horizon, 
 	return op == TA1_OP_TA_DMA_NOTIFY ? TA1_SCHED_NOTIFIED : TA1_SCHED_RAN;
 }
 
+/* ---- private stretches ------------------------------------------------------------- */
+
+/* Chip c's next instruction may run in a private stretch: the window goes
+ * on, its pc is the recorded one, the trace holds no post at it, and it is
+ * neither a DMA nor a WAIT (an instruction of any other class reaches only
+ * its own chip's registers, core memory, VMEM and MXU, and its timing only
+ * the chip's own model). Anything else, a divergence included, is left to
+ * sched_step, in the scheduler's order. */
+static bool chip_next_private(struct chip *c)
+{
+	struct snr_window *w = &c->win;
+	if (c->ended || c->ro || (c->next_post < w->npost && w->post[c->next_post].index == c->at))
+		return false;
+	struct ta1_chip *chip = ta1_grm_chip(c->s);
+	uint64_t pc = ta1_chip_get_reg(chip, TA1_REG_PC);
+	if (pc != chip_pc(c, c->at) || snr_window_error(w))
+		return false;
+	struct ta1_insn buf;
+	const struct ta1_insn *in = ta1_grm_pod_insn(c->s, pc, &buf);
+	if (!in || in->op >= TA1_OP_COUNT)
+		return false;
+	enum ta1_class cls = ta1_insn_table[in->op].cls;
+	return cls != TA1_CLASS_DMA_ISSUE && cls != TA1_CLASS_DMA_WAIT;
+}
+
+/* Chip k's private stretch, on any thread of the crew: it writes chip k's
+ * state only (its simulator, its timing model, its tracker, its trace's
+ * reads). A failed instruction stops it; sched_run_private reports it. */
+static void task_private(void *user, unsigned k)
+{
+	struct pod *p = user;
+	struct chip *c = &p->c[k];
+	if (!chip_next_private(c))
+		return;
+	struct ta1_timing_model *tm = ta1_grm_timing(c->s);
+	ta1_timing_set_private(tm, true);
+	do {
+		struct snr_sim_step st;
+		bool blocked = false;
+		uint64_t pc = ta1_chip_get_reg(ta1_grm_chip(c->s), TA1_REG_PC);
+		if (ta1_grm_pod_step(c->s, c->at, &st, &blocked) || blocked) {
+			c->private_failed = true;
+			c->fail_pc = pc;
+			c->fail_index = c->at;
+			break;
+		}
+		c->r->instructions++;
+		c->at++;
+		if (st.exited)
+			c->r->exited = true;
+		c->ended = st.exited || c->at >= c->win.n;
+	} while (chip_next_private(c));
+	ta1_timing_set_private(tm, false);
+}
+
+static bool sched_private_next(void *user, unsigned i)
+{
+	return chip_next_private(&((struct pod *)user)->c[i]);
+}
+
+/* Every chip's private stretch, on the crew; a failure stops the pod, each
+ * failed chip reported in chip order. */
+static enum ta1_sched_step sched_run_private(void *user, unsigned *which)
+{
+	struct pod *p = user;
+	snr_pod_crew_run(p->crew, p->n, task_private, p);
+	bool failed = false;
+	for (unsigned k = 0; k < p->n; k++) {
+		struct chip *c = &p->c[k];
+		if (!c->private_failed)
+			continue;
+		char a[600];
+		where(c, c->fail_pc, a, sizeof(a));
+		c->r->ok = false;
+		report(p, "chip %u: instruction %llu (%s) failed in the pod replay: %s\n", k,
+		       (unsigned long long)c->fail_index, a, snr_sim_ta1.error(c->s));
+		if (!failed)
+			*which = k;
+		failed = true;
+	}
+	return failed ? TA1_SCHED_STOP : TA1_SCHED_RAN;
+}
+
 /* ---- end state -------------------------------------------------------------------- */
 
 static void note(struct chip *c, const char *fmt, ...) SNR_PRINTF(2, 3);
@@ -804,8 +898,6 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	struct snr_set_writer *set = NULL;
 	json_t *meta = NULL;
 	int null_fd = -1, rc = -1;
-	const struct snr_tracker **consumers = NULL;
-	struct pod_metrics_threads *mth = NULL;
 	const struct ta1_grm_pod_hooks hooks = {&p, hook_defer, hook_read, hook_wrote};
 	for (unsigned k = 0; k < pod.chips; k++)
 		if (!pod.chip[k].has_flags) {
@@ -878,17 +970,6 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	fabric = ta1_fabric_new(ta1_machine_config(p.m), err, errlen);
 	if (!fabric)
 		goto out;
-	if (set) { /* each chip's metrics events written on threads while the simulation runs */
-		consumers = snr_xcalloc(p.n, sizeof(*consumers));
-		for (unsigned k = 0; k < p.n; k++)
-			consumers[k] = p.c[k].mt;
-		/* workers only beside a thread left for the simulation and one more: with two threads the
-		 * events' copies and hand-offs cost more than a worker takes off the simulation's thread
-		 * (docs/recording.md: 2.9 s against 1.9 s on one thread, 16 chips x 1M instructions, idle) */
-		mth = pod_metrics_threads_new(threads > 1 ? threads - 1 : 1, p.n, consumers);
-		for (unsigned k = 0; mth && k < p.n; k++)
-			p.c[k].mt = pod_metrics_threads_tracker(mth, k);
-	}
 	for (unsigned k = 0; k < p.n; k++) {
 		struct chip *c = &p.c[k];
 		c->s = ta1_grm_new_pod(p.m, fabric, k, &hooks, err, errlen);
@@ -920,9 +1001,16 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	for (unsigned k = 0; k < p.n; k++)
 		ta1_grm_pod_seed_flags(p.c[k].s);
 	out->ok = true;
-	struct ta1_sched_ops ops = {&p, p.n, sched_running, sched_now, sched_step, NULL};
+	struct ta1_sched_ops ops = {&p, p.n, sched_running, sched_now, sched_step, NULL, sched_private_next,
+				    sched_run_private};
 	unsigned which = 0;
+	p.crew = snr_pod_crew_new(threads, p.n);
 	enum ta1_sched_end e = ta1_sched_run(&ops, ta1_machine_config(p.m)->dma_base_latency_cycles, &which);
+	{
+		unsigned used = snr_pod_crew_free(p.crew);
+		p.crew = NULL;
+		out->sim_threads = used > 1 ? used : 1;
+	}
 	if (p.failed) {
 		snr_fmt(err, errlen, "%s", p.err);
 		goto out;
@@ -959,8 +1047,6 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	/* the fabric's sampling period in progress when the last transfer ended, as the device reports it
 	 * (cli/cmd_device.c): every chip drained, its samples go to the chips' trackers before they close */
 	ta1_fabric_flush_samples(fabric);
-	out->metrics_threads = pod_metrics_threads_end(mth); /* every event delivered */
-	mth = NULL;
 	/* each chip's end state on the threads (reads of the settled machine), the differences reported in
 	 * chip order */
 	if (e == TA1_SCHED_DONE) {
@@ -988,8 +1074,7 @@ static int pod_replay(const char *dir, const struct snr_replay_opts *o, const st
 	}
 	rc = 0;
 out:
-	pod_metrics_threads_end(mth);
-	free(consumers);
+	snr_pod_crew_free(p.crew);
 	if (set)
 		mset_abandon(set, p.c, p.n);
 	for (unsigned k = 0; k < p.n; k++) {

@@ -1,8 +1,9 @@
 /*
  * pod.h: the replay of a pod recording (`snr record --pod`): every chip's
  * window in one timing simulation, on one functional machine and one fabric,
- * the chips put in time order by the device's scheduler (device/pod_sched.h),
- * each chip's pcs and end state verified against its own trace.
+ * the chips' shared instructions put in time order by the device's scheduler
+ * (device/pod_sched.h), their private stretches on threads, each chip's pcs
+ * and end state verified against its own trace.
  */
 #ifndef SNR_REPLAY_POD_H
 #define SNR_REPLAY_POD_H
@@ -27,8 +28,8 @@ struct snr_pod_replay {
 	uint64_t cycles; /* the pod's: the last chip's end */
 	bool ok;         /* every chip verified */
 	unsigned threads; /* the most threads a per-chip part of the replay ran on (replayer/pod_threads.h) */
-	unsigned metrics_threads; /* -o: the threads that wrote the chips' metrics events while the timing
-				   * simulation ran (replayer/pod_metrics_threads.h); 0: the simulation's own */
+	unsigned sim_threads; /* the most threads that ran chips' private stretches of the timing simulation at once
+			       * (replayer/pod.c; 1: the caller's alone) */
 	char report[4096]; /* on divergence: the chip, the instruction, what differs */
 };
 

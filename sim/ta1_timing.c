@@ -82,6 +82,7 @@ struct ta1_timing_model {
 	 * the completions each flag holds, in completion order */
 	struct ta1_fabric *fabric;
 	bool own_fabric;
+	bool private_run; /* ta1_timing_set_private: the fabric is not advanced here */
 	unsigned dma_nactive; /* this chip's transfers moving */
 	uint64_t dma_busy_start, dma_busy_index;
 	struct completion *compl;
@@ -666,7 +667,7 @@ static inline __attribute__((always_inline)) void scalar_insn(struct ta1_timing_
 							       const struct ta1_access *a, uint64_t next_pc)
 {
 	uint64_t at = t->next_issue;
-	if (at >= ta1_fabric_next_event_cycle(t->fabric)) /* next_event <= at, in integers */
+	if (!t->private_run && at >= ta1_fabric_next_event_cycle(t->fabric)) /* next_event <= at, in integers */
 		ta1_fabric_run_until(t->fabric, (double)at);
 	/* 1. Fetch: a taken branch's refill. */
 	if (t->redirect > at) {
@@ -770,7 +771,7 @@ void ta1_timing_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc, co
 	const bool async = cls == TA1_CLASS_VECTOR || cls == TA1_CLASS_MATRIX || cls == TA1_CLASS_DMA_ISSUE;
 	uint64_t at = t->next_issue;
 
-	if (at >= ta1_fabric_next_event_cycle(t->fabric)) /* next_event <= at, in integers */
+	if (!t->private_run && at >= ta1_fabric_next_event_cycle(t->fabric)) /* next_event <= at, in integers */
 		ta1_fabric_run_until(t->fabric, (double)at);
 
 	/* 1. Fetch: a taken branch's refill. */
@@ -896,6 +897,11 @@ bool ta1_timing_wait_ready(struct ta1_timing_model *t, unsigned rs1, unsigned rs
 		ta1_fabric_run_until(f, e);
 	}
 	return true;
+}
+
+void ta1_timing_set_private(struct ta1_timing_model *t, bool on)
+{
+	t->private_run = on;
 }
 
 uint64_t ta1_timing_now(const struct ta1_timing_model *t)

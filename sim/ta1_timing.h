@@ -70,6 +70,14 @@ bool ta1_timing_pre_of(const struct ta1_insn *in, const struct ta1_access *a, st
 void ta1_timing_scalar_insn(struct ta1_timing_model *t, uint64_t index, uint64_t pc,
 			    const struct ta1_timing_pre *p, const struct ta1_access *a, uint64_t next_pc);
 
+/* While on, the chip's instructions leave the shared fabric alone: they
+ * must be neither DMAs nor WAITs, and what the model computes for them does
+ * not depend on the fabric's state, so the fabric can be advanced later, by
+ * the next instruction that needs it. A pod replay runs such stretches of
+ * several chips on threads at once (replayer/pod.c); only the moment at
+ * which the fabric's events reach the trackers moves. */
+void ta1_timing_set_private(struct ta1_timing_model *t, bool on);
+
 /* The cycle at which the next instruction could issue (what the cycle CSR
  * reads under the model). */
 uint64_t ta1_timing_now(const struct ta1_timing_model *t);
