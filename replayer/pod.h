@@ -28,7 +28,7 @@ struct snr_pod_replay {
 	uint64_t cycles; /* the pod's: the last chip's end */
 	bool ok;         /* every chip verified */
 	unsigned threads; /* the most threads a per-chip part of the replay ran on (replayer/pod_threads.h) */
-	unsigned sim_threads; /* the most threads that ran chips' private stretches of the timing simulation at once
+	unsigned sim_threads; /* the threads that ran chips' private stretches of the timing simulation
 			       * (replayer/pod.c; 1: the caller's alone) */
 	char report[4096]; /* on divergence: the chip, the instruction, what differs */
 };
