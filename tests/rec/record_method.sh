@@ -94,8 +94,9 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch -R tru
       "$SNR" record --target tcp:127.0.0.1:$PORT --elf "$T/x86" --breakpoint work --count 20000 --method $m \
         -o "$T/gs.$m.snrt" 2>"$T/gs.$m.err" || fail "gdbserver --method $m: $(cat "$T/gs.$m.err")"
       wait $GS
-      "$SNR" replay "$T/gs.$m.snrt" 2>&1 | grep -q "end state matches the recording" ||
-        fail "gdbserver --method $m: the replay did not verify"
+      "$SNR" replay "$T/gs.$m.snrt" >"$T/gs.$m.replay" 2>&1
+      grep -q "end state matches the recording" "$T/gs.$m.replay" ||
+        fail "gdbserver --method $m: the replay did not verify: $(cat "$T/gs.$m.replay"); the recording said: $(tail -n 5 "$T/gs.$m.err")"
     done
     "$SAME" "$T/gs.step.snrt" "$T/gs.sim.snrt" || fail "x86-64 work through gdbserver: --method sim and step differ"
     echo "x86-64 work (gdbserver): same trace by sim and step; $(grep '^method sim' "$T/gs.sim.err")"
