@@ -88,7 +88,7 @@ struct chip {
 	bool bad;
 	char *notes; /* as long as the pod's report */
 	const char *summary; /* -o: its metrics file's SUMMARY */
-	/* a private stretch's failed instruction (chip_private), reported in chip order afterwards */
+	/* a private stretch's failed instruction (task_private), reported in chip order afterwards */
 	bool private_failed;
 	uint64_t fail_pc, fail_index;
 };
