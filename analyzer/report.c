@@ -520,51 +520,106 @@ static int cmp_interval(const void *a, const void *b)
 	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
 }
 
-/* One lane's busy intervals ([start, end) pairs, n of them), clamped to the
- * window, sorted and merged where they touch or overlap, in place. Returns
- * how many are left. */
-static size_t lane_merge(uint64_t (*iv)[2], size_t n, uint64_t cycles)
-{
-	snr_qsort(iv, n, sizeof(*iv), cmp_interval);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t a = iv[i][0], b = iv[i][1] < cycles ? iv[i][1] : cycles;
-		if (b <= a)
-			continue;
-		if (k && a <= iv[k - 1][1]) {
-			iv[k - 1][1] = b > iv[k - 1][1] ? b : iv[k - 1][1];
-			continue;
-		}
-		iv[k][0] = a;
-		iv[k++][1] = b;
-	}
-	return k;
-}
-
 /* The lane chart's width in pixels (report.js LANE_W) */
 #define LANE_PIXELS 1000
 
-/* The lane chart at load, over the whole window: lane l's merged intervals
- * iv[0, n) as the spans report.js's view() draws at that zoom (an interval
- * joins the span before it when the gap and the span stay within one and
- * two pixels' worth of cycles), each [lane, start, end, busy cycles,
- * intervals], comma-separated after the first unless first. */
-static void lane_spans_write(FILE *f, int l, const uint64_t (*iv)[2], size_t n, uint64_t cycles, bool *first)
+/* One lane's busy intervals, given in order of their starts, clamped to the
+ * window and merged where they touch or overlap, each merged one written as
+ * it closes: to the packed lanes (the gap from the previous one's end and
+ * its length) and to the chart at load, whose spans are what report.js's
+ * view() draws at that zoom (an interval joins the span before it when the
+ * gap and the span stay within one and two pixels' worth of cycles), each
+ * [lane, start, end, busy cycles, intervals]. Holds one interval and one
+ * span: a lane costs no memory per interval. */
+struct lane {
+	FILE *f, *p;
+	int l;
+	uint64_t cycles;
+	double q;          /* cycles per pixel, at least 1 */
+	bool *first;       /* no span written yet (of any lane) */
+	bool have;         /* [a, b): the merged interval still open */
+	uint64_t a, b;
+	size_t n;          /* merged intervals written */
+	uint64_t prev_end, busy;
+	bool span;         /* the span still open */
+	uint64_t s, e, sbusy, count;
+};
+
+static void lane_open(struct lane *ln, FILE *f, FILE *p, int l, uint64_t cycles, bool *first)
 {
 	double q = (double)cycles / LANE_PIXELS;
-	q = q < 1 ? 1 : q;
-	size_t i = 0;
-	while (i < n) {
-		uint64_t s = iv[i][0], e = iv[i][1], busy = e - s, count = 1;
-		for (i++; i < n && (double)(iv[i][0] - e) < q && (double)(iv[i][1] - s) < 2 * q; i++) {
-			busy += iv[i][1] - iv[i][0];
-			e = iv[i][1];
-			count++;
-		}
-		fprintf(f, "%s%d,%llu,%llu,%llu,%llu", *first ? "" : ",", l, (unsigned long long)s, (unsigned long long)e,
-			(unsigned long long)busy, (unsigned long long)count);
-		*first = false;
+	*ln = (struct lane){.f = f, .p = p, .l = l, .cycles = cycles, .q = q < 1 ? 1 : q, .first = first};
+	fputs(l ? ",[" : "[", p);
+}
+
+static void lane_span_close(struct lane *ln)
+{
+	fprintf(ln->f, "%s%d,%llu,%llu,%llu,%llu", *ln->first ? "" : ",", ln->l, (unsigned long long)ln->s,
+		(unsigned long long)ln->e, (unsigned long long)ln->sbusy, (unsigned long long)ln->count);
+	*ln->first = false;
+}
+
+static void lane_emit(struct lane *ln, uint64_t a, uint64_t b)
+{
+	fprintf(ln->p, "%s%llu,%llu", ln->n++ ? "," : "", (unsigned long long)(a - ln->prev_end),
+		(unsigned long long)(b - a));
+	ln->busy += b - a;
+	ln->prev_end = b;
+	if (ln->span && (double)(a - ln->e) < ln->q && (double)(b - ln->s) < 2 * ln->q) {
+		ln->sbusy += b - a;
+		ln->e = b;
+		ln->count++;
+		return;
 	}
+	if (ln->span)
+		lane_span_close(ln);
+	ln->span = true;
+	ln->s = a;
+	ln->e = b;
+	ln->sbusy = b - a;
+	ln->count = 1;
+}
+
+/* The next interval; its start at or after the previous one's. */
+static void lane_add(struct lane *ln, uint64_t a, uint64_t b)
+{
+	b = b < ln->cycles ? b : ln->cycles;
+	if (b <= a)
+		return;
+	if (ln->have && a <= ln->b) {
+		ln->b = b > ln->b ? b : ln->b;
+		return;
+	}
+	if (ln->have)
+		lane_emit(ln, ln->a, ln->b);
+	ln->have = true;
+	ln->a = a;
+	ln->b = b;
+}
+
+/* Closes the lane; returns its merged intervals. */
+static size_t lane_close(struct lane *ln)
+{
+	if (ln->have)
+		lane_emit(ln, ln->a, ln->b);
+	if (ln->span)
+		lane_span_close(ln);
+	fputc(']', ln->p);
+	return ln->n;
+}
+
+/* The lane of busy interval b (the units' lanes come first) */
+static int busy_lane(bool ta1, const struct an_busy *b)
+{
+	return !ta1 ? (b->unit == AN_UNIT_MEMORY ? AN_UTIL_HOST_MEMORY : AN_UTIL_HOST_SCALAR)
+	       : b->unit < SNR_UNIT_COUNT ? b->unit
+					  : SNR_UNIT_DMA;
+}
+
+/* DMA m's interval on the link lanes: active to complete */
+static bool dma_on_link(const struct an_dma *m, int link)
+{
+	return m->id && m->link == link && m->active != AN_NONE && m->complete != AN_NONE;
 }
 
 /* window.SNR_LANES: {"units": [name...], "cycles": N, "intervals": I,
@@ -572,10 +627,13 @@ static void lane_spans_write(FILE *f, int l, const uint64_t (*iv)[2], size_t n, 
  * every unit's busy intervals as the tracker reported them (for host code,
  * the ones collect.c derived), and every DMA link's (a transfer active to
  * its completion), the same intervals `snr analyze util` averages per
- * window. "first" is the chart at load (lane_spans_write); the intervals
+ * window. "first" is the chart at load (struct lane); the intervals
  * themselves, per lane the gap from the previous interval's end (0 first)
  * and the length of each, are packed as z-lanes (a 10M-instruction window
- * has about a million). 0, or 1 with err filled. */
+ * has about a million). A lane whose intervals come in order of their starts
+ * (the timing model's units are in order, a link's transfers one after
+ * another) is merged as it is read; only a lane that does not is held and
+ * sorted first. 0, or 1 with err filled. */
 static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, const struct an_util *u, char *err,
 		       size_t errlen)
 {
@@ -583,14 +641,37 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 	int nunits = ta1 ? SNR_UNIT_COUNT : AN_UTIL_HOST_COLS, nlanes = nunits + (ta1 ? d->nlinks : 0);
 	uint64_t cycles = d->cycles;
 	uint64_t nbusy = d->busy->n;
-	uint64_t(*iv)[2] = snr_xmalloc((nbusy > d->ndmas ? nbusy : d->ndmas) * sizeof(*iv) + sizeof(*iv));
 	uint64_t *busy = snr_xcalloc((size_t)nlanes, sizeof(*busy));
+	/* per lane: how many intervals, and whether their starts never go back */
+	size_t *count = snr_xcalloc((size_t)nlanes, sizeof(*count));
+	bool *unsorted = snr_xcalloc((size_t)nlanes, sizeof(*unsorted));
+	uint64_t *last = snr_xcalloc((size_t)nlanes, sizeof(*last));
+	for (uint64_t i = 0; i < nbusy; i++) {
+		const struct an_busy *b = snr_spill_at(d->busy, i);
+		int l = busy_lane(ta1, b);
+		if (l < 0 || l >= nunits)
+			continue;
+		unsorted[l] |= b->start < last[l];
+		last[l] = b->start;
+		count[l]++;
+	}
+	for (size_t i = 0; i < d->ndmas && nlanes > nunits; i++) {
+		const struct an_dma *m = &d->dmas[i];
+		int l = nunits + m->link;
+		if (m->link < 0 || l >= nlanes || !dma_on_link(m, m->link))
+			continue;
+		unsorted[l] |= m->active < last[l];
+		last[l] = m->active;
+		count[l]++;
+	}
 	size_t total = 0, packed = 0;
 	struct zsink zs;
 	FILE *p = zsink_open(&zs, "lanes", err, errlen);
 	if (!p) {
 		free(busy);
-		free(iv);
+		free(count);
+		free(unsorted);
+		free(last);
 		return 1;
 	}
 	bool first = true;
@@ -604,41 +685,43 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 	fprintf(f, "],\"cycles\":%llu,\"first\":[", (unsigned long long)cycles);
 	fputc('[', p);
 	for (int l = 0; l < nlanes; l++) {
+		struct lane ln;
+		lane_open(&ln, f, p, l, cycles, &first);
+		uint64_t(*iv)[2] = unsorted[l] ? snr_xmalloc(count[l] * sizeof(*iv) + sizeof(*iv)) : NULL;
 		size_t n = 0;
 		if (l < nunits) {
-			for (uint64_t i = 0; i < nbusy; i++) {
+			for (uint64_t i = 0; i < nbusy && count[l]; i++) {
 				const struct an_busy *b = snr_spill_at(d->busy, i);
-				int lane = !ta1 ? (b->unit == AN_UNIT_MEMORY ? AN_UTIL_HOST_MEMORY : AN_UTIL_HOST_SCALAR)
-					   : b->unit < SNR_UNIT_COUNT ? b->unit
-								      : SNR_UNIT_DMA;
-				if (lane == l) {
+				if (busy_lane(ta1, b) != l)
+					continue;
+				if (iv) {
 					iv[n][0] = b->start;
-					iv[n][1] = b->end;
-					n++;
+					iv[n++][1] = b->end;
+				} else {
+					lane_add(&ln, b->start, b->end);
 				}
 			}
 		} else {
-			for (size_t i = 0; i < d->ndmas; i++) {
+			for (size_t i = 0; i < d->ndmas && count[l]; i++) {
 				const struct an_dma *m = &d->dmas[i];
-				if (m->id && m->link == l - nunits && m->active != AN_NONE && m->complete != AN_NONE) {
+				if (!dma_on_link(m, l - nunits))
+					continue;
+				if (iv) {
 					iv[n][0] = m->active;
-					iv[n][1] = m->complete;
-					n++;
+					iv[n++][1] = m->complete;
+				} else {
+					lane_add(&ln, m->active, m->complete);
 				}
 			}
 		}
-		n = lane_merge(iv, n, cycles);
-		total += n;
-		uint64_t prev_end = 0;
-		fputs(l ? ",[" : "[", p);
-		for (size_t i = 0; i < n; i++) {
-			fprintf(p, "%s%llu,%llu", i ? "," : "", (unsigned long long)(iv[i][0] - prev_end),
-				(unsigned long long)(iv[i][1] - iv[i][0]));
-			busy[l] += iv[i][1] - iv[i][0];
-			prev_end = iv[i][1];
+		if (iv) {
+			snr_qsort(iv, n, sizeof(*iv), cmp_interval);
+			for (size_t i = 0; i < n; i++)
+				lane_add(&ln, iv[i][0], iv[i][1]);
+			free(iv);
 		}
-		fputc(']', p);
-		lane_spans_write(f, l, (const uint64_t(*)[2])iv, n, cycles, &first);
+		total += lane_close(&ln);
+		busy[l] = ln.busy;
 	}
 	fputc(']', p);
 	fprintf(f, "],\"intervals\":%zu,\"busy_cycles\":[", total);
@@ -647,7 +730,9 @@ static int lanes_write(FILE *f, struct packer *pk, const struct an_data *d, cons
 	fputs("]};</script>\n", f);
 	int rc = zsink_emit(f, pk, "lanes", &zs, p, &packed, err, errlen);
 	free(busy);
-	free(iv);
+	free(count);
+	free(unsorted);
+	free(last);
 	return rc;
 }
 
